@@ -1,0 +1,46 @@
+// trit: the desktop chat app.
+#include <QCommandLineParser>
+#include <QGuiApplication>
+#include <QQmlApplicationEngine>
+#include <QQuickWindow>
+#include <QTimer>
+#include <cstdio>
+
+#include "main_window.h"
+
+int main(int argc, char* argv[]) {
+  QGuiApplication app(argc, argv);
+  QGuiApplication::setApplicationName(QStringLiteral("Trit"));
+  QGuiApplication::setOrganizationName(QStringLiteral("Trit"));
+  QGuiApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Private, offline chat with ternary language models"));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption checkStartup(QStringLiteral("check-startup"),
+                                  QStringLiteral("Open the main window, report it and exit (used by tests)."));
+  parser.addOption(checkStartup);
+  parser.process(app);
+
+  QQmlApplicationEngine engine;
+  QString error;
+  QQuickWindow* window = trit::app::loadMainWindow(engine, &error);
+  if (!window) {
+    std::fprintf(stderr, "trit: cannot open the main window: %s\n", qPrintable(error));
+    return 1;
+  }
+  if (parser.isSet(checkStartup)) {
+    // Let the window be exposed and render one frame before reporting.
+    QObject::connect(window, &QQuickWindow::frameSwapped, &app, [window] {
+      std::printf("main window: \"%s\" %dx%d visible=%d\n", qPrintable(window->title()), window->width(),
+                  window->height(), window->isVisible());
+      QCoreApplication::exit(window->isVisible() ? 0 : 1);
+    }, Qt::SingleShotConnection);
+    QTimer::singleShot(20000, &app, [] {
+      std::fprintf(stderr, "trit: the main window rendered no frame within 20 s\n");
+      QCoreApplication::exit(1);
+    });
+  }
+  return QGuiApplication::exec();
+}

@@ -1,0 +1,25 @@
+#include "main_window.h"
+
+#include <QQmlApplicationEngine>
+#include <QQuickWindow>
+#include <QtQml/qqmlextensionplugin.h>
+
+// The QML module "Trit" is a static plugin (qml/CMakeLists.txt); this pulls it into the binary.
+Q_IMPORT_QML_PLUGIN(TritPlugin)
+
+namespace trit::app {
+
+QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, QString* error) {
+  QStringList warnings;
+  QObject::connect(&engine, &QQmlApplicationEngine::warnings, &engine, [&warnings](const QList<QQmlError>& list) {
+    for (const auto& w : list) warnings << w.toString();
+  });
+  engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+  engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Trit/Main.qml")));
+  const auto roots = engine.rootObjects();
+  auto* window = roots.isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(roots.first());
+  if (!window && error) *error = warnings.isEmpty() ? QStringLiteral("Main.qml produced no window") : warnings.join('\n');
+  return window;
+}
+
+}  // namespace trit::app

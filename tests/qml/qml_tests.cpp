@@ -1,0 +1,16 @@
+// Runs the Qt Quick Test files in tests/qml against the static QML module "Trit".
+#include <QQmlEngine>
+#include <QtQml/qqmlextensionplugin.h>
+#include <QtQuickTest/quicktest.h>
+
+Q_IMPORT_QML_PLUGIN(TritPlugin)
+
+class Setup : public QObject {
+  Q_OBJECT
+ public slots:
+  void qmlEngineAvailable(QQmlEngine* engine) { engine->addImportPath(QStringLiteral("qrc:/qt/qml")); }
+};
+
+QUICK_TEST_MAIN_WITH_SETUP(trit_qml, Setup)
+
+#include "qml_tests.moc"
