@@ -13,7 +13,6 @@
 namespace trit {
 
 class GgufFile;
-class Tokenizer;
 
 // Every load failure: a truncated or hostile file, an unsupported type, inconsistent shapes.
 // what() is a complete sentence a user can act on, naming the file's problem precisely.
@@ -68,6 +67,7 @@ struct ModelWeights {
 class Model {
  public:
   // Opens and validates a GGUF file (memory-mapped). Throws ModelError with a specific message.
+  // The tokenizer is built separately from file() (tokenizer.h), so the weights need no vocabulary.
   static std::shared_ptr<Model> open(const std::filesystem::path& path);
   ~Model();
   Model(const Model&) = delete;
@@ -76,14 +76,12 @@ class Model {
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }
   const GgufFile& file() const { return *file_; }
-  const Tokenizer& tokenizer() const { return *tokenizer_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
   Model() = default;
   std::filesystem::path path_;
   std::unique_ptr<GgufFile> file_;
-  std::unique_ptr<Tokenizer> tokenizer_;
   ModelConfig config_;
   ModelWeights weights_;
   std::vector<std::vector<float>> owned_norms_;  // norms stored as F16 in the file, widened to F32
