@@ -1,0 +1,168 @@
+// Binding and validating the weights of a BitNet b1.58 model inside a parsed GGUF file.
+#include "gguf/model_loader.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "gguf/half.h"
+#include "gguf/i2s_scan.h"
+
+namespace trit::gguf_detail {
+namespace {
+
+std::string shape_str(const std::vector<uint64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+// Shapes compare like ggml's: missing trailing dimensions are 1, so [512] equals [512, 1].
+bool same_shape(const std::vector<uint64_t>& got, const std::vector<uint64_t>& want) {
+  size_t n = std::max(got.size(), want.size());
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t g = i < got.size() ? got[i] : 1;
+    uint64_t w = i < want.size() ? want[i] : 1;
+    if (g != w) return false;
+  }
+  return true;
+}
+
+class Binder {
+ public:
+  Binder(const GgufFile& f, LoadedModel& m) : f_(f), m_(m), c_(m.config) {}
+
+  void run() {
+    check_extra_tensors();
+    auto& w = m_.weights;
+    w.token_embd = embedding();
+    for (uint32_t l = 0; l < c_.layers; ++l) {
+      std::string b = "blk." + std::to_string(l) + ".";
+      LayerWeights lw;
+      uint64_t q = uint64_t{c_.heads} * c_.head_dim, kv = uint64_t{c_.kv_heads} * c_.head_dim;
+      lw.attn_norm = norm(b + "attn_norm.weight", c_.dim, "dim");
+      lw.attn_sub_norm = norm(b + "attn_sub_norm.weight", q, "heads*head_dim");
+      lw.ffn_norm = norm(b + "ffn_norm.weight", c_.dim, "dim");
+      lw.ffn_sub_norm = norm(b + "ffn_sub_norm.weight", c_.ffn, "ffn");
+      lw.wq = ternary(b + "attn_q.weight", c_.dim, q, "dim x heads*head_dim");
+      lw.wk = ternary(b + "attn_k.weight", c_.dim, kv, "dim x kv_heads*head_dim");
+      lw.wv = ternary(b + "attn_v.weight", c_.dim, kv, "dim x kv_heads*head_dim");
+      lw.wo = ternary(b + "attn_output.weight", q, c_.dim, "heads*head_dim x dim");
+      lw.gate = ternary(b + "ffn_gate.weight", c_.dim, c_.ffn, "dim x ffn");
+      lw.up = ternary(b + "ffn_up.weight", c_.dim, c_.ffn, "dim x ffn");
+      lw.down = ternary(b + "ffn_down.weight", c_.ffn, c_.dim, "ffn x dim");
+      w.layers.push_back(lw);
+    }
+    w.output_norm = norm("output_norm.weight", c_.dim, "dim");
+  }
+
+ private:
+  const GgufFile& f_;
+  LoadedModel& m_;
+  const ModelConfig& c_;
+
+  // Tensors the graph has no place for are errors rather than silently ignored weights.
+  void check_extra_tensors() {
+    if (f_.find_tensor("output.weight"))
+      throw ModelError("tensor 'output.weight' (an untied LM head) is not supported: BitNet b1.58 ties the LM head "
+                       "to token_embd.weight and this engine has no separate head");
+    for (const auto& t : f_.tensors()) {
+      if (t.name.size() > 5 && t.name.ends_with(".bias"))
+        throw ModelError("bias tensor '" + t.name + "' is not supported (BitNet b1.58 has no biases)");
+      if (t.name.starts_with("blk.")) {
+        size_t dot = t.name.find('.', 4);
+        std::string_view num = std::string_view(t.name).substr(4, dot == std::string::npos ? 0 : dot - 4);
+        uint64_t layer = 0;
+        bool numeric = !num.empty() && num.size() <= 9;
+        for (char ch : num) {
+          if (ch < '0' || ch > '9') numeric = false;
+          else layer = layer * 10 + static_cast<uint64_t>(ch - '0');
+        }
+        if (numeric && layer >= c_.layers)
+          throw ModelError("tensor '" + t.name + "' belongs to layer " + std::to_string(layer) + ", but block_count is " +
+                           std::to_string(c_.layers));
+      }
+    }
+  }
+
+  const GgufTensorInfo& tensor(const std::string& name, const std::vector<uint64_t>& shape, const char* shape_meaning) {
+    const GgufTensorInfo* t = f_.find_tensor(name);
+    if (!t) throw ModelError("missing tensor '" + name + "'");
+    if (!same_shape(t->shape, shape))
+      throw ModelError("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(shape) + " (" +
+                       shape_meaning + ")");
+    return *t;
+  }
+
+  [[noreturn]] void wrong_type(const GgufTensorInfo& t, const char* expected) {
+    throw ModelError("tensor '" + t.name + "' has type " + ggml_type_name(t.type) + ", expected " + expected);
+  }
+
+  const uint16_t* embedding() {
+    const auto& t = tensor("token_embd.weight", {c_.dim, c_.vocab}, "dim x vocab");
+    if (t.type != GgmlType::F16) wrong_type(t, "F16");
+    const uint8_t* p = f_.tensor_data(t).data();
+    if (reinterpret_cast<uintptr_t>(p) % alignof(uint16_t) != 0)
+      throw ModelError("tensor 'token_embd.weight' is not 2-byte aligned in the file (general.alignment " +
+                       std::to_string(f_.alignment()) + ")");
+    return static_cast<const uint16_t*>(static_cast<const void*>(p));
+  }
+
+  std::span<const float> norm(const std::string& name, uint64_t n, const char* meaning) {
+    const auto& t = tensor(name, {n}, meaning);
+    auto bytes = f_.tensor_data(t);
+    if (t.type == GgmlType::F32) {
+      if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(float) == 0)
+        return {static_cast<const float*>(static_cast<const void*>(bytes.data())), n};
+      // A file with general.alignment < 4 may place floats unaligned: copy rather than read misaligned.
+      auto& v = m_.owned_norms.emplace_back(n);
+      std::memcpy(v.data(), bytes.data(), n * sizeof(float));
+      return v;
+    }
+    if (t.type == GgmlType::F16) {
+      auto& v = m_.owned_norms.emplace_back(n);
+      for (uint64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, bytes.data() + 2 * i, 2);
+        v[i] = half_to_float(h);
+      }
+      return v;
+    }
+    wrong_type(t, "F32 (or F16)");
+  }
+
+  TernaryMatrix ternary(const std::string& name, uint64_t cols, uint64_t rows, const char* meaning) {
+    const auto& t = tensor(name, {cols, rows}, meaning);
+    if (t.type != GgmlType::I2_S) wrong_type(t, "I2_S");
+    if (cols % 128 != 0)
+      throw ModelError("tensor '" + name + "' has K = " + std::to_string(cols) +
+                       " inputs per row, not a multiple of 128 (I2_S packs 128-element blocks that must not straddle rows)");
+    auto bytes = f_.tensor_data(t);
+    uint64_t n = cols * rows;
+    float scale;
+    std::memcpy(&scale, bytes.data() + n / 4, sizeof scale);
+    if (!std::isfinite(scale) || scale <= 0.f)
+      throw ModelError("tensor '" + name + "' has invalid I2_S scale " + std::to_string(scale) +
+                       " in its 32-byte tail (must be finite and > 0)");
+    if (auto e = find_i2s_code3(bytes.first(n / 4)))
+      throw ModelError("tensor " + name + " contains the invalid I2_S code 3 at element " + std::to_string(*e) + " (row " +
+                       std::to_string(*e / cols) + ", column " + std::to_string(*e % cols) + ")");
+    TernaryMatrix m;
+    m.codes = bytes.data();
+    m.scale = scale;
+    m.rows = static_cast<uint32_t>(rows);
+    m.cols = static_cast<uint32_t>(cols);
+    return m;
+  }
+};
+
+}  // namespace
+
+LoadedModel load_model(const GgufFile& f) {
+  LoadedModel m;
+  m.config = read_model_config(f);
+  Binder(f, m).run();
+  return m;
+}
+
+}  // namespace trit::gguf_detail
