@@ -1,0 +1,83 @@
+#pragma once
+// The Vulkan devices this machine offers and what each can do, as the engine queries them. The Vulkan
+// engine picks shader variants from these features (never from the device name); `trit-cli devices`
+// prints them. See ../shared/docs/gpu.md for the two devices we test on (lavapipe and an H100).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trit {
+
+// Every Vulkan failure: no loader or driver, no suitable device, not enough memory, a failed call.
+// what() is a complete sentence saying what to do where there is something to do.
+class VulkanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct MemoryHeapInfo {
+  uint64_t size = 0;            // bytes
+  uint64_t budget = 0;          // bytes this process may use (VK_EXT_memory_budget), else size
+  uint64_t usage = 0;           // bytes in use (VK_EXT_memory_budget), else 0
+  bool device_local = false;
+  bool host_visible = false;    // some memory type of this heap can be mapped
+};
+
+struct DeviceInfo {
+  uint32_t index = 0;           // position in vkEnumeratePhysicalDevices order
+  std::string name;
+  std::string type;             // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver;           // driver name and info, e.g. "llvmpipe (Mesa 22.3.6)"
+  uint32_t api_version = 0;     // VK_MAKE_API_VERSION encoded
+  uint32_t vendor_id = 0, device_id = 0;
+  std::vector<MemoryHeapInfo> heaps;
+  bool memory_budget = false;   // VK_EXT_memory_budget
+
+  uint32_t subgroup_size = 0, min_subgroup_size = 0, max_subgroup_size = 0;
+  bool subgroup_arithmetic = false, subgroup_shuffle = false, subgroup_ballot = false,
+       subgroup_clustered = false;
+  bool subgroup_size_control = false;
+
+  bool integer_dot_product = false;        // VK_KHR_shader_integer_dot_product (or core 1.3)
+  bool integer_dot_4x8_accelerated = false;  // packed signed 4x8 dot product runs in hardware
+  bool storage_8bit = false, storage_16bit = false;
+  bool shader_int8 = false, shader_float16 = false, shader_int16 = false, shader_int64 = false;
+  bool cooperative_matrix = false;         // VK_KHR_cooperative_matrix
+  bool cooperative_matrix2_nv = false;     // VK_NV_cooperative_matrix2
+
+  uint64_t max_storage_buffer_range = 0;   // bytes one storage-buffer binding may cover
+  uint64_t max_allocation_size = 0;        // VkPhysicalDeviceMaintenance3Properties
+  uint64_t min_storage_offset_alignment = 0;
+  uint32_t max_workgroup_invocations = 0;
+  uint32_t max_workgroup_count_x = 0;
+  uint32_t max_shared_memory = 0;
+  uint32_t max_push_constants = 0;
+  bool timestamps = false;                 // the compute queue can write timestamps
+  float timestamp_period_ns = 0.f;
+
+  bool has_compute_queue = false;
+
+  uint64_t device_local_bytes() const;     // largest device-local heap
+  uint64_t device_local_free() const;      // its budget minus usage (or its size without the extension)
+};
+
+// Enumerates the devices. Throws VulkanError with an actionable message when the loader cannot create
+// an instance or when no device exists.
+std::vector<DeviceInfo> list_vulkan_devices();
+
+// "1.3.230"
+std::string vulkan_version_string(uint32_t api_version);
+
+// A multi-line human description of one device (the `trit-cli devices` listing).
+std::string describe_device(const DeviceInfo& d);
+
+// Which device to use: by index (>= 0), else by a case-insensitive substring of the name, else the
+// best one (discrete, then integrated, virtual, cpu). Throws VulkanError naming the choices on a miss.
+struct DeviceChoice {
+  int index = -1;
+  std::string name;
+};
+const DeviceInfo& choose_device(const std::vector<DeviceInfo>& devices, const DeviceChoice& choice);
+
+}  // namespace trit

@@ -1,0 +1,571 @@
+// Context, buffers, pipelines, descriptor sets, command sequences and timestamps (vulkan/context.h).
+#include "vulkan/context.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "trit/shaders.h"
+
+namespace trit::vk {
+
+const char* result_name(VkResult r) {
+  switch (r) {
+    case VK_SUCCESS: return "VK_SUCCESS";
+    case VK_NOT_READY: return "VK_NOT_READY";
+    case VK_TIMEOUT: return "VK_TIMEOUT";
+    case VK_INCOMPLETE: return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
+    case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
+    default: return "VkResult (unnamed)";
+  }
+}
+
+void check(VkResult r, const char* what) {
+  if (r == VK_SUCCESS) return;
+  std::string msg = std::string(what) + " failed: " + result_name(r) + " (" + std::to_string(static_cast<int>(r)) + ")";
+  if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY) msg += "; the device ran out of memory";
+  if (r == VK_ERROR_DEVICE_LOST) msg += "; the GPU driver reset the device (a hang or a crash in a shader)";
+  throw VulkanError(msg);
+}
+
+namespace {
+std::string gib(uint64_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+}  // namespace
+
+// ---- Context ----------------------------------------------------------------------------------------
+
+Context::Context(const ContextOptions& options) {
+  const char* env = std::getenv("TRIT_VK_VALIDATION");
+  bool validation = options.validation || (env && std::strcmp(env, "1") == 0);
+#ifndef NDEBUG
+  validation = validation || (env == nullptr);  // debug builds validate when the layer is installed
+#endif
+  instance_ = std::make_unique<Instance>(validation);
+  const auto pds = instance_->physical_devices();
+  std::vector<DeviceInfo> infos;
+  for (uint32_t i = 0; i < pds.size(); ++i) infos.push_back(query_device(pds[i], i));
+  info_ = choose_device(infos, options.device);
+  physical_ = pds[info_.index];
+
+  if (info_.api_version < VK_API_VERSION_1_2)
+    throw VulkanError(info_.name + " supports Vulkan " + vulkan_version_string(info_.api_version) +
+                      "; Trit needs Vulkan 1.2 or later (update the driver)");
+  if (!info_.has_compute_queue) throw VulkanError(info_.name + " has no compute queue");
+
+  uint32_t n_q = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n_q, nullptr);
+  std::vector<VkQueueFamilyProperties> qs(n_q);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n_q, qs.data());
+  // Prefer a compute-only family (async compute on discrete GPUs), else the first with compute.
+  uint32_t family = UINT32_MAX;
+  for (uint32_t i = 0; i < n_q; ++i)
+    if ((qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(qs[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && qs[i].timestampValidBits) {
+      family = i;
+      break;
+    }
+  if (family == UINT32_MAX)
+    for (uint32_t i = 0; i < n_q; ++i)
+      if (qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+        family = i;
+        break;
+      }
+  queue_family_ = family;
+
+  // Enable every optional feature the device has that a shader variant may use.
+  VkPhysicalDeviceVulkan11Features f11{};
+  f11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+  f11.storageBuffer16BitAccess = info_.storage_16bit;
+  VkPhysicalDeviceVulkan12Features f12{};
+  f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  f12.storageBuffer8BitAccess = info_.storage_8bit;
+  f12.shaderInt8 = info_.shader_int8;
+  f12.shaderFloat16 = info_.shader_float16;
+  f11.pNext = &f12;
+  VkPhysicalDeviceVulkan13Features f13{};
+  f13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+  if (info_.api_version >= VK_API_VERSION_1_3) {
+    f13.subgroupSizeControl = info_.subgroup_size_control;
+    f13.computeFullSubgroups = info_.subgroup_size_control;
+    f13.shaderIntegerDotProduct = info_.integer_dot_product;
+    f12.pNext = &f13;
+  }
+  VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11, {}};
+  feats.features.shaderInt16 = info_.shader_int16;
+  feats.features.shaderInt64 = info_.shader_int64;
+
+  std::vector<const char*> exts;
+  if (info_.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+
+  const float prio = 1.f;
+  VkDeviceQueueCreateInfo qci{};
+  qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  qci.queueFamilyIndex = queue_family_;
+  qci.queueCount = 1;
+  qci.pQueuePriorities = &prio;
+  VkDeviceCreateInfo dci{};
+  dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  dci.pNext = &feats;
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qci;
+  dci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
+  dci.ppEnabledExtensionNames = exts.data();
+  check(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
+  vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+
+  VkCommandPoolCreateInfo pci{};
+  pci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pci.queueFamilyIndex = queue_family_;
+  check(vkCreateCommandPool(device_, &pci, nullptr, &pool_), "vkCreateCommandPool");
+  VkFenceCreateInfo fci{};
+  fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  check(vkCreateFence(device_, &fci, nullptr, &fence_), "vkCreateFence");
+
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mem_props_);
+  uint64_t range = info_.max_storage_buffer_range;
+  if (options.max_binding_range) range = std::min(range, options.max_binding_range);
+  range = range / 256 * 256;
+  if (range == 0) throw VulkanError("the storage binding limit must be at least 256 bytes");
+  max_binding_range_ = range;
+}
+
+Context::~Context() {
+  if (device_) {
+    vkDeviceWaitIdle(device_);
+    if (fence_) vkDestroyFence(device_, fence_, nullptr);
+    if (pool_) vkDestroyCommandPool(device_, pool_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+  }
+}
+
+void Context::check_memory(uint64_t bytes, const std::string& what) const {
+  // Re-query: the budget changes as this and other processes allocate.
+  DeviceInfo now = query_device(physical_, info_.index);
+  const uint64_t free = now.device_local_free();
+  if (bytes > free)
+    throw VulkanError(what + " needs " + gib(bytes) + " GiB of device memory, " + info_.name + " has " + gib(free) +
+                      " GiB free");
+}
+
+uint32_t Context::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const {
+  for (int pass = 0; pass < 2; ++pass) {
+    const VkMemoryPropertyFlags want = pass == 0 ? (required | preferred) : required;
+    for (uint32_t i = 0; i < mem_props_.memoryTypeCount; ++i)
+      if ((type_bits & (1u << i)) && (mem_props_.memoryTypes[i].propertyFlags & want) == want) return i;
+  }
+  return UINT32_MAX;
+}
+
+void Context::submit_and_wait(VkCommandBuffer cb) const {
+  VkSubmitInfo si{};
+  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  check(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
+  check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+}
+
+VkCommandBuffer Context::begin_one_shot() const {
+  VkCommandBufferAllocateInfo ai{};
+  ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  ai.commandPool = pool_;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  check(vkAllocateCommandBuffers(device_, &ai, &cb), "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo bi{};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vkBeginCommandBuffer(cb, &bi);
+  return cb;
+}
+
+void Context::end_one_shot(VkCommandBuffer cb) const {
+  vkEndCommandBuffer(cb);
+  try {
+    submit_and_wait(cb);
+  } catch (...) {
+    vkFreeCommandBuffers(device_, pool_, 1, &cb);
+    throw;
+  }
+  vkFreeCommandBuffers(device_, pool_, 1, &cb);
+}
+
+// ---- Buffer -----------------------------------------------------------------------------------------
+
+Buffer::Buffer(const Context& ctx, uint64_t size, MemoryUse use) : ctx_(&ctx), size_(size) {
+  if (size == 0) size = 4;  // Vulkan forbids empty buffers; keep size_ as asked
+  VkBufferCreateInfo bci{};
+  bci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  bci.size = size;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  check(vkCreateBuffer(ctx.device(), &bci, nullptr, &buffer_), "vkCreateBuffer");
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(ctx.device(), buffer_, &req);
+
+  VkMemoryPropertyFlags required = 0, preferred = 0;
+  switch (use) {
+    case MemoryUse::Device:
+      required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+      preferred = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+      break;
+    case MemoryUse::Upload:
+      required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+      break;
+    case MemoryUse::Readback:
+      required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+      preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+      break;
+  }
+  VkMemoryAllocateInfo mai{};
+  mai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = ctx.memory_type(req.memoryTypeBits, required, preferred);
+  if (mai.memoryTypeIndex == UINT32_MAX && use == MemoryUse::Device)
+    mai.memoryTypeIndex = ctx.memory_type(req.memoryTypeBits, 0, 0);  // e.g. a CPU device without device-local types
+  if (mai.memoryTypeIndex == UINT32_MAX) {
+    release();
+    throw VulkanError("no suitable Vulkan memory type for a buffer of " + std::to_string(size) + " bytes");
+  }
+  VkResult r = vkAllocateMemory(ctx.device(), &mai, nullptr, &memory_);
+  if (r != VK_SUCCESS && use == MemoryUse::Device) {
+    // The host-visible device-local heap (BAR) may be small: retry in plain device-local memory.
+    mai.memoryTypeIndex = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    if (mai.memoryTypeIndex != UINT32_MAX) r = vkAllocateMemory(ctx.device(), &mai, nullptr, &memory_);
+  }
+  if (r != VK_SUCCESS) {
+    release();
+    check(r, ("vkAllocateMemory (" + std::to_string(size) + " bytes)").c_str());
+  }
+  check(vkBindBufferMemory(ctx.device(), buffer_, memory_, 0), "vkBindBufferMemory");
+  VkPhysicalDeviceMemoryProperties mp{};
+  vkGetPhysicalDeviceMemoryProperties(ctx.physical(), &mp);
+  const VkMemoryPropertyFlags flags = mp.memoryTypes[mai.memoryTypeIndex].propertyFlags;
+  if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    check(vkMapMemory(ctx.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
+    coherent_ = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+  }
+}
+
+Buffer::~Buffer() { release(); }
+
+void Buffer::release() {
+  if (!ctx_) return;
+  if (buffer_) vkDestroyBuffer(ctx_->device(), buffer_, nullptr);
+  if (memory_) vkFreeMemory(ctx_->device(), memory_, nullptr);  // unmaps implicitly
+  buffer_ = VK_NULL_HANDLE;
+  memory_ = VK_NULL_HANDLE;
+  mapped_ = nullptr;
+}
+
+Buffer::Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    ctx_ = std::exchange(o.ctx_, nullptr);
+    buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+    size_ = std::exchange(o.size_, 0);
+    mapped_ = std::exchange(o.mapped_, nullptr);
+    coherent_ = o.coherent_;
+  }
+  return *this;
+}
+
+void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) {
+  if (offset + bytes > size_)
+    throw VulkanError("upload of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
+                      " overruns a buffer of " + std::to_string(size_));
+  if (bytes == 0) return;
+  if (mapped_) {
+    std::memcpy(static_cast<char*>(mapped_) + offset, data, bytes);
+    if (!coherent_) {
+      VkMappedMemoryRange mr{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, memory_, 0, VK_WHOLE_SIZE};
+      check(vkFlushMappedMemoryRanges(ctx_->device(), 1, &mr), "vkFlushMappedMemoryRanges");
+    }
+    return;
+  }
+  const uint64_t chunk = std::min<uint64_t>(bytes, 64ull << 20);
+  Buffer staging(*ctx_, chunk, MemoryUse::Upload);
+  for (uint64_t done = 0; done < bytes; done += chunk) {
+    const uint64_t n = std::min(chunk, bytes - done);
+    std::memcpy(staging.mapped(), static_cast<const char*>(data) + done, n);
+    ctx_->one_shot([&](VkCommandBuffer cb) {
+      VkBufferCopy c{0, offset + done, n};
+      vkCmdCopyBuffer(cb, staging.handle(), buffer_, 1, &c);
+    });
+  }
+}
+
+void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const {
+  if (offset + bytes > size_)
+    throw VulkanError("download of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +
+                      " overruns a buffer of " + std::to_string(size_));
+  if (bytes == 0) return;
+  if (mapped_) {
+    if (!coherent_) {
+      VkMappedMemoryRange mr{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, memory_, 0, VK_WHOLE_SIZE};
+      check(vkInvalidateMappedMemoryRanges(ctx_->device(), 1, &mr), "vkInvalidateMappedMemoryRanges");
+    }
+    std::memcpy(data, static_cast<const char*>(mapped_) + offset, bytes);
+    return;
+  }
+  const uint64_t chunk = std::min<uint64_t>(bytes, 64ull << 20);
+  Buffer staging(*ctx_, chunk, MemoryUse::Readback);
+  for (uint64_t done = 0; done < bytes; done += chunk) {
+    const uint64_t n = std::min(chunk, bytes - done);
+    ctx_->one_shot([&](VkCommandBuffer cb) {
+      VkBufferCopy c{offset + done, 0, n};
+      vkCmdCopyBuffer(cb, buffer_, staging.handle(), 1, &c);
+    });
+    staging.download(static_cast<char*>(data) + done, n, 0);
+  }
+}
+
+// ---- Pipeline ---------------------------------------------------------------------------------------
+
+Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t bindings, uint32_t push_bytes,
+                   std::vector<uint32_t> spec)
+    : ctx_(ctx), name_(stem), bindings_(bindings), push_bytes_(push_bytes) {
+  const auto code = shader_spirv(stem);
+  if (code.empty()) throw VulkanError("no embedded shader named '" + stem + "' (is shaders/" + stem + ".comp missing?)");
+  if (push_bytes > ctx.info().max_push_constants)
+    throw VulkanError("shader " + stem + " needs " + std::to_string(push_bytes) + " bytes of push constants, the device allows " +
+                      std::to_string(ctx.info().max_push_constants));
+  VkShaderModuleCreateInfo smi{};
+  smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+  smi.codeSize = code.size() * sizeof(uint32_t);
+  smi.pCode = code.data();
+  check(vkCreateShaderModule(ctx.device(), &smi, nullptr, &module_), ("vkCreateShaderModule " + stem).c_str());
+
+  std::vector<VkDescriptorSetLayoutBinding> lb(bindings);
+  for (uint32_t i = 0; i < bindings; ++i)
+    lb[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo dli{};
+  dli.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  dli.bindingCount = bindings;
+  dli.pBindings = lb.data();
+  check(vkCreateDescriptorSetLayout(ctx.device(), &dli, nullptr, &set_layout_), "vkCreateDescriptorSetLayout");
+
+  VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+  VkPipelineLayoutCreateInfo pli{};
+  pli.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  pli.setLayoutCount = 1;
+  pli.pSetLayouts = &set_layout_;
+  pli.pushConstantRangeCount = push_bytes ? 1 : 0;
+  pli.pPushConstantRanges = &pr;
+  check(vkCreatePipelineLayout(ctx.device(), &pli, nullptr, &layout_), "vkCreatePipelineLayout");
+
+  std::vector<VkSpecializationMapEntry> entries(spec.size());
+  for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4u};
+  VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4u, spec.data()};
+  VkComputePipelineCreateInfo cpi{};
+  cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpi.stage.module = module_;
+  cpi.stage.pName = "main";
+  cpi.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
+  cpi.layout = layout_;
+  check(vkCreateComputePipelines(ctx.device(), VK_NULL_HANDLE, 1, &cpi, nullptr, &pipeline_),
+        ("vkCreateComputePipelines " + stem).c_str());
+}
+
+Pipeline::~Pipeline() {
+  if (pipeline_) vkDestroyPipeline(ctx_.device(), pipeline_, nullptr);
+  if (layout_) vkDestroyPipelineLayout(ctx_.device(), layout_, nullptr);
+  if (set_layout_) vkDestroyDescriptorSetLayout(ctx_.device(), set_layout_, nullptr);
+  if (module_) vkDestroyShaderModule(ctx_.device(), module_, nullptr);
+}
+
+// ---- DescriptorAllocator ----------------------------------------------------------------------------
+
+namespace {
+constexpr uint32_t kSetsPerPool = 256;
+constexpr uint32_t kMaxBindingsPerSet = 16;
+}  // namespace
+
+DescriptorAllocator::~DescriptorAllocator() {
+  for (VkDescriptorPool p : pools_) vkDestroyDescriptorPool(ctx_.device(), p, nullptr);
+}
+
+VkDescriptorSet DescriptorAllocator::make(const Pipeline& p, std::span<const BufferRange> ranges) {
+  if (ranges.size() != p.bindings())
+    throw VulkanError("shader " + p.name() + " has " + std::to_string(p.bindings()) + " bindings, " +
+                      std::to_string(ranges.size()) + " buffers given");
+  if (p.bindings() > kMaxBindingsPerSet) throw VulkanError("shader " + p.name() + " has too many bindings");
+  std::vector<VkDescriptorBufferInfo> infos(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const BufferRange& r = ranges[i];
+    if (!r.buffer) throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " has no buffer");
+    const uint64_t size = r.size ? r.size : r.buffer->size() - r.offset;
+    if (r.offset + size > r.buffer->size())
+      throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " range overruns its buffer");
+    if (size > ctx_.max_binding_range())
+      throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " covers " + std::to_string(size) +
+                        " bytes, more than one binding may (" + std::to_string(ctx_.max_binding_range()) +
+                        "); the tensor must be split");
+    if (r.offset % ctx_.info().min_storage_offset_alignment)
+      throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " offset " + std::to_string(r.offset) +
+                        " is not aligned to " + std::to_string(ctx_.info().min_storage_offset_alignment));
+    infos[i] = {r.buffer->handle(), r.offset, size ? size : VK_WHOLE_SIZE};
+  }
+  if (left_in_pool_ == 0) {
+    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * kMaxBindingsPerSet};
+    VkDescriptorPoolCreateInfo pci{};
+    pci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    pci.maxSets = kSetsPerPool;
+    pci.poolSizeCount = 1;
+    pci.pPoolSizes = &ps;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    check(vkCreateDescriptorPool(ctx_.device(), &pci, nullptr, &pool), "vkCreateDescriptorPool");
+    pools_.push_back(pool);
+    left_in_pool_ = kSetsPerPool;
+  }
+  VkDescriptorSetLayout layout = p.set_layout();
+  VkDescriptorSetAllocateInfo ai{};
+  ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  ai.descriptorPool = pools_.back();
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  check(vkAllocateDescriptorSets(ctx_.device(), &ai, &set), "vkAllocateDescriptorSets");
+  --left_in_pool_;
+  std::vector<VkWriteDescriptorSet> writes(ranges.size());
+  for (uint32_t i = 0; i < ranges.size(); ++i) {
+    writes[i] = {};
+    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(ctx_.device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  return set;
+}
+
+// ---- CommandSequence --------------------------------------------------------------------------------
+
+CommandSequence::CommandSequence(const Context& ctx) : ctx_(ctx) {
+  VkCommandBufferAllocateInfo ai{};
+  ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  ai.commandPool = ctx.command_pool();
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  check(vkAllocateCommandBuffers(ctx.device(), &ai, &cb_), "vkAllocateCommandBuffers");
+}
+
+CommandSequence::~CommandSequence() {
+  if (cb_) vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cb_);
+}
+
+void CommandSequence::begin() {
+  check(vkResetCommandBuffer(cb_, 0), "vkResetCommandBuffer");
+  VkCommandBufferBeginInfo bi{};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  check(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
+  recording_ = true;
+  recorded_ = false;
+}
+
+void CommandSequence::dispatch(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes,
+                               uint32_t gx, uint32_t gy, uint32_t gz) {
+  if (push_bytes != p.push_bytes())
+    throw VulkanError("shader " + p.name() + " takes " + std::to_string(p.push_bytes()) + " bytes of push constants, " +
+                      std::to_string(push_bytes) + " given");
+  if (gx == 0 || gy == 0 || gz == 0) return;
+  vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
+  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
+  if (push_bytes) vkCmdPushConstants(cb_, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  vkCmdDispatch(cb_, gx, gy, gz);
+}
+
+void CommandSequence::barrier() {
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  const VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vkCmdPipelineBarrier(cb_, st, st, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+void CommandSequence::copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes) {
+  VkBufferCopy c{src_offset, dst_offset, bytes};
+  vkCmdCopyBuffer(cb_, src.handle(), dst.handle(), 1, &c);
+}
+
+void CommandSequence::timestamp(VkQueryPool pool, uint32_t query) {
+  vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, query);
+}
+
+void CommandSequence::end() {
+  // Make the last writes visible to the host before the fence signals.
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
+  recording_ = false;
+  recorded_ = true;
+}
+
+void CommandSequence::run() const {
+  if (!recorded_) throw VulkanError("command sequence run before it was recorded");
+  ctx_.submit_and_wait(cb_);
+}
+
+// ---- TimestampPool ----------------------------------------------------------------------------------
+
+TimestampPool::TimestampPool(const Context& ctx, uint32_t count) : ctx_(ctx), count_(count) {
+  if (!ctx.info().timestamps) throw VulkanError(ctx.info().name + " cannot write timestamps on its compute queue");
+  VkQueryPoolCreateInfo qi{};
+  qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+  qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  qi.queryCount = count;
+  check(vkCreateQueryPool(ctx.device(), &qi, nullptr, &pool_), "vkCreateQueryPool");
+}
+
+TimestampPool::~TimestampPool() {
+  if (pool_) vkDestroyQueryPool(ctx_.device(), pool_, nullptr);
+}
+
+void TimestampPool::reset(VkCommandBuffer cb) const { vkCmdResetQueryPool(cb, pool_, 0, count_); }
+
+double TimestampPool::elapsed_ns(uint32_t from, uint32_t to) const {
+  uint64_t t[2] = {0, 0};
+  check(vkGetQueryPoolResults(ctx_.device(), pool_, from, 1, sizeof(uint64_t), &t[0], sizeof(uint64_t),
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+        "vkGetQueryPoolResults");
+  check(vkGetQueryPoolResults(ctx_.device(), pool_, to, 1, sizeof(uint64_t), &t[1], sizeof(uint64_t),
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+        "vkGetQueryPoolResults");
+  return static_cast<double>(t[1] - t[0]) * ctx_.info().timestamp_period_ns;
+}
+
+}  // namespace trit::vk

@@ -1,0 +1,219 @@
+#pragma once
+// The engine's thin RAII layer over Vulkan: one instance + device + compute queue (Context), buffers
+// allocated once at load, compute pipelines built from the embedded SPIR-V with specialization
+// constants, descriptor sets made once, command buffers recorded once and replayed, timestamps.
+// Nothing here knows about the model; vulkan_forward.cpp builds the forward pass from these parts.
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "trit/devices.h"
+#include "vulkan/instance.h"
+
+namespace trit::vk {
+
+// Throws VulkanError("<what> failed: <VkResult name>") when r is not VK_SUCCESS.
+void check(VkResult r, const char* what);
+const char* result_name(VkResult r);
+
+struct ContextOptions {
+  DeviceChoice device;
+  // Debug/testing: pretend a storage-buffer binding may cover at most this many bytes (0 = the
+  // device's limit). Lets tests exercise the splitting of large tensors on tiny models.
+  uint64_t max_binding_range = 0;
+  bool validation = false;  // enable VK_LAYER_KHRONOS_validation if present (also TRIT_VK_VALIDATION=1)
+};
+
+class Context {
+ public:
+  explicit Context(const ContextOptions& options = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  VkDevice device() const { return device_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  VkCommandPool command_pool() const { return pool_; }
+  const DeviceInfo& info() const { return info_; }
+
+  // The largest range one storage binding may cover here (the option, else the device limit),
+  // rounded down to a multiple of 256 so split points stay aligned.
+  uint64_t max_binding_range() const { return max_binding_range_; }
+
+  // Throws VulkanError "needs X GiB of device memory, <device> has Y GiB free" when bytes exceed the
+  // free device-local memory (VK_EXT_memory_budget where present, else the heap size).
+  void check_memory(uint64_t bytes, const std::string& what) const;
+
+  // Memory type index for the properties; `required` must all be present, `preferred` are tried first.
+  uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
+
+  // Submits one command buffer and waits for it (fence). The fence is reused.
+  void submit_and_wait(VkCommandBuffer cb) const;
+
+  // Records a one-off command buffer with `record`, submits it and waits.
+  template <typename F>
+  void one_shot(F&& record) const {
+    VkCommandBuffer cb = begin_one_shot();
+    record(cb);
+    end_one_shot(cb);
+  }
+
+ private:
+  VkCommandBuffer begin_one_shot() const;
+  void end_one_shot(VkCommandBuffer cb) const;
+
+  std::unique_ptr<Instance> instance_;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  DeviceInfo info_;
+  VkPhysicalDeviceMemoryProperties mem_props_{};
+  uint64_t max_binding_range_ = 0;
+};
+
+enum class MemoryUse {
+  Device,    // device-local; host-visible too when the device offers it (lavapipe, resizable BAR)
+  Upload,    // host-visible, coherent: staging and small per-token parameters
+  Readback,  // host-visible, cached where possible: results read by the host
+};
+
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Context& ctx, uint64_t size, MemoryUse use);
+  ~Buffer();
+  Buffer(Buffer&& o) noexcept;
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  VkBuffer handle() const { return buffer_; }
+  uint64_t size() const { return size_; }
+  // Mapped pointer, or nullptr if the memory is not host-visible.
+  void* mapped() const { return mapped_; }
+
+  // Copies host data into [offset, offset+bytes): directly when mapped, else through a staging buffer.
+  void upload(const void* data, uint64_t bytes, uint64_t offset = 0);
+  // Copies [offset, offset+bytes) to host memory: directly when mapped, else through a staging buffer.
+  void download(void* data, uint64_t bytes, uint64_t offset = 0) const;
+
+ private:
+  void release();
+  const Context* ctx_ = nullptr;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  uint64_t size_ = 0;
+  void* mapped_ = nullptr;
+  bool coherent_ = true;
+};
+
+// A range of a buffer bound to one storage binding.
+struct BufferRange {
+  const Buffer* buffer = nullptr;
+  uint64_t offset = 0;
+  uint64_t size = 0;  // 0 = to the end of the buffer
+};
+
+// A compute pipeline from shaders/<stem>.comp: `bindings` storage buffers at bindings 0..n-1, a push
+// constant block of `push_bytes`, and specialization constants 0..spec.size()-1 (32-bit each; constant 0
+// is the workgroup size by convention, `layout(local_size_x_id = 0)`).
+class Pipeline {
+ public:
+  Pipeline(const Context& ctx, const std::string& stem, uint32_t bindings, uint32_t push_bytes,
+           std::vector<uint32_t> spec);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  VkPipeline handle() const { return pipeline_; }
+  VkPipelineLayout layout() const { return layout_; }
+  VkDescriptorSetLayout set_layout() const { return set_layout_; }
+  uint32_t bindings() const { return bindings_; }
+  uint32_t push_bytes() const { return push_bytes_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  const Context& ctx_;
+  std::string name_;
+  uint32_t bindings_ = 0, push_bytes_ = 0;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+// Owns descriptor pools; hands out sets written once (they live as long as the allocator).
+class DescriptorAllocator {
+ public:
+  explicit DescriptorAllocator(const Context& ctx) : ctx_(ctx) {}
+  ~DescriptorAllocator();
+  DescriptorAllocator(const DescriptorAllocator&) = delete;
+  DescriptorAllocator& operator=(const DescriptorAllocator&) = delete;
+
+  // A set for `p` with binding i covering ranges[i]. Checks every range against the binding limit.
+  VkDescriptorSet make(const Pipeline& p, std::span<const BufferRange> ranges);
+
+ private:
+  const Context& ctx_;
+  std::vector<VkDescriptorPool> pools_;
+  uint32_t left_in_pool_ = 0;
+};
+
+// A primary command buffer recorded once and submitted any number of times.
+class CommandSequence {
+ public:
+  explicit CommandSequence(const Context& ctx);
+  ~CommandSequence();
+  CommandSequence(const CommandSequence&) = delete;
+  CommandSequence& operator=(const CommandSequence&) = delete;
+
+  void begin();
+  void dispatch(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes, uint32_t gx,
+                uint32_t gy = 1, uint32_t gz = 1);
+  // Makes every shader write before visible to every shader read/write after (compute to compute).
+  void barrier();
+  void copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes);
+  void timestamp(VkQueryPool pool, uint32_t query);
+  void end();
+  // Submits and waits.
+  void run() const;
+  VkCommandBuffer handle() const { return cb_; }
+  bool recorded() const { return recorded_; }
+
+ private:
+  const Context& ctx_;
+  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  bool recording_ = false, recorded_ = false;
+};
+
+// Timestamp queries: write with CommandSequence::timestamp, read after the submit finished.
+class TimestampPool {
+ public:
+  TimestampPool(const Context& ctx, uint32_t count);
+  ~TimestampPool();
+  TimestampPool(const TimestampPool&) = delete;
+  TimestampPool& operator=(const TimestampPool&) = delete;
+  VkQueryPool handle() const { return pool_; }
+  void reset(VkCommandBuffer cb) const;
+  // Nanoseconds between two written queries.
+  double elapsed_ns(uint32_t from, uint32_t to) const;
+
+ private:
+  const Context& ctx_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  uint32_t count_ = 0;
+};
+
+// Devices as seen through an instance (used by list_vulkan_devices and Context).
+DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index);
+
+}  // namespace trit::vk
