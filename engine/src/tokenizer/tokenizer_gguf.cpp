@@ -1,0 +1,59 @@
+// The tokenizer's vocabulary from GGUF metadata (tokenizer.ggml.*), as llama.cpp writes it.
+#include <string>
+
+#include "trit/gguf.h"
+#include "trit/tokenizer.h"
+
+namespace trit {
+
+TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
+  const GgufMetadata& md = file.metadata();
+  const std::string where = "'" + file.source_name() + "': ";
+  auto model = md.find_string("tokenizer.ggml.model");
+  if (!model) throw TokenizerError(where + "metadata key 'tokenizer.ggml.model' is missing: the file has no tokenizer");
+  if (*model != "gpt2")
+    throw TokenizerError(where + "tokenizer.ggml.model is '" + std::string(*model) +
+                         "'; only byte-level BPE ('gpt2', as in LLaMA 3 and BitNet b1.58) is supported");
+  // The pre-tokenizer decides how text is split before BPE; running the LLaMA 3 regex on a vocabulary
+  // trained with another would give plausible-looking but wrong ids, so refuse other names outright.
+  if (auto pre = md.find_string("tokenizer.ggml.pre"); pre && *pre != "llama-bpe" && *pre != "llama3")
+    throw TokenizerError(where + "tokenizer.ggml.pre is '" + std::string(*pre) +
+                         "'; only the LLaMA 3 pre-tokenizer ('llama-bpe') is supported");
+
+  TokenizerVocab v;
+  const auto& tokens = md.get_string_array("tokenizer.ggml.tokens");
+  v.tokens.assign(tokens.begin(), tokens.end());
+  if (md.contains("tokenizer.ggml.token_type")) {
+    v.token_types = md.get_i32_array("tokenizer.ggml.token_type");
+    if (v.token_types.size() != v.tokens.size())
+      throw TokenizerError(where + "tokenizer.ggml.token_type has " + std::to_string(v.token_types.size()) +
+                           " entries but tokenizer.ggml.tokens has " + std::to_string(v.tokens.size()));
+  } else {
+    v.token_types.assign(v.tokens.size(), kTokenNormal);
+  }
+  if (md.contains("tokenizer.ggml.merges")) {
+    const auto& merges = md.get_string_array("tokenizer.ggml.merges");
+    v.merges.assign(merges.begin(), merges.end());
+  }
+  v.bos = md.find_i32("tokenizer.ggml.bos_token_id").value_or(-1);
+  v.eos = md.find_i32("tokenizer.ggml.eos_token_id").value_or(-1);
+  if (auto eot = md.find_i32("tokenizer.ggml.eot_token_id")) {
+    v.eot = *eot;
+  } else {
+    for (size_t i = 0; i < v.tokens.size() && v.eot < 0; ++i)
+      if (v.tokens[i] == "<|eot_id|>") v.eot = static_cast<int32_t>(i);
+    if (v.eot < 0) v.eot = v.eos;
+  }
+  return v;
+}
+
+Tokenizer Tokenizer::from_gguf(const GgufFile& file) {
+  TokenizerVocab v = vocab_from_gguf(file);
+  try {
+    return Tokenizer(v);
+  } catch (const TokenizerError& e) {
+    throw TokenizerError("'" + file.source_name() + "': bad tokenizer vocabulary: " + e.what());
+  }
+}
+
+}  // namespace trit
