@@ -13,9 +13,7 @@ std::shared_ptr<Model> Model::open(const std::filesystem::path& path) {
   gguf_detail::LoadedModel loaded;
   try {
     loaded = gguf_detail::load_model(*m->file_);
-  } catch (const GgufError& e) {  // metadata getters: wrong type or missing key
-    throw ModelError(path.string() + ": " + e.what());
-  } catch (const ModelError& e) {
+  } catch (const ModelError& e) {  // also GgufError from the metadata getters (missing key, wrong type)
     throw ModelError(path.string() + ": " + e.what());
   }
   m->config_ = std::move(loaded.config);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <unordered_set>
 
 #include "gguf/gguf_types.h"
 #include "trit/gguf.h"
@@ -224,13 +225,14 @@ class GgufParser {
       throw GgufError("absurd tensor count " + std::to_string(n_tensors_) + ": the " + std::to_string(remaining()) +
                       " bytes after the metadata can hold at most " + std::to_string(remaining() / kMinTensorInfoSize));
     f_.tensors_.reserve(n_tensors_);
+    std::unordered_set<std::string> names;  // owns its keys: views into tensors_ would move with the elements
     for (uint64_t i = 0; i < n_tensors_; ++i) {
       std::string where = "tensor info #" + std::to_string(i);
       GgufTensorInfo t;
       t.name = std::string(read_string("the name of " + where, kMaxTensorNameLength));
       if (t.name.empty()) throw GgufError(where + " has an empty name");
       std::string ctx = "tensor '" + t.name + "'";
-      if (f_.tensor_index_.count(t.name)) throw GgufError("duplicate tensor name '" + t.name + "'");
+      if (!names.insert(t.name).second) throw GgufError("duplicate tensor name '" + t.name + "'");
       auto n_dims = read<uint32_t>("the dimension count of " + ctx);
       if (n_dims < 1 || n_dims > kMaxDims)
         throw GgufError(ctx + " has " + std::to_string(n_dims) + " dimensions (1 to " + std::to_string(kMaxDims) +
@@ -259,11 +261,9 @@ class GgufParser {
       if (t.offset % f_.alignment_ != 0)
         throw GgufError(ctx + " has misaligned data offset " + std::to_string(t.offset) +
                         ": not a multiple of general.alignment " + std::to_string(f_.alignment_));
-      f_.tensor_index_.emplace(t.name, f_.tensors_.size());
       f_.tensors_.push_back(std::move(t));
     }
-    // tensor_index_ holds views of the names: rebuild now that the vector no longer moves.
-    f_.tensor_index_.clear();
+    // tensor_index_ holds views of the names: build it only now that the vector no longer changes.
     for (size_t i = 0; i < f_.tensors_.size(); ++i) f_.tensor_index_.emplace(f_.tensors_[i].name, i);
   }
 
@@ -291,7 +291,7 @@ class GgufParser {
     order.reserve(f_.tensors_.size());
     for (const auto& t : f_.tensors_)
       if (t.size_bytes) order.push_back(&t);
-    std::sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->offset < y->offset; });
+    std::stable_sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->offset < y->offset; });
     for (size_t i = 1; i < order.size(); ++i)
       if (order[i - 1]->offset + order[i - 1]->size_bytes > order[i]->offset)
         throw GgufError("tensors '" + order[i - 1]->name + "' and '" + order[i]->name + "' overlap in the file");

@@ -41,6 +41,9 @@ ModelConfig read_model_config(const GgufFile& f) {
   if (tokens.size() > static_cast<size_t>(INT32_MAX))
     throw ModelError("vocabulary of " + std::to_string(tokens.size()) + " tokens is too large");
   c.vocab = static_cast<uint32_t>(tokens.size());
+  if (auto vs = md.find_u32(p + "vocab_size"); vs && *vs != c.vocab)
+    throw ModelError("inconsistent hyper-parameters: " + p + "vocab_size " + std::to_string(*vs) +
+                     " differs from the " + std::to_string(c.vocab) + " entries of tokenizer.ggml.tokens");
 
   c.dim = positive(md, p + "embedding_length");
   c.layers = positive(md, p + "block_count");
