@@ -97,12 +97,15 @@ class Session {
   const GenerationStats& stats() const { return stats_; }
 
  private:
+  size_t reusable_prefix(std::span<const int32_t> prompt) const;
+
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Forward> forward_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::vector<int32_t> cached_;
   std::vector<float> logits_;
   std::atomic<bool> cancel_{false};
+  int32_t prefill_block_ = 128;
   GenerationStats stats_;
 };
 

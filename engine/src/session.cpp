@@ -1,0 +1,219 @@
+#include <trit/session.h>
+
+#include <trit/backend.h>
+#include <trit/gguf.h>
+#include <trit/model.h>
+#include <trit/tokenizer.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+namespace trit {
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// Length of the longest suffix of `text` that is a proper prefix of some stop string: text that might
+// still become a stop string is held back instead of shown.
+size_t stop_holdback(const std::string& text, const std::vector<std::string>& stops) {
+  size_t hold = 0;
+  for (const auto& s : stops) {
+    for (size_t len = std::min(s.size() - 1, text.size()); len > hold; --len) {
+      if (text.compare(text.size() - len, len, s, 0, len) == 0) {
+        hold = len;
+        break;
+      }
+    }
+  }
+  return hold;
+}
+
+// Earliest occurrence of any stop string in text at or after `from`, or npos.
+size_t find_stop(const std::string& text, const std::vector<std::string>& stops, size_t from) {
+  size_t best = std::string::npos;
+  for (const auto& s : stops) {
+    size_t start = from > s.size() ? from - s.size() : 0;
+    size_t p = text.find(s, start);
+    if (p != std::string::npos) best = std::min(best, p);
+  }
+  return best;
+}
+}  // namespace
+
+double GenerationStats::prompt_tokens_per_s() const {
+  const int32_t processed = prompt_tokens - reused_tokens;
+  return prefill_ms > 0 ? processed * 1000.0 / prefill_ms : 0.0;
+}
+
+double GenerationStats::generation_tokens_per_s() const {
+  return decode_ms > 0 && generated_tokens > 1 ? (generated_tokens - 1) * 1000.0 / decode_ms : 0.0;
+}
+
+const char* to_string(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::Stop: return "stop";
+    case FinishReason::Length: return "length";
+    case FinishReason::Cancelled: return "cancelled";
+    case FinishReason::ContextFull: return "context_full";
+  }
+  return "unknown";
+}
+
+Session::Session(std::shared_ptr<const Model> model, std::unique_ptr<Forward> forward)
+    : model_(std::move(model)), forward_(std::move(forward)) {
+  if (!model_ || !forward_) throw std::invalid_argument("Session needs a model and a forward pass");
+  tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_gguf(model_->file()));
+  logits_.resize(static_cast<size_t>(forward_->vocab_size()));
+}
+
+std::unique_ptr<Session> Session::create(std::shared_ptr<const Model> model, const SessionOptions& options) {
+  ForwardOptions fo;
+  fo.context = options.context;
+  fo.kv = options.kv;
+  fo.device = options.device;
+  auto forward = make_forward(options.backend, model, fo);
+  auto session = std::make_unique<Session>(std::move(model), std::move(forward));
+  session->prefill_block_ = std::max<int32_t>(1, options.prefill_block);
+  return session;
+}
+
+Session::~Session() = default;
+
+size_t Session::reusable_prefix(std::span<const int32_t> prompt) const {
+  // The cached prefix is kept, but the last prompt token is always processed again: its logits are not kept.
+  size_t common = 0;
+  while (common < cached_.size() && common < prompt.size() && cached_[common] == prompt[common]) ++common;
+  return prompt.empty() ? 0 : std::min(common, prompt.size() - 1);
+}
+
+void Session::rewind(int32_t n) {
+  if (n < 0) throw std::invalid_argument("cannot rewind to a negative position");
+  if (static_cast<size_t>(n) < cached_.size()) cached_.resize(static_cast<size_t>(n));
+}
+
+std::span<const float> Session::prefill(std::span<const int32_t> prompt,
+                                        const std::function<void(int32_t, int32_t)>& progress) {
+  if (prompt.empty()) throw std::invalid_argument("cannot prefill an empty prompt");
+  const auto n = static_cast<int32_t>(prompt.size());
+  if (n > context_length())
+    throw ContextFullError("the prompt has " + std::to_string(n) + " tokens but the context holds " +
+                           std::to_string(context_length()));
+  for (int32_t t : prompt)
+    if (t < 0 || t >= forward_->vocab_size())
+      throw std::invalid_argument("token id " + std::to_string(t) + " is outside the vocabulary of " +
+                                  std::to_string(forward_->vocab_size()));
+
+  const size_t common = reusable_prefix(prompt);
+  rewind(static_cast<int32_t>(common));
+
+  int32_t pos = static_cast<int32_t>(common);
+  if (progress) progress(pos, n);
+  while (pos < n) {
+    if (cancel_.load()) return {};
+    const int32_t len = std::min(prefill_block_, n - pos);
+    forward_->eval(prompt.subspan(static_cast<size_t>(pos), static_cast<size_t>(len)), pos, logits_, false);
+    cached_.insert(cached_.end(), prompt.begin() + pos, prompt.begin() + pos + len);
+    pos += len;
+    if (progress) progress(pos, n);
+  }
+  return logits_;
+}
+
+std::span<const float> Session::decode(int32_t token) {
+  if (static_cast<int32_t>(cached_.size()) >= context_length())
+    throw ContextFullError("the context of " + std::to_string(context_length()) + " tokens is full");
+  if (token < 0 || token >= forward_->vocab_size())
+    throw std::invalid_argument("token id " + std::to_string(token) + " is outside the vocabulary");
+  const int32_t t[1] = {token};
+  forward_->eval(t, static_cast<int32_t>(cached_.size()), logits_, false);
+  cached_.push_back(token);
+  return logits_;
+}
+
+GenerateResult Session::generate(std::span<const int32_t> prompt, const GenerateOptions& options) {
+  cancel_.store(false);
+  const auto t0 = Clock::now();
+  GenerateResult result;
+  stats_ = {};
+  auto& st = result.stats;
+  st.prompt_tokens = static_cast<int32_t>(prompt.size());
+  st.reused_tokens = static_cast<int32_t>(reusable_prefix(prompt));
+
+  Sampler sampler(options.sampling);
+  try {
+    prefill(prompt, options.on_prefill_progress);
+  } catch (const ContextFullError&) {
+    result.reason = FinishReason::ContextFull;
+    st.prefill_ms = ms_since(t0);
+    stats_ = st;
+    return result;
+  }
+  st.prefill_ms = ms_since(t0);
+  if (cancel_.load()) {
+    result.reason = FinishReason::Cancelled;
+    stats_ = st;
+    return result;
+  }
+
+  StreamingDecoder decoder(*tokenizer_, /*skip_special=*/true);
+  std::vector<float> work(logits_.size());
+  size_t emitted = 0;  // bytes of result.text already passed to on_text
+  auto emit_upto = [&](size_t end) {
+    if (end > emitted && options.on_text) options.on_text(std::string_view(result.text).substr(emitted, end - emitted));
+    emitted = std::max(emitted, end);
+  };
+
+  Clock::time_point t_first{};
+  result.reason = FinishReason::Length;
+  bool stopped_on_string = false;
+  while (static_cast<int32_t>(result.tokens.size()) < options.max_tokens) {
+    if (cancel_.load()) {
+      result.reason = FinishReason::Cancelled;
+      break;
+    }
+    std::copy(logits_.begin(), logits_.end(), work.begin());
+    const int32_t tok = sampler.sample(work, cached_);
+    result.tokens.push_back(tok);
+    if (result.tokens.size() == 1) {
+      t_first = Clock::now();
+      st.ttft_ms = ms_since(t0);
+    }
+    if (tokenizer_->is_end_of_turn(tok)) {
+      result.reason = FinishReason::Stop;
+      break;
+    }
+    const size_t before = result.text.size();
+    result.text += decoder.push(tok);
+    if (!options.stop_strings.empty()) {
+      const size_t at = find_stop(result.text, options.stop_strings, before);
+      if (at != std::string::npos) {
+        result.text.resize(at);
+        emit_upto(at);
+        result.reason = FinishReason::Stop;
+        stopped_on_string = true;
+        break;
+      }
+      emit_upto(result.text.size() - stop_holdback(result.text, options.stop_strings));
+    } else {
+      emit_upto(result.text.size());
+    }
+    if (static_cast<int32_t>(result.tokens.size()) >= options.max_tokens) break;
+    if (static_cast<int32_t>(cached_.size()) >= context_length()) {
+      result.reason = FinishReason::ContextFull;
+      break;
+    }
+    decode(tok);
+  }
+  if (!stopped_on_string) {
+    result.text += decoder.flush();
+    emit_upto(result.text.size());
+  }
+  st.generated_tokens = static_cast<int32_t>(result.tokens.size());
+  if (!result.tokens.empty()) st.decode_ms = ms_since(t_first);
+  stats_ = st;
+  return result;
+}
+
+}  // namespace trit
