@@ -1,0 +1,73 @@
+#include "args.h"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+namespace trit::cli {
+
+Args::Args(const std::vector<std::string>& args, std::set<std::string> valued, std::set<std::string> switches) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() > 1 && a[0] == '-' && !(a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) != 0))) {
+      if (valued.count(a)) {
+        if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+        values_[a].push_back(args[++i]);
+      } else if (switches.count(a)) {
+        switches_seen_.insert(a);
+      } else {
+        throw std::invalid_argument("unknown option " + a);
+      }
+    } else {
+      positional_.push_back(a);
+    }
+  }
+}
+
+const std::string& Args::single_positional(const char* what) const {
+  if (positional_.empty()) throw std::invalid_argument(std::string("missing ") + what);
+  if (positional_.size() > 1) throw std::invalid_argument("unexpected argument '" + positional_[1] + "'");
+  return positional_[0];
+}
+
+bool Args::has(const std::string& flag) const { return switches_seen_.count(flag) || values_.count(flag); }
+
+std::string Args::get(const std::string& flag, const std::string& fallback) const {
+  auto it = values_.find(flag);
+  return it == values_.end() ? fallback : it->second.back();
+}
+
+std::vector<std::string> Args::get_all(const std::string& flag) const {
+  auto it = values_.find(flag);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+long long Args::get_int(const std::string& flag, long long fallback, long long min, long long max) const {
+  if (!values_.count(flag)) return fallback;
+  const std::string s = get(flag, "");
+  long long v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    throw std::invalid_argument(flag + ": '" + s + "' is not an integer");
+  if (v < min || v > max)
+    throw std::invalid_argument(flag + ": " + s + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return v;
+}
+
+double Args::get_double(const std::string& flag, double fallback) const {
+  if (!values_.count(flag)) return fallback;
+  const std::string s = get(flag, "");
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (s.empty() || used != s.size() || !std::isfinite(v)) throw std::invalid_argument(flag + ": '" + s + "' is not a number");
+  return v;
+}
+
+}  // namespace trit::cli
