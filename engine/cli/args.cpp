@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -11,7 +12,8 @@ namespace trit::cli {
 Args::Args(const std::vector<std::string>& args, std::set<std::string> valued, std::set<std::string> switches) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.size() > 1 && a[0] == '-' && !(a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) != 0))) {
+    // "-5" is a value, not an option.
+    if (a.size() > 1 && a[0] == '-' && std::isdigit(static_cast<unsigned char>(a[1])) == 0) {
       if (valued.count(a)) {
         if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
         values_[a].push_back(args[++i]);
