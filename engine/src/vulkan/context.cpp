@@ -497,6 +497,9 @@ void CommandSequence::dispatch(const Pipeline& p, VkDescriptorSet set, const voi
     throw VulkanError("shader " + p.name() + " takes " + std::to_string(p.push_bytes()) + " bytes of push constants, " +
                       std::to_string(push_bytes) + " given");
   if (gx == 0 || gy == 0 || gz == 0) return;
+  if (gx > ctx_.info().max_workgroup_count_x || gy > 65535 || gz > 65535)
+    throw VulkanError("shader " + p.name() + ": dispatch of " + std::to_string(gx) + "x" + std::to_string(gy) +
+                      " workgroups exceeds the device limit");
   vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
   vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
   if (push_bytes) vkCmdPushConstants(cb_, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);

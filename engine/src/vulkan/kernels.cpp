@@ -1,0 +1,163 @@
+// Pipelines and dispatch recording for the forward-pass kernels (vulkan/kernels.h).
+#include "vulkan/kernels.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <string>
+
+namespace trit::vk {
+namespace {
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw VulkanError(what);
+}
+
+}  // namespace
+
+Kernels::Kernels(const Context& ctx, bool kv_f16) : ctx_(ctx), kv_f16_(kv_f16) {
+  const DeviceInfo& d = ctx.info();
+  require(d.subgroup_arithmetic, d.name + " lacks subgroup arithmetic in compute shaders, which the engine needs");
+  // Wider rows per lane group on devices with wide subgroups; lavapipe (8) keeps the small baseline.
+  if (d.subgroup_size >= 32) {
+    mat_wg_ = 128;
+    tpr_ = 32;
+    wg_ = 128;
+    attn_wg_ = 64;
+  }
+  // common.glsl keeps one partial per subgroup in 64 slots.
+  const uint32_t min_sg = std::max(1u, d.min_subgroup_size);
+  for (uint32_t w : {wg_, mat_wg_, attn_wg_})
+    require(w / min_sg <= 64 && w <= d.max_workgroup_invocations,
+            "workgroup size " + std::to_string(w) + " does not suit " + d.name);
+
+  embed_ = std::make_unique<Pipeline>(ctx, "embed", 4, 12, std::vector<uint32_t>{wg_});
+  norm_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant", 6, 8, std::vector<uint32_t>{wg_, 1, 0, 1});
+  quant_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant", 6, 8, std::vector<uint32_t>{wg_, 0, 0, 1});
+  norm_f32_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant", 6, 8, std::vector<uint32_t>{wg_, 1, 1, 0});
+  for (uint32_t mode = 0; mode < 3; ++mode)
+    for (uint32_t b = 0; b < 2; ++b)
+      ternary_[mode][b] = std::make_unique<Pipeline>(ctx, "ternary_matmul", 6, 16,
+                                                      std::vector<uint32_t>{mat_wg_, tpr_, mode, b ? kTokenTile : 1});
+  for (uint32_t b = 0; b < 2; ++b)
+    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head", 4, 16, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
+  rope_ = std::make_unique<Pipeline>(ctx, "rope_kv", 7, 12, std::vector<uint32_t>{wg_, kv_f16 ? 1u : 0u});
+  attn_ = std::make_unique<Pipeline>(ctx, "attention", 5, 16, std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u});
+  argmax_ = std::make_unique<Pipeline>(ctx, "argmax", 3, 4, std::vector<uint32_t>{wg_});
+}
+
+void Kernels::embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
+                    const BufferRange& table_chunk, const BufferRange& x, uint32_t dim, uint32_t row0, uint32_t rows,
+                    uint32_t max_tokens) {
+  require(dim % 2 == 0, "embed: dim " + std::to_string(dim) + " is odd");
+  const BufferRange r[] = {params, tokens, table_chunk, x};
+  const uint32_t push[] = {dim, row0, rows};
+  cs.dispatch(*embed_, da.make(*embed_, r), push, sizeof push, 1, max_tokens);
+}
+
+void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                            const BufferRange& x, const BufferRange* w, const BufferRange* h, const BufferRange* q,
+                            const BufferRange* s, uint32_t k, float eps, uint32_t max_tokens) {
+  require(k % 4 == 0 && k > 0, "rmsnorm_quant: size " + std::to_string(k) + " is not a positive multiple of 4");
+  const Pipeline* p = nullptr;
+  if (q && s) {
+    require(h == nullptr, "rmsnorm_quant: writing both h and q is not a variant");
+    p = w ? norm_q8_.get() : quant_q8_.get();
+  } else {
+    require(w && h, "rmsnorm_quant: the f32 variant needs a weight and an output");
+    p = norm_f32_.get();
+  }
+  const BufferRange r[] = {params, x, w ? *w : x, h ? *h : x, q ? *q : x, s ? *s : x};
+  struct {
+    uint32_t k;
+    float eps;
+  } push{k, eps};
+  cs.dispatch(*p, da.make(*p, r), &push, sizeof push, max_tokens);
+}
+
+void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
+                      const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
+                      const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens) {
+  require(k % 128 == 0 && k > 0, "ternary: K " + std::to_string(k) + " is not a positive multiple of 128");
+  require((mode == TernaryMode::Gate) == (w2 != nullptr), "ternary: the gate mode and only it takes a second matrix");
+  const bool block = max_tokens > 1;
+  const Pipeline& p = *ternary_[static_cast<uint32_t>(mode)][block ? 1 : 0];
+  const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y};
+  const uint32_t push[] = {rows, k, f32_bits(scale), f32_bits(scale2)};
+  const uint32_t rows_per_wg = mat_wg_ / tpr_;
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
+}
+
+void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
+                      const BufferRange& k, const BufferRange& v, const BufferRange& rope_table,
+                      const BufferRange& k_cache, const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads,
+                      uint32_t head_dim, uint32_t max_tokens) {
+  require(head_dim % 4 == 0, "rope_kv: head_dim " + std::to_string(head_dim) + " is not a multiple of 4");
+  require(kv_heads > 0 && heads % kv_heads == 0, "rope_kv: heads are not a multiple of KV heads");
+  const BufferRange r[] = {params, q, k, v, rope_table, k_cache, v_cache};
+  const uint32_t push[] = {heads, kv_heads, head_dim};
+  cs.dispatch(*rope_, da.make(*rope_, r), push, sizeof push, max_tokens);
+}
+
+void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
+                        const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
+                        uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens) {
+  require(head_dim % 2 == 0 && head_dim <= max_head_dim() && head_dim <= 512,
+          "attention: head_dim " + std::to_string(head_dim) + " is not supported (even, at most " +
+              std::to_string(max_head_dim()) + ")");
+  require(kv_heads > 0 && heads % kv_heads == 0, "attention: heads are not a multiple of KV heads");
+  const BufferRange r[] = {params, q, k_cache, v_cache, out};
+  struct {
+    uint32_t heads, kv_heads, hd;
+    float scale;
+  } push{heads, kv_heads, head_dim, 1.f / std::sqrt(static_cast<float>(head_dim))};
+  cs.dispatch(*attn_, da.make(*attn_, r), &push, sizeof push, heads, max_tokens);
+}
+
+void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                      const BufferRange& table_chunk, const BufferRange& x, const BufferRange& logits, uint32_t rows,
+                      uint32_t dim, uint32_t row0, uint32_t vocab, uint32_t max_tokens) {
+  require(dim % 8 == 0, "lm_head: dim " + std::to_string(dim) + " is not a multiple of 8");
+  const bool block = max_tokens > 1;
+  const Pipeline& p = *lm_head_[block ? 1 : 0];
+  const BufferRange r[] = {params, table_chunk, x, logits};
+  const uint32_t push[] = {rows, dim, row0, vocab};
+  const uint32_t rows_per_wg = mat_wg_ / tpr_;
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
+}
+
+void Kernels::argmax(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& values,
+                     const BufferRange& best, uint32_t count, uint32_t max_tokens) {
+  const BufferRange r[] = {params, values, best};
+  const uint32_t push[] = {count};
+  cs.dispatch(*argmax_, da.make(*argmax_, r), push, sizeof push, max_tokens);
+}
+
+std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max_range) {
+  if (row_bytes == 0 || row_bytes > max_range)
+    throw VulkanError("a row of " + std::to_string(row_bytes) + " bytes does not fit one storage binding of " +
+                      std::to_string(max_range) + " bytes");
+  const auto per = static_cast<uint32_t>(std::min<uint64_t>(max_range / row_bytes, rows));
+  std::vector<RowChunk> out;
+  for (uint32_t r = 0; r < rows; r += per) out.push_back({r, std::min(per, rows - r)});
+  return out;
+}
+
+std::vector<float> make_rope_table(uint32_t positions, uint32_t head_dim, float base) {
+  const uint32_t half = head_dim / 2;
+  std::vector<float> t(std::size_t{positions} * half * 2);
+  for (uint32_t p = 0; p < positions; ++p)
+    for (uint32_t i = 0; i < half; ++i) {
+      // Same expression as ref::rope_neox, so the angles agree to the last bit.
+      const double theta = static_cast<double>(p) * std::pow(static_cast<double>(base), -2.0 * i / head_dim);
+      t[(std::size_t{p} * half + i) * 2] = static_cast<float>(std::cos(theta));
+      t[(std::size_t{p} * half + i) * 2 + 1] = static_cast<float>(std::sin(theta));
+    }
+  return t;
+}
+
+}  // namespace trit::vk

@@ -1,0 +1,89 @@
+#pragma once
+// The forward pass's compute kernels (shaders/*.comp) as pipelines configured for one device, with one
+// recording function each. Every kernel reads binding 0, the per-submit parameters (pos0, n_tokens),
+// so a command buffer recorded once serves every position and any token count up to the block size it
+// was recorded for. Sizes go in push constants (fixed at recording); tuning knobs are specialization
+// constants chosen here from the queried features, never from the device name.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vulkan/context.h"
+
+namespace trit::vk {
+
+// The per-submit parameters at binding 0 of every kernel (shaders/common.glsl).
+struct Params {
+  uint32_t pos0 = 0;
+  uint32_t n_tokens = 0;
+};
+
+// The largest token block one recording can carry per workgroup row in the matrix kernels.
+inline constexpr uint32_t kTokenTile = 8;
+
+enum class TernaryMode : uint32_t { Store = 0, Accumulate = 1, Gate = 2 };
+
+// A table of `rows` rows of `row_bytes` each, cut into chunks that each fit one storage binding of
+// max_range bytes (the LM head and embedding of large vocabularies: 657 MB in 2B4T, 128 MiB per binding
+// on lavapipe). Throws VulkanError if one row alone does not fit.
+struct RowChunk {
+  uint32_t row0 = 0, rows = 0;
+};
+std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max_range);
+
+// cos/sin of pos * base^(-2i/head_dim) for pos < positions, i < head_dim/2, as (cos, sin) float pairs,
+// computed in double exactly as ref::rope_neox does.
+std::vector<float> make_rope_table(uint32_t positions, uint32_t head_dim, float base);
+
+class Kernels {
+ public:
+  Kernels(const Context& ctx, bool kv_f16);
+
+  // x[t] = table[tok[t]] (F16 -> F32) for the tokens whose id is in [row0, row0 + rows) of this chunk.
+  void embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
+             const BufferRange& table_chunk, const BufferRange& x, uint32_t dim, uint32_t row0, uint32_t rows,
+             uint32_t max_tokens);
+
+  // Per token: h = rmsnorm(x, w) (or x itself when w is null), then q = int8(h) and s; or, with h given
+  // and q null, only h (the final norm). k must be a multiple of 4.
+  void rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& x,
+                     const BufferRange* w, const BufferRange* h, const BufferRange* q, const BufferRange* s,
+                     uint32_t k, float eps, uint32_t max_tokens);
+
+  // y = ternary(W) . xq / s * scale (Store), y += that (Accumulate), or with W2: relu(W xq)^2 * (W2 xq) (Gate).
+  void ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
+               const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
+               const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens);
+
+  // RoPE on q (in place) and k, then k, v appended to the caches at pos0 + t.
+  void rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
+               const BufferRange& k, const BufferRange& v, const BufferRange& rope_table, const BufferRange& k_cache,
+               const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens);
+
+  void attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
+                 const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
+                 uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens);
+
+  // logits[t][row0 + r] = table_chunk[r] . x[t] for r < rows; logits rows are `vocab` long.
+  void lm_head(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& table_chunk,
+               const BufferRange& x, const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0,
+               uint32_t vocab, uint32_t max_tokens);
+
+  // best[t] = argmax of values[t][0..count).
+  void argmax(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& values,
+              const BufferRange& best, uint32_t count, uint32_t max_tokens);
+
+  bool kv_f16() const { return kv_f16_; }
+  // Largest head_dim the attention kernel takes.
+  uint32_t max_head_dim() const { return 4 * attn_wg_; }
+
+ private:
+  const Context& ctx_;
+  bool kv_f16_;
+  uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64;
+  std::unique_ptr<Pipeline> embed_, norm_q8_, quant_q8_, norm_f32_, rope_, attn_, argmax_;
+  std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
+  std::unique_ptr<Pipeline> lm_head_[2];
+};
+
+}  // namespace trit::vk

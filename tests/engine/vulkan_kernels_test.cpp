@@ -1,0 +1,432 @@
+// Every forward-pass kernel on the Vulkan device of the test environment (lavapipe in CI) against the
+// CPU reference primitives (trit/reference_ops.h), on awkward sizes: K not a multiple of the
+// workgroup's stride, row counts that are multiples of nothing, odd vocabularies, several GQA ratios,
+// token blocks with partial tiles, tables split across bindings by a tiny artificial binding limit.
+//
+// Tolerances: integer sums (ternary products) must match exactly, and F16 widening is exact. Float
+// results differ from the reference only by summation order and by the GPU's division (<= 2.5 ulp in
+// Vulkan): ~K * 2^-24 relative to the sum of magnitudes, so bounds are stated against that sum.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "trit/reference_ops.h"
+#include "vulkan/context.h"
+#include "vulkan/kernels.h"
+
+namespace {
+
+using trit::vk::Buffer;
+using trit::vk::BufferRange;
+using trit::vk::CommandSequence;
+using trit::vk::MemoryUse;
+
+struct Gpu {
+  explicit Gpu(bool kv_f16 = true, uint64_t max_range = 0) : ctx(opts(max_range)), k(ctx, kv_f16), da(ctx) {}
+  static trit::vk::ContextOptions opts(uint64_t max_range) {
+    trit::vk::ContextOptions o;
+    o.max_binding_range = max_range;
+    return o;
+  }
+  template <typename T>
+  Buffer buf(const std::vector<T>& data) {
+    Buffer b(ctx, std::max<uint64_t>(data.size() * sizeof(T), 16), MemoryUse::Device);
+    b.upload(data.data(), data.size() * sizeof(T));
+    return b;
+  }
+  Buffer zeros(uint64_t bytes) {
+    std::vector<uint8_t> z(std::max<uint64_t>(bytes, 16), 0);
+    return buf(z);
+  }
+  // Records `rec` with a params buffer holding (pos0, n_tokens) and runs it once.
+  void run(uint32_t pos0, uint32_t n_tokens, const std::function<void(CommandSequence&, const BufferRange&)>& rec) {
+    const trit::vk::Params p{pos0, n_tokens};
+    Buffer pb(ctx, sizeof p, MemoryUse::Upload);
+    pb.upload(&p, sizeof p);
+    CommandSequence cs(ctx);
+    cs.begin();
+    rec(cs, BufferRange{&pb, 0, 0});
+    cs.end();
+    cs.run();
+  }
+  template <typename T>
+  std::vector<T> get(const Buffer& b, size_t count) {
+    std::vector<T> out(count);
+    b.download(out.data(), count * sizeof(T));
+    return out;
+  }
+  trit::vk::Context ctx;
+  trit::vk::Kernels k;
+  trit::vk::DescriptorAllocator da;
+};
+
+BufferRange all(const Buffer& b) { return {&b, 0, 0}; }
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// I2_S codes of a random ternary matrix (codes 0, 1, 2 only).
+std::vector<uint8_t> random_codes(uint32_t rows, uint32_t cols, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> codes(size_t{rows} * cols / 4);
+  for (auto& b : codes) {
+    uint8_t v = 0;
+    for (int g = 0; g < 4; ++g) v = static_cast<uint8_t>(v | ((rng() % 3) << (2 * g)));
+    b = v;
+  }
+  return codes;
+}
+
+std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+  return v;
+}
+
+std::vector<uint16_t> to_f16(const std::vector<float>& v) {
+  std::vector<uint16_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = trit::ref::f32_to_f16(v[i]);
+  return out;
+}
+
+// ---- ternary matrix x int8 activations --------------------------------------------------------------
+
+struct TernaryCase {
+  uint32_t rows, cols, tokens, max_tokens;
+};
+
+void check_ternary(Gpu& g, const TernaryCase& c, trit::vk::TernaryMode mode, bool unit_scales) {
+  SCOPED_TRACE(testing::Message() << "rows " << c.rows << " cols " << c.cols << " tokens " << c.tokens << " mode "
+                                  << static_cast<int>(mode));
+  const auto codes = random_codes(c.rows, c.cols, c.rows * 7 + c.cols);
+  const auto codes2 = random_codes(c.rows, c.cols, c.rows * 11 + c.cols + 1);
+  const auto xq = random_int8(size_t{c.tokens} * c.cols, c.cols + c.tokens);
+  std::vector<float> s(c.tokens, 1.f);
+  float scale = 1.f, scale2 = 1.f;
+  if (!unit_scales) {
+    s = random_floats(c.tokens, 5, 20.f, 900.f);
+    scale = 0.7319f;
+    scale2 = 1.9f;
+  }
+  const trit::TernaryMatrix m{codes.data(), scale, c.rows, c.cols};
+  const trit::TernaryMatrix m2{codes2.data(), scale2, c.rows, c.cols};
+  std::vector<float> want(size_t{c.tokens} * c.rows), want2(want.size());
+  trit::ref::ternary_matmul(m, xq, s, want);
+  const auto y0 = random_floats(want.size(), 99);  // the residual the Accumulate mode adds to
+  if (mode == trit::vk::TernaryMode::Accumulate)
+    for (size_t i = 0; i < want.size(); ++i) want[i] = y0[i] + want[i];
+  if (mode == trit::vk::TernaryMode::Gate) {
+    trit::ref::ternary_matmul(m2, xq, s, want2);
+    trit::ref::squared_relu_gate(want, want2, want);
+  }
+
+  Buffer w = g.buf(codes), w2 = g.buf(codes2), xb = g.buf(xq), sb = g.buf(s);
+  Buffer y = g.buf(mode == trit::vk::TernaryMode::Accumulate ? y0 : std::vector<float>(want.size(), -7.f));
+  const BufferRange w2r = all(w2);
+  g.run(0, c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.ternary(cs, g.da, p, mode, all(w), scale, mode == trit::vk::TernaryMode::Gate ? &w2r : nullptr, scale2, all(xb),
+                all(sb), all(y), c.rows, c.cols, c.max_tokens);
+  });
+  const auto got = g.get<float>(y, want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (unit_scales && mode == trit::vk::TernaryMode::Store) {
+      ASSERT_EQ(got[i], want[i]) << "integer sum differs at token " << i / c.rows << " row " << i % c.rows;
+    } else {
+      ASSERT_NEAR(got[i], want[i], 4e-6f * std::fabs(want[i]) + 1e-6f) << "at token " << i / c.rows << " row " << i % c.rows;
+    }
+  }
+}
+
+TEST(VulkanKernels, TernaryIntegerSumsAreExact) {
+  Gpu g;
+  // cols 384 = 6 uvec4s per row (fewer than the lanes per row), 2560 = the 2B4T width; rows odd.
+  for (const TernaryCase& c : {TernaryCase{37, 384, 1, 1}, TernaryCase{301, 2560, 1, 1}, TernaryCase{5, 128, 1, 1},
+                               TernaryCase{37, 384, 11, 16}, TernaryCase{70, 1280, 8, 8}, TernaryCase{3, 640, 3, 64}})
+    check_ternary(g, c, trit::vk::TernaryMode::Store, true);
+}
+
+TEST(VulkanKernels, TernaryScalesResidualAndGate) {
+  Gpu g;
+  for (auto mode : {trit::vk::TernaryMode::Store, trit::vk::TernaryMode::Accumulate, trit::vk::TernaryMode::Gate})
+    for (const TernaryCase& c : {TernaryCase{53, 512, 1, 1}, TernaryCase{53, 512, 13, 16}})
+      check_ternary(g, c, mode, false);
+}
+
+TEST(VulkanKernels, TernaryIgnoresTokensBeyondTheSubmittedCount) {
+  // Recorded for 16 tokens, submitted with 3: rows of tokens 3.. must stay untouched.
+  Gpu g;
+  const uint32_t rows = 9, cols = 256;
+  const auto codes = random_codes(rows, cols, 1);
+  const auto xq = random_int8(16 * cols, 2);
+  Buffer w = g.buf(codes), xb = g.buf(xq), sb = g.buf(std::vector<float>(16, 1.f));
+  Buffer y = g.buf(std::vector<float>(16 * rows, 42.f));
+  g.run(0, 3, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.ternary(cs, g.da, p, trit::vk::TernaryMode::Store, all(w), 1.f, nullptr, 1.f, all(xb), all(sb), all(y), rows,
+                cols, 16);
+  });
+  const auto got = g.get<float>(y, 16 * rows);
+  for (size_t i = 3 * rows; i < got.size(); ++i) ASSERT_EQ(got[i], 42.f) << i;
+  EXPECT_NE(got[0], 42.f);
+}
+
+// ---- RMSNorm + int8 quantization --------------------------------------------------------------------
+
+// The GPU's h differs from the reference's by a few ulp, so q may differ by one step where h * s sits
+// within a hair of a rounding boundary; anywhere else it must be equal.
+void expect_quant_close(const std::vector<uint8_t>& got_packed, const std::vector<int8_t>& want, const std::vector<float>& h_ref,
+                        float s_ref, size_t offset) {
+  int near_ties = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto gq = static_cast<int8_t>(got_packed[offset + i]);
+    if (gq == want[i]) continue;
+    const float v = h_ref[i] * s_ref;
+    const float frac = std::fabs(v - std::trunc(v));
+    ASSERT_LE(std::abs(gq - want[i]), 1) << "element " << i;
+    ASSERT_NEAR(frac, 0.5f, 1e-3f) << "element " << i << " differs away from a rounding boundary";
+    ++near_ties;
+  }
+  EXPECT_LE(near_ties, static_cast<int>(want.size() / 100 + 1));
+}
+
+TEST(VulkanKernels, RmsNormQuantMatchesReference) {
+  Gpu g;
+  for (uint32_t k : {1408u, 4u, 516u, 2560u}) {
+    SCOPED_TRACE(k);
+    const uint32_t n = 3;
+    auto x = random_floats(size_t{n} * k, k, -3.f, 3.f);
+    x[1] = 0.5f;  // exact halves exercise the rounding rule
+    const auto w = random_floats(k, k + 1, 0.2f, 2.f);
+    Buffer xb = g.buf(x), wb = g.buf(w), qb = g.zeros(size_t{n} * k), sb = g.zeros(n * 4), hb = g.zeros(size_t{n} * k * 4);
+    const BufferRange wr = all(wb), qr = all(qb), sr = all(sb), hr = all(hb);
+    g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
+      g.k.rmsnorm_quant(cs, g.da, p, all(xb), &wr, nullptr, &qr, &sr, k, 1e-5f, n);
+    });
+    const auto q = g.get<uint8_t>(qb, size_t{n} * k);
+    const auto s = g.get<float>(sb, n);
+    g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
+      g.k.rmsnorm_quant(cs, g.da, p, all(xb), &wr, &hr, nullptr, nullptr, k, 1e-5f, n);
+    });
+    const auto h = g.get<float>(hb, size_t{n} * k);
+    for (uint32_t t = 0; t < n; ++t) {
+      std::vector<float> xt(x.begin() + t * k, x.begin() + (t + 1) * k), ht(k);
+      trit::ref::rmsnorm(xt, w, 1e-5f, ht);
+      std::vector<int8_t> qt(k);
+      const float st = trit::ref::quantize_int8_per_token(ht, qt);
+      EXPECT_NEAR(s[t], st, 1e-5f * st);
+      for (uint32_t i = 0; i < k; ++i) ASSERT_NEAR(h[t * k + i], ht[i], 2e-6f * std::fabs(ht[i]) + 1e-7f) << t << "," << i;
+      expect_quant_close(q, qt, ht, st, size_t{t} * k);
+    }
+  }
+}
+
+TEST(VulkanKernels, QuantizeOnlyMatchesReferenceIncludingHalvesAndZeros) {
+  Gpu g;
+  const uint32_t k = 260, n = 2;
+  // Token 0: values whose products with s = 127 / 127 = 1 are exact halves: the rounding rule decides.
+  std::vector<float> x(size_t{n} * k, 0.f);
+  for (uint32_t i = 0; i < k; ++i) x[i] = static_cast<float>(static_cast<int>(i % 255) - 127) + ((i % 2) ? 0.5f : -0.5f);
+  x[0] = 127.f;
+  x[1] = -127.f;
+  // Token 1: all zeros (s = 127 / 1e-5, every q 0).
+  Buffer xb = g.buf(x), qb = g.zeros(size_t{n} * k), sb = g.zeros(n * 4);
+  const BufferRange qr = all(qb), sr = all(sb);
+  g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.rmsnorm_quant(cs, g.da, p, all(xb), nullptr, nullptr, &qr, &sr, k, 1e-5f, n);
+  });
+  const auto q = g.get<uint8_t>(qb, size_t{n} * k);
+  const auto s = g.get<float>(sb, n);
+  for (uint32_t t = 0; t < n; ++t) {
+    std::vector<float> xt(x.begin() + t * k, x.begin() + (t + 1) * k);
+    std::vector<int8_t> qt(k);
+    const float st = trit::ref::quantize_int8_per_token(xt, qt);
+    EXPECT_FLOAT_EQ(s[t], st);
+    for (uint32_t i = 0; i < k; ++i) ASSERT_EQ(static_cast<int8_t>(q[t * k + i]), qt[i]) << t << "," << i << " x " << xt[i];
+  }
+}
+
+// ---- embedding and LM head --------------------------------------------------------------------------
+
+TEST(VulkanKernels, SplitRowsCoversEveryRowOnce) {
+  const auto c = trit::vk::split_rows(1003, 512, 512 * 400 + 100);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].row0, 0u);
+  EXPECT_EQ(c[0].rows, 400u);
+  EXPECT_EQ(c[2].row0, 800u);
+  EXPECT_EQ(c[2].rows, 203u);
+  EXPECT_EQ(trit::vk::split_rows(7, 16, 1 << 20).size(), 1u);
+  EXPECT_THROW(trit::vk::split_rows(7, 1024, 512), trit::VulkanError);
+}
+
+TEST(VulkanKernels, EmbeddingLookupAcrossSplitTable) {
+  const uint32_t vocab = 1003, dim = 256;
+  // A 64 KiB binding limit splits the 513,536-byte table into 8 chunks.
+  Gpu g(true, 64 * 1024);
+  const auto table = to_f16(random_floats(size_t{vocab} * dim, 3, -2.f, 2.f));
+  const auto chunks = trit::vk::split_rows(vocab, dim * 2, g.ctx.max_binding_range());
+  ASSERT_GT(chunks.size(), 4u);
+  std::vector<Buffer> parts;
+  for (const auto& c : chunks)
+    parts.push_back(g.buf(std::vector<uint16_t>(table.begin() + size_t{c.row0} * dim, table.begin() + size_t{c.row0 + c.rows} * dim)));
+  const std::vector<int32_t> tokens = {0, 1002, 255, 256, 511, 512, 17, 0};
+  Buffer tb = g.buf(tokens), xb = g.zeros(tokens.size() * dim * 4);
+  g.run(0, static_cast<uint32_t>(tokens.size()), [&](CommandSequence& cs, const BufferRange& p) {
+    for (size_t i = 0; i < chunks.size(); ++i)
+      g.k.embed(cs, g.da, p, all(tb), all(parts[i]), all(xb), dim, chunks[i].row0, chunks[i].rows,
+                static_cast<uint32_t>(tokens.size()));
+  });
+  const auto x = g.get<float>(xb, tokens.size() * dim);
+  std::vector<float> want(dim);
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    trit::ref::embed_token(table.data(), vocab, dim, tokens[t], want);
+    for (uint32_t d = 0; d < dim; ++d) ASSERT_EQ(x[t * dim + d], want[d]) << "token " << t << " dim " << d;
+  }
+}
+
+void check_lm_head(uint32_t vocab, uint32_t dim, uint32_t n, uint32_t max_tokens, uint64_t max_range) {
+  SCOPED_TRACE(testing::Message() << "vocab " << vocab << " dim " << dim << " tokens " << n);
+  Gpu g(true, max_range);
+  const auto table = to_f16(random_floats(size_t{vocab} * dim, vocab, -1.f, 1.f));
+  const auto x = random_floats(size_t{n} * dim, dim + n, -2.f, 2.f);
+  const auto chunks = trit::vk::split_rows(vocab, dim * 2, g.ctx.max_binding_range());
+  std::vector<Buffer> parts;
+  for (const auto& c : chunks)
+    parts.push_back(g.buf(std::vector<uint16_t>(table.begin() + size_t{c.row0} * dim, table.begin() + size_t{c.row0 + c.rows} * dim)));
+  Buffer xb = g.buf(x), lb = g.zeros(size_t{n} * vocab * 4);
+  g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
+    for (size_t i = 0; i < chunks.size(); ++i)
+      g.k.lm_head(cs, g.da, p, all(parts[i]), all(xb), all(lb), chunks[i].rows, dim, chunks[i].row0, vocab, max_tokens);
+  });
+  const auto got = g.get<float>(lb, size_t{n} * vocab);
+  std::vector<float> want(vocab);
+  for (uint32_t t = 0; t < n; ++t) {
+    std::vector<float> xt(x.begin() + t * dim, x.begin() + (t + 1) * dim);
+    trit::ref::lm_head(table.data(), vocab, dim, xt, want);
+    for (uint32_t v = 0; v < vocab; ++v) {
+      float mag = 0.f;
+      for (uint32_t d = 0; d < dim; ++d) mag += std::fabs(trit::ref::f16_to_f32(table[size_t{v} * dim + d]) * xt[d]);
+      ASSERT_NEAR(got[size_t{t} * vocab + v], want[v], 1e-6f * mag * std::sqrt(static_cast<float>(dim)) + 1e-6f)
+          << "token " << t << " row " << v;
+    }
+  }
+}
+
+TEST(VulkanKernels, LmHeadOddVocabulariesSplitAcrossBindings) {
+  check_lm_head(1003, 512, 1, 1, 100 * 1024);   // 10 chunks
+  check_lm_head(2051, 1280, 5, 8, 0);           // one chunk, a partial token tile
+  check_lm_head(2051, 128, 11, 16, 96 * 1024);  // 6 chunks, two token tiles
+}
+
+TEST(VulkanKernels, LmHeadFullLlama3Vocabulary) {
+  check_lm_head(128256, 128, 1, 1, 4 << 20);  // 128,256 rows in 8 chunks of a 4 MiB limit
+}
+
+TEST(VulkanKernels, ArgmaxFindsTheFirstLargest) {
+  Gpu g;
+  for (uint32_t count : {128256u, 1003u, 1u}) {
+    SCOPED_TRACE(count);
+    auto v = random_floats(size_t{2} * count, count, -5.f, 5.f);
+    if (count > 10) {
+      v[count - 1] = 9.f;         // token 0: the last element wins
+      v[count + 7] = 9.5f;        // token 1: a tie, the first index wins
+      v[count + count - 3] = 9.5f;
+    }
+    Buffer vb = g.buf(v), rb = g.zeros(8);
+    g.run(0, 2, [&](CommandSequence& cs, const BufferRange& p) { g.k.argmax(cs, g.da, p, all(vb), all(rb), count, 2); });
+    const auto got = g.get<uint32_t>(rb, 2);
+    for (uint32_t t = 0; t < 2; ++t)
+      EXPECT_EQ(got[t], trit::ref::argmax(std::span<const float>(v.data() + size_t{t} * count, count))) << t;
+  }
+}
+
+// ---- RoPE + KV cache, attention ---------------------------------------------------------------------
+
+void check_rope_kv(bool f16) {
+  SCOPED_TRACE(f16 ? "F16 cache" : "F32 cache");
+  Gpu g(f16);
+  const uint32_t heads = 6, kv = 2, hd = 64, n = 5, pos0 = 1000, ctx = 1010;
+  const float base = 500000.f;
+  const auto q = random_floats(size_t{n} * heads * hd, 1), k = random_floats(size_t{n} * kv * hd, 2),
+             v = random_floats(size_t{n} * kv * hd, 3);
+  const auto table = trit::vk::make_rope_table(ctx, hd, base);
+  const size_t cache_words = f16 ? size_t{ctx} * kv * hd / 2 : size_t{ctx} * kv * hd;
+  Buffer qb = g.buf(q), kb = g.buf(k), vb = g.buf(v), rt = g.buf(table);
+  Buffer kc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu)), vc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu));
+  g.run(pos0, n, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.rope_kv(cs, g.da, p, all(qb), all(kb), all(vb), all(rt), all(kc), all(vc), heads, kv, hd, 8);
+  });
+  const auto gq = g.get<float>(qb, q.size());
+  const auto gk = g.get<uint32_t>(kc, cache_words), gv = g.get<uint32_t>(vc, cache_words);
+  const size_t kvdim = size_t{kv} * hd;
+  for (uint32_t t = 0; t < n; ++t) {
+    std::vector<float> qt(q.begin() + t * heads * hd, q.begin() + (t + 1) * heads * hd);
+    std::vector<float> kt(k.begin() + t * kvdim, k.begin() + (t + 1) * kvdim);
+    trit::ref::rope_neox(qt, hd, static_cast<int32_t>(pos0 + t), base);
+    trit::ref::rope_neox(kt, hd, static_cast<int32_t>(pos0 + t), base);
+    for (size_t i = 0; i < qt.size(); ++i) ASSERT_NEAR(gq[t * qt.size() + i], qt[i], 1e-6f) << t << "," << i;
+    for (size_t i = 0; i < kvdim; ++i) {
+      const size_t e = (pos0 + t) * kvdim + i;
+      if (f16) {
+        const auto gk16 = static_cast<uint16_t>(gk[e / 2] >> (16 * (e % 2)));
+        const auto gv16 = static_cast<uint16_t>(gv[e / 2] >> (16 * (e % 2)));
+        // The conversion's rounding mode is the driver's choice (nearest or toward zero): one ulp.
+        ASSERT_LE(std::abs(int(gk16) - int(trit::ref::f32_to_f16(kt[i]))), 1) << t << "," << i;
+        ASSERT_LE(std::abs(int(gv16) - int(trit::ref::f32_to_f16(v[t * kvdim + i]))), 1) << t << "," << i;
+      } else {
+        ASSERT_NEAR(std::bit_cast<float>(gk[e]), kt[i], 1e-6f) << t << "," << i;
+        ASSERT_EQ(std::bit_cast<float>(gv[e]), v[t * kvdim + i]) << t << "," << i;
+      }
+    }
+  }
+  // Positions outside [pos0, pos0 + n) are untouched.
+  EXPECT_EQ(gk[0], 0xdeadbeefu);
+  EXPECT_EQ(gv[cache_words - 1], 0xdeadbeefu);
+}
+
+TEST(VulkanKernels, RopeAndKvWriteF16) { check_rope_kv(true); }
+TEST(VulkanKernels, RopeAndKvWriteF32) { check_rope_kv(false); }
+
+void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_t pos0, uint32_t n) {
+  SCOPED_TRACE(testing::Message() << (f16 ? "F16" : "F32") << " heads " << heads << "/" << kv << " hd " << hd << " pos0 "
+                                  << pos0 << " n " << n);
+  Gpu g(f16);
+  const uint32_t positions = pos0 + n;
+  const size_t kvdim = size_t{kv} * hd, qdim = size_t{heads} * hd;
+  const auto q = random_floats(n * qdim, 7, -2.f, 2.f);
+  const auto kf = random_floats(positions * kvdim, 8, -2.f, 2.f), vf = random_floats(positions * kvdim, 9);
+  Buffer qb = g.buf(q), ob = g.zeros(n * qdim * 4);
+  std::vector<uint16_t> k16 = to_f16(kf), v16 = to_f16(vf);
+  Buffer kc = f16 ? g.buf(k16) : g.buf(kf), vc = f16 ? g.buf(v16) : g.buf(vf);
+  g.run(pos0, n, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.attention(cs, g.da, p, all(qb), all(kc), all(vc), all(ob), heads, kv, hd, n);
+  });
+  const auto got = g.get<float>(ob, n * qdim);
+  std::vector<float> want(qdim);
+  for (uint32_t t = 0; t < n; ++t) {
+    std::span<const float> qt(q.data() + t * qdim, qdim);
+    if (f16)
+      trit::ref::attention(qt, std::span<const uint16_t>(k16), std::span<const uint16_t>(v16), pos0 + t + 1, heads, kv, hd, want);
+    else
+      trit::ref::attention(qt, std::span<const float>(kf), std::span<const float>(vf), pos0 + t + 1, heads, kv, hd, want);
+    for (size_t i = 0; i < qdim; ++i) ASSERT_NEAR(got[t * qdim + i], want[i], 2e-5f) << "token " << t << " elem " << i;
+  }
+}
+
+TEST(VulkanKernels, AttentionDecodeAndBlocksWithGqa) {
+  check_attention(true, 8, 2, 64, 0, 1);      // the first token attends to itself only
+  check_attention(true, 8, 2, 64, 140, 1);    // several key chunks
+  check_attention(true, 4, 1, 128, 60, 7);    // GQA 4:1, block of queries straddling a chunk edge
+  check_attention(false, 5, 5, 32, 65, 3);    // no GQA, F32 cache
+  check_attention(false, 10, 2, 128, 0, 9);   // the golden-b shape, a prefill from position 0
+}
+
+}  // namespace
