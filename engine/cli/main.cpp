@@ -1,4 +1,5 @@
 // trit-cli: generation, benchmarks and inspection on the same engine as the desktop app.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -22,9 +23,10 @@ namespace {
 void print_usage(std::FILE* to) {
   std::fprintf(to, "trit-cli %s: BitNet b1.58 inference on the Trit engine\n\nusage: trit-cli COMMAND [ARGS...]\n\n",
                TRIT_VERSION);
-  for (const auto& c : trit::cli::commands())
-    std::fprintf(to, "  %-60s %s\n", c.usage.c_str(), c.summary.c_str());
-  std::fprintf(to, "\n  %-60s %s\n", "--version", "print the version");
+  auto sorted = trit::cli::commands();
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& c : sorted) std::fprintf(to, "  trit-cli %s\n      %s\n", c.usage.c_str(), c.summary.c_str());
+  std::fprintf(to, "\n  trit-cli --version\n      print the version\n");
 }
 }  // namespace
 
