@@ -1,7 +1,9 @@
 #pragma once
 // The CPU reference forward pass of BitNet b1.58 (../shared/docs/bitnet-b158.md), built from the
-// primitives of reference_ops.h: fp32 accumulation, int8 per-token activation quantization before every
-// bitlinear (W1.58A8), NeoX RoPE, GQA, sub-norms, squared ReLU, tied F16 LM head. It is the yardstick
+// primitives of reference_ops.h run in double precision (src/cpu/ops_impl.h says why): int8 per-token
+// activation quantization before every bitlinear (W1.58A8), exact int32 ternary sums, NeoX RoPE, GQA,
+// sub-norms, squared ReLU, tied F16 LM head. It reproduces the golden logits bit for bit with an F16
+// cache. It is the yardstick
 // the Vulkan engine is measured against, so it favours clarity over speed; rows of each matrix product
 // may be split over a few threads, which does not change a single bit of the result.
 #include <cstddef>
@@ -37,10 +39,10 @@ class CpuForward final : public Forward {
 
  private:
   void ensure_cache(int32_t positions);
-  void store_kv(uint32_t layer, int32_t pos, std::span<const float> k, std::span<const float> v);
-  void attend(uint32_t layer, std::span<const float> q, int32_t n_ctx, std::span<float> out) const;
+  void store_kv(uint32_t layer, int32_t pos, const double* k, const double* v);
+  void attend(uint32_t layer, const double* q, int32_t n_ctx, double* out) const;
   // y[n x m.rows] = bitlinear(m, x[n x m.cols]) token by token, rows split over the threads.
-  void bitlinear_block(const TernaryMatrix& m, std::span<const float> x, std::size_t n, std::span<float> y);
+  void bitlinear_block(const TernaryMatrix& m, const double* x, std::size_t n, double* y);
 
   std::shared_ptr<const Model> model_;
   KvPrecision kv_;
@@ -52,7 +54,7 @@ class CpuForward final : public Forward {
   std::vector<std::vector<uint16_t>> k16_, v16_;
   std::vector<std::vector<float>> k32_, v32_;
   std::vector<int8_t> xq_;  // scratch for the quantized activations of a block
-  std::vector<float> xs_;   // their per-token scales
+  std::vector<double> xs_;  // their per-token scales
 };
 
 }  // namespace trit

@@ -1,8 +1,9 @@
 #pragma once
 // The primitive operations of the BitNet b1.58 forward pass as plain, readable functions
-// (../shared/docs/bitnet-b158.md). They are the yardstick: the CPU reference forward pass is built
-// from them, and every GPU kernel is tested against them. All accumulation is in fp32 (the integer
-// sums of the ternary matrix products are exact in int32). Nothing here allocates or keeps state
+// (../shared/docs/bitnet-b158.md), in fp32 as a GPU kernel computes them: every kernel is tested
+// against these. The integer sums of the ternary products are exact in int32. The CPU reference
+// forward pass (cpu_forward.h) runs the very same code (src/cpu/ops_impl.h) in double precision,
+// which is what reproduces the golden logits; see there for why. Nothing here allocates or keeps state
 // unless it says so; sizes are checked and a mismatch throws std::invalid_argument naming the operation.
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,10 @@ uint16_t f32_to_f16(float f);
 
 // f32_to_f16 then f16_to_f32: the value a float takes when stored in an F16 buffer (the F16 KV cache).
 float round_to_f16(float f);
+
+// double -> IEEE binary16 bits with one rounding (to nearest even), never through float first (that
+// would round twice and miss the nearest half for values just beside a midpoint). Same rules as above.
+uint16_t f64_to_f16(double d);
 
 // ---- norms, activation quantization, activations ----------------------------------------------------
 

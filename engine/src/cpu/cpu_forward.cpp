@@ -1,5 +1,7 @@
 // The CPU reference forward pass: the spec's pseudo-code (bitnet-b158.md, "Forward pass for one token")
-// run over a block of tokens, one layer at a time. A block is processed as a whole per matrix so each
+// run over a block of tokens, one layer at a time, with activations in double precision (ops_impl.h
+// says why; the ternary sums are exact integers either way). The KV cache holds F16 (rounded once from
+// double) or F32 values, as the golden files' two variants do. A block is processed as a whole per matrix so each
 // weight row is decoded once per block; attention for token t of the block sees positions [0, pos+t],
 // which is exactly the causal view token-by-token evaluation would give.
 #include "trit/cpu_forward.h"
@@ -9,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "cpu/ops_impl.h"
 #include "cpu/parallel.h"
 #include "cpu/ternary_rows.h"
 #include "trit/reference_ops.h"
@@ -16,9 +19,9 @@
 namespace trit {
 namespace {
 
-std::span<float> row(std::vector<float>& v, std::size_t i, std::size_t width) {
-  return std::span<float>(v).subspan(i * width, width);
-}
+using Real = double;  // working precision of the activations
+
+Real* row(std::vector<Real>& v, std::size_t i, std::size_t width) { return v.data() + i * width; }
 
 }  // namespace
 
@@ -57,38 +60,35 @@ void CpuForward::ensure_cache(int32_t positions) {
   cache_positions_ = grown;
 }
 
-void CpuForward::store_kv(uint32_t layer, int32_t pos, std::span<const float> k, std::span<const float> v) {
-  const std::size_t off = static_cast<std::size_t>(pos) * k.size();
-  if (kv_ == KvPrecision::F16) {
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      k16_[layer][off + i] = ref::f32_to_f16(k[i]);
-      v16_[layer][off + i] = ref::f32_to_f16(v[i]);
+void CpuForward::store_kv(uint32_t layer, int32_t pos, const double* k, const double* v) {
+  const auto& cfg = model_->config();
+  const std::size_t n = std::size_t{cfg.kv_heads} * cfg.head_dim, off = static_cast<std::size_t>(pos) * n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kv_ == KvPrecision::F16) {
+      k16_[layer][off + i] = ref::f64_to_f16(k[i]);
+      v16_[layer][off + i] = ref::f64_to_f16(v[i]);
+    } else {
+      k32_[layer][off + i] = static_cast<float>(k[i]);
+      v32_[layer][off + i] = static_cast<float>(v[i]);
     }
-  } else {
-    std::copy(k.begin(), k.end(), k32_[layer].begin() + static_cast<std::ptrdiff_t>(off));
-    std::copy(v.begin(), v.end(), v32_[layer].begin() + static_cast<std::ptrdiff_t>(off));
   }
 }
 
-void CpuForward::attend(uint32_t layer, std::span<const float> q, int32_t n_ctx, std::span<float> out) const {
+void CpuForward::attend(uint32_t layer, const double* q, int32_t n_ctx, double* out) const {
   const auto& cfg = model_->config();
   const auto n = static_cast<uint32_t>(n_ctx);
   if (kv_ == KvPrecision::F16)
-    ref::attention(q, std::span<const uint16_t>(k16_[layer]), std::span<const uint16_t>(v16_[layer]), n, cfg.heads,
-                   cfg.kv_heads, cfg.head_dim, out);
+    cpu::attention(q, k16_[layer].data(), v16_[layer].data(), n, cfg.heads, cfg.kv_heads, cfg.head_dim, out);
   else
-    ref::attention(q, std::span<const float>(k32_[layer]), std::span<const float>(v32_[layer]), n, cfg.heads,
-                   cfg.kv_heads, cfg.head_dim, out);
+    cpu::attention(q, k32_[layer].data(), v32_[layer].data(), n, cfg.heads, cfg.kv_heads, cfg.head_dim, out);
 }
 
-void CpuForward::bitlinear_block(const TernaryMatrix& m, std::span<const float> x, std::size_t n, std::span<float> y) {
+void CpuForward::bitlinear_block(const TernaryMatrix& m, const double* x, std::size_t n, double* y) {
   xq_.resize(n * m.cols);
   xs_.resize(n);
-  for (std::size_t t = 0; t < n; ++t)
-    xs_[t] = ref::quantize_int8_per_token(x.subspan(t * m.cols, m.cols),
-                                          std::span<int8_t>(xq_).subspan(t * m.cols, m.cols));
+  for (std::size_t t = 0; t < n; ++t) xs_[t] = cpu::quantize_int8(x + t * m.cols, m.cols, xq_.data() + t * m.cols);
   cpu::parallel_for(m.rows, threads_, [&](std::size_t r0, std::size_t r1) {
-    cpu::ternary_rows(m, xq_.data(), xs_.data(), n, y.data(), static_cast<uint32_t>(r0), static_cast<uint32_t>(r1));
+    cpu::ternary_rows<double>(m, xq_.data(), xs_.data(), n, y, static_cast<uint32_t>(r0), static_cast<uint32_t>(r1));
   });
 }
 
@@ -120,54 +120,55 @@ void CpuForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span<fl
 
   const std::size_t dim = cfg.dim, qdim = std::size_t{cfg.heads} * cfg.head_dim,
                     kvdim = std::size_t{cfg.kv_heads} * cfg.head_dim, ffn = cfg.ffn;
-  std::vector<float> x(n * dim), h(n * dim), q(n * qdim), k(n * kvdim), v(n * kvdim), o(n * qdim), proj(n * dim),
+  const float eps = cfg.rms_eps;
+  std::vector<Real> x(n * dim), h(n * dim), q(n * qdim), k(n * kvdim), v(n * kvdim), o(n * qdim), proj(n * dim),
       gate(n * ffn), up(n * ffn);
 
-  for (std::size_t t = 0; t < n; ++t) ref::embed_token(w.token_embd, cfg.vocab, cfg.dim, tokens[t], row(x, t, dim));
+  for (std::size_t t = 0; t < n; ++t) {
+    const uint16_t* e = w.token_embd + static_cast<std::size_t>(tokens[t]) * dim;
+    for (std::size_t d = 0; d < dim; ++d) x[t * dim + d] = ref::f16_to_f32(e[d]);
+  }
 
   for (uint32_t l = 0; l < cfg.layers; ++l) {
     const LayerWeights& lw = w.layers[l];
 
     // Attention block.
-    for (std::size_t t = 0; t < n; ++t) ref::rmsnorm(row(x, t, dim), lw.attn_norm, cfg.rms_eps, row(h, t, dim));
-    bitlinear_block(lw.wq, h, n, q);
-    bitlinear_block(lw.wk, h, n, k);
-    bitlinear_block(lw.wv, h, n, v);
+    for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(x, t, dim), lw.attn_norm.data(), dim, eps, row(h, t, dim));
+    bitlinear_block(lw.wq, h.data(), n, q.data());
+    bitlinear_block(lw.wk, h.data(), n, k.data());
+    bitlinear_block(lw.wv, h.data(), n, v.data());
     for (std::size_t t = 0; t < n; ++t) {
       const int32_t p = pos + static_cast<int32_t>(t);
-      ref::rope_neox(row(q, t, qdim), cfg.head_dim, p, cfg.rope_base);
-      ref::rope_neox(row(k, t, kvdim), cfg.head_dim, p, cfg.rope_base);
+      cpu::rope_neox(row(q, t, qdim), qdim, cfg.head_dim, p, cfg.rope_base);
+      cpu::rope_neox(row(k, t, kvdim), kvdim, cfg.head_dim, p, cfg.rope_base);
       store_kv(l, p, row(k, t, kvdim), row(v, t, kvdim));
     }
+    // Token t sees positions [0, pos + t]: causal within the block as well as over the cache.
     cpu::parallel_for(n, threads_, [&](std::size_t t0, std::size_t t1) {
-      for (std::size_t t = t0; t < t1; ++t)
-        attend(l, row(q, t, qdim), pos + static_cast<int32_t>(t) + 1, row(o, t, qdim));
+      for (std::size_t t = t0; t < t1; ++t) attend(l, row(q, t, qdim), pos + static_cast<int32_t>(t) + 1, row(o, t, qdim));
     });
-    for (std::size_t t = 0; t < n; ++t) ref::rmsnorm(row(o, t, qdim), lw.attn_sub_norm, cfg.rms_eps, row(o, t, qdim));
-    bitlinear_block(lw.wo, o, n, proj);
+    for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(o, t, qdim), lw.attn_sub_norm.data(), qdim, eps, row(o, t, qdim));
+    bitlinear_block(lw.wo, o.data(), n, proj.data());
     for (std::size_t i = 0; i < n * dim; ++i) x[i] += proj[i];
 
     // Feed-forward block: squared ReLU gate, sub-norm over ffn.
-    for (std::size_t t = 0; t < n; ++t) ref::rmsnorm(row(x, t, dim), lw.ffn_norm, cfg.rms_eps, row(h, t, dim));
-    bitlinear_block(lw.gate, h, n, gate);
-    bitlinear_block(lw.up, h, n, up);
-    ref::squared_relu_gate(gate, up, gate);
+    for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(x, t, dim), lw.ffn_norm.data(), dim, eps, row(h, t, dim));
+    bitlinear_block(lw.gate, h.data(), n, gate.data());
+    bitlinear_block(lw.up, h.data(), n, up.data());
+    cpu::squared_relu_gate(gate.data(), up.data(), n * ffn, gate.data());
     for (std::size_t t = 0; t < n; ++t)
-      ref::rmsnorm(row(gate, t, ffn), lw.ffn_sub_norm, cfg.rms_eps, row(gate, t, ffn));
-    bitlinear_block(lw.down, gate, n, proj);
+      cpu::rmsnorm(row(gate, t, ffn), lw.ffn_sub_norm.data(), ffn, eps, row(gate, t, ffn));
+    bitlinear_block(lw.down, gate.data(), n, proj.data());
     for (std::size_t i = 0; i < n * dim; ++i) x[i] += proj[i];
   }
 
-  // Tied LM head on the tokens whose logits are wanted, vocabulary rows split over the threads.
-  const std::size_t first = all_logits ? 0 : n - 1;
-  for (std::size_t t = first; t < n; ++t) {
-    std::span<float> xt = row(x, t, dim);
-    ref::rmsnorm(xt, w.output_norm, cfg.rms_eps, xt);
-    std::span<float> out = logits.subspan((t - first) * cfg.vocab, cfg.vocab);
-    cpu::parallel_for(cfg.vocab, threads_, [&](std::size_t v0, std::size_t v1) {
-      ref::lm_head(w.token_embd + v0 * dim, static_cast<uint32_t>(v1 - v0), cfg.dim, xt, out.subspan(v0, v1 - v0));
-    });
-  }
+  // Final norm and tied LM head on the tokens whose logits are wanted; vocabulary rows over the threads.
+  const std::size_t first = all_logits ? 0 : n - 1, wanted = n - first;
+  for (std::size_t t = first; t < n; ++t) cpu::rmsnorm(row(x, t, dim), w.output_norm.data(), dim, eps, row(x, t, dim));
+  const Real* xs = row(x, first, dim);
+  cpu::parallel_for(cfg.vocab, threads_, [&](std::size_t r0, std::size_t r1) {
+    cpu::lm_head_rows(w.token_embd, cfg.dim, xs, wanted, logits.data(), cfg.vocab, r0, r1);
+  });
   filled_ = pos + static_cast<int32_t>(n);
 }
 

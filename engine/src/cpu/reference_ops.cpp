@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/ops_impl.h"
 #include "cpu/ternary_rows.h"
 
 namespace trit::ref {
@@ -71,38 +72,56 @@ uint16_t f32_to_f16(float f) {
 
 float round_to_f16(float f) { return f16_to_f32(f32_to_f16(f)); }
 
+uint16_t f64_to_f16(double d) {
+  // The same steps as f32_to_f16 on the 64-bit layout (11-bit exponent, 52-bit mantissa), so a double
+  // is rounded once, never through float first.
+  const uint64_t x = std::bit_cast<uint64_t>(d);
+  const auto sign = static_cast<uint16_t>((x >> 48) & 0x8000u);
+  const uint64_t ax = x & 0x7fffffffffffffffull;
+  if (ax >= 0x7ff0000000000000ull) {
+    if (ax == 0x7ff0000000000000ull) return static_cast<uint16_t>(sign | 0x7c00u);
+    return static_cast<uint16_t>(sign | 0x7e00u | ((ax >> 42) & 0x3ffu));
+  }
+  if (ax >= 0x40effe0000000000ull) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520
+  if (ax < 0x3f10000000000000ull) {                                              // < 2^-14
+    const uint64_t e = ax >> 52;
+    if (e < 998) return sign;  // below 2^-25
+    const uint64_t m = (ax & 0xfffffffffffffull) | 0x10000000000000ull;
+    const uint64_t shift = 1051 - e;  // value = m * 2^(e-1075) = (m >> shift) units of 2^-24
+    uint64_t q = m >> shift;
+    const uint64_t rem = m & ((uint64_t{1} << shift) - 1u);
+    const uint64_t half = uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u))) ++q;
+    return static_cast<uint16_t>(sign | q);
+  }
+  const uint64_t r = ax - (uint64_t{1008} << 52);  // rebias 1023 -> 15
+  uint64_t q = r >> 42;
+  const uint64_t rem = r & ((uint64_t{1} << 42) - 1u);
+  const uint64_t half = uint64_t{1} << 41;
+  if (rem > half || (rem == half && (q & 1u))) ++q;
+  return static_cast<uint16_t>(sign | q);
+}
+
 // ---- norms, activation quantization, activations ----------------------------------------------------
 
 void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std::span<float> out) {
   require(!x.empty(), "rmsnorm", "empty input");
   require(w.size() == x.size() && out.size() == x.size(), "rmsnorm",
           "size mismatch: x " + sz(x.size()) + ", w " + sz(w.size()) + ", out " + sz(out.size()));
-  float ss = 0.f;
-  for (float v : x) ss += v * v;
-  const float inv = 1.f / std::sqrt(ss / static_cast<float>(x.size()) + eps);
-  for (std::size_t i = 0; i < x.size(); ++i) out[i] = x[i] * inv * w[i];
+  std::vector<float> tmp(x.begin(), x.end());  // out may alias x
+  cpu::rmsnorm(tmp.data(), w.data(), x.size(), eps, out.data());
 }
 
 float quantize_int8_per_token(std::span<const float> x, std::span<int8_t> xq) {
   require(xq.size() == x.size(), "quantize_int8_per_token",
           "size mismatch: x " + sz(x.size()) + ", xq " + sz(xq.size()));
-  float amax = 0.f;
-  for (float v : x) amax = std::max(amax, std::fabs(v));
-  const float s = 127.f / std::max(amax, 1e-5f);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const float r = std::round(x[i] * s);  // std::round: halves go away from zero
-    xq[i] = static_cast<int8_t>(std::clamp(r, -128.f, 127.f));
-  }
-  return s;
+  return cpu::quantize_int8(x.data(), x.size(), xq.data());
 }
 
 void squared_relu_gate(std::span<const float> g, std::span<const float> u, std::span<float> out) {
   require(u.size() == g.size() && out.size() == g.size(), "squared_relu_gate",
           "size mismatch: g " + sz(g.size()) + ", u " + sz(u.size()) + ", out " + sz(out.size()));
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    const float r = std::max(g[i], 0.f);
-    out[i] = r * r * u[i];
-  }
+  cpu::squared_relu_gate(g.data(), u.data(), g.size(), out.data());
 }
 
 // ---- I2_S ternary weights ---------------------------------------------------------------------------
@@ -147,7 +166,7 @@ void ternary_matmul(const TernaryMatrix& m, std::span<const int8_t> xq, std::spa
           "input has " + sz(xq.size()) + " entries, expected " + sz(n) + " tokens x " + sz(m.cols));
   require(y.size() == n * m.rows, "ternary_matmul",
           "output has " + sz(y.size()) + " entries, expected " + sz(n) + " tokens x " + sz(m.rows));
-  cpu::ternary_rows(m, xq.data(), s.data(), n, y.data(), 0, m.rows);
+  cpu::ternary_rows<float>(m, xq.data(), s.data(), n, y.data(), 0, m.rows);
 }
 
 void bitlinear(const TernaryMatrix& m, std::span<const float> x, std::span<float> y) {
@@ -162,23 +181,10 @@ void rope_neox(std::span<float> vec, uint32_t head_dim, int32_t pos, float base)
   require(head_dim >= 2 && head_dim % 2 == 0, "rope_neox", "head_dim " + sz(head_dim) + " is not a positive even number");
   require(vec.size() % head_dim == 0, "rope_neox",
           "vector of " + sz(vec.size()) + " entries is not a whole number of heads of " + sz(head_dim));
-  const uint32_t half = head_dim / 2;
-  for (uint32_t i = 0; i < half; ++i) {
-    const double theta = static_cast<double>(pos) * std::pow(static_cast<double>(base), -2.0 * i / head_dim);
-    const auto c = static_cast<float>(std::cos(theta));
-    const auto sn = static_cast<float>(std::sin(theta));
-    for (std::size_t h = 0; h < vec.size(); h += head_dim) {
-      const float a = vec[h + i], b = vec[h + i + half];
-      vec[h + i] = a * c - b * sn;
-      vec[h + i + half] = a * sn + b * c;
-    }
-  }
+  cpu::rope_neox(vec.data(), vec.size(), head_dim, pos, base);
 }
 
 namespace {
-inline float widen(float v) { return v; }
-inline float widen(uint16_t v) { return f16_to_f32(v); }
-
 template <typename T>
 void attention_impl(std::span<const float> q, std::span<const T> k, std::span<const T> v, uint32_t n_ctx,
                     uint32_t heads, uint32_t kv_heads, uint32_t head_dim, std::span<float> out) {
@@ -192,33 +198,7 @@ void attention_impl(std::span<const float> q, std::span<const T> k, std::span<co
           "q has " + sz(q.size()) + " and out " + sz(out.size()) + " entries, expected " + sz(qdim));
   require(k.size() >= n_ctx * kvdim && v.size() >= n_ctx * kvdim, op,
           "cache holds fewer than " + sz(n_ctx) + " positions of " + sz(kvdim));
-  const uint32_t group = heads / kv_heads;
-  const float scale = 1.f / std::sqrt(static_cast<float>(head_dim));
-  std::vector<float> p(n_ctx);
-  for (uint32_t h = 0; h < heads; ++h) {
-    const std::size_t kvoff = std::size_t{h / group} * head_dim;
-    const float* qh = q.data() + std::size_t{h} * head_dim;
-    float mx = -INFINITY;
-    for (uint32_t t = 0; t < n_ctx; ++t) {
-      const T* kt = k.data() + t * kvdim + kvoff;
-      float dot = 0.f;
-      for (uint32_t d = 0; d < head_dim; ++d) dot += qh[d] * widen(kt[d]);
-      p[t] = dot * scale;
-      mx = std::max(mx, p[t]);
-    }
-    float sum = 0.f;
-    for (uint32_t t = 0; t < n_ctx; ++t) {
-      p[t] = std::exp(p[t] - mx);
-      sum += p[t];
-    }
-    float* oh = out.data() + std::size_t{h} * head_dim;
-    std::fill(oh, oh + head_dim, 0.f);
-    for (uint32_t t = 0; t < n_ctx; ++t) {
-      const T* vt = v.data() + t * kvdim + kvoff;
-      const float w = p[t] / sum;
-      for (uint32_t d = 0; d < head_dim; ++d) oh[d] += w * widen(vt[d]);
-    }
-  }
+  cpu::attention(q.data(), k.data(), v.data(), n_ctx, heads, kv_heads, head_dim, out.data());
 }
 }  // namespace
 
@@ -249,12 +229,7 @@ void lm_head(const uint16_t* token_embd, uint32_t vocab, uint32_t dim, std::span
   require(x.size() == dim && logits.size() == vocab, "lm_head",
           "x has " + sz(x.size()) + " entries (dim " + sz(dim) + "), logits " + sz(logits.size()) + " (vocab " +
               sz(vocab) + ")");
-  for (uint32_t t = 0; t < vocab; ++t) {
-    const uint16_t* row = token_embd + static_cast<std::size_t>(t) * dim;
-    float acc = 0.f;
-    for (uint32_t d = 0; d < dim; ++d) acc += f16_to_f32(row[d]) * x[d];
-    logits[t] = acc;
-  }
+  cpu::lm_head_rows(token_embd, dim, x.data(), 1, logits.data(), vocab, 0, vocab);
 }
 
 uint32_t argmax(std::span<const float> values) {

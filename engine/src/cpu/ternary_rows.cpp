@@ -4,21 +4,40 @@
 
 #include <vector>
 
-namespace trit::cpu {
+// The int8 dot product is nearly all of the CPU reference's time, and the test build is -O1, which does
+// not vectorise: build this one loop at -O3 (GCC). It is integer arithmetic, so the result is the same
+// bit for bit at any optimisation level.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
 
-void ternary_rows(const TernaryMatrix& m, const int8_t* xq, const float* s, std::size_t n, float* y, uint32_t r0,
+namespace trit::cpu {
+namespace {
+
+int32_t dot_i8(const int8_t* w, const int8_t* x, std::size_t n) {
+  int32_t sum = 0;
+  for (std::size_t k = 0; k < n; ++k) sum += int32_t{w[k]} * int32_t{x[k]};
+  return sum;
+}
+
+}  // namespace
+
+template <typename R>
+void ternary_rows(const TernaryMatrix& m, const int8_t* xq, const R* s, std::size_t n, R* y, uint32_t r0,
                   uint32_t r1) {
   const std::size_t cols = m.cols;
+  const auto scale = static_cast<R>(m.scale);
   std::vector<int8_t> w(cols);
   for (uint32_t r = r0; r < r1; ++r) {
     decode_row(m, r, w.data());
-    for (std::size_t t = 0; t < n; ++t) {
-      const int8_t* x = xq + t * cols;
-      int32_t sum = 0;
-      for (std::size_t k = 0; k < cols; ++k) sum += int32_t{w[k]} * int32_t{x[k]};
-      y[t * m.rows + r] = static_cast<float>(sum) / s[t] * m.scale;
-    }
+    for (std::size_t t = 0; t < n; ++t)
+      y[t * m.rows + r] = static_cast<R>(dot_i8(w.data(), xq + t * cols, cols)) / s[t] * scale;
   }
 }
+
+template void ternary_rows<float>(const TernaryMatrix&, const int8_t*, const float*, std::size_t, float*, uint32_t,
+                                  uint32_t);
+template void ternary_rows<double>(const TernaryMatrix&, const int8_t*, const double*, std::size_t, double*,
+                                   uint32_t, uint32_t);
 
 }  // namespace trit::cpu

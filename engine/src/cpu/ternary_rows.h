@@ -24,8 +24,9 @@ inline void decode_row(const TernaryMatrix& m, uint32_t row, int8_t* out) {
 }
 
 // Rows [r0, r1) of y = W xq for n tokens: xq is [n x cols], s[t] the token's quantization scale,
-// y is [n x rows] and y[t][r] = (exact int32 sum) / s[t] * scale.
-void ternary_rows(const TernaryMatrix& m, const int8_t* xq, const float* s, std::size_t n, float* y, uint32_t r0,
+// y is [n x rows] and y[t][r] = R(exact int32 sum) / s[t] * R(scale). R is float or double.
+template <typename R>
+void ternary_rows(const TernaryMatrix& m, const int8_t* xq, const R* s, std::size_t n, R* y, uint32_t r0,
                   uint32_t r1);
 
 }  // namespace trit::cpu
