@@ -20,7 +20,7 @@ set_tests_properties(tokenizer_reference_generate PROPERTIES FIXTURES_SETUP toke
 set(_trit_tok_env ${TRIT_TEST_ENV} "TRIT_TOKENIZER_REFERENCE=${TRIT_TOKENIZER_REFERENCE}")
 set(_trit_tok_script ${CMAKE_CURRENT_BINARY_DIR}/tokenizer_test_properties.cmake)
 set(_trit_tok_targets "")
-foreach(t tokenizer_json_test tokenizer_test tokenizer_reference_test tokenizer_gguf_test chat_format_test)
+foreach(t tokenizer_json_test tokenizer_test tokenizer_reference_test tokenizer_gguf_test tokenizer_cli_test chat_format_test)
   if(TARGET ${t})
     list(APPEND _trit_tok_targets ${t})
     target_link_libraries(${t} PRIVATE nlohmann_json::nlohmann_json)

@@ -134,7 +134,7 @@ for (let i = 0; i < 280; ++i) {
   add("whitespace", t);
 }
 for (const s of [" ", "  ", "\t", "\n", "\r\n", "\r", "   \n\n   ", "hello   ", "hello\t\t", "a \r\n b", "x\r\ry",
-  " \u00A0 ", "end.\n", "\n\nstart", "a\u3000b", "tab\there", "  leading", "trailing  \n  "]) add("whitespace", s);
+  " \u00A0 ", "a\u180Eb", " \u180E b", "x \u180E\u180E", "end.\n", "\n\nstart", "a\u3000b", "tab\there", "  leading", "trailing  \n  "]) add("whitespace", s);
 
 // ---- 5. emoji: ZWJ sequences, skin tones, flags, keycaps, variation selectors ----
 const EMOJI = ["😀", "😂", "🥲", "❤️", "❤", "👍", "👍🏻", "👍🏽", "👍🏿", "👋🏾", "👩‍💻", "👨‍👩‍👧‍👦", "🧑🏽‍🚀",
@@ -194,7 +194,7 @@ for (let i = 0; i < 200; ++i) {
   add("contractions", t);
 }
 for (const s of ["'s", "'S", "'LL", "'ll", "'Ll", "'re", "'RE", "'ve", "'m", "'d", "''s", "'s'", "it's", "IT'S",
-  "we'LL", "Don't", "DON'T", "rock'n'roll", "'tis", "y'all'd've", "'", "''", "'''", "' s", "'\u017F", "L'été"])
+  "we'LL", "Don't", "DON'T", "rock'n'roll", "'tis", "y'all'd've", "'", "''", "'''", "' s", "'\u017F", "'\u017Ftuff", "it'\u017F", "L'été"])
   add("contractions", s);
 
 // ---- 9. very long words (1000+ characters) ----

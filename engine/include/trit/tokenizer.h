@@ -8,6 +8,7 @@
 // (callers holding untrusted bytes can pass them through sanitize_utf8() first); decode() and the
 // streaming decoder always return valid UTF-8, with U+FFFD for each maximal ill-formed subsequence.
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -38,6 +39,8 @@ class Tokenizer {
   static Tokenizer from_gguf(const GgufFile& file);
   // The vocabulary a GGUF file stores, without building a tokenizer (trit-cli inspect, tests).
   static TokenizerVocab vocab_from_gguf(const GgufFile& file);
+  // A GGUF model file, or a Hugging Face tokenizer.json (a path ending in ".json").
+  static Tokenizer from_file(const std::filesystem::path& path);
 
   Tokenizer(Tokenizer&&) noexcept;
   Tokenizer& operator=(Tokenizer&&) noexcept;

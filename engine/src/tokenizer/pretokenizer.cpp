@@ -16,9 +16,11 @@ namespace {
 // with \s written out as the Unicode White_Space property, which is what the reference implementations
 // (Hugging Face tokenizers, tiktoken, llama.cpp) mean by it. PCRE2's own \s under UCP also takes U+180E
 // (MONGOLIAN VOWEL SEPARATOR, no longer a space since Unicode 6.3), which would split differently.
+// The contractions are spelled with explicit ASCII case pairs: PCRE2's (?i) in UTF mode would also let
+// U+017F (LATIN SMALL LETTER LONG S) match "s", which llama.cpp and transformers do not.
 #define TRIT_WS "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
 constexpr const char* kPattern =
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)"
+    "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])"
     "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
     "|\\p{N}{1,3}"
     "| ?[^" TRIT_WS "\\p{L}\\p{N}]+[\\r\\n]*"

@@ -56,4 +56,10 @@ Tokenizer Tokenizer::from_gguf(const GgufFile& file) {
   }
 }
 
+Tokenizer Tokenizer::from_file(const std::filesystem::path& path) {
+  if (path.extension() == ".json") return Tokenizer(load_tokenizer_json(path));
+  auto file = GgufFile::open(path);
+  return from_gguf(*file);
+}
+
 }  // namespace trit
