@@ -1,0 +1,97 @@
+// trit-cli generate MODEL (--prompt TEXT | --chat TEXT) [--system TEXT] [sampling flags] ...
+// Streams the reply to stdout as it is generated and prints the statistics to stderr.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "trit/chat.h"
+#include "trit/model.h"
+#include "trit/session.h"
+#include "trit/tokenizer.h"
+
+namespace {
+
+trit::SamplingParams sampling_from(const trit::cli::Args& a) {
+  trit::SamplingParams p;
+  p.temperature = static_cast<float>(a.get_double("--temp", p.temperature));
+  p.top_k = static_cast<int32_t>(a.get_int("--top-k", p.top_k, 0, 1 << 20));
+  p.top_p = static_cast<float>(a.get_double("--top-p", p.top_p));
+  p.min_p = static_cast<float>(a.get_double("--min-p", p.min_p));
+  p.repeat_penalty = static_cast<float>(a.get_double("--repeat-penalty", p.repeat_penalty));
+  p.repeat_last_n = static_cast<int32_t>(a.get_int("--repeat-last-n", p.repeat_last_n, 0, 1 << 20));
+  p.seed = static_cast<uint64_t>(a.get_int("--seed", 0, 0, INT64_MAX));
+  if (auto e = p.validate(); !e.empty()) throw std::invalid_argument(e);
+  return p;
+}
+
+trit::KvPrecision kv_from(const std::string& s) {
+  if (s == "f16") return trit::KvPrecision::F16;
+  if (s == "f32") return trit::KvPrecision::F32;
+  throw std::invalid_argument("--kv: '" + s + "' is not f16 or f32");
+}
+
+int run_generate(const std::vector<std::string>& argv) {
+  trit::cli::Args a(argv,
+                    {"--prompt", "--chat", "--system", "--backend", "--device", "--ctx", "--kv", "--max-tokens",
+                     "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n", "--seed",
+                     "--stop"},
+                    {"--stdin", "--quiet-stats"});
+  const std::string& path = a.single_positional("MODEL");
+  const int modes = a.has("--prompt") + a.has("--chat") + a.has("--stdin");
+  if (modes != 1) throw std::invalid_argument("give exactly one of --prompt TEXT, --chat TEXT or --stdin");
+
+  auto model = trit::Model::open(path);
+  trit::SessionOptions so;
+  so.backend = a.get("--backend", "vulkan");
+  so.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
+  so.context = static_cast<int32_t>(a.get_int("--ctx", 0, 0, 1 << 24));
+  so.kv = kv_from(a.get("--kv", "f16"));
+  auto session = trit::Session::create(model, so);
+  const trit::Tokenizer& tok = session->tokenizer();
+
+  std::vector<int32_t> prompt;
+  if (a.has("--chat")) {
+    std::vector<trit::ChatMessage> messages;
+    if (a.has("--system")) messages.push_back({trit::ChatRole::System, a.get("--system", "")});
+    messages.push_back({trit::ChatRole::User, a.get("--chat", "")});
+    prompt = trit::chat_prompt_ids(tok, messages, /*add_generation_prompt=*/true);
+  } else {
+    std::string text = a.has("--stdin") ? std::string(std::istreambuf_iterator<char>(std::cin), {}) : a.get("--prompt", "");
+    prompt = tok.encode(text, /*allow_special=*/false, /*add_bos=*/tok.bos() >= 0);
+  }
+
+  trit::GenerateOptions go;
+  go.sampling = sampling_from(a);
+  go.max_tokens = static_cast<int32_t>(a.get_int("--max-tokens", 256, 1, 1 << 24));
+  go.stop_strings = a.get_all("--stop");
+  go.on_text = [](std::string_view piece) {
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    std::fflush(stdout);
+  };
+  const auto r = session->generate(prompt, go);
+  std::printf("\n");
+  if (!a.has("--quiet-stats")) {
+    const auto& s = r.stats;
+    std::fprintf(stderr,
+                 "[%s] prompt %d tokens (%d reused) in %.1f ms = %.1f t/s | first token after %.1f ms | "
+                 "generated %d tokens in %.1f ms = %.1f t/s | finish: %s\n",
+                 so.backend.c_str(), s.prompt_tokens, s.reused_tokens, s.prefill_ms, s.prompt_tokens_per_s(), s.ttft_ms,
+                 s.generated_tokens, s.decode_ms, s.generation_tokens_per_s(), trit::to_string(r.reason));
+  }
+  if (r.reason == trit::FinishReason::ContextFull) {
+    std::fprintf(stderr, "trit-cli generate: the context of %d tokens is full\n", session->context_length());
+    return 3;
+  }
+  return 0;
+}
+
+const trit::cli::Registration reg{{"generate",
+                                   "generate MODEL (--prompt T | --chat T [--system S] | --stdin) [--backend cpu|vulkan] "
+                                   "[--temp --top-k --top-p --min-p --repeat-penalty --seed --max-tokens --stop S --ctx --kv]",
+                                   "generate text, streaming it, and print the statistics", run_generate}};
+
+}  // namespace
