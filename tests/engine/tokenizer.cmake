@@ -38,3 +38,9 @@ file(APPEND ${_trit_tok_script}
      "  set_tests_properties(\"\${name}\" PROPERTIES FIXTURES_REQUIRED tokenizer_reference)\n"
      "endforeach()\n")
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_trit_tok_script})
+
+# The CLI test runs the trit-cli built beside it.
+if(TARGET tokenizer_cli_test)
+  target_compile_definitions(tokenizer_cli_test PRIVATE TRIT_CLI_EXE="$<TARGET_FILE:trit-cli>")
+  add_dependencies(tokenizer_cli_test trit-cli)
+endif()
