@@ -104,6 +104,40 @@ TEST(CpuRefF16, AgreesWithCompilerConversionOnMillionsOfFloats) {
   }
 }
 
+TEST(CpuRefF16, DoubleRoundsOnceToNearestEven) {
+  // Just above a half-way point by less than a float ulp: rounding through float first would land on
+  // the tie and go to even (down); one rounding from double goes up.
+  const double above_tie = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  EXPECT_EQ(ref::f32_to_f16(static_cast<float>(above_tie)), 0x3c00);
+  EXPECT_EQ(ref::f64_to_f16(above_tie), 0x3c01);
+  EXPECT_EQ(ref::f64_to_f16(1.0 + std::ldexp(1.0, -11)), 0x3c00);  // exact tie: even
+  EXPECT_EQ(ref::f64_to_f16(65519.99), 0x7bff);
+  EXPECT_EQ(ref::f64_to_f16(65520.0), 0x7c00);
+  EXPECT_EQ(ref::f64_to_f16(std::ldexp(1.0, -25)), 0x0000);
+  EXPECT_EQ(ref::f64_to_f16(-std::ldexp(3.0, -25)), 0x8002);
+  EXPECT_EQ(ref::f64_to_f16(std::ldexp(1.0, -14) - std::ldexp(1.0, -25)), 0x0400);
+  EXPECT_EQ(ref::f64_to_f16(1e-300), 0x0000);
+  EXPECT_EQ(ref::f64_to_f16(-INFINITY), 0xfc00);
+  EXPECT_TRUE(std::isnan(ref::f16_to_f32(ref::f64_to_f16(NAN))));
+  // Every half value comes back exactly, and random doubles agree with the compiler's conversion.
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    if (((h >> 10) & 0x1f) == 0x1f && (h & 0x3ff) != 0) continue;
+    ASSERT_EQ(ref::f64_to_f16(double{ref::f16_to_f32(static_cast<uint16_t>(h))}), h) << std::hex << h;
+  }
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 2'000'000; ++i) {
+    // Exponents around the half range (subnormals to overflow) with full 52-bit mantissas.
+    const uint64_t exp = 1023 - 30 + rng() % 48;
+    uint64_t b = (rng() & 0x800fffffffffffffull) | (exp << 52);
+    double d;
+    std::memcpy(&d, &b, 8);
+    const auto hw = static_cast<_Float16>(d);
+    uint16_t want;
+    std::memcpy(&want, &hw, 2);
+    ASSERT_EQ(ref::f64_to_f16(d), want) << std::hexfloat << d;
+  }
+}
+
 // ---- rmsnorm, quantization, gate ---------------------------------------------------------------------
 
 TEST(CpuRefNorm, MatchesDoublePrecisionOnOddSize) {

@@ -3,9 +3,8 @@
 // primitives of reference_ops.h run in double precision (src/cpu/ops_impl.h says why): int8 per-token
 // activation quantization before every bitlinear (W1.58A8), exact int32 ternary sums, NeoX RoPE, GQA,
 // sub-norms, squared ReLU, tied F16 LM head. It reproduces the golden logits bit for bit with an F16
-// cache. It is the yardstick
-// the Vulkan engine is measured against, so it favours clarity over speed; rows of each matrix product
-// may be split over a few threads, which does not change a single bit of the result.
+// cache. It is the yardstick the Vulkan engine is measured against, so it favours clarity over speed;
+// rows of each matrix product may be split over a few threads, which does not change a single bit.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
