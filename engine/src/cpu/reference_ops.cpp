@@ -108,8 +108,7 @@ void rmsnorm(std::span<const float> x, std::span<const float> w, float eps, std:
   require(!x.empty(), "rmsnorm", "empty input");
   require(w.size() == x.size() && out.size() == x.size(), "rmsnorm",
           "size mismatch: x " + sz(x.size()) + ", w " + sz(w.size()) + ", out " + sz(out.size()));
-  std::vector<float> tmp(x.begin(), x.end());  // out may alias x
-  cpu::rmsnorm(tmp.data(), w.data(), x.size(), eps, out.data());
+  cpu::rmsnorm(x.data(), w.data(), x.size(), eps, out.data());  // reads x[i] before writing out[i]
 }
 
 float quantize_int8_per_token(std::span<const float> x, std::span<int8_t> xq) {
