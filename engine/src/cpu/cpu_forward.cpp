@@ -1,9 +1,9 @@
 // The CPU reference forward pass: the spec's pseudo-code (bitnet-b158.md, "Forward pass for one token")
 // run over a block of tokens, one layer at a time, with activations in double precision (ops_impl.h
 // says why; the ternary sums are exact integers either way). The KV cache holds F16 (rounded once from
-// double) or F32 values, as the golden files' two variants do. A block is processed as a whole per matrix so each
-// weight row is decoded once per block; attention for token t of the block sees positions [0, pos+t],
-// which is exactly the causal view token-by-token evaluation would give.
+// double) or F32 values, as the golden files' two variants do. A block is processed as a whole per
+// matrix so each weight row is decoded once per block; attention for token t of the block sees
+// positions [0, pos+t], exactly the causal view token-by-token evaluation gives.
 #include "trit/cpu_forward.h"
 
 #include <algorithm>
