@@ -166,6 +166,32 @@ TEST(GgufReader, OpenNamesMissingFile) {
   }
 }
 
+TEST(GgufReader, OpenRejectsEmptyFileAndDirectory) {
+  auto dir = scratch_dir("GgufOpenRejectsEmptyFileAndDirectory");
+  std::ofstream(dir / "empty.gguf").close();
+  auto msg = [](const std::filesystem::path& p) {
+    try {
+      GgufFile::open(p);
+    } catch (const GgufError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(opened)");
+  };
+  EXPECT_EQ(msg(dir / "empty.gguf"), "'" + (dir / "empty.gguf").string() + "' is empty, not a GGUF file");
+  EXPECT_EQ(msg(dir), "'" + dir.string() + "' is not a regular file");
+}
+
+TEST(GgufReader, MetadataOnlyFileParses) {
+  GgufBuilder b;  // a vocabulary-only file: no tensors, and it ends before any data-section padding
+  b.str_array("tokenizer.ggml.tokens", {"a", "b"});
+  auto v = b.build();
+  while (v.back() == 0) v.pop_back();  // drop the builder's padding: the file ends with the token "b"
+  ASSERT_NE(v.size() % 32, 0u);
+  auto f = GgufFile::parse(std::move(v));
+  EXPECT_TRUE(f->tensors().empty());
+  EXPECT_EQ(f->metadata().get_string_array("tokenizer.ggml.tokens").size(), 2u);
+}
+
 // ---- header ----
 
 TEST(GgufReaderBad, TruncatedInMagic) { EXPECT_ERROR(cut(golden_a(), 3), "only 3 bytes long"); }
