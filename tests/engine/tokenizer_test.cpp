@@ -266,16 +266,20 @@ TEST(TokenizerPretokenizer, SplitsLikeLlama3) {
 }
 
 TEST(TokenizerPretokenizer, WhitespaceIsUnicodeWhiteSpace) {
+  // Trailing whitespace is one piece ("\s+(?!\S)"); a trailing non-space joins the last space instead.
   // U+0085 NEXT LINE is White_Space (JavaScript's \s disagrees, so the JS cross-check cannot cover it).
-  EXPECT_EQ(split("a\xC2\x85" "b"), (Pieces{"a", "\xC2\x85", "b"}));
-  // U+FEFF is not White_Space (JavaScript's \s disagrees): it prefixes the word like punctuation.
-  EXPECT_EQ(split("\xEF\xBB\xBF" "ab"), (Pieces{"\xEF\xBB\xBF" "ab"}));
+  EXPECT_EQ(split("a   \xC2\x85"), (Pieces{"a", "   \xC2\x85"}));
+  // U+FEFF is not White_Space (JavaScript's \s disagrees).
+  EXPECT_EQ(split("a  \xEF\xBB\xBF"), (Pieces{"a", " ", " \xEF\xBB\xBF"}));
   // U+180E is not White_Space since Unicode 6.3 (PCRE2's own \s still takes it).
-  EXPECT_EQ(split("a\xE1\xA0\x8E" "b"), (Pieces{"a", "\xE1\xA0\x8E" "b"}));
+  EXPECT_EQ(split("a  \xE1\xA0\x8E"), (Pieces{"a", " ", " \xE1\xA0\x8E"}));
   // U+3000 IDEOGRAPHIC SPACE is.
-  EXPECT_EQ(split("a\xE3\x80\x80\xE3\x80\x80" "b"), (Pieces{"a", "\xE3\x80\x80", "\xE3\x80\x80" "b"}));
+  EXPECT_EQ(split("a  \xE3\x80\x80"), (Pieces{"a", "  \xE3\x80\x80"}));
+  // Any single non-letter, space or not, may prefix a word.
+  EXPECT_EQ(split("a\xC2\x85" "b"), (Pieces{"a", "\xC2\x85" "b"}));
   // Long s is not folded to s in contractions (as llama.cpp and transformers).
   EXPECT_EQ(split("'\xC5\xBFtuff"), (Pieces{"'\xC5\xBFtuff"}));
+  EXPECT_EQ(split("'stuff"), (Pieces{"'s", "tuff"}));
 }
 
 // ---- the real LLaMA 3 vocabulary (expected ids from the JavaScript reference tokenizer) ----
