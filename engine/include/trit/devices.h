@@ -43,6 +43,7 @@ struct DeviceInfo {
   bool integer_dot_4x8_accelerated = false;  // packed signed 4x8 dot product runs in hardware
   bool storage_8bit = false, storage_16bit = false;
   bool shader_int8 = false, shader_float16 = false, shader_int16 = false, shader_int64 = false;
+  bool shader_float64 = false;             // double in shaders (the engine's precise activation path)
   bool cooperative_matrix = false;         // VK_KHR_cooperative_matrix
   bool cooperative_matrix2_nv = false;     // VK_NV_cooperative_matrix2
 

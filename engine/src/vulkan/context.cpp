@@ -111,6 +111,7 @@ Context::Context(const ContextOptions& options) {
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11, {}};
   feats.features.shaderInt16 = info_.shader_int16;
   feats.features.shaderInt64 = info_.shader_int64;
+  feats.features.shaderFloat64 = info_.shader_float64;
 
   std::vector<const char*> exts;
   if (info_.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);

@@ -161,6 +161,7 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
   d.shader_float16 = v12 && f12.shaderFloat16;
   d.shader_int16 = feats.features.shaderInt16;
   d.shader_int64 = feats.features.shaderInt64;
+  d.shader_float64 = feats.features.shaderFloat64;
   d.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
   d.cooperative_matrix2_nv = has_ext("VK_NV_cooperative_matrix2");
   d.memory_budget = has_ext(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
@@ -267,7 +268,7 @@ std::string describe_device(const DeviceInfo& d) {
     << ", cooperative matrix " << yn(d.cooperative_matrix) << (d.cooperative_matrix2_nv ? " (+NV matrix2)" : "") << "\n";
   o << "    storage 8-bit " << yn(d.storage_8bit) << ", 16-bit " << yn(d.storage_16bit) << "; shader int8 "
     << yn(d.shader_int8) << ", float16 " << yn(d.shader_float16) << ", int16 " << yn(d.shader_int16) << ", int64 "
-    << yn(d.shader_int64) << "\n";
+    << yn(d.shader_int64) << ", float64 " << yn(d.shader_float64) << "\n";
   o << "    max storage binding " << mib(d.max_storage_buffer_range) << ", max allocation " << mib(d.max_allocation_size)
     << ", shared memory " << d.max_shared_memory / 1024 << " KiB, workgroup " << d.max_workgroup_invocations
     << " invocations\n";

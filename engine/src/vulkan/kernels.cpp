@@ -19,8 +19,10 @@ void require(bool ok, const std::string& what) {
 
 }  // namespace
 
-Kernels::Kernels(const Context& ctx, bool kv_f16) : ctx_(ctx), kv_f16_(kv_f16) {
+Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64) : ctx_(ctx), kv_f16_(kv_f16), f64_(f64) {
   const DeviceInfo& d = ctx.info();
+  require(!f64 || d.shader_float64, d.name + " has no double precision in shaders; use the fp32 path");
+  const std::string sfx = f64 ? "_f64" : "";
   require(d.subgroup_arithmetic, d.name + " lacks subgroup arithmetic in compute shaders, which the engine needs");
   // Wider rows per lane group on devices with wide subgroups; lavapipe (8) keeps the small baseline.
   if (d.subgroup_size >= 32) {
@@ -35,18 +37,18 @@ Kernels::Kernels(const Context& ctx, bool kv_f16) : ctx_(ctx), kv_f16_(kv_f16) {
     require(w / min_sg <= 64 && w <= d.max_workgroup_invocations,
             "workgroup size " + std::to_string(w) + " does not suit " + d.name);
 
-  embed_ = std::make_unique<Pipeline>(ctx, "embed", 4, 12, std::vector<uint32_t>{wg_});
-  norm_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant", 6, 8, std::vector<uint32_t>{wg_, 1, 0, 1});
-  quant_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant", 6, 8, std::vector<uint32_t>{wg_, 0, 0, 1});
-  norm_f32_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant", 6, 8, std::vector<uint32_t>{wg_, 1, 1, 0});
+  embed_ = std::make_unique<Pipeline>(ctx, "embed" + sfx, 4, 12, std::vector<uint32_t>{wg_});
+  norm_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{wg_, 1, 0, 1});
+  quant_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{wg_, 0, 0, 1});
+  norm_f32_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{wg_, 1, 1, 0});
   for (uint32_t mode = 0; mode < 3; ++mode)
     for (uint32_t b = 0; b < 2; ++b)
-      ternary_[mode][b] = std::make_unique<Pipeline>(ctx, "ternary_matmul", 6, 16,
+      ternary_[mode][b] = std::make_unique<Pipeline>(ctx, "ternary_matmul" + sfx, 6, 16,
                                                       std::vector<uint32_t>{mat_wg_, tpr_, mode, b ? kTokenTile : 1});
   for (uint32_t b = 0; b < 2; ++b)
-    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head", 4, 16, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
-  rope_ = std::make_unique<Pipeline>(ctx, "rope_kv", 7, 12, std::vector<uint32_t>{wg_, kv_f16 ? 1u : 0u});
-  attn_ = std::make_unique<Pipeline>(ctx, "attention", 5, 16, std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u});
+    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, 4, 16, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
+  rope_ = std::make_unique<Pipeline>(ctx, "rope_kv" + sfx, 7, 12, std::vector<uint32_t>{wg_, kv_f16 ? 1u : 0u});
+  attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 5, 16, std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u});
   argmax_ = std::make_unique<Pipeline>(ctx, "argmax", 3, 4, std::vector<uint32_t>{wg_});
 }
 
@@ -61,7 +63,7 @@ void Kernels::embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRa
 
 void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                             const BufferRange& x, const BufferRange* w, const BufferRange* h, const BufferRange* q,
-                            const BufferRange* s, uint32_t k, float eps, uint32_t max_tokens) {
+                            const BufferRange* s, uint32_t k, float eps, uint32_t max_tokens, bool last_only) {
   require(k % 4 == 0 && k > 0, "rmsnorm_quant: size " + std::to_string(k) + " is not a positive multiple of 4");
   const Pipeline* p = nullptr;
   if (q && s) {
@@ -75,8 +77,9 @@ void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const 
   struct {
     uint32_t k;
     float eps;
-  } push{k, eps};
-  cs.dispatch(*p, da.make(*p, r), &push, sizeof push, max_tokens);
+    uint32_t last_only;
+  } push{k, eps, last_only ? 1u : 0u};
+  cs.dispatch(*p, da.make(*p, r), &push, sizeof push, last_only ? 1 : max_tokens);
 }
 
 void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
@@ -148,14 +151,19 @@ std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max
 }
 
 std::vector<float> make_rope_table(uint32_t positions, uint32_t head_dim, float base) {
+  const auto d = make_rope_table_f64(positions, head_dim, base);
+  return std::vector<float>(d.begin(), d.end());
+}
+
+std::vector<double> make_rope_table_f64(uint32_t positions, uint32_t head_dim, float base) {
   const uint32_t half = head_dim / 2;
-  std::vector<float> t(std::size_t{positions} * half * 2);
+  std::vector<double> t(std::size_t{positions} * half * 2);
   for (uint32_t p = 0; p < positions; ++p)
     for (uint32_t i = 0; i < half; ++i) {
       // Same expression as ref::rope_neox, so the angles agree to the last bit.
       const double theta = static_cast<double>(p) * std::pow(static_cast<double>(base), -2.0 * i / head_dim);
-      t[(std::size_t{p} * half + i) * 2] = static_cast<float>(std::cos(theta));
-      t[(std::size_t{p} * half + i) * 2 + 1] = static_cast<float>(std::sin(theta));
+      t[(std::size_t{p} * half + i) * 2] = std::cos(theta);
+      t[(std::size_t{p} * half + i) * 2 + 1] = std::sin(theta);
     }
   return t;
 }

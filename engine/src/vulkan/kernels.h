@@ -34,10 +34,12 @@ std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max
 // cos/sin of pos * base^(-2i/head_dim) for pos < positions, i < head_dim/2, as (cos, sin) float pairs,
 // computed in double exactly as ref::rope_neox does.
 std::vector<float> make_rope_table(uint32_t positions, uint32_t head_dim, float base);
+std::vector<double> make_rope_table_f64(uint32_t positions, uint32_t head_dim, float base);
 
 class Kernels {
  public:
-  Kernels(const Context& ctx, bool kv_f16);
+  // f64: activations (and their buffers) in double (the *_f64 shaders; needs shaderFloat64), else float.
+  Kernels(const Context& ctx, bool kv_f16, bool f64 = false);
 
   // x[t] = table[tok[t]] (F16 -> F32) for the tokens whose id is in [row0, row0 + rows) of this chunk.
   void embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
@@ -45,10 +47,11 @@ class Kernels {
              uint32_t max_tokens);
 
   // Per token: h = rmsnorm(x, w) (or x itself when w is null), then q = int8(h) and s; or, with h given
-  // and q null, only h (the final norm). k must be a multiple of 4.
+  // and q null, only h (the final norm). k must be a multiple of 4. last_only: only the last submitted
+  // token, written to output row 0.
   void rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& x,
                      const BufferRange* w, const BufferRange* h, const BufferRange* q, const BufferRange* s,
-                     uint32_t k, float eps, uint32_t max_tokens);
+                     uint32_t k, float eps, uint32_t max_tokens, bool last_only = false);
 
   // y = ternary(W) . xq / s * scale (Store), y += that (Accumulate), or with W2: relu(W xq)^2 * (W2 xq) (Gate).
   void ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
@@ -74,12 +77,16 @@ class Kernels {
               const BufferRange& best, uint32_t count, uint32_t max_tokens);
 
   bool kv_f16() const { return kv_f16_; }
+  bool f64() const { return f64_; }
+  // Bytes of one activation value (4 or 8).
+  uint32_t real_bytes() const { return f64_ ? 8 : 4; }
   // Largest head_dim the attention kernel takes.
   uint32_t max_head_dim() const { return 4 * attn_wg_; }
 
  private:
   const Context& ctx_;
   bool kv_f16_;
+  bool f64_;
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64;
   std::unique_ptr<Pipeline> embed_, norm_q8_, quant_q8_, norm_f32_, rope_, attn_, argmax_;
   std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]

@@ -1,0 +1,72 @@
+#pragma once
+// The Vulkan forward pass of BitNet b1.58 (../shared/docs/bitnet-b158.md): the same numerics as the
+// CPU reference (W1.58A8 int8 activations, exact int32 ternary sums, fp32 elsewhere, F16 or F32 KV
+// cache), on any Vulkan 1.2 device with subgroup arithmetic (lavapipe in CI, discrete GPUs for speed).
+//
+// At construction every weight is uploaded to device memory (the I2_S codes exactly as stored, the F16
+// embedding split by rows into chunks that each fit one storage binding), every intermediate buffer,
+// KV cache and descriptor set is created, and the command buffers are recorded once: one for a single
+// token (decode) and three for a block of tokens (prefill: no logits, last token's logits, every
+// token's logits). eval() writes the tokens and (position, count) into small host-visible buffers and
+// submits one recorded command buffer per block: one submit per decoded token. No host copy of the
+// weights is kept: the Model may be closed once the constructor returns.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "trit/devices.h"
+#include "trit/forward.h"
+#include "trit/model.h"
+
+namespace trit {
+
+struct VulkanForwardOptions {
+  KvPrecision kv = KvPrecision::F16;
+  int32_t context = 0;        // session context length; 0: the model's trained length
+  DeviceChoice device;        // index or name; default: the best device (discrete first)
+  uint32_t block = 64;        // tokens per prefill submit (reduced if a buffer would not fit one binding)
+  uint64_t max_binding_range = 0;  // debug/tests: pretend bindings cover at most this (0: device limit)
+  // Activations in double where the device has shaderFloat64 (else float). The ternary sums are exact
+  // integers either way; fp32 activations cross an int8 rounding boundary of the next quantization
+  // within a few dozen tokens, which moves the logits of the golden models by tenths (see
+  // engine/src/vulkan/README.md), so double is the default and float the fallback.
+  bool prefer_f64 = true;
+};
+
+class VulkanForward final : public Forward {
+ public:
+  // Throws VulkanError (no device, not enough memory, an unsupported shape) or std::invalid_argument
+  // (a context outside 1..model context).
+  VulkanForward(const Model& model, const VulkanForwardOptions& options = {});
+  ~VulkanForward() override;
+  VulkanForward(const VulkanForward&) = delete;
+  VulkanForward& operator=(const VulkanForward&) = delete;
+
+  // See Forward::eval. Like CpuForward it also throws std::invalid_argument for an empty block, a
+  // negative pos, a pos past the cached positions or a logits span of the wrong size, and
+  // std::out_of_range for a token outside the vocabulary; in those cases the cache is untouched.
+  void eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all_logits) override;
+
+  int32_t context_length() const override;
+  int32_t vocab_size() const override;
+
+  const DeviceInfo& device() const;
+  uint32_t block_size() const;        // tokens per prefill submit
+  uint32_t embedding_chunks() const;  // bindings the F16 embedding / LM head was split into
+  uint64_t device_bytes() const;      // device memory the weights, caches and buffers take
+  bool f64() const;                   // activations in double
+  int32_t cached_positions() const;
+
+  // Debugging: the current contents of an intermediate buffer of the last submitted block, as floats:
+  // "x" (residual), "q", "k", "v", "o" (attention output), "a" (FFN gate output), "hn" (final norm),
+  // "xs" (activation scales). Throws std::invalid_argument for another name.
+  std::vector<float> debug_buffer(const std::string& name) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trit

@@ -1,0 +1,392 @@
+// The Vulkan forward pass (trit/vulkan_forward.h): uploads the model, allocates everything once, records
+// the per-block command buffers once and replays them.
+#include "trit/vulkan_forward.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vulkan/context.h"
+#include "vulkan/kernels.h"
+
+namespace trit {
+namespace {
+
+using vk::Buffer;
+using vk::BufferRange;
+using vk::MemoryUse;
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+enum class Head { None, Last, All };
+
+struct MatrixSlot {
+  uint64_t offset = 0, bytes = 0;
+  float scale = 1.f;
+  uint32_t rows = 0, cols = 0;
+};
+
+struct NormSlot {
+  uint64_t offset = 0, bytes = 0;
+};
+
+// One layer's weights in one buffer: the seven ternary matrices (I2_S codes as stored) and four norms.
+struct LayerSlots {
+  MatrixSlot wq, wk, wv, wo, gate, up, down;
+  NormSlot attn_norm, attn_sub_norm, ffn_norm, ffn_sub_norm;
+  uint64_t total = 0;
+};
+
+}  // namespace
+
+struct VulkanForward::Impl {
+  ModelConfig cfg;
+  KvPrecision kv = KvPrecision::F16;
+  int32_t context = 0;
+  uint32_t block = 0;
+  int32_t filled = 0;
+  uint64_t device_bytes = 0;
+
+  std::unique_ptr<vk::Context> ctx;
+  std::unique_ptr<vk::Kernels> kernels;
+  std::unique_ptr<vk::DescriptorAllocator> da;
+
+  std::vector<LayerSlots> slots;
+  std::vector<Buffer> layer_bufs;
+  std::vector<vk::RowChunk> embd_chunks;
+  std::vector<Buffer> embd_bufs;
+  Buffer output_norm, rope;
+  std::vector<Buffer> k_cache, v_cache;
+  // Activations for a block of `block` tokens.
+  Buffer x, xq, xs, q, k, v, o, a, hn, logits;
+  // Host-visible: per-submit parameters and tokens; logits are copied to `readback` for the host.
+  Buffer params, tokens, readback;
+  std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
+
+  void plan_layers(const Model& model);
+  void upload(const Model& model);
+  void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head);
+  void check_shape() const;
+};
+
+void VulkanForward::Impl::check_shape() const {
+  auto fail = [&](const std::string& why) {
+    throw VulkanError("the Vulkan engine cannot run this model: " + why);
+  };
+  if (cfg.dim % 128) fail("the hidden size " + std::to_string(cfg.dim) + " is not a multiple of 128");
+  if (cfg.ffn % 128) fail("the FFN size " + std::to_string(cfg.ffn) + " is not a multiple of 128");
+  if ((cfg.heads * cfg.head_dim) % 128) fail("heads x head_dim is not a multiple of 128");
+  if (cfg.head_dim % 4) fail("head_dim " + std::to_string(cfg.head_dim) + " is not a multiple of 4");
+  if (cfg.head_dim > kernels->max_head_dim())
+    fail("head_dim " + std::to_string(cfg.head_dim) + " exceeds the attention kernel's " +
+         std::to_string(kernels->max_head_dim()));
+  if (cfg.kv_heads == 0 || cfg.heads % cfg.kv_heads) fail("the query heads are not a multiple of the KV heads");
+}
+
+void VulkanForward::Impl::plan_layers(const Model& model) {
+  const uint64_t align = std::max<uint64_t>(256, ctx->info().min_storage_offset_alignment);
+  const uint64_t range = ctx->max_binding_range();
+  for (uint32_t l = 0; l < cfg.layers; ++l) {
+    const LayerWeights& lw = model.weights().layers[l];
+    LayerSlots s;
+    uint64_t off = 0;
+    auto mat = [&](const TernaryMatrix& m, MatrixSlot& slot, const char* name) {
+      slot.rows = m.rows;
+      slot.cols = m.cols;
+      slot.scale = m.scale;
+      slot.bytes = uint64_t{m.rows} * m.cols / 4;
+      if (slot.bytes > range)
+        throw VulkanError("layer " + std::to_string(l) + " " + name + " takes " + std::to_string(slot.bytes) +
+                          " bytes, more than one storage binding may cover (" + std::to_string(range) + ")");
+      slot.offset = off;
+      off = align_up(off + slot.bytes, align);
+    };
+    auto norm = [&](std::span<const float> w, NormSlot& slot) {
+      slot.bytes = w.size() * sizeof(float);
+      slot.offset = off;
+      off = align_up(off + slot.bytes, align);
+    };
+    mat(lw.wq, s.wq, "attn_q");
+    mat(lw.wk, s.wk, "attn_k");
+    mat(lw.wv, s.wv, "attn_v");
+    mat(lw.wo, s.wo, "attn_output");
+    mat(lw.gate, s.gate, "ffn_gate");
+    mat(lw.up, s.up, "ffn_up");
+    mat(lw.down, s.down, "ffn_down");
+    norm(lw.attn_norm, s.attn_norm);
+    norm(lw.attn_sub_norm, s.attn_sub_norm);
+    norm(lw.ffn_norm, s.ffn_norm);
+    norm(lw.ffn_sub_norm, s.ffn_sub_norm);
+    s.total = off;
+    slots.push_back(s);
+  }
+}
+
+void VulkanForward::Impl::upload(const Model& model) {
+  const ModelWeights& w = model.weights();
+  for (uint32_t l = 0; l < cfg.layers; ++l) {
+    const LayerWeights& lw = w.layers[l];
+    const LayerSlots& s = slots[l];
+    layer_bufs.emplace_back(*ctx, s.total, MemoryUse::Device);
+    Buffer& b = layer_bufs.back();
+    auto mat = [&](const TernaryMatrix& m, const MatrixSlot& slot) { b.upload(m.codes, slot.bytes, slot.offset); };
+    auto norm = [&](std::span<const float> vals, const NormSlot& slot) { b.upload(vals.data(), slot.bytes, slot.offset); };
+    mat(lw.wq, s.wq);
+    mat(lw.wk, s.wk);
+    mat(lw.wv, s.wv);
+    mat(lw.wo, s.wo);
+    mat(lw.gate, s.gate);
+    mat(lw.up, s.up);
+    mat(lw.down, s.down);
+    norm(lw.attn_norm, s.attn_norm);
+    norm(lw.attn_sub_norm, s.attn_sub_norm);
+    norm(lw.ffn_norm, s.ffn_norm);
+    norm(lw.ffn_sub_norm, s.ffn_sub_norm);
+  }
+  const uint64_t row_bytes = uint64_t{cfg.dim} * 2;
+  for (const auto& c : embd_chunks) {
+    embd_bufs.emplace_back(*ctx, c.rows * row_bytes, MemoryUse::Device);
+    embd_bufs.back().upload(w.token_embd + uint64_t{c.row0} * cfg.dim, c.rows * row_bytes);
+  }
+  output_norm = Buffer(*ctx, cfg.dim * 4, MemoryUse::Device);
+  output_norm.upload(w.output_norm.data(), cfg.dim * 4);
+  if (kernels->f64()) {
+    const auto table = vk::make_rope_table_f64(static_cast<uint32_t>(context), cfg.head_dim, cfg.rope_base);
+    rope = Buffer(*ctx, table.size() * 8, MemoryUse::Device);
+    rope.upload(table.data(), table.size() * 8);
+  } else {
+    const auto table = vk::make_rope_table(static_cast<uint32_t>(context), cfg.head_dim, cfg.rope_base);
+    rope = Buffer(*ctx, table.size() * 4, MemoryUse::Device);
+    rope.upload(table.data(), table.size() * 4);
+  }
+}
+
+// The whole forward pass of up to max_tokens tokens as one command buffer. Every kernel reads the
+// position and token count from `params`, so this is recorded once and replayed.
+void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head) {
+  vk::Kernels& kn = *kernels;
+  vk::DescriptorAllocator& d = *da;
+  const BufferRange P{&params, 0, 0};
+  const uint32_t dim = cfg.dim, qdim = cfg.heads * cfg.head_dim, ffn = cfg.ffn;
+  const float eps = cfg.rms_eps;
+  auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
+  const BufferRange X = R(x), XQ = R(xq), XS = R(xs);
+
+  cs.begin();
+  for (size_t c = 0; c < embd_chunks.size(); ++c)
+    kn.embed(cs, d, P, R(tokens), R(embd_bufs[c]), X, dim, embd_chunks[c].row0, embd_chunks[c].rows, max_tokens);
+  cs.barrier();
+  for (uint32_t l = 0; l < cfg.layers; ++l) {
+    const LayerSlots& s = slots[l];
+    const Buffer& lb = layer_bufs[l];
+    auto M = [&](const MatrixSlot& m) { return BufferRange{&lb, m.offset, m.bytes}; };
+    auto N = [&](const NormSlot& n) { return BufferRange{&lb, n.offset, n.bytes}; };
+
+    BufferRange w = N(s.attn_norm);
+    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
+    cs.barrier();
+    kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wq), s.wq.scale, nullptr, 1.f, XQ, XS, R(q), s.wq.rows, dim, max_tokens);
+    kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wk), s.wk.scale, nullptr, 1.f, XQ, XS, R(k), s.wk.rows, dim, max_tokens);
+    kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wv), s.wv.scale, nullptr, 1.f, XQ, XS, R(v), s.wv.rows, dim, max_tokens);
+    cs.barrier();
+    kn.rope_kv(cs, d, P, R(q), R(k), R(v), R(rope), R(k_cache[l]), R(v_cache[l]), cfg.heads, cfg.kv_heads, cfg.head_dim,
+               max_tokens);
+    cs.barrier();
+    kn.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens);
+    cs.barrier();
+    w = N(s.attn_sub_norm);
+    kn.rmsnorm_quant(cs, d, P, R(o), &w, nullptr, &XQ, &XS, qdim, eps, max_tokens);
+    cs.barrier();
+    kn.ternary(cs, d, P, vk::TernaryMode::Accumulate, M(s.wo), s.wo.scale, nullptr, 1.f, XQ, XS, X, s.wo.rows, qdim,
+               max_tokens);
+    cs.barrier();
+    w = N(s.ffn_norm);
+    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
+    cs.barrier();
+    const BufferRange up = M(s.up);
+    kn.ternary(cs, d, P, vk::TernaryMode::Gate, M(s.gate), s.gate.scale, &up, s.up.scale, XQ, XS, R(a), s.gate.rows, dim,
+               max_tokens);
+    cs.barrier();
+    w = N(s.ffn_sub_norm);
+    kn.rmsnorm_quant(cs, d, P, R(a), &w, nullptr, &XQ, &XS, ffn, eps, max_tokens);
+    cs.barrier();
+    kn.ternary(cs, d, P, vk::TernaryMode::Accumulate, M(s.down), s.down.scale, nullptr, 1.f, XQ, XS, X, s.down.rows, ffn,
+               max_tokens);
+    cs.barrier();
+  }
+  if (head != Head::None) {
+    const BufferRange on = R(output_norm), H = R(hn);
+    const bool last = head == Head::Last;
+    kn.rmsnorm_quant(cs, d, P, X, &on, &H, nullptr, nullptr, dim, eps, max_tokens, last);
+    cs.barrier();
+    const uint32_t rows_out = last ? 1 : max_tokens;
+    for (size_t c = 0; c < embd_chunks.size(); ++c)
+      kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), embd_chunks[c].rows, dim, embd_chunks[c].row0, cfg.vocab,
+                 rows_out);
+    cs.barrier();
+    cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
+  }
+  cs.end();
+}
+
+VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.cfg = model.config();
+  const ModelConfig& cfg = m.cfg;
+  m.kv = options.kv;
+  const auto model_ctx = static_cast<int32_t>(cfg.context);
+  m.context = options.context == 0 ? model_ctx : options.context;
+  if (m.context < 1 || m.context > model_ctx)
+    throw std::invalid_argument("VulkanForward: context length " + std::to_string(options.context) + " is outside 1.." +
+                                std::to_string(model_ctx) + " (the model's context length)");
+
+  vk::ContextOptions co;
+  co.device = options.device;
+  co.max_binding_range = options.max_binding_range;
+  m.ctx = std::make_unique<vk::Context>(co);
+  const bool f64 = options.prefer_f64 && m.ctx->info().shader_float64;
+  m.kernels = std::make_unique<vk::Kernels>(*m.ctx, m.kv == KvPrecision::F16, f64);
+  const uint64_t rb = m.kernels->real_bytes();
+  m.da = std::make_unique<vk::DescriptorAllocator>(*m.ctx);
+  m.check_shape();
+
+  const uint64_t range = m.ctx->max_binding_range();
+  const uint32_t qdim = cfg.heads * cfg.head_dim, kvdim = cfg.kv_heads * cfg.head_dim;
+  // The widest per-token row of any activation buffer decides how many tokens fit one binding.
+  const uint64_t widest = std::max<uint64_t>({uint64_t{cfg.vocab} * 4, cfg.ffn * rb, qdim * rb, cfg.dim * rb});
+  m.block = static_cast<uint32_t>(std::min<uint64_t>(std::max(1u, options.block), range / widest));
+  if (m.block == 0)
+    throw VulkanError("one token's logits (" + std::to_string(widest) + " bytes) do not fit one storage binding of " +
+                      std::to_string(range) + " bytes");
+  m.block = std::min<uint32_t>(m.block, static_cast<uint32_t>(m.context));
+
+  const uint64_t kv_elem = m.kv == KvPrecision::F16 ? 2 : 4;
+  const uint64_t cache_bytes = uint64_t(m.context) * kvdim * kv_elem;
+  if (cache_bytes > range)
+    throw VulkanError("one layer's KV cache (" + std::to_string(cache_bytes) + " bytes for a context of " +
+                      std::to_string(m.context) + ") exceeds one storage binding; use a shorter context");
+  const uint64_t rope_bytes = uint64_t(m.context) * cfg.head_dim * rb;
+  if (rope_bytes > range) throw VulkanError("the RoPE table exceeds one storage binding; use a shorter context");
+
+  m.plan_layers(model);
+  m.embd_chunks = vk::split_rows(cfg.vocab, uint64_t{cfg.dim} * 2, range);
+
+  // Everything this engine allocates, checked against the free device memory before allocating.
+  const uint64_t B = m.block;
+  uint64_t total = 0;
+  for (const auto& s : m.slots) total += s.total;
+  total += uint64_t{cfg.vocab} * cfg.dim * 2 + cfg.dim * 4 + rope_bytes;
+  total += 2 * cache_bytes * cfg.layers;
+  const uint64_t act = B * rb * (cfg.dim + 2ull * qdim + 2ull * kvdim + cfg.ffn + cfg.dim) +
+                       B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}) + B * rb + 2 * B * cfg.vocab * 4;
+  total += act;
+  m.device_bytes = total;
+  m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
+                                 std::to_string(m.context));
+
+  m.upload(model);
+  for (uint32_t l = 0; l < cfg.layers; ++l) {
+    m.k_cache.emplace_back(*m.ctx, cache_bytes, MemoryUse::Device);
+    m.v_cache.emplace_back(*m.ctx, cache_bytes, MemoryUse::Device);
+  }
+  m.x = Buffer(*m.ctx, B * cfg.dim * rb, MemoryUse::Device);
+  m.xq = Buffer(*m.ctx, B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}), MemoryUse::Device);
+  m.xs = Buffer(*m.ctx, B * rb, MemoryUse::Device);
+  m.q = Buffer(*m.ctx, B * qdim * rb, MemoryUse::Device);
+  m.k = Buffer(*m.ctx, B * kvdim * rb, MemoryUse::Device);
+  m.v = Buffer(*m.ctx, B * kvdim * rb, MemoryUse::Device);
+  m.o = Buffer(*m.ctx, B * qdim * rb, MemoryUse::Device);
+  m.a = Buffer(*m.ctx, B * cfg.ffn * rb, MemoryUse::Device);
+  m.hn = Buffer(*m.ctx, B * cfg.dim * rb, MemoryUse::Device);
+  m.logits = Buffer(*m.ctx, B * cfg.vocab * 4, MemoryUse::Device);
+  m.params = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Upload);
+  m.tokens = Buffer(*m.ctx, B * 4, MemoryUse::Upload);
+  m.readback = Buffer(*m.ctx, B * cfg.vocab * 4, MemoryUse::Readback);
+
+  m.decode = std::make_unique<vk::CommandSequence>(*m.ctx);
+  m.record(*m.decode, 1, Head::Last);
+  if (m.block > 1) {
+    m.block_none = std::make_unique<vk::CommandSequence>(*m.ctx);
+    m.block_last = std::make_unique<vk::CommandSequence>(*m.ctx);
+    m.block_all = std::make_unique<vk::CommandSequence>(*m.ctx);
+    m.record(*m.block_none, m.block, Head::None);
+    m.record(*m.block_last, m.block, Head::Last);
+    m.record(*m.block_all, m.block, Head::All);
+  }
+}
+
+VulkanForward::~VulkanForward() = default;
+
+void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all_logits) {
+  Impl& m = *impl_;
+  const std::size_t n = tokens.size();
+  const uint32_t vocab = m.cfg.vocab;
+  if (n == 0) throw std::invalid_argument("VulkanForward::eval: no tokens to evaluate");
+  if (pos < 0) throw std::invalid_argument("VulkanForward::eval: negative position " + std::to_string(pos));
+  if (static_cast<int64_t>(pos) + static_cast<int64_t>(n) > m.context)
+    throw ContextFullError("context full: " + std::to_string(n) + " token(s) at position " + std::to_string(pos) +
+                           " would pass the context length of " + std::to_string(m.context));
+  if (pos > m.filled)
+    throw std::invalid_argument("VulkanForward::eval: position " + std::to_string(pos) + " is past the " +
+                                std::to_string(m.filled) + " position(s) in the KV cache");
+  const std::size_t want = (all_logits ? n : 1) * std::size_t{vocab};
+  if (logits.size() != want)
+    throw std::invalid_argument("VulkanForward::eval: logits span has " + std::to_string(logits.size()) +
+                                " entries, expected " + std::to_string(want));
+  for (std::size_t t = 0; t < n; ++t)
+    if (tokens[t] < 0 || static_cast<uint32_t>(tokens[t]) >= vocab)
+      throw std::out_of_range("VulkanForward::eval: token " + std::to_string(tokens[t]) + " at index " +
+                              std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+
+  m.filled = pos;  // positions from pos on are rewritten; if a submit fails they are gone
+  for (std::size_t done = 0; done < n;) {
+    const auto cnt = static_cast<uint32_t>(std::min<std::size_t>(m.block, n - done));
+    const bool last_block = done + cnt == n;
+    const vk::Params p{static_cast<uint32_t>(pos) + static_cast<uint32_t>(done), cnt};
+    m.params.upload(&p, sizeof p);
+    m.tokens.upload(tokens.data() + done, cnt * 4);
+    vk::CommandSequence* seq = nullptr;
+    if (cnt == 1 && (all_logits || last_block))
+      seq = m.decode.get();
+    else if (all_logits)
+      seq = m.block_all.get();
+    else
+      seq = last_block ? m.block_last.get() : m.block_none.get();
+    if (!seq) seq = m.decode.get();  // block size 1: every submit is a decode (its logits unused here)
+    seq->run();
+    if (all_logits)
+      m.readback.download(logits.data() + done * vocab, uint64_t{cnt} * vocab * 4);
+    else if (last_block)
+      m.readback.download(logits.data(), uint64_t{vocab} * 4);
+    done += cnt;
+    m.filled = pos + static_cast<int32_t>(done);
+  }
+}
+
+int32_t VulkanForward::context_length() const { return impl_->context; }
+int32_t VulkanForward::vocab_size() const { return static_cast<int32_t>(impl_->cfg.vocab); }
+const DeviceInfo& VulkanForward::device() const { return impl_->ctx->info(); }
+uint32_t VulkanForward::block_size() const { return impl_->block; }
+uint32_t VulkanForward::embedding_chunks() const { return static_cast<uint32_t>(impl_->embd_chunks.size()); }
+uint64_t VulkanForward::device_bytes() const { return impl_->device_bytes; }
+int32_t VulkanForward::cached_positions() const { return impl_->filled; }
+bool VulkanForward::f64() const { return impl_->kernels->f64(); }
+
+std::vector<float> VulkanForward::debug_buffer(const std::string& name) const {
+  const Impl& m = *impl_;
+  const Buffer* b = name == "x" ? &m.x : name == "q" ? &m.q : name == "k" ? &m.k : name == "v" ? &m.v
+                  : name == "o" ? &m.o : name == "a" ? &m.a : name == "hn" ? &m.hn : name == "xs" ? &m.xs : nullptr;
+  if (!b) throw std::invalid_argument("VulkanForward::debug_buffer: no buffer named '" + name + "'");
+  if (m.kernels->f64()) {
+    std::vector<double> d(b->size() / 8);
+    b->download(d.data(), d.size() * 8);
+    return std::vector<float>(d.begin(), d.end());
+  }
+  std::vector<float> out(b->size() / 4);
+  b->download(out.data(), out.size() * 4);
+  return out;
+}
+
+}  // namespace trit

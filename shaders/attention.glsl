@@ -1,0 +1,81 @@
+// Causal attention for a block of queries over the KV cache, one workgroup per (query head, token).
+// Token t sits at position pos0 + t and attends to positions [0, pos0 + t]; head h reads KV head
+// h / (heads / kv_heads) (GQA). Keys are taken in chunks of one per thread with an online softmax
+// (running max and sum, the accumulator rescaled per chunk), so any context length fits in fixed
+// shared memory. Each thread owns up to 4 output dimensions (hd <= 4 * workgroup size).
+#include "common.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const bool KV_F16 = true;
+layout(std430, binding = 1) readonly buffer Q { real q[]; };
+layout(std430, binding = 2) readonly buffer KC { uint kc[]; };
+layout(std430, binding = 3) readonly buffer VC { uint vc[]; };
+layout(std430, binding = 4) writeonly buffer O { real o[]; };
+layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; float scale; } pc;
+
+const uint MAX_HD = 512;
+shared real qs[MAX_HD];
+shared real ps[gl_WorkGroupSize.x];
+
+real cache_at(bool is_k, uint e) {
+  if (KV_F16) {
+    const uint w = is_k ? kc[e / 2] : vc[e / 2];
+    const vec2 p = unpackHalf2x16(w);
+    return real((e & 1u) == 0u ? p.x : p.y);
+  }
+  return real(uintBitsToFloat(is_k ? kc[e] : vc[e]));
+}
+
+void main() {
+  const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
+  if (t >= params.n_tokens) return;
+  const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+  const uint n_ctx = params.pos0 + t + 1;
+  const uint qdim = pc.heads * pc.hd, kvdim = pc.kv_heads * pc.hd;
+  const uint kvoff = (h / (pc.heads / pc.kv_heads)) * pc.hd;
+  for (uint d = tid; d < pc.hd; d += wg) qs[d] = q[t * qdim + h * pc.hd + d];
+  barrier();
+
+  const real scale = real(1) / sqrt(real(pc.hd));  // as the reference, in the activation precision
+  real acc[4] = real[4](real(0), real(0), real(0), real(0));
+  real m = real(0), l = real(0);
+  bool first = true;
+  for (uint c0 = 0; c0 < n_ctx; c0 += wg) {
+    const uint j = c0 + tid;
+    real sc = real(-3.0e38);
+    if (j < n_ctx) {
+      real dotv = real(0);
+      const uint kb = j * kvdim + kvoff;
+      if (KV_F16) {
+        for (uint d = 0; d < pc.hd; d += 2) {
+          const real2 kk = real2(unpackHalf2x16(kc[(kb + d) / 2]));
+          dotv += qs[d] * kk.x + qs[d + 1] * kk.y;
+        }
+      } else {
+        for (uint d = 0; d < pc.hd; ++d) dotv += qs[d] * real(uintBitsToFloat(kc[kb + d]));
+      }
+      sc = dotv * scale;
+    }
+    const real cmax = wg_max(sc);
+    const real m_new = first ? cmax : max(m, cmax);
+    const real factor = first ? real(0) : exp_real(m - m_new);
+    const real p = j < n_ctx ? exp_real(sc - m_new) : real(0);
+    ps[tid] = p;
+    l = l * factor + wg_sum(p);  // wg_sum's barriers also publish ps[]
+    m = m_new;
+    first = false;
+    const uint cnt = min(wg, n_ctx - c0);
+    for (uint r = 0; r < 4; ++r) {
+      const uint d = tid + r * wg;
+      if (d >= pc.hd) break;
+      real a = acc[r] * factor;
+      for (uint jj = 0; jj < cnt; ++jj) a += ps[jj] * cache_at(false, (c0 + jj) * kvdim + kvoff + d);
+      acc[r] = a;
+    }
+    barrier();  // ps[] is rewritten by the next chunk
+  }
+  for (uint r = 0; r < 4; ++r) {
+    const uint d = tid + r * wg;
+    if (d >= pc.hd) break;
+    o[t * qdim + h * pc.hd + d] = acc[r] / l;
+  }
+}

@@ -1,0 +1,62 @@
+// Per-token RMSNorm fused with the int8 quantization of its output (the input of a bitlinear), one
+// workgroup per token:  h = x / sqrt(mean(x^2) + eps) * w;  s = 127 / max(max|h|, 1e-5);
+// q = clamp(round_half_away(h * s), -128, 127), packed 4 per uint (element 4i+b in byte b).
+// Specialization: HAS_NORM = 0 quantizes x itself; WRITE_F32 stores h (the final norm feeding the
+// LM head); WRITE_Q8 stores q and s. With last_only, one workgroup normalizes the last submitted
+// token into output row 0 (the logits of a prompt need only its last token).
+#include "common.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const bool HAS_NORM = true;
+layout(constant_id = 2) const bool WRITE_F32 = false;
+layout(constant_id = 3) const bool WRITE_Q8 = true;
+layout(std430, binding = 1) readonly buffer X { real4 x[]; };
+layout(std430, binding = 2) readonly buffer W { vec4 w[]; };
+layout(std430, binding = 3) writeonly buffer H { real4 h[]; };
+layout(std430, binding = 4) writeonly buffer Q { uint q[]; };
+layout(std430, binding = 5) writeonly buffer S { real s[]; };
+layout(push_constant) uniform Push { uint k; float eps; uint last_only; } pc;
+
+real4 normed(uint base, uint i, real inv) {
+  real4 v = x[base + i];
+  return HAS_NORM ? v * inv * real4(w[i]) : v;
+}
+
+void main() {
+  uint t = gl_WorkGroupID.x;
+  if (t >= params.n_tokens) return;
+  uint t_in = t;
+  if (pc.last_only != 0u) {
+    t_in = params.n_tokens - 1;
+    t = 0;
+  }
+  uint k4 = pc.k / 4, base = t_in * k4, obase = t * k4;
+  real inv = real(1);
+  if (HAS_NORM) {
+    real ss = real(0);
+    for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
+      real4 v = x[base + i];
+      ss += dot(v, v);
+    }
+    ss = wg_sum(ss);
+    inv = real(1) / sqrt(ss / real(pc.k) + real(pc.eps));
+  }
+  real amax = real(0);
+  for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
+    real4 v = abs(normed(base, i, inv));
+    amax = max(amax, max(max(v.x, v.y), max(v.z, v.w)));
+    if (WRITE_F32) h[obase + i] = normed(base, i, inv);
+  }
+  if (!WRITE_Q8) return;
+  amax = wg_max(amax);
+  real sc = real(127) / max(amax, real(1e-5));  // real(1e-5): the float 1e-5f widened, as the reference
+  for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
+    real4 v = normed(base, i, inv) * sc;
+    uint packed = 0u;
+    for (int b = 0; b < 4; ++b) {
+      int r = int(clamp(round_half_away(v[b]), real(-128), real(127)));
+      packed |= uint(r & 0xff) << (8 * b);
+    }
+    q[obase + i] = packed;
+  }
+  if (gl_LocalInvocationID.x == 0) s[t] = sc;
+}

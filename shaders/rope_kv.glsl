@@ -1,0 +1,84 @@
+// NeoX rotary embedding of q (in place) and k, and the append of k and v to the KV cache at positions
+// pos0 + t, one workgroup per token. Within a head, dimension i pairs with i + hd/2; cos and sin of
+// pos * base^(-2i/hd) come from a table the host computed in double precision (GPU sin/cos are only
+// accurate near zero, and angles reach thousands of radians). KV_F16 stores the cache as packed F16
+// pairs (rounded to nearest even here, not by the driver's conversion), else as F32.
+#include "common.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const bool KV_F16 = true;
+layout(std430, binding = 1) buffer Q { real q[]; };
+layout(std430, binding = 2) readonly buffer K { real k[]; };
+layout(std430, binding = 3) readonly buffer V { real v[]; };
+layout(std430, binding = 4) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
+layout(std430, binding = 5) writeonly buffer KC { uint kc[]; };
+layout(std430, binding = 6) writeonly buffer VC { uint vc[]; };
+layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; } pc;
+
+real2 rotate(real a, real b, real2 c) {
+  precise real x = a * c.x - b * c.y;
+  precise real y = a * c.y + b * c.x;
+  return real2(x, y);
+}
+
+// IEEE binary16 bits of v, rounded once to nearest even (as ref::f32_to_f16 / f64_to_f16).
+uint to_f16(real v) {
+  const uint sign = v < real(0) ? 0x8000u : 0u;
+  const real a = abs(v);
+  if (isnan(a)) return sign | 0x7e00u;
+  if (a >= real(65520)) return sign | 0x7c00u;
+  if (a < real(6.103515625e-05)) return sign | uint(roundEven(a * real(16777216.0)));  // 2^-14, 2^24
+  int e;
+  frexp(a, e);  // a in [2^(e-1), 2^e)
+  uint m = uint(roundEven(ldexp(a, 11 - e)));  // [1024, 2048]
+  uint biased = uint(e - 1 + 15);
+  if (m == 2048u) {
+    m = 1024u;
+    ++biased;
+  }
+  return sign | (biased << 10) | (m - 1024u);
+}
+
+uint pack_f16(real a, real b) { return to_f16(a) | (to_f16(b) << 16); }
+
+void main() {
+  const uint t = gl_WorkGroupID.x;
+  if (t >= params.n_tokens) return;
+  const uint pos = params.pos0 + t;
+  const uint half_hd = pc.hd / 2;
+  const uint qdim = pc.heads * pc.hd, kvdim = pc.kv_heads * pc.hd;
+  const uint tab = pos * half_hd;
+  for (uint idx = gl_LocalInvocationID.x; idx < pc.heads * half_hd; idx += gl_WorkGroupSize.x) {
+    const uint h = idx / half_hd, i = idx % half_hd;
+    const uint o = t * qdim + h * pc.hd + i;
+    const real2 r = rotate(q[o], q[o + half_hd], cs[tab + i]);
+    q[o] = r.x;
+    q[o + half_hd] = r.y;
+  }
+  // K: two neighbouring dimensions (and their partners) per item, so F16 pairs are written whole.
+  const uint quarter = half_hd / 2;
+  for (uint idx = gl_LocalInvocationID.x; idx < pc.kv_heads * quarter; idx += gl_WorkGroupSize.x) {
+    const uint h = idx / quarter, i = 2 * (idx % quarter);
+    const uint src = t * kvdim + h * pc.hd + i;
+    const real2 r0 = rotate(k[src], k[src + half_hd], cs[tab + i]);
+    const real2 r1 = rotate(k[src + 1], k[src + 1 + half_hd], cs[tab + i + 1]);
+    const uint dst = pos * kvdim + h * pc.hd + i;
+    if (KV_F16) {
+      kc[dst / 2] = pack_f16(r0.x, r1.x);
+      kc[(dst + half_hd) / 2] = pack_f16(r0.y, r1.y);
+    } else {
+      kc[dst] = floatBitsToUint(float(r0.x));
+      kc[dst + 1] = floatBitsToUint(float(r1.x));
+      kc[dst + half_hd] = floatBitsToUint(float(r0.y));
+      kc[dst + half_hd + 1] = floatBitsToUint(float(r1.y));
+    }
+  }
+  for (uint i = gl_LocalInvocationID.x; i < kvdim / 2; i += gl_WorkGroupSize.x) {
+    const uint src = t * kvdim + 2 * i, dst = pos * kvdim + 2 * i;
+    if (KV_F16) {
+      vc[dst / 2] = pack_f16(v[src], v[src + 1]);
+    } else {
+      vc[dst] = floatBitsToUint(float(v[src]));
+      vc[dst + 1] = floatBitsToUint(float(v[src + 1]));
+    }
+  }
+}
