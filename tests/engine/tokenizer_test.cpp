@@ -335,4 +335,52 @@ TEST(TokenizerLlama3, ConcurrentEncodesAgree) {
   for (int n : ok) EXPECT_EQ(n, 200);
 }
 
+TEST(TokenizerLlama3, RandomTextRoundTripsAndRandomBytesNeverCrash) {
+  const Tokenizer& t = llama3();
+  std::mt19937 rng(2026);
+  auto append_utf8 = [](std::string& s, uint32_t cp) {
+    if (cp < 0x80) {
+      s += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      s += static_cast<char>(0xC0 | (cp >> 6));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      s += static_cast<char>(0xE0 | (cp >> 12));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      s += static_cast<char>(0xF0 | (cp >> 18));
+      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  };
+  for (int round = 0; round < 1500; ++round) {
+    // Any scalar value, unassigned ones included, biased to ASCII and the BMP.
+    std::string text;
+    int n = static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      uint32_t cp = rng() % 4 == 0 ? rng() % 0x80 : rng() % 2 ? rng() % 0x10000 : rng() % 0x110000;
+      if (cp >= 0xD800 && cp <= 0xDFFF) cp = ' ';
+      append_utf8(text, cp);
+    }
+    Ids ids = t.encode(text, round % 2 == 0);
+    ASSERT_EQ(t.decode(ids), text);
+    // Random bytes: an error naming the offset, or (when they happen to be valid) a round trip.
+    std::string bytes;
+    for (int i = 0; i < n; ++i) bytes += static_cast<char>(rng() % 256);
+    if (auto bad = trit::find_invalid_utf8(bytes)) {
+      EXPECT_THROW(t.encode(bytes), TokenizerError);
+      std::string clean = trit::sanitize_utf8(bytes);
+      ASSERT_EQ(t.decode(t.encode(clean)), clean);
+    } else {
+      ASSERT_EQ(t.decode(t.encode(bytes)), bytes);
+    }
+    // Random ids always decode to valid UTF-8.
+    Ids random_ids;
+    for (int i = 0; i < n; ++i) random_ids.push_back(static_cast<int32_t>(rng() % 128256));
+    ASSERT_EQ(trit::find_invalid_utf8(t.decode(random_ids)), std::nullopt);
+  }
+}
+
 }  // namespace

@@ -196,6 +196,10 @@ void Tokenizer::Impl::bpe(std::string_view piece, std::vector<int32_t>& out) con
     consider(c.left);
   }
   for (int32_t i = 0; i >= 0; i = sym[static_cast<size_t>(i)].next) out.push_back(sym[static_cast<size_t>(i)].id);
+  // A pathological piece (megabytes without a break) must not leave its buffers pinned to the thread.
+  constexpr size_t kKeep = 1 << 16;
+  if (sym.capacity() > kKeep) std::vector<Symbol>().swap(sym);
+  if (heap.capacity() > kKeep) std::vector<Candidate>().swap(heap);
 }
 
 void Tokenizer::Impl::encode_plain(std::string_view text, std::vector<int32_t>& out) const {
