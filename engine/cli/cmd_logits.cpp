@@ -1,4 +1,4 @@
-// trit-cli logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--kv f16|f32] [--threads N]
+// trit-cli logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--kv f16|f32] [--threads N] [--device N]
 // Teacher-forced: evaluates the tokens as one block from position 0 and writes every position's logits
 // as little-endian float32 rows of `vocab` values (the layout of shared/golden), so any backend can be
 // diffed against the golden files or against another backend.
@@ -64,6 +64,7 @@ int run_logits(const std::vector<std::string>& args) {
   std::string model_path, tokens_arg, out_path, backend = "cpu", kv = "f16";
   bool have_tokens = false;
   unsigned threads = 0;
+  int device = -1;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -81,6 +82,8 @@ int run_logits(const std::vector<std::string>& args) {
       kv = value();
     } else if (a == "--threads") {
       threads = parse_unsigned(a, value());
+    } else if (a == "--device") {
+      device = static_cast<int>(parse_unsigned(a, value()));
     } else if (a.starts_with("--")) {
       throw std::invalid_argument("unknown option '" + a + "'");
     } else if (model_path.empty()) {
@@ -97,6 +100,7 @@ int run_logits(const std::vector<std::string>& args) {
   else if (kv == "f32") opts.kv = trit::KvPrecision::F32;
   else throw std::invalid_argument("--kv: '" + kv + "' is not f16 or f32");
   opts.threads = threads;
+  opts.device = device;
   const std::vector<int32_t> tokens = parse_tokens(tokens_arg);
 
   std::shared_ptr<const trit::Model> model = trit::Model::open(model_path);
@@ -120,7 +124,7 @@ int run_logits(const std::vector<std::string>& args) {
 }
 
 const trit::cli::Registration reg{{"logits",
-                                   "logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--kv f16|f32] [--threads N]",
+                                   "logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--kv f16|f32] [--threads N] [--device N]",
                                    "write every position's logits (teacher-forced) as float32 rows", run_logits}};
 
 }  // namespace
