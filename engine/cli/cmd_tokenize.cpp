@@ -1,6 +1,7 @@
 // trit-cli tokenize: UTF-8 text on stdin -> token ids, with the model's own vocabulary.
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -41,16 +42,22 @@ int run(const std::vector<std::string>& args) {
 
   if (bench) {
     // Best of five on one thread: the figure the 1 MB / 1 s budget is checked against.
-    double best = 1e30;
+    // Wall time and this thread's CPU time: on a busy machine the CPU time is the honest figure.
+    double best = 1e30, best_cpu = 1e30;
     size_t n_ids = 0;
     for (int i = 0; i < 5; ++i) {
       auto a = std::chrono::steady_clock::now();
+      timespec c0{}, c1{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
       n_ids = tok.encode(text, special, bos).size();
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
       best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+      best_cpu = std::min(best_cpu, static_cast<double>(c1.tv_sec - c0.tv_sec) + static_cast<double>(c1.tv_nsec - c0.tv_nsec) * 1e-9);
     }
-    std::printf("vocabulary loaded in %.0f ms; encoded %zu bytes into %zu tokens in %.1f ms (best of 5): %.2f MB/s\n",
+    std::printf("vocabulary loaded in %.0f ms; encoded %zu bytes into %zu tokens in %.1f ms wall, %.1f ms CPU "
+                "(best of 5, one thread): %.2f MB/s\n",
                 std::chrono::duration<double, std::milli>(t1 - t0).count(), text.size(), n_ids, best * 1e3,
-                static_cast<double>(text.size()) / 1e6 / best);
+                best_cpu * 1e3, static_cast<double>(text.size()) / 1e6 / best);
     return 0;
   }
   auto ids = tok.encode(text, special, bos);
