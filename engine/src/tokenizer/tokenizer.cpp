@@ -219,6 +219,9 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool allow_special
 }
 
 void Tokenizer::encode_append(std::string_view text, bool allow_special, std::vector<int32_t>& out) const {
+  // The merge loop indexes symbols with int32; no real prompt comes near this.
+  if (text.size() > static_cast<size_t>(0x7FFFFFFF))
+    throw TokenizerError("cannot tokenize " + std::to_string(text.size()) + " bytes at once (the limit is 2 GiB)");
   if (auto bad = find_invalid_utf8(text))
     throw TokenizerError("cannot tokenize: the text is not valid UTF-8 at byte " + std::to_string(*bad) + " of " +
                          std::to_string(text.size()));
