@@ -1,0 +1,197 @@
+#include "chat/engine_worker.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLocale>
+#include <trit/devices.h>
+#include <trit/model.h>
+#include <trit/session.h>
+#include <trit/tokenizer.h>
+
+#include "chat/chat_prompt.h"
+
+namespace trit::chat {
+namespace {
+
+QString fromStd(const std::string& s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QString bytesText(quint64 bytes) { return QLocale().formattedDataSize(static_cast<qint64>(bytes)); }
+
+}  // namespace
+
+EngineWorker::EngineWorker(StreamBuffer* stream, QObject* parent) : QObject(parent), stream_(stream) {}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::cancel(std::uint64_t id) {
+  // Monotonic: a later cancel never un-cancels an earlier reply.
+  std::uint64_t prev = cancelledId_.load();
+  while (prev < id && !cancelledId_.compare_exchange_weak(prev, id)) {
+  }
+  std::lock_guard lock(activeMutex_);
+  if (active_ && activeId_ <= id) active_->cancel();
+}
+
+void EngineWorker::unload() {
+  {
+    std::lock_guard lock(activeMutex_);
+    active_ = nullptr;
+  }
+  if (!session_) return;
+  session_.reset();
+  emit modelUnloaded();
+}
+
+void EngineWorker::load(const LoadRequest& request) {
+  unload();
+  const QString path = request.path;
+  try {
+    const QFileInfo file(path);
+    if (!file.exists()) {
+      emit modelLoadFailed(path, tr("The model file %1 does not exist. Choose another file or download a model "
+                                    "in the model manager.").arg(QDir::toNativeSeparators(path)));
+      return;
+    }
+    auto model = Model::open(file.absoluteFilePath().toStdString());
+    SessionOptions options;
+    options.backend = request.backend.toStdString();
+    options.device = request.device;
+    options.context = request.context;
+    session_ = Session::create(model, options);
+    loaded_ = request;
+    fileBytes_ = file.size();
+
+    ModelInfo info;
+    info.path = file.absoluteFilePath();
+    const auto& config = session_->model().config();
+    info.name = config.name.empty() ? file.completeBaseName() : fromStd(config.name);
+    info.architecture = fromStd(config.architecture);
+    info.backend = request.backend;
+    info.contextLength = session_->context_length();
+    info.layers = static_cast<int>(config.layers);
+    info.dim = static_cast<int>(config.dim);
+    info.vocab = static_cast<int>(config.vocab);
+    info.fileBytes = fileBytes_;
+    if (request.backend == QLatin1String("vulkan")) {
+      const auto devices = list_vulkan_devices();
+      DeviceChoice choice;
+      choice.index = request.device;
+      info.deviceName = fromStd(choose_device(devices, choice).name);
+    } else {
+      info.deviceName = tr("CPU (reference engine)");
+    }
+    info.memoryText = describeMemory();
+    emit modelLoaded(info);
+  } catch (const ModelError& e) {
+    session_.reset();
+    emit modelLoadFailed(path, tr("The model could not be loaded: %1 Choose another model file, or download it "
+                                  "again in the model manager.").arg(fromStd(e.what())));
+  } catch (const VulkanError& e) {
+    session_.reset();
+    emit modelLoadFailed(path, tr("The GPU could not be used: %1 In Settings, choose another device or the CPU "
+                                  "engine.").arg(fromStd(e.what())));
+  } catch (const std::exception& e) {
+    session_.reset();
+    emit modelLoadFailed(path, tr("The model could not be loaded: %1").arg(fromStd(e.what())));
+  }
+}
+
+QString EngineWorker::describeMemory() const {
+  if (!session_) return {};
+  if (loaded_.backend != QLatin1String("vulkan"))
+    return tr("%1 of weights mapped in RAM").arg(bytesText(static_cast<quint64>(fileBytes_)));
+  try {
+    const auto devices = list_vulkan_devices();
+    DeviceChoice choice;
+    choice.index = loaded_.device;
+    const auto& d = choose_device(devices, choice);
+    if (d.memory_budget) {
+      quint64 usage = 0, budget = 0;
+      for (const auto& h : d.heaps)
+        if (h.device_local) {
+          usage += h.usage;
+          budget += h.budget;
+        }
+      return tr("%1 of %2 GPU memory in use").arg(bytesText(usage), bytesText(budget));
+    }
+    return tr("%1 of weights on a device with %2").arg(bytesText(static_cast<quint64>(fileBytes_)),
+                                                       bytesText(d.device_local_bytes()));
+  } catch (const std::exception&) {
+    return tr("%1 of weights").arg(bytesText(static_cast<quint64>(fileBytes_)));
+  }
+}
+
+void EngineWorker::listDevices() {
+  QStringList names;
+  try {
+    for (const auto& d : list_vulkan_devices())
+      names << QStringLiteral("%1 (%2)").arg(fromStd(d.name), fromStd(d.type));
+    emit devicesListed(names, {});
+  } catch (const std::exception& e) {
+    emit devicesListed(names, fromStd(e.what()));
+  }
+}
+
+void EngineWorker::generate(const GenerateRequest& request) {
+  const std::uint64_t id = request.id;
+  if (!session_) {
+    emit replyFailed(id, tr("No model is loaded. Open a model first."));
+    return;
+  }
+  ReplyOutcome outcome;
+  outcome.id = id;
+  outcome.contextLength = session_->context_length();
+  if (cancelled(id)) {  // stopped while it waited in the queue
+    outcome.reason = FinishReason::Cancelled;
+    outcome.cachedTokens = static_cast<int>(session_->cached_tokens().size());
+    emit replyFinished(outcome);
+    return;
+  }
+  try {
+    const std::vector<int32_t> prompt = buildChatPrompt(session_->tokenizer(), request.systemPrompt, request.turns);
+    stream_->begin(id);
+    {
+      std::lock_guard lock(activeMutex_);
+      active_ = session_.get();
+      activeId_ = id;
+    }
+    GenerateOptions options;
+    options.sampling = request.sampling;
+    options.max_tokens = request.maxTokens;
+    bool first = true;
+    // generate() clears the session's cancel flag when it starts, so a cancel that arrived just before
+    // is re-applied from our own flag at the first callback (prefill reports progress before any work).
+    options.on_prefill_progress = [&](int32_t done, int32_t total) {
+      if (cancelled(id)) session_->cancel();
+      emit prefillProgress(id, done, total);
+    };
+    options.on_text = [&](std::string_view piece) {
+      if (cancelled(id)) session_->cancel();
+      if (first) {
+        first = false;
+        emit replyStarted(id);
+      }
+      stream_->append(id, piece);
+    };
+    GenerateResult result = session_->generate(prompt, options);
+    {
+      std::lock_guard lock(activeMutex_);
+      active_ = nullptr;
+    }
+    outcome.text = fromStd(result.text);
+    outcome.tokens = std::move(result.tokens);
+    outcome.reason = result.reason;
+    outcome.stats = result.stats;
+    outcome.cachedTokens = static_cast<int>(session_->cached_tokens().size());
+    emit replyFinished(outcome);
+    if (loaded_.backend == QLatin1String("vulkan")) emit memoryUsage(describeMemory());
+  } catch (const std::exception& e) {
+    {
+      std::lock_guard lock(activeMutex_);
+      active_ = nullptr;
+    }
+    emit replyFailed(id, tr("The engine stopped with an error: %1").arg(fromStd(e.what())));
+  }
+}
+
+}  // namespace trit::chat
