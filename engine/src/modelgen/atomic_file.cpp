@@ -50,7 +50,7 @@ void AtomicFile::flush() {
 void AtomicFile::write(const void* data, size_t size) {
   auto p = static_cast<const uint8_t*>(data);
   written_ += size;
-  if (size >= buf_.size()) {  // big chunk: no copy
+  if (size >= buf_.size() / 4) {  // big chunk: no copy (the buffer is for headers and small tensors)
     flush();
     write_all(p, size);
     return;

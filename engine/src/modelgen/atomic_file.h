@@ -1,7 +1,7 @@
 #pragma once
 // A file written through OUT.part and renamed to OUT only on commit(): readers never see a half-written
-// file under the real name. Writes are buffered in large chunks (one write(2) per few MiB); chunks at
-// least as large as the buffer go straight to the kernel without a copy. Every failure throws
+// file under the real name. Writes are buffered in large chunks (one write(2) per few MiB); chunks of
+// a quarter of the buffer or more go straight to the kernel without a copy. Every failure throws
 // GgufWriteError naming the path and the system's reason (disk full, permission denied, ...).
 #include <cstddef>
 #include <cstdint>

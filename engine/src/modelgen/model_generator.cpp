@@ -2,10 +2,14 @@
 // random ternary weights scaled so activations stay O(1) through the layers, streamed to disk.
 #include "trit/model_generator.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <future>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "modelgen/byte_vocab.h"
@@ -79,24 +83,94 @@ ResolvedVocab resolve_vocab(const GeneratorOptions& o) {
   throw GeneratorError("vocabulary '" + spec + "' is not understood: use bytes:N or llama3:PATH/tokenizer.json");
 }
 
-// Producers stream each tensor in chunks of modelgen::kChunkElements through shared scratch buffers.
-struct Scratch {
-  std::vector<int8_t> weights = std::vector<int8_t>(modelgen::kChunkElements);
-  std::vector<uint8_t> codes = std::vector<uint8_t>(modelgen::kChunkElements / 4);
-  std::vector<uint16_t> halves = std::vector<uint16_t>(modelgen::kChunkElements);
-  std::vector<float> floats = std::vector<float>(modelgen::kChunkElements);
+// Producers stream each tensor in batches of kBatchChunks chunks of modelgen::kChunkElements. Two slots of
+// scratch buffers let batch b+1 be generated on a helper thread while batch b is written (pipelined below);
+// batches of several MiB keep the thread hand-offs few (a few hundred for the 2B4T shape).
+constexpr uint64_t kBatchChunks = 8;
+constexpr uint64_t kBatchElements = kBatchChunks * modelgen::kChunkElements;
+
+struct Slot {
+  std::vector<int8_t> weights;
+  std::vector<uint8_t> codes;
+  std::vector<uint16_t> halves;
+  std::vector<float> floats;
 };
+using Scratch = std::array<Slot, 2>;
+
+// A buffer of at least n elements (grown on first use, so only the types a model needs take memory).
+template <typename T>
+std::span<T> take(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return {v.data(), n};
+}
+
+uint64_t batch_count(uint64_t n) { return (n + kBatchElements - 1) / kBatchElements; }
+// Elements [first, first + count) of batch b of a tensor of n elements.
+std::pair<uint64_t, size_t> batch_range(uint64_t n, uint64_t b) {
+  const uint64_t first = b * kBatchElements;
+  return {first, static_cast<size_t>(std::min(kBatchElements, n - first))};
+}
+
+// Calls fill(chunk index, span of that chunk) for every chunk of the batch's elements. Chunks are
+// independent random streams, so they are filled in parallel (up to one thread per chunk and core); the
+// result does not depend on the number of threads.
+template <typename T, typename Fill>
+void for_chunks(uint64_t first, std::span<T> out, const Fill& fill) {
+  const size_t chunks = (out.size() + modelgen::kChunkElements - 1) / modelgen::kChunkElements;
+  auto run = [&](size_t i) {
+    const size_t off = i * modelgen::kChunkElements;
+    fill((first + off) / modelgen::kChunkElements,
+         out.subspan(off, std::min<size_t>(modelgen::kChunkElements, out.size() - off)));
+  };
+  const size_t threads = std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::future<void>> helpers;
+  for (size_t t = 1; t < threads; ++t)
+    helpers.push_back(std::async(std::launch::async, [&, t] {
+      for (size_t i = t; i < chunks; i += threads) run(i);
+    }));
+  for (size_t i = 0; i < chunks; i += threads) run(i);
+  for (auto& h : helpers) h.get();  // rethrows a helper's exception
+}
+
+// Writes gen(0), gen(1), ... gen(batches-1) to the sink, generating the next batch on a helper thread while
+// the current one is written, so the random numbers and the write(2) calls of a 1.2 GB file overlap.
+// gen(b, slot) fills that slot and returns the bytes to write. If anything throws, the pending future's
+// destructor waits for its generation to finish before the slots (owned by the caller) can go away.
+template <typename Gen>
+void pipelined(uint64_t batches, Scratch& slots, const Gen& gen, GgufWriter::Sink& sink) {
+  if (batches == 1) {
+    sink.write(gen(0, slots[0]));
+    return;
+  }
+  auto next = std::async(std::launch::async, [&] { return gen(0, slots[0]); });
+  for (uint64_t b = 0; b < batches; ++b) {
+    const std::span<const uint8_t> data = next.get();
+    if (b + 1 < batches) next = std::async(std::launch::async, [&, b] { return gen(b + 1, slots[(b + 1) % 2]); });
+    sink.write(data);
+  }
+}
+
+template <typename T>
+std::span<const uint8_t> bytes_of(std::span<T> v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size_bytes()};
+}
 
 GgufWriter::Producer ternary_producer(Scratch& s, uint64_t seed, std::string name, uint64_t n, float scale) {
   return [&s, seed, name = std::move(name), n, scale](GgufWriter::Sink& sink) {
-    for (uint64_t c = 0, first = 0; first < n; ++c, first += modelgen::kChunkElements) {
-      const size_t count = static_cast<size_t>(std::min(modelgen::kChunkElements, n - first));
-      std::span<int8_t> w(s.weights.data(), count);
-      std::span<uint8_t> codes(s.codes.data(), count / 4);
-      modelgen::ternary_chunk(seed, name, c, w);
-      modelgen::pack_i2s(w, codes);
-      sink.write(codes);
-    }
+    auto gen = [&](uint64_t b, Slot& slot) -> std::span<const uint8_t> {
+      const auto [first, count] = batch_range(n, b);
+      auto w = take(slot.weights, count);
+      auto codes = take(slot.codes, count / 4);
+      // Chunks hold whole 128-element I2_S blocks (kChunkElements is a multiple of 128), so each chunk packs
+      // into its own quarter-size slice of the codes.
+      for_chunks(first, w, [&](uint64_t c, std::span<int8_t> part) {
+        modelgen::ternary_chunk(seed, name, c, part);
+        const size_t at = static_cast<size_t>(c * modelgen::kChunkElements - first);
+        modelgen::pack_i2s(part, codes.subspan(at / 4, part.size() / 4));
+      });
+      return codes;
+    };
+    pipelined(batch_count(n), s, gen, sink);
     float tail[8];
     for (float& t : tail) t = scale;  // the per-tensor scale, repeated to fill the 32-byte tail
     sink.write(tail, sizeof tail);
@@ -106,22 +180,30 @@ GgufWriter::Producer ternary_producer(Scratch& s, uint64_t seed, std::string nam
 GgufWriter::Producer f16_producer(Scratch& s, const modelgen::NormalTable& table, uint64_t seed, std::string name,
                                   uint64_t n) {
   return [&s, &table, seed, name = std::move(name), n](GgufWriter::Sink& sink) {
-    for (uint64_t c = 0, first = 0; first < n; ++c, first += modelgen::kChunkElements) {
-      std::span<uint16_t> out(s.halves.data(), static_cast<size_t>(std::min(modelgen::kChunkElements, n - first)));
-      modelgen::normal_f16_chunk(seed, name, c, table, out);
-      sink.write(out.data(), out.size_bytes());
-    }
+    auto gen = [&](uint64_t b, Slot& slot) {
+      const auto [first, count] = batch_range(n, b);
+      auto out = take(slot.halves, count);
+      for_chunks(first, out, [&](uint64_t c, std::span<uint16_t> part) {
+        modelgen::normal_f16_chunk(seed, name, c, table, part);
+      });
+      return bytes_of(out);
+    };
+    pipelined(batch_count(n), s, gen, sink);
   };
 }
 
 GgufWriter::Producer f32_producer(Scratch& s, const modelgen::NormalTable& table, uint64_t seed, std::string name,
                                   uint64_t n) {
   return [&s, &table, seed, name = std::move(name), n](GgufWriter::Sink& sink) {
-    for (uint64_t c = 0, first = 0; first < n; ++c, first += modelgen::kChunkElements) {
-      std::span<float> out(s.floats.data(), static_cast<size_t>(std::min(modelgen::kChunkElements, n - first)));
-      modelgen::normal_f32_chunk(seed, name, c, table, out);
-      sink.write(out.data(), out.size_bytes());
-    }
+    auto gen = [&](uint64_t b, Slot& slot) {
+      const auto [first, count] = batch_range(n, b);
+      auto out = take(slot.floats, count);
+      for_chunks(first, out, [&](uint64_t c, std::span<float> part) {
+        modelgen::normal_f32_chunk(seed, name, c, table, part);
+      });
+      return bytes_of(out);
+    };
+    pipelined(batch_count(n), s, gen, sink);
   };
 }
 

@@ -14,12 +14,17 @@ namespace trit::modelgen {
 void ternary_chunk(uint64_t seed, std::string_view name, uint64_t chunk, std::span<int8_t> out) {
   if (out.size() > kChunkElements) throw std::invalid_argument("ternary_chunk: more than one chunk requested");
   Xoshiro256 rng(seed, name, chunk);
-  size_t i = 0;
-  const size_t n = out.size();
-  while (i < n) {
+  // Byte r of each random word picks the weight: r*3 >> 8 is 0 for 0..85, 1 for 86..170, 2 for 171..255.
+  auto weight = [](uint64_t r) { return static_cast<int8_t>(static_cast<int>(((r & 0xFF) * 3) >> 8) - 1); };
+  const size_t n = out.size(), full = n / 8 * 8;
+  int8_t* o = out.data();
+  for (size_t i = 0; i < full; i += 8) {
+    const uint64_t r = rng.next();
+    for (int k = 0; k < 8; ++k) o[i + k] = weight(r >> (8 * k));
+  }
+  if (full < n) {
     uint64_t r = rng.next();
-    for (int k = 0; k < 8 && i < n; ++k, ++i, r >>= 8)
-      out[i] = static_cast<int8_t>(static_cast<int>(((r & 0xFF) * 3) >> 8) - 1);  // 0..85 | 86..170 | 171..255
+    for (size_t i = full; i < n; ++i, r >>= 8) o[i] = weight(r);
   }
 }
 

@@ -12,6 +12,7 @@ namespace trit::modelgen {
 
 // Elements per independently seeded chunk. A multiple of 128 so I2_S blocks never straddle chunks.
 constexpr uint64_t kChunkElements = uint64_t{1} << 20;
+static_assert(kChunkElements % 128 == 0, "an I2_S block must not straddle two chunks");
 
 // Ternary weights {-1, 0, +1} for elements [chunk * kChunkElements, + out.size()) of tensor `name`;
 // out.size() <= kChunkElements. One random byte per weight: P(-1) = 86/256, P(0) = P(+1) = 85/256.
