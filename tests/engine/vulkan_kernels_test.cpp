@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+#include "cpu/ops_impl.h"
+#include "cpu/ternary_rows.h"
 #include "trit/reference_ops.h"
 #include "vulkan/context.h"
 #include "vulkan/kernels.h"
@@ -26,7 +28,8 @@ using trit::vk::CommandSequence;
 using trit::vk::MemoryUse;
 
 struct Gpu {
-  explicit Gpu(bool kv_f16 = true, uint64_t max_range = 0) : ctx(opts(max_range)), k(ctx, kv_f16), da(ctx) {}
+  explicit Gpu(bool kv_f16 = true, uint64_t max_range = 0, bool f64 = false)
+      : ctx(opts(max_range)), k(ctx, kv_f16, f64), da(ctx) {}
   static trit::vk::ContextOptions opts(uint64_t max_range) {
     trit::vk::ContextOptions o;
     o.max_binding_range = max_range;
@@ -378,9 +381,9 @@ void check_rope_kv(bool f16) {
       if (f16) {
         const auto gk16 = static_cast<uint16_t>(gk[e / 2] >> (16 * (e % 2)));
         const auto gv16 = static_cast<uint16_t>(gv[e / 2] >> (16 * (e % 2)));
-        // The conversion's rounding mode is the driver's choice (nearest or toward zero): one ulp.
-        ASSERT_LE(std::abs(int(gk16) - int(trit::ref::f32_to_f16(kt[i]))), 1) << t << "," << i;
-        ASSERT_LE(std::abs(int(gv16) - int(trit::ref::f32_to_f16(v[t * kvdim + i]))), 1) << t << "," << i;
+        // The shader rounds to nearest even itself (not through the driver's conversion): exact.
+        ASSERT_EQ(gk16, trit::ref::f32_to_f16(kt[i])) << t << "," << i;
+        ASSERT_EQ(gv16, trit::ref::f32_to_f16(v[t * kvdim + i])) << t << "," << i;
       } else {
         ASSERT_NEAR(std::bit_cast<float>(gk[e]), kt[i], 1e-6f) << t << "," << i;
         ASSERT_EQ(std::bit_cast<float>(gv[e]), v[t * kvdim + i]) << t << "," << i;
@@ -427,6 +430,68 @@ TEST(VulkanKernels, AttentionDecodeAndBlocksWithGqa) {
   check_attention(true, 4, 1, 128, 60, 7);    // GQA 4:1, block of queries straddling a chunk edge
   check_attention(false, 5, 5, 32, 65, 3);    // no GQA, F32 cache
   check_attention(false, 10, 2, 128, 0, 9);   // the golden-b shape, a prefill from position 0
+}
+
+}  // namespace
+
+// ---- the fp64 variants (the engine's default where shaderFloat64 exists) ------------------------------
+
+namespace {
+
+TEST(VulkanKernelsF64, RmsNormQuantAndTernaryMatchTheDoubleReference) {
+  Gpu g(true, 0, true);
+  ASSERT_TRUE(g.k.f64());
+  const uint32_t k = 1408, n = 3, rows = 77;
+  std::vector<double> x(size_t{n} * k);
+  {
+    const auto xf = random_floats(x.size(), 21, -3.f, 3.f);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = double(xf[i]) * (1.0 + 1e-9 * double(i % 7));  // not floats
+  }
+  const auto w = random_floats(k, 22, 0.2f, 2.f);
+  Buffer xb = g.buf(x), wb = g.buf(w), qb = g.zeros(size_t{n} * k), sb = g.zeros(n * 8);
+  const BufferRange wr = all(wb), qr = all(qb), sr = all(sb);
+  const auto codes = random_codes(rows, k, 23);
+  Buffer cb = g.buf(codes), yb = g.zeros(size_t{n} * rows * 8);
+  const float scale = 0.8125f;
+  g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.rmsnorm_quant(cs, g.da, p, all(xb), &wr, nullptr, &qr, &sr, k, 1e-5f, n);
+    cs.barrier();
+    g.k.ternary(cs, g.da, p, trit::vk::TernaryMode::Store, all(cb), scale, nullptr, 1.f, qr, sr, all(yb), rows, k, 8);
+  });
+  const auto q = g.get<uint8_t>(qb, size_t{n} * k);
+  const auto s = g.get<double>(sb, n);
+  const auto y = g.get<double>(yb, size_t{n} * rows);
+  const trit::TernaryMatrix m{codes.data(), scale, rows, k};
+  for (uint32_t t = 0; t < n; ++t) {
+    std::vector<double> h(k);
+    trit::cpu::rmsnorm(x.data() + size_t{t} * k, w.data(), k, 1e-5f, h.data());
+    std::vector<int8_t> want(k);
+    const double st = trit::cpu::quantize_int8(h.data(), k, want.data());
+    // Double keeps the GPU's rounding of sqrt/division (a few ulp of 2^-52) far from any int8 boundary.
+    EXPECT_NEAR(s[t], st, 1e-13 * st);
+    for (uint32_t i = 0; i < k; ++i) ASSERT_EQ(static_cast<int8_t>(q[size_t{t} * k + i]), want[i]) << t << "," << i;
+    std::vector<double> yt(rows);
+    trit::cpu::ternary_rows(m, want.data(), &st, 1, yt.data(), 0, rows);
+    for (uint32_t r = 0; r < rows; ++r) ASSERT_NEAR(y[size_t{t} * rows + r], yt[r], 1e-13 * std::fabs(yt[r]) + 1e-300) << t << "," << r;
+  }
+}
+
+TEST(VulkanKernelsF64, KvCacheIsRoundedOnceFromDouble) {
+  Gpu g(true, 0, true);
+  const uint32_t heads = 2, kv = 1, hd = 8, ctx = 4;
+  // Values one double ulp either side of F16 midpoints: rounding through float first would get some wrong.
+  std::vector<double> v(kv * hd);
+  const double mid = 1.0 + 1.0 / 2048.0;  // halfway between the F16 neighbours 1 and 1 + 2^-10
+  for (uint32_t i = 0; i < hd; ++i) v[i] = (i % 2 ? std::nextafter(mid, 2.0) : std::nextafter(mid, 0.0)) * (i < 4 ? 1 : -3);
+  std::vector<double> q(heads * hd, 0.5), k(kv * hd, 0.25);
+  const auto table = trit::vk::make_rope_table_f64(ctx, hd, 10000.f);
+  Buffer qb = g.buf(q), kb = g.buf(k), vb = g.buf(v), rt = g.buf(table), kc = g.zeros(ctx * kv * hd * 2),
+         vc = g.zeros(ctx * kv * hd * 2);
+  g.run(2, 1, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.rope_kv(cs, g.da, p, all(qb), all(kb), all(vb), all(rt), all(kc), all(vc), heads, kv, hd, 1);
+  });
+  const auto got = g.get<uint16_t>(vc, ctx * kv * hd);
+  for (uint32_t i = 0; i < hd; ++i) EXPECT_EQ(got[2 * kv * hd + i], trit::ref::f64_to_f16(v[i])) << i;
 }
 
 }  // namespace
