@@ -6,9 +6,12 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "headless/conversations_cli.h"
 #include "main_window.h"
 
 int main(int argc, char* argv[]) {
+  // Headless conversation commands (--list-conversations, --export-/--import-conversation) need no display.
+  if (trit::app::isConversationCommand(argc, argv)) return trit::app::runConversationCommand(argc, argv);
   QGuiApplication app(argc, argv);
   QGuiApplication::setApplicationName(QStringLiteral("Trit"));
   QGuiApplication::setOrganizationName(QStringLiteral("Trit"));
@@ -21,7 +24,9 @@ int main(int argc, char* argv[]) {
   QCommandLineOption checkStartup(QStringLiteral("check-startup"),
                                   QStringLiteral("Open the main window, report it and exit (used by tests)."));
   parser.addOption(checkStartup);
+  trit::app::addConversationOptions(parser);  // --data-dir, and the headless commands in --help
   parser.process(app);
+  trit::app::applyConversationOptions(parser);
 
   QQmlApplicationEngine engine;
   QString error;
