@@ -7,9 +7,12 @@
 #include <cstdio>
 
 #include "headless/conversations_cli.h"
+#include "headless/models_cli.h"
 #include "main_window.h"
 
 int main(int argc, char* argv[]) {
+  // Headless model commands (--download, --list-models) need no display: handled before the GUI exists.
+  if (trit::app::isModelsCommand(argc, argv)) return trit::app::runModelsCommand(argc, argv);
   // Headless conversation commands (--list-conversations, --export-/--import-conversation) need no display.
   if (trit::app::isConversationCommand(argc, argv)) return trit::app::runConversationCommand(argc, argv);
   QGuiApplication app(argc, argv);

@@ -1,0 +1,184 @@
+#include "models_cli.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <cstdio>
+#include <cstring>
+
+#include "models/catalog_loader.h"
+#include "models/download_manager.h"
+#include "models/model_inspector.h"
+#include "models/models_folder.h"
+#include "models/part_state.h"
+
+namespace trit::app {
+
+using namespace trit::models;
+
+namespace {
+
+void out(const QString& line) {
+  std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
+  std::fflush(stdout);
+}
+
+void err(const QString& line) {
+  std::fputs(qPrintable(QStringLiteral("trit: ") + line + QLatin1Char('\n')), stderr);
+  std::fflush(stderr);
+}
+
+QString progressLine(const QString& id, const DownloadProgress& p) {
+  QString line = id + QStringLiteral(": ");
+  if (p.percent >= 0) line += QStringLiteral("%1% ").arg(p.percent, 0, 'f', 1);
+  line += formatBytes(p.received);
+  if (p.total > 0) line += QStringLiteral(" of ") + formatBytes(p.total);
+  line += QStringLiteral(", %1/s").arg(formatBytes(static_cast<qint64>(p.bytesPerSecond)));
+  if (p.secondsLeft >= 0) line += QStringLiteral(", %1 left").arg(formatDuration(p.secondsLeft));
+  return line;
+}
+
+int listModels(const Catalog& catalog, const ModelsFolder& folder) {
+  out(QStringLiteral("Catalogue: %1").arg(catalog.source));
+  out(QStringLiteral("Models folder: %1").arg(folder.path()));
+  QStringList known;
+  for (const CatalogEntry& m : catalog.models) {
+    known << m.fileName;
+    QString state = QStringLiteral("not installed");
+    if (folder.isInstalled(m)) {
+      const auto record = readVerifiedRecord(recordPath(folder.filePath(m)));
+      state = record ? QStringLiteral("installed (verified by %1)").arg(record->verifiedBy)
+                     : QStringLiteral("installed (not verified)");
+    } else if (const qint64 part = folder.partialBytes(m); part > 0) {
+      state = m.size > 0 ? QStringLiteral("partial %1% (resumable)").arg(100.0 * static_cast<double>(part) / static_cast<double>(m.size), 0, 'f', 1)
+                         : QStringLiteral("partial %1 (resumable)").arg(formatBytes(part));
+    }
+    out(QStringLiteral("%1  %2  %3  %4  %5").arg(m.id, -24).arg(m.name, -28)
+            .arg(m.size > 0 ? formatBytes(m.size) : QStringLiteral("size unknown"), 10).arg(state).arg(m.license));
+  }
+  const QStringList others = QDir(folder.path()).entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
+  for (const QString& f : others)
+    if (!known.contains(f))
+      out(QStringLiteral("%1  %2  %3  installed (imported, not in the catalogue)")
+              .arg(f, -24).arg(QString(), -28).arg(formatBytes(QFileInfo(QDir(folder.path()).filePath(f)).size()), 10));
+  return 0;
+}
+
+int download(const CatalogEntry& entry, const ModelsFolder& folder, const DownloadOptions& options) {
+  DownloadManager manager(options);
+  int code = 1;
+  QElapsedTimer sinceLine;
+  double lastPercent = -100;
+  QObject::connect(&manager, &DownloadManager::progress, [&](const QString& id, const DownloadProgress& p) {
+    // One line a second at most (or every 10%), so logs of slow downloads stay readable.
+    if (sinceLine.isValid() && sinceLine.elapsed() < 1000 && p.percent - lastPercent < 10 && p.percent < 100) return;
+    sinceLine.start();
+    lastPercent = p.percent;
+    out(progressLine(id, p));
+  });
+  QObject::connect(&manager, &DownloadManager::stateChanged,
+                   [&](const QString& id, DownloadTask::State s, const QString& message) {
+                     if (!message.isEmpty() && s != DownloadTask::State::Failed) out(id + QStringLiteral(": ") + message);
+                   });
+  QObject::connect(&manager, &DownloadManager::finished,
+                   [&](const QString& id, bool ok, const QString& result, const QString& by) {
+                     if (ok) {
+                       out(QStringLiteral("%1: done: %2 (SHA-256 verified by %3)").arg(id, result, by));
+                       code = 0;
+                     } else {
+                       err(QStringLiteral("cannot download %1: %2").arg(id, result));
+                     }
+                     QCoreApplication::exit(code);
+                   });
+  DownloadRequest request{entry.id, entry.url, entry.sha256, entry.size, folder.path(), entry.fileName};
+  QString error;
+  if (!manager.start(request, &error)) {
+    err(error);
+    return 1;
+  }
+  QCoreApplication::exec();
+  return code;
+}
+
+}  // namespace
+
+bool isModelsCommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (std::strcmp(a, "--list-models") == 0 || std::strcmp(a, "--download") == 0 ||
+        std::strncmp(a, "--download=", 11) == 0)
+      return true;
+  }
+  return false;
+}
+
+int runModelsCommand(int argc, char** argv) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName(QStringLiteral("Trit"));
+  QCoreApplication::setOrganizationName(QStringLiteral("Trit"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Trit model downloads, without a window"));
+  parser.addHelpOption();
+  const QCommandLineOption downloadOpt(QStringLiteral("download"), QStringLiteral("Download the catalogue model ID into the models folder."), QStringLiteral("ID"));
+  const QCommandLineOption listOpt(QStringLiteral("list-models"), QStringLiteral("List the catalogue with each model's installed state."));
+  const QCommandLineOption catalogOpt(QStringLiteral("catalog"), QStringLiteral("Catalogue file or https URL (default: $TRIT_CATALOG, else built in)."), QStringLiteral("URL_OR_FILE"));
+  const QCommandLineOption dirOpt(QStringLiteral("models-dir"), QStringLiteral("Models folder (default: $TRIT_MODELS_DIR, the setting, else the data folder)."), QStringLiteral("DIR"));
+  const QCommandLineOption stallOpt(QStringLiteral("stall-timeout"), QStringLiteral("Seconds without data before a transfer counts as stalled (default 30)."), QStringLiteral("SECONDS"));
+  const QCommandLineOption retriesOpt(QStringLiteral("retries"), QStringLiteral("Retries after a dropped, stalled or refused connection (default 5)."), QStringLiteral("N"));
+  const QCommandLineOption backoffOpt(QStringLiteral("retry-delay"), QStringLiteral("Seconds before the first retry, doubled each time (default 1)."), QStringLiteral("SECONDS"));
+  parser.addOptions({downloadOpt, listOpt, catalogOpt, dirOpt, stallOpt, retriesOpt, backoffOpt});
+  if (!parser.parse(QCoreApplication::arguments())) {
+    err(parser.errorText());
+    return 2;
+  }
+  if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
+  if (!parser.positionalArguments().isEmpty()) {
+    err(QStringLiteral("unexpected argument \"%1\".").arg(parser.positionalArguments().first()));
+    return 2;
+  }
+
+  DownloadOptions options;
+  bool ok = true;
+  if (parser.isSet(stallOpt)) {
+    const double s = parser.value(stallOpt).toDouble(&ok);
+    if (!ok || s <= 0 || s > 3600) return err(QStringLiteral("--stall-timeout wants seconds between 0 and 3600, got \"%1\".").arg(parser.value(stallOpt))), 2;
+    options.stallTimeoutMs = static_cast<int>(s * 1000);
+  }
+  if (parser.isSet(retriesOpt)) {
+    options.maxRetries = parser.value(retriesOpt).toInt(&ok);
+    if (!ok || options.maxRetries < 0 || options.maxRetries > 100) return err(QStringLiteral("--retries wants a number from 0 to 100, got \"%1\".").arg(parser.value(retriesOpt))), 2;
+  }
+  if (parser.isSet(backoffOpt)) {
+    const double s = parser.value(backoffOpt).toDouble(&ok);
+    if (!ok || s < 0 || s > 600) return err(QStringLiteral("--retry-delay wants seconds between 0 and 600, got \"%1\".").arg(parser.value(backoffOpt))), 2;
+    options.initialBackoffMs = static_cast<int>(s * 1000);
+  }
+  options.validate = [](const QString& path) { return inspectModel(path).error; };
+
+  QString error;
+  const QString location = catalogLocation(parser.value(catalogOpt));
+  const auto catalog = loadCatalog(location, &error);
+  if (!catalog) {
+    err(error);
+    return 2;
+  }
+  const ModelsFolder folder(ModelsFolder::resolve(parser.value(dirOpt)));
+  if (parser.isSet(listOpt)) return listModels(*catalog, folder);
+
+  const QString id = parser.value(downloadOpt);
+  const CatalogEntry* entry = catalog->find(id);
+  if (!entry) {
+    QStringList ids;
+    for (const auto& m : catalog->models) ids << m.id;
+    err(QStringLiteral("the catalogue %1 has no model \"%2\"; it lists: %3.")
+            .arg(catalog->source, id, ids.isEmpty() ? QStringLiteral("nothing") : ids.join(QStringLiteral(", "))));
+    return 2;
+  }
+  return download(*entry, folder, options);
+}
+
+}  // namespace trit::app

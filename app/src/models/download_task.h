@@ -1,0 +1,98 @@
+#pragma once
+// One model download, run on the download worker thread (DownloadManager moves it there).
+// Streams into NAME.gguf.part while hashing, resumes with HTTP Range (appending only after a 206 whose
+// Content-Range starts where the part ends), follows redirects itself so it can read Hugging Face's
+// X-Linked-ETag on the first response and apply url_policy.h to every hop, detects stalls, retries
+// transient failures with exponential back-off, verifies the SHA-256 twice and renames atomically.
+#include <QCryptographicHash>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <deque>
+#include <memory>
+
+#include "download_types.h"
+#include "part_state.h"
+
+class QNetworkAccessManager;
+class QNetworkReply;
+class QTimer;
+
+namespace trit::models {
+
+class DownloadTask : public QObject {
+  Q_OBJECT
+ public:
+  enum class State { Idle, Connecting, Downloading, Stalled, Waiting, Paused, Verifying, Done, Failed, Cancelled };
+  Q_ENUM(State)
+
+  DownloadTask(DownloadRequest request, DownloadOptions options, QObject* parent = nullptr);
+  ~DownloadTask() override;
+
+  const DownloadRequest& request() const { return request_; }
+  State state() const { return state_; }
+  QString finalPath() const;
+
+ public slots:
+  void start();
+  void pause();   // keeps the .part and its sidecar; resume() or a later start() continues
+  void resume();
+  void cancel();  // deletes the .part and its sidecar
+
+ signals:
+  void progress(const trit::models::DownloadProgress& progress);
+  void stateChanged(trit::models::DownloadTask::State state, const QString& message);
+  // ok: `result` is the accepted file and `verifiedBy` "catalogue" or "x-linked-etag";
+  // otherwise `result` is the reason, and `verifiedBy` is empty.
+  void finished(bool ok, const QString& result, const QString& verifiedBy);
+
+ private:
+  enum class Stop { None, Pause, Cancel, Stall };
+
+  void setState(State s, const QString& message = {});
+  bool prepare();
+  bool alreadyInstalled();
+  void resetPart();
+  void sendRequest(const QUrl& url);
+  void onMetaData();
+  void onReadyRead();
+  void onFinished();
+  void onStallCheck();
+  bool acceptBody(int status);
+  void handleRedirect(const QUrl& from, const QUrl& location);
+  void retryOrFail(const QString& why);
+  void verifyAndInstall();
+  void fail(const QString& why, bool removePart);
+  void emitProgress(bool force);
+  void closePart();
+  void savePartState();
+
+  DownloadRequest request_;
+  DownloadOptions options_;
+  State state_ = State::Idle;
+  PartState part_;
+  QFile file_;
+  QCryptographicHash hash_{QCryptographicHash::Sha256};
+  qint64 offset_ = 0;         // bytes in the .part (== hashed bytes)
+  qint64 attemptStart_ = 0;   // offset when the current request began
+  QNetworkAccessManager* nam_ = nullptr;
+  QNetworkReply* reply_ = nullptr;  // the request in flight; cleared in onFinished()
+  QTimer* stallTimer_ = nullptr;
+  QTimer* retryTimer_ = nullptr;
+  QElapsedTimer sinceData_;
+  QElapsedTimer sinceProgress_;
+  QElapsedTimer clock_;
+  std::deque<std::pair<qint64, qint64>> samples_;  // (ms, bytes) for the speed estimate
+  QList<QUrl> chain_;          // redirect chain of the current attempt
+  bool firstHop_ = true;
+  bool headersSeen_ = false;
+  bool writing_ = false;
+  Stop stop_ = Stop::None;
+  int retries_ = 0;
+  int restarts_ = 0;           // restarts from zero (server ignored Range, 416): bounded
+  QString refused_;            // reason the current reply was aborted by us
+};
+
+}  // namespace trit::models

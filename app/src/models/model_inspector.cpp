@@ -1,0 +1,61 @@
+#include "model_inspector.h"
+
+#include <QFileInfo>
+#include <map>
+
+#include "trit/gguf.h"
+#include "trit/model.h"
+
+namespace trit::models {
+
+namespace {
+// The quantization the user cares about is that of the big matrices: the most common type among the
+// tensors of two or more dimensions, weighted by bytes.
+QString dominantType(const trit::GgufFile& file) {
+  std::map<std::string, uint64_t> bytes;
+  for (const auto& t : file.tensors())
+    if (t.shape.size() >= 2 && t.name != "token_embd.weight") bytes[trit::ggml_type_name(t.type)] += t.size_bytes;
+  std::string best;
+  uint64_t most = 0;
+  for (const auto& [name, n] : bytes)
+    if (n > most) best = name, most = n;
+  return QString::fromStdString(best);
+}
+}  // namespace
+
+ModelInfo inspectModel(const QString& path) {
+  ModelInfo info;
+  const QFileInfo fi(path);
+  info.path = fi.absoluteFilePath();
+  info.fileName = fi.fileName();
+  info.fileSize = fi.size();
+  info.name = fi.completeBaseName();
+  if (!fi.isFile()) {
+    info.error = QStringLiteral("%1 is not a file.").arg(path);
+    return info;
+  }
+  try {
+    const auto model = trit::Model::open(path.toStdString());
+    const auto& c = model->config();
+    if (!c.name.empty()) info.name = QString::fromStdString(c.name);
+    info.architecture = QString::fromStdString(c.architecture);
+    info.quantization = dominantType(model->file());
+    info.contextLength = static_cast<int>(c.context);
+    // Weights are uploaded as stored; the KV cache holds K and V in F16 for every layer and position;
+    // activations, logits and staging take a further few percent.
+    const qint64 kv = 2LL * c.layers * c.kv_heads * c.head_dim * c.context * 2;
+    const qint64 scratch = 64LL * 1024 * 1024 + 4LL * c.vocab * 4;
+    info.memoryNeeded = info.fileSize + kv + scratch;
+  } catch (const trit::ModelError& e) {
+    info.error = QString::fromUtf8(e.what());
+  } catch (const std::exception& e) {
+    info.error = QStringLiteral("%1 cannot be read: %2").arg(path, QString::fromUtf8(e.what()));
+  }
+  return info;
+}
+
+bool fitsGpu(qint64 memoryNeeded, qint64 gpuFreeBytes) {
+  return gpuFreeBytes >= 0 && memoryNeeded > 0 && memoryNeeded <= gpuFreeBytes;
+}
+
+}  // namespace trit::models
