@@ -3,14 +3,20 @@
 // h / (heads / kv_heads) (GQA). Keys are taken in chunks of one per thread with an online softmax
 // (running max and sum, the accumulator rescaled per chunk), so any context length fits in fixed
 // shared memory. Each thread owns up to 4 output dimensions (hd <= 4 * workgroup size).
+// Split-K (splits > 1): workgroup z = s takes only keys [s * SPLIT_KEYS, (s + 1) * SPLIT_KEYS) and writes
+// its partial (max, sum, unnormalized accumulator) to binding 5; attention_combine merges the splits.
+// That spreads a long context over many workgroups (decode has only `heads` of them otherwise).
 #include "common.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool KV_F16 = true;
+layout(constant_id = 2) const uint SPLIT_KEYS = 128;
 layout(std430, binding = 1) readonly buffer Q { real q[]; };
 layout(std430, binding = 2) readonly buffer KC { uint kc[]; };
 layout(std430, binding = 3) readonly buffer VC { uint vc[]; };
 layout(std430, binding = 4) writeonly buffer O { real o[]; };
-layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; float scale; } pc;
+// Partials of split s of (head h, token t) at ((t * heads + h) * splits + s) * (hd + 2): m, l, acc[hd].
+layout(std430, binding = 5) writeonly buffer Part { real part[]; };
+layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; uint splits; } pc;
 
 const uint MAX_HD = 512;
 shared real qs[MAX_HD];
@@ -29,7 +35,18 @@ void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
   if (t >= params.n_tokens) return;
   const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  const uint n_ctx = params.pos0 + t + 1;
+  const uint n_all = params.pos0 + t + 1;
+  const bool split = pc.splits > 1;
+  const uint k_begin = split ? gl_WorkGroupID.z * SPLIT_KEYS : 0;
+  const uint n_ctx = split ? min(n_all, k_begin + SPLIT_KEYS) : n_all;
+  const uint pbase = ((t * pc.heads + h) * pc.splits + gl_WorkGroupID.z) * (pc.hd + 2);
+  if (split && k_begin >= n_all) {  // nothing to see: an empty partial (whole workgroup)
+    if (tid == 0) {
+      part[pbase] = real(0);
+      part[pbase + 1] = real(0);
+    }
+    return;
+  }
   const uint qdim = pc.heads * pc.hd, kvdim = pc.kv_heads * pc.hd;
   const uint kvoff = (h / (pc.heads / pc.kv_heads)) * pc.hd;
   for (uint d = tid; d < pc.hd; d += wg) qs[d] = q[t * qdim + h * pc.hd + d];
@@ -39,7 +56,7 @@ void main() {
   real acc[4] = real[4](real(0), real(0), real(0), real(0));
   real m = real(0), l = real(0);
   bool first = true;
-  for (uint c0 = 0; c0 < n_ctx; c0 += wg) {
+  for (uint c0 = k_begin; c0 < n_ctx; c0 += wg) {
     const uint j = c0 + tid;
     real sc = real(-3.0e38);
     if (j < n_ctx) {
@@ -72,6 +89,18 @@ void main() {
       acc[r] = a;
     }
     barrier();  // ps[] is rewritten by the next chunk
+  }
+  if (split) {
+    if (tid == 0) {
+      part[pbase] = m;
+      part[pbase + 1] = l;
+    }
+    for (uint r = 0; r < 4; ++r) {
+      const uint d = tid + r * wg;
+      if (d >= pc.hd) break;
+      part[pbase + 2 + d] = acc[r];
+    }
+    return;
   }
   for (uint r = 0; r < 4; ++r) {
     const uint d = tid + r * wg;

@@ -398,9 +398,9 @@ void check_rope_kv(bool f16) {
 TEST(VulkanKernels, RopeAndKvWriteF16) { check_rope_kv(true); }
 TEST(VulkanKernels, RopeAndKvWriteF32) { check_rope_kv(false); }
 
-void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_t pos0, uint32_t n) {
+void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_t pos0, uint32_t n, bool split = false) {
   SCOPED_TRACE(testing::Message() << (f16 ? "F16" : "F32") << " heads " << heads << "/" << kv << " hd " << hd << " pos0 "
-                                  << pos0 << " n " << n);
+                                  << pos0 << " n " << n << (split ? " split-K" : ""));
   Gpu g(f16);
   const uint32_t positions = pos0 + n;
   const size_t kvdim = size_t{kv} * hd, qdim = size_t{heads} * hd;
@@ -409,8 +409,16 @@ void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_
   Buffer qb = g.buf(q), ob = g.zeros(n * qdim * 4);
   std::vector<uint16_t> k16 = to_f16(kf), v16 = to_f16(vf);
   Buffer kc = f16 ? g.buf(k16) : g.buf(kf), vc = f16 ? g.buf(v16) : g.buf(vf);
+  // Split-K: the context the recording allows (positions + 300) makes splits beyond the keys, which
+  // must come out empty; splits of split_keys() keys each.
+  const uint32_t max_ctx = positions + 300;
+  Buffer scratch = g.zeros(split ? g.k.attention_scratch_bytes(heads, hd, n, max_ctx) : 16);
+  const BufferRange sr = all(scratch);
+  if (split) {
+    ASSERT_GT(g.k.attention_splits(max_ctx), 2u);
+  }
   g.run(pos0, n, [&](CommandSequence& cs, const BufferRange& p) {
-    g.k.attention(cs, g.da, p, all(qb), all(kc), all(vc), all(ob), heads, kv, hd, n);
+    g.k.attention(cs, g.da, p, all(qb), all(kc), all(vc), all(ob), heads, kv, hd, n, split ? max_ctx : 0, split ? &sr : nullptr);
   });
   const auto got = g.get<float>(ob, n * qdim);
   std::vector<float> want(qdim);
@@ -430,6 +438,12 @@ TEST(VulkanKernels, AttentionDecodeAndBlocksWithGqa) {
   check_attention(true, 4, 1, 128, 60, 7);    // GQA 4:1, block of queries straddling a chunk edge
   check_attention(false, 5, 5, 32, 65, 3);    // no GQA, F32 cache
   check_attention(false, 10, 2, 128, 0, 9);   // the golden-b shape, a prefill from position 0
+}
+
+TEST(VulkanKernels, AttentionSplitK) {
+  check_attention(true, 8, 2, 64, 0, 1, true);     // one key: every split but the first is empty
+  check_attention(true, 8, 2, 64, 300, 1, true);   // decode over three splits, the last partial
+  check_attention(false, 4, 1, 128, 120, 16, true);  // a block straddling the first split edge
 }
 
 }  // namespace

@@ -48,7 +48,9 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64) : ctx_(ctx), kv_f16_
   for (uint32_t b = 0; b < 2; ++b)
     lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, 4, 16, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
   rope_ = std::make_unique<Pipeline>(ctx, "rope_kv" + sfx, 7, 12, std::vector<uint32_t>{wg_, kv_f16 ? 1u : 0u});
-  attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 5, 16, std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u});
+  attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 6, 16,
+                                     std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
+  attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
   argmax_ = std::make_unique<Pipeline>(ctx, "argmax", 3, 4, std::vector<uint32_t>{wg_});
 }
 
@@ -108,17 +110,27 @@ void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
 
 void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                         const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
-                        uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens) {
+                        uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context,
+                        const BufferRange* scratch) {
   require(head_dim % 2 == 0 && head_dim <= max_head_dim() && head_dim <= 512,
           "attention: head_dim " + std::to_string(head_dim) + " is not supported (even, at most " +
               std::to_string(max_head_dim()) + ")");
   require(kv_heads > 0 && heads % kv_heads == 0, "attention: heads are not a multiple of KV heads");
-  const BufferRange r[] = {params, q, k_cache, v_cache, out};
-  struct {
-    uint32_t heads, kv_heads, hd;
-    float scale;
-  } push{heads, kv_heads, head_dim, 1.f / std::sqrt(static_cast<float>(head_dim))};
-  cs.dispatch(*attn_, da.make(*attn_, r), &push, sizeof push, heads, max_tokens);
+  const uint32_t splits = scratch && max_context > split_keys() ? attention_splits(max_context) : 1;
+  if (splits > 1) {
+    const uint64_t need = attention_scratch_bytes(heads, head_dim, max_tokens, max_context);
+    const uint64_t have = scratch->size ? scratch->size : scratch->buffer->size() - scratch->offset;
+    require(have >= need, "attention: the split-K scratch holds " + std::to_string(have) +
+                                       " bytes, " + std::to_string(need) + " needed");
+  }
+  const BufferRange r[] = {params, q, k_cache, v_cache, out, splits > 1 ? *scratch : out};
+  const uint32_t push[] = {heads, kv_heads, head_dim, splits};
+  cs.dispatch(*attn_, da.make(*attn_, r), push, sizeof push, heads, max_tokens, splits);
+  if (splits == 1) return;
+  cs.barrier();
+  const BufferRange rc[] = {params, *scratch, out};
+  const uint32_t pc[] = {heads, head_dim, splits};
+  cs.dispatch(*attn_combine_, da.make(*attn_combine_, rc), pc, sizeof pc, heads, max_tokens);
 }
 
 void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,

@@ -63,9 +63,17 @@ class Kernels {
                const BufferRange& k, const BufferRange& v, const BufferRange& rope_table, const BufferRange& k_cache,
                const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens);
 
+  // With a scratch buffer of attention_scratch_bytes(...) and a context longer than split_keys(), the
+  // keys are split over several workgroups per head (split-K) and merged by a second dispatch.
   void attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                  const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
-                 uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens);
+                 uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context = 0,
+                 const BufferRange* scratch = nullptr);
+  uint32_t split_keys() const { return 2 * attn_wg_; }
+  uint32_t attention_splits(uint32_t max_context) const { return (max_context + split_keys() - 1) / split_keys(); }
+  uint64_t attention_scratch_bytes(uint32_t heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context) const {
+    return uint64_t{heads} * max_tokens * attention_splits(max_context) * (head_dim + 2) * real_bytes();
+  }
 
   // logits[t][row0 + r] = table_chunk[r] . x[t] for r < rows; logits rows are `vocab` long.
   void lm_head(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& table_chunk,
@@ -88,7 +96,7 @@ class Kernels {
   bool kv_f16_;
   bool f64_;
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64;
-  std::unique_ptr<Pipeline> embed_, norm_q8_, quant_q8_, norm_f32_, rope_, attn_, argmax_;
+  std::unique_ptr<Pipeline> embed_, norm_q8_, quant_q8_, norm_f32_, rope_, attn_, attn_combine_, argmax_;
   std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
   std::unique_ptr<Pipeline> lm_head_[2];
 };

@@ -60,7 +60,7 @@ struct VulkanForward::Impl {
   Buffer output_norm, rope;
   std::vector<Buffer> k_cache, v_cache;
   // Activations for a block of `block` tokens.
-  Buffer x, xq, xs, q, k, v, o, a, hn, logits;
+  Buffer x, xq, xs, q, k, v, o, a, hn, logits, attn_scratch;
   // Host-visible: per-submit parameters and tokens; logits are copied to `readback` for the host.
   Buffer params, tokens, readback;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
@@ -194,7 +194,9 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     kn.rope_kv(cs, d, P, R(q), R(k), R(v), R(rope), R(k_cache[l]), R(v_cache[l]), cfg.heads, cfg.kv_heads, cfg.head_dim,
                max_tokens);
     cs.barrier();
-    kn.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens);
+    const BufferRange scratch{&attn_scratch, 0, 0};
+    kn.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
+                 static_cast<uint32_t>(context), &scratch);
     cs.barrier();
     w = N(s.attn_sub_norm);
     kn.rmsnorm_quant(cs, d, P, R(o), &w, nullptr, &XQ, &XS, qdim, eps, max_tokens);
@@ -281,7 +283,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   total += 2 * cache_bytes * cfg.layers;
   const uint64_t act = B * rb * (cfg.dim + 2ull * qdim + 2ull * kvdim + cfg.ffn + cfg.dim) +
                        B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}) + B * rb + 2 * B * cfg.vocab * 4;
-  total += act;
+  const uint64_t scratch_bytes =
+      m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, m.block, static_cast<uint32_t>(m.context));
+  if (scratch_bytes > range)
+    throw VulkanError("the attention scratch (" + std::to_string(scratch_bytes) + " bytes) exceeds one storage binding; "
+                      "use a shorter context or a smaller block");
+  total += act + scratch_bytes;
   m.device_bytes = total;
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
                                  std::to_string(m.context));
@@ -301,6 +308,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.a = Buffer(*m.ctx, B * cfg.ffn * rb, MemoryUse::Device);
   m.hn = Buffer(*m.ctx, B * cfg.dim * rb, MemoryUse::Device);
   m.logits = Buffer(*m.ctx, B * cfg.vocab * 4, MemoryUse::Device);
+  m.attn_scratch = Buffer(*m.ctx, scratch_bytes, MemoryUse::Device);
   m.params = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Upload);
   m.tokens = Buffer(*m.ctx, B * 4, MemoryUse::Upload);
   m.readback = Buffer(*m.ctx, B * cfg.vocab * 4, MemoryUse::Readback);
