@@ -1,0 +1,157 @@
+// The headless commands of the real `trit` binary: --list-models and --download against a loopback
+// server, including the exit codes, progress lines, errors, and resuming a .part left by an earlier run.
+#include <QProcess>
+#include <QtTest>
+
+#include "download_test_support.h"
+#include "http_test_server.h"
+#include "models/part_state.h"
+
+using trit::test::HttpTestServer;
+
+class DownloadCliTest : public QObject {
+  Q_OBJECT
+ private:
+  HttpTestServer* server_ = nullptr;
+  QByteArray model_;
+  QString dir_;
+  QString catalog_;
+
+  struct Run {
+    int code = -1;
+    QString out, err;
+  };
+  // Runs trit in a separate process while this process's event loop serves HTTP.
+  Run trit(const QStringList& args, const QString& catalogEnv = {}) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("TRIT_CATALOG"));
+    env.remove(QStringLiteral("TRIT_MODELS_DIR"));
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // the headless commands must not need a platform
+    if (!catalogEnv.isEmpty()) env.insert(QStringLiteral("TRIT_CATALOG"), catalogEnv);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(TRIT_APP_BINARY), args);
+    Run r;
+    if (!p.waitForStarted(10000)) return r;
+    QEventLoop loop;
+    connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(60000, &loop, &QEventLoop::quit);
+    if (p.state() != QProcess::NotRunning) loop.exec();
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+  }
+  void writeCatalog(const QString& path, const QString& sha, qint64 size) {
+    const QString json = QStringLiteral(
+        "{\"models\": [{\"id\": \"tiny\", \"name\": \"Tiny synthetic\", \"url\": \"%1\", \"size\": %2, "
+        "\"sha256\": \"%3\", \"license\": \"MIT\", \"description\": \"test\"},"
+        "{\"id\": \"missing\", \"name\": \"Not on the server\", \"url\": \"%4\", \"size\": 0, "
+        "\"sha256\": \"\", \"license\": \"MIT\", \"description\": \"test\"}]}")
+                             .arg(server_->url(path).toString()).arg(size).arg(sha)
+                             .arg(server_->url(QStringLiteral("/missing")).toString());
+    QFile f(catalog_);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(json.toUtf8());
+  }
+
+ private slots:
+  void initTestCase() {
+    model_ = trit::test::syntheticModel(11);
+    QVERIFY(!model_.isEmpty());
+  }
+  void init() {
+    server_ = new HttpTestServer(this);
+    QVERIFY(server_->listen());
+    HttpTestServer::Route r;
+    r.body = model_;
+    server_->setRoute(QStringLiteral("/tiny.gguf"), r);
+    dir_ = trit::test::scratchDir(QStringLiteral("cli"));
+    catalog_ = QDir(dir_).filePath(QStringLiteral("catalog.json"));
+    writeCatalog(QStringLiteral("/tiny.gguf"), trit::test::sha256Hex(model_), model_.size());
+  }
+  void cleanup() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+  void downloadThenList() {
+    const QString models = QDir(dir_).filePath(QStringLiteral("models"));
+    auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("tiny\\s+Tiny synthetic.*not installed"))), qPrintable(r.out));
+
+    r = trit({QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
+              QStringLiteral("--models-dir"), models});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QStringLiteral("tiny: 100.0% ")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("tiny: done: ")) && r.out.contains(QStringLiteral("verified by catalogue")), qPrintable(r.out));
+    QCOMPARE(trit::test::readAll(QDir(models).filePath(QStringLiteral("tiny.gguf"))), model_);
+
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), models, QStringLiteral("--catalog"), catalog_});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("installed (verified by catalogue)")), qPrintable(r.out));
+  }
+
+  void catalogueFromEnvironment() {
+    auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), dir_}, catalog_);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("Tiny synthetic")) && !r.out.contains(QStringLiteral("bitnet")), qPrintable(r.out));
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), dir_});  // the built-in one
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("bitnet-b1.58-2b-4t")), qPrintable(r.out));
+  }
+
+  void resumesPartLeftByEarlierRun() {
+    server_->route(QStringLiteral("/tiny.gguf")).dropAfter = 200000;
+    server_->route(QStringLiteral("/tiny.gguf")).dropTimes = 1;
+    const QString models = QDir(dir_).filePath(QStringLiteral("models"));
+    const QStringList args{QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
+                           QStringLiteral("--models-dir"), models, QStringLiteral("--retries"), QStringLiteral("0")};
+    auto r = trit(args);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("trit: cannot download tiny: ")), qPrintable(r.err));
+    const QString part = trit::models::partPath(QDir(models).filePath(QStringLiteral("tiny.gguf")));
+    QCOMPARE(QFileInfo(part).size(), qint64(200000));
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
+    QVERIFY2(r.out.contains(QStringLiteral("partial")) && r.out.contains(QStringLiteral("(resumable)")), qPrintable(r.out));
+    r = trit(args);
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QStringLiteral("Resuming from")), qPrintable(r.out));
+    QCOMPARE(server_->requests().last().range, QByteArray("bytes=200000-"));
+    QCOMPARE(trit::test::readAll(QDir(models).filePath(QStringLiteral("tiny.gguf"))), model_);
+  }
+
+  void failuresExitNonZeroWithReason() {
+    const QString models = QDir(dir_).filePath(QStringLiteral("models"));
+    auto r = trit({QStringLiteral("--download"), QStringLiteral("missing"), QStringLiteral("--catalog"), catalog_,
+                   QStringLiteral("--models-dir"), models});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("HTTP 404")), qPrintable(r.err));
+    r = trit({QStringLiteral("--download"), QStringLiteral("nope"), QStringLiteral("--catalog"), catalog_});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("has no model \"nope\"; it lists: tiny, missing")), qPrintable(r.err));
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), QStringLiteral("http://example.org/c.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("use https")), qPrintable(r.err));
+    r = trit({QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
+              QStringLiteral("--retries"), QStringLiteral("many")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("--retries wants a number")), qPrintable(r.err));
+  }
+
+  void hashMismatchExitsNonZero() {
+    writeCatalog(QStringLiteral("/tiny.gguf"), QString(64, QLatin1Char('0')), model_.size());
+    const QString models = QDir(dir_).filePath(QStringLiteral("models"));
+    const auto r = trit({QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
+                         QStringLiteral("--models-dir"), models});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("The file was deleted")), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(QDir(models).filePath(QStringLiteral("tiny.gguf"))));
+  }
+};
+
+QTEST_GUILESS_MAIN(DownloadCliTest)
+#include "tst_download_cli.moc"

@@ -1,0 +1,166 @@
+// The models folder: where it is, finding models already there, importing a GGUF after the engine has
+// validated it, removing only with confirmation, and the per-model facts the dialog shows.
+#include <QSettings>
+#include <QtTest>
+
+#include "download_test_support.h"
+#include "models/model_inspector.h"
+#include "models/models_folder.h"
+#include "models/part_state.h"
+
+using namespace trit::models;
+
+class ModelsFolderTest : public QObject {
+  Q_OBJECT
+ private:
+  QString src_;  // a folder holding files to import
+  QString write(const QString& name, const QByteArray& bytes) {
+    const QString path = QDir(src_).filePath(name);
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write(bytes);
+    return path;
+  }
+
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("TritTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_models_folder"));
+    QStandardPaths::setTestModeEnabled(true);
+  }
+  void init() { src_ = trit::test::scratchDir(QStringLiteral("src")); }
+
+  void locationPrecedence() {
+    qunsetenv("TRIT_MODELS_DIR");
+    QSettings().remove(ModelsFolder::settingKey());
+    QVERIFY(ModelsFolder::resolve(QString()).endsWith(QStringLiteral("/models")));
+    QCOMPARE(ModelsFolder::resolve(QString()), ModelsFolder::defaultPath());
+    ModelsFolder::saveSetting(QStringLiteral("/from/setting"));
+    QCOMPARE(ModelsFolder::resolve(QString()), QStringLiteral("/from/setting"));
+    qputenv("TRIT_MODELS_DIR", "/from/env");
+    QCOMPARE(ModelsFolder::resolve(QString()), QStringLiteral("/from/env"));
+    QCOMPARE(ModelsFolder::resolve(QStringLiteral("/from/option")), QStringLiteral("/from/option"));
+    qunsetenv("TRIT_MODELS_DIR");
+    QSettings().remove(ModelsFolder::settingKey());
+  }
+
+  void inspectsASyntheticModel() {
+    const QString path = write(QStringLiteral("tiny.gguf"), trit::test::syntheticModel(3));
+    const ModelInfo info = inspectModel(path);
+    QVERIFY2(info.ok(), qPrintable(info.error));
+    QCOMPARE(info.architecture, QStringLiteral("bitnet-25"));
+    QCOMPARE(info.quantization, QStringLiteral("I2_S"));
+    QCOMPARE(info.contextLength, 4096);
+    QVERIFY(!info.name.isEmpty());
+    QVERIFY(info.memoryNeeded > info.fileSize);
+    QVERIFY(fitsGpu(info.memoryNeeded, info.memoryNeeded));
+    QVERIFY(!fitsGpu(info.memoryNeeded, info.memoryNeeded - 1));
+    QVERIFY(!fitsGpu(info.memoryNeeded, -1));  // unknown GPU memory is not "fits"
+  }
+
+  void goldenFileIsInspected() {
+    const QString golden = QDir(qEnvironmentVariable("TRIT_SHARED_DIR")).filePath(QStringLiteral("golden/golden-a.gguf"));
+    if (!QFileInfo::exists(golden)) QSKIP("no shared golden files here");
+    const ModelInfo info = inspectModel(golden);
+    QVERIFY2(info.ok(), qPrintable(info.error));
+    QCOMPARE(info.quantization, QStringLiteral("I2_S"));
+  }
+
+  void scanFindsModelsAlreadyThere() {
+    const QString dir = trit::test::scratchDir(QStringLiteral("scan"));
+    QFile::copy(write(QStringLiteral("a.gguf"), trit::test::syntheticModel(1)), QDir(dir).filePath(QStringLiteral("a.gguf")));
+    QFile::copy(write(QStringLiteral("junk.gguf"), QByteArray(1000, 'j')), QDir(dir).filePath(QStringLiteral("junk.gguf")));
+    QFile::copy(write(QStringLiteral("b.gguf.part"), QByteArray(10, 'p')), QDir(dir).filePath(QStringLiteral("b.gguf.part")));
+    const auto models = ModelsFolder(dir).scan();
+    QCOMPARE(models.size(), 2);  // the partial download is not a model
+    QCOMPARE(models[0].fileName, QStringLiteral("a.gguf"));
+    QVERIFY2(models[0].ok(), qPrintable(models[0].error));
+    QCOMPARE(models[1].fileName, QStringLiteral("junk.gguf"));
+    QVERIFY(!models[1].ok());  // shown with the engine's reason instead of being hidden
+    QVERIFY(!models[1].error.isEmpty());
+  }
+
+  void importValidModel() {
+    const QByteArray bytes = trit::test::syntheticModel(5);
+    const QString source = write(QStringLiteral("mine.gguf"), bytes);
+    const ModelsFolder folder(trit::test::scratchDir(QStringLiteral("imp")));
+    QString error;
+    const auto info = folder.importFile(source, &error);
+    QVERIFY2(info, qPrintable(error));
+    const QString dest = QDir(folder.path()).filePath(QStringLiteral("mine.gguf"));
+    QCOMPARE(info->path, dest);
+    QCOMPARE(trit::test::readAll(dest), bytes);
+    QVERIFY(!QFileInfo::exists(partPath(dest)));
+    const auto record = readVerifiedRecord(recordPath(dest));
+    QVERIFY(record);
+    QCOMPARE(record->verifiedBy, QStringLiteral("imported"));
+    QCOMPARE(record->sha256, trit::test::sha256Hex(bytes));
+    // The same name again is refused rather than overwritten.
+    QVERIFY(!folder.importFile(source, &error));
+    QVERIFY2(error.contains(QStringLiteral("already in")), qPrintable(error));
+  }
+
+  void importRejectsNonGguf() {
+    const ModelsFolder folder(trit::test::scratchDir(QStringLiteral("imp")));
+    QString error;
+    QVERIFY(!folder.importFile(write(QStringLiteral("notes.gguf"), "hello, not a model"), &error));
+    QVERIFY2(error.startsWith(QStringLiteral("Cannot import notes.gguf: ")), qPrintable(error));
+    QVERIFY(QDir(folder.path()).entryList(QDir::Files).isEmpty());
+    QVERIFY(!folder.importFile(write(QStringLiteral("model.bin"), "x"), &error));
+    QVERIFY2(error.contains(QStringLiteral("GGUF model files")), qPrintable(error));
+    QVERIFY(!folder.importFile(QDir(src_).filePath(QStringLiteral("absent.gguf")), &error));
+    QVERIFY2(error.contains(QStringLiteral("no such file")), qPrintable(error));
+  }
+
+  void importRejectsUnsupportedArchitecture() {
+    // A well-formed GGUF whose architecture the engine does not run: patch the synthetic model's
+    // architecture string (same length, so the file stays well-formed).
+    QByteArray bytes = trit::test::syntheticModel(9);
+    const qsizetype at = bytes.indexOf("bitnet-25");
+    QVERIFY(at > 0);
+    bytes.replace(at, 9, "llama-xyz");
+    const ModelsFolder folder(trit::test::scratchDir(QStringLiteral("imp")));
+    QString error;
+    QVERIFY(!folder.importFile(write(QStringLiteral("other.gguf"), bytes), &error));
+    QVERIFY2(error.startsWith(QStringLiteral("Cannot import other.gguf: ")) && error.size() > 30, qPrintable(error));
+  }
+
+  void importChecksFreeSpace() {
+    const ModelsFolder folder(trit::test::scratchDir(QStringLiteral("imp")));
+    QString error;
+    QVERIFY(!folder.importFile(write(QStringLiteral("big.gguf"), trit::test::syntheticModel(2)), &error,
+                               [](const QString&) { return qint64(10); }));
+    QVERIFY2(error.contains(QStringLiteral("only 10 B are free")), qPrintable(error));
+  }
+
+  void removeNeedsConfirmation() {
+    const ModelsFolder folder(trit::test::scratchDir(QStringLiteral("rm")));
+    QString error;
+    QVERIFY(folder.importFile(write(QStringLiteral("gone.gguf"), trit::test::syntheticModel(4)), &error));
+    const QString dest = QDir(folder.path()).filePath(QStringLiteral("gone.gguf"));
+    QVERIFY(!folder.remove(QStringLiteral("gone.gguf"), false, &error));
+    QVERIFY2(error.contains(QStringLiteral("confirmation")), qPrintable(error));
+    QVERIFY(QFileInfo::exists(dest));
+    QVERIFY(!folder.remove(QStringLiteral("../gone.gguf"), true, &error));
+    QVERIFY(!folder.remove(QStringLiteral("absent.gguf"), true, &error));
+    QVERIFY2(error.contains(QStringLiteral("not in the models folder")), qPrintable(error));
+    QVERIFY2(folder.remove(QStringLiteral("gone.gguf"), true, &error), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(dest));
+    QVERIFY(!QFileInfo::exists(recordPath(dest)));
+  }
+
+  void installedAndPartialState() {
+    const ModelsFolder folder(trit::test::scratchDir(QStringLiteral("st")));
+    CatalogEntry e;
+    e.fileName = QStringLiteral("x.gguf");
+    QVERIFY(!folder.isInstalled(e));
+    QCOMPARE(folder.partialBytes(e), qint64(0));
+    QFile part(partPath(folder.filePath(e)));
+    QVERIFY(part.open(QIODevice::WriteOnly));
+    part.write(QByteArray(123, 'p'));
+    part.close();
+    QCOMPARE(folder.partialBytes(e), qint64(123));
+  }
+};
+
+QTEST_GUILESS_MAIN(ModelsFolderTest)
+#include "tst_models_folder.moc"
