@@ -2,29 +2,76 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// Shown while no model is loaded: says what Trit is and what to do next.
+// Shown while no conversation can start: no model yet (points to the model manager), a model loading,
+// or a model that failed to load (the engine's message and what to do), or a ready model with an empty
+// conversation.
 Item {
     id: root
     objectName: "emptyState"
+    property string engineState: "noModel"   // the engine's state: "noModel", "loading", "error", "ready"
+    property string errorMessage: ""
+    property string modelName: ""
+    property ChatTheme theme: ChatTheme {}
     property alias heading: headingLabel.text
+    signal modelManagerRequested()
+    signal openFileRequested()
 
     ColumnLayout {
         anchors.centerIn: parent
+        width: Math.min(parent.width - 40, 520)
         spacing: 12
+        BusyIndicator {
+            visible: root.engineState === "loading"
+            running: visible
+            Layout.alignment: Qt.AlignHCenter
+            Accessible.name: qsTr("Loading the model")
+        }
         Label {
             id: headingLabel
             objectName: "emptyStateHeading"
             Layout.alignment: Qt.AlignHCenter
-            text: qsTr("No model loaded")
+            text: {
+                switch (root.engineState) {
+                case "loading": return qsTr("Loading the model…")
+                case "error": return qsTr("The model could not be loaded")
+                case "ready": return qsTr("Ready when you are")
+                default: return qsTr("No model loaded")
+                }
+            }
             font.pixelSize: 22
+            color: root.engineState === "error" ? root.theme.error : root.theme.text
             Accessible.role: Accessible.Heading
         }
         Label {
+            objectName: "emptyStateDetail"
             Layout.alignment: Qt.AlignHCenter
-            Layout.maximumWidth: 460
+            Layout.fillWidth: true
             wrapMode: Text.WordWrap
             horizontalAlignment: Text.AlignHCenter
-            text: qsTr("Trit runs ternary (1.58-bit) language models on your own GPU, offline. Add a model to start chatting.")
+            color: root.theme.mutedText
+            text: {
+                switch (root.engineState) {
+                case "loading": return qsTr("The weights are read and moved to the device. The window stays usable meanwhile.")
+                case "error": return root.errorMessage
+                case "ready": return qsTr("%1 is loaded. Write a message below; replies are generated on this computer, offline.").arg(root.modelName)
+                default: return qsTr("Trit runs ternary (1.58-bit) language models on your own GPU, offline. Add a model to start chatting.")
+                }
+            }
+        }
+        RowLayout {
+            visible: root.engineState === "noModel" || root.engineState === "error"
+            Layout.alignment: Qt.AlignHCenter
+            Button {
+                objectName: "openModelManagerButton"
+                text: qsTr("Open the model manager")
+                highlighted: true
+                onClicked: root.modelManagerRequested()
+            }
+            Button {
+                objectName: "openModelFileButton"
+                text: qsTr("Open a model file…")
+                onClicked: root.openFileRequested()
+            }
         }
     }
 }

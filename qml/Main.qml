@@ -1,8 +1,10 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 
-// The main chat window. Until a model is loaded it shows what to do next.
+// The main chat window. main() hands in the bridges (chat, engine, settings) as initial properties;
+// without them (a bare QML load) the window still opens and shows what to do next.
 ApplicationWindow {
     id: window
     objectName: "mainWindow"
@@ -13,7 +15,141 @@ ApplicationWindow {
     visible: true
     title: qsTr("Trit")
 
-    EmptyState {
-        anchors.fill: parent
+    property var chat: null           // ChatController
+    property var engine: null         // EngineBridge
+    property var settings: null       // AppSettings
+    property var conversations: null  // a conversation list model, once the storage provides one
+    property string themeOverride: "" // "light"/"dark" for this run (screenshots), else the settings decide
+
+    readonly property string engineState: engine ? engine.state : "noModel"
+    readonly property bool modelReady: engineState === "ready"
+
+    ChatTheme {
+        id: appTheme
+        mode: window.themeOverride.length > 0 ? window.themeOverride : (window.settings ? window.settings.theme : "system")
+        systemWindowColor: systemPalette.window
+        fontSize: window.settings ? window.settings.fontSize : 11
     }
+    SystemPalette { id: systemPalette; colorGroup: SystemPalette.Active }
+
+    // Every control (other dialogs included) follows the theme through the palette.
+    palette.window: appTheme.window
+    palette.windowText: appTheme.text
+    palette.base: appTheme.surface
+    palette.alternateBase: appTheme.sidebar
+    palette.text: appTheme.text
+    palette.button: appTheme.surface
+    palette.buttonText: appTheme.text
+    palette.highlight: appTheme.accent
+    palette.highlightedText: appTheme.accentText
+    palette.placeholderText: appTheme.mutedText
+    palette.mid: appTheme.border
+    palette.light: appTheme.surface
+    palette.dark: appTheme.border
+    palette.toolTipBase: appTheme.surface
+    palette.toolTipText: appTheme.text
+    font.pointSize: appTheme.fontSize
+    color: appTheme.window
+
+    function newChat() {
+        if (window.chat)
+            window.chat.newConversation()
+        chatView.composer.focusInput()
+    }
+
+    // The model manager dialog belongs to the model catalogue; until it exists, a file dialog opens a
+    // GGUF file directly.
+    function openModelManager() {
+        const component = Qt.createComponent("ModelManagerDialog.qml", Component.PreferSynchronous)
+        if (component.status === Component.Ready) {
+            const dialog = component.createObject(window, { engine: window.engine, settings: window.settings })
+            if (dialog) {
+                dialog.closed.connect(dialog.destroy)
+                dialog.open()
+                return
+            }
+        }
+        modelFileDialog.open()
+    }
+
+    FileDialog {
+        id: modelFileDialog
+        title: qsTr("Open a model file")
+        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        onAccepted: if (window.engine) window.engine.loadModel(selectedFile)
+    }
+
+    SettingsDialog {
+        id: settingsDialog
+        parent: Overlay.overlay
+        settings: window.settings
+        engine: window.engine
+        theme: appTheme
+    }
+
+    Shortcut { sequences: [StandardKey.New, "Ctrl+N"]; context: Qt.ApplicationShortcut; onActivated: window.newChat() }
+    Shortcut {
+        sequence: "Esc"
+        enabled: window.chat !== null && window.chat.generating
+        onActivated: window.chat.stop()
+    }
+    Shortcut { sequence: "Ctrl+L"; onActivated: chatView.composer.focusInput() }
+    Shortcut { sequence: "Ctrl+K"; onActivated: sidebar.focusSearch() }
+    Shortcut { sequences: [StandardKey.Preferences, "Ctrl+,"]; onActivated: settingsDialog.open() }
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        Sidebar {
+            id: sidebar
+            Layout.preferredWidth: 240
+            Layout.fillHeight: true
+            conversations: window.conversations
+            theme: appTheme
+            onNewChatRequested: window.newChat()
+            onModelManagerRequested: window.openModelManager()
+            onSettingsRequested: settingsDialog.open()
+        }
+        Rectangle { Layout.fillHeight: true; width: 1; color: appTheme.border }
+
+        ColumnLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            spacing: 0
+
+            Item {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                ChatView {
+                    id: chatView
+                    anchors.fill: parent
+                    chat: window.chat
+                    modelReady: window.modelReady
+                    theme: appTheme
+                    onNewConversationRequested: window.newChat()
+                }
+                // Over the empty conversation: what to do next, or why it cannot start.
+                EmptyState {
+                    anchors.fill: parent
+                    anchors.bottomMargin: chatView.composer.height
+                    visible: !window.chat || window.chat.messages.count === 0
+                    engineState: window.engineState
+                    errorMessage: window.engine ? window.engine.errorMessage : ""
+                    modelName: window.engine ? window.engine.modelName : ""
+                    theme: appTheme
+                    onModelManagerRequested: window.openModelManager()
+                    onOpenFileRequested: modelFileDialog.open()
+                }
+            }
+            StatusBar {
+                Layout.fillWidth: true
+                engine: window.engine
+                chat: window.chat
+                theme: appTheme
+            }
+        }
+    }
+
+    Component.onCompleted: chatView.composer.focusInput()
 }

@@ -196,10 +196,16 @@ void ChatApp::runCheckReply() {
                 stats.value(QStringLiteral("promptTokensPerSecond")).toDouble(), generated,
                 stats.value(QStringLiteral("generationTokensPerSecond")).toDouble(),
                 stats.value(QStringLiteral("ttftMs")).toDouble(), qPrintable(reason));
-    bool ok = (reason == QLatin1String("stop") || reason == QLatin1String("length")) && generated > 0;
+    // A streamed reply: text that arrived over at least one frame, with its statistics.
+    const bool streamed = !m.value(QStringLiteral("text")).toString().isEmpty() && streamedFrames_ > 0;
+    bool ok = (reason == QLatin1String("stop") || reason == QLatin1String("length")) && generated > 0 && streamed;
     if (!ok) std::fprintf(stderr, "trit: the reply failed: %s %s\n", qPrintable(reason), qPrintable(chat_->lastError()));
     // The chat view must show both messages (what QML rendered, not only what the model holds).
-    auto* list = window_ ? window_->contentItem()->findChild<QQuickItem*>(QStringLiteral("messageList")) : nullptr;
+    QQuickItem* list = nullptr;
+    if (window_) {
+      list = window_->findChild<QQuickItem*>(QStringLiteral("messageList"));
+      if (!list) list = window_->contentItem()->findChild<QQuickItem*>(QStringLiteral("messageList"));
+    }
     const int shown = list ? list->property("count").toInt() : -1;
     std::printf("view shows %d messages\n", shown);
     ok = ok && shown == chat_->messages()->count();

@@ -69,6 +69,7 @@ void MessageListModel::finish(int row, const QString& reason, const QVariantMap&
                               const QString& errorText) {
   if (row < 0 || row >= count()) return;
   auto& m = messages_[row];
+  m.segments->finish();
   m.streaming = false;
   m.finishReason = reason;
   m.stats = stats;

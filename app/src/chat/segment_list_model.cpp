@@ -37,9 +37,12 @@ void SegmentListModel::setText(QStringView text) {
   segments_.clear();
   sanitized_.clear();
   endResetModel();
-  sync(segmenter_.append(text));
+  segmenter_.append(text);
+  sync(segmenter_.finish());
   emit countChanged();
 }
+
+void SegmentListModel::finish() { sync(segmenter_.finish()); }
 
 // Tells the views about rows from firstDirty on: changed rows get dataChanged, new rows are inserted,
 // rows that disappeared (an unfinished line that became a code fence) are removed.

@@ -24,6 +24,7 @@ class SegmentListModel : public QAbstractListModel {
 
   void append(QStringView text);
   void setText(QStringView text);  // replaces everything (a message loaded or edited)
+  void finish();                   // the text is complete (see MarkdownSegmenter::finish)
 
  signals:
   void countChanged();

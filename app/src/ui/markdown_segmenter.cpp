@@ -92,6 +92,16 @@ qsizetype MarkdownSegmenter::append(QStringView text) {
   return firstDirty;
 }
 
+qsizetype MarkdownSegmenter::finish() {
+  const qsizetype firstDirty = std::max<qsizetype>(0, display_.size() - 1);
+  if (partial_.isEmpty()) return firstDirty;
+  const QString last = partial_;
+  partial_.clear();
+  addLine(last);
+  rebuildDisplay();
+  return firstDirty;
+}
+
 void MarkdownSegmenter::addLine(QStringView rawLine) {
   QStringView line = rawLine;
   if (line.endsWith(u'\r')) line.chop(1);
@@ -180,6 +190,7 @@ void MarkdownSegmenter::rebuildDisplay() {
 QList<MarkdownSegment> MarkdownSegmenter::split(QStringView text) {
   MarkdownSegmenter s;
   s.append(text);
+  s.finish();
   return s.segments();
 }
 

@@ -28,6 +28,9 @@ class MarkdownSegmenter {
   // every segment before it is exactly as it was (segments() may also have grown or, rarely, shrunk by
   // one at the end when an unfinished line turns out to open a code block).
   qsizetype append(QStringView text);
+  // The text is complete: an unfinished last line is classified as a line (a closing fence then closes
+  // its block instead of showing as code). Returns the first index that may have changed.
+  qsizetype finish();
   void clear();
 
   // The reply so far: complete lines as classified, with the unfinished last line shown where it

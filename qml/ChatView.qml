@@ -1,0 +1,113 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// The conversation: messages, the banners for a full context or an error, and the composer.
+Pane {
+    id: view
+    property var chat: null               // ChatController (or a test double with the same members)
+    property bool modelReady: false
+    property ChatTheme theme: ChatTheme {}
+    readonly property alias messageList: list
+    readonly property alias composer: composerItem
+    signal newConversationRequested()
+
+    padding: 0
+    background: Rectangle { color: view.theme.window }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        ListView {
+            id: list
+            objectName: "messageList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            model: view.chat ? view.chat.messages : null
+            spacing: 2
+            reuseItems: false
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Conversation")
+            ScrollBar.vertical: ScrollBar {}
+            // Follow the reply as it grows, unless the user scrolled up to read.
+            property bool follow: true
+            onMovementEnded: follow = atYEnd
+            onContentHeightChanged: if (follow) Qt.callLater(list.positionViewAtEnd)
+            onCountChanged: { follow = true; Qt.callLater(list.positionViewAtEnd) }
+
+            delegate: MessageBubble {
+                required property int index
+                required property var model
+                width: ListView.view.width
+                row: index
+                role: model.role
+                text: model.text
+                segments: model.segments
+                streaming: model.streaming
+                finishReason: model.finishReason
+                errorText: model.errorText
+                stats: model.stats
+                speedHistory: model.speedHistory
+                isLast: index === ListView.view.count - 1
+                busy: view.chat ? view.chat.generating : false
+                theme: view.theme
+                onCopyRequested: (text) => view.chat.copyText(text)
+                onEditSubmitted: (row, text) => view.chat.editMessage(row, text)
+                onRegenerateRequested: view.chat.regenerate()
+            }
+        }
+
+        // Context full: say so, offer the two ways on.
+        Rectangle {
+            objectName: "contextFullBanner"
+            visible: view.chat !== null && view.chat.contextFull
+            Layout.fillWidth: true
+            implicitHeight: fullRow.implicitHeight + 16
+            color: view.theme.errorBackground
+            RowLayout {
+                id: fullRow
+                anchors.fill: parent
+                anchors.margins: 8
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    text: qsTr("The conversation is longer than the model's context. Nothing was cut off: start a new conversation, or drop the oldest messages to continue.")
+                    color: view.theme.text
+                }
+                Button {
+                    objectName: "newConversationButton"
+                    text: qsTr("New conversation")
+                    onClicked: view.newConversationRequested()
+                }
+                Button {
+                    objectName: "dropOldestButton"
+                    text: qsTr("Drop oldest messages")
+                    onClicked: view.chat.dropOldestTurns()
+                }
+            }
+        }
+
+        // An engine error that belongs to no message (e.g. "no model loaded").
+        Label {
+            objectName: "chatErrorLabel"
+            visible: view.chat !== null && view.chat.lastError.length > 0 && !view.chat.contextFull
+            Layout.fillWidth: true
+            Layout.margins: 8
+            wrapMode: Text.Wrap
+            text: view.chat ? view.chat.lastError : ""
+            color: view.theme.error
+        }
+
+        Composer {
+            id: composerItem
+            Layout.fillWidth: true
+            busy: view.chat ? view.chat.generating : false
+            canSend: view.modelReady
+            theme: view.theme
+            onSendRequested: (text) => view.chat.send(text)
+            onStopRequested: view.chat.stop()
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// Sampling (2B4T defaults), context length, engine backend and GPU (applied by reloading the model),
+// theme and font size. Every change is stored at once by AppSettings.
+Dialog {
+    id: dialog
+    property var settings: null
+    property var engine: null
+    property ChatTheme theme: ChatTheme {}
+    title: qsTr("Settings")
+    modal: true
+    standardButtons: Dialog.Close
+    width: Math.min(560, parent ? parent.width - 40 : 560)
+    anchors.centerIn: parent
+
+    // The device list shown: "Automatic", then the engine's Vulkan devices (index = position - 1).
+    readonly property var deviceChoices: [qsTr("Automatic (best GPU)")].concat(engine ? engine.devices : [])
+    property bool engineChanged: false
+
+    onOpened: { engineChanged = false; if (engine) engine.refreshDevices() }
+    onClosed: if (engineChanged && engine && engine.modelPath.length > 0) engine.reload()
+
+    ScrollView {
+        anchors.fill: parent
+        contentWidth: availableWidth
+        GridLayout {
+            width: parent.width
+            columns: 2
+            columnSpacing: 12
+            rowSpacing: 8
+
+            Label { text: qsTr("Sampling"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }
+            Label { text: qsTr("Temperature") }
+            SpinBox {
+                objectName: "temperatureSpin"
+                from: 0; to: 200; stepSize: 5
+                value: dialog.settings ? Math.round(dialog.settings.temperature * 100) : 60
+                textFromValue: (v) => (v / 100).toFixed(2)
+                valueFromText: (t) => Math.round(parseFloat(t) * 100)
+                editable: true
+                Accessible.name: qsTr("Temperature")
+                onValueModified: dialog.settings.temperature = value / 100
+            }
+            Label { text: qsTr("Top-k") }
+            SpinBox {
+                from: 0; to: 1000
+                value: dialog.settings ? dialog.settings.topK : 40
+                editable: true
+                Accessible.name: qsTr("Top-k")
+                onValueModified: dialog.settings.topK = value
+            }
+            Label { text: qsTr("Top-p") }
+            SpinBox {
+                from: 0; to: 100
+                value: dialog.settings ? Math.round(dialog.settings.topP * 100) : 95
+                textFromValue: (v) => (v / 100).toFixed(2)
+                valueFromText: (t) => Math.round(parseFloat(t) * 100)
+                editable: true
+                Accessible.name: qsTr("Top-p")
+                onValueModified: dialog.settings.topP = value / 100
+            }
+            Label { text: qsTr("Min-p") }
+            SpinBox {
+                from: 0; to: 100
+                value: dialog.settings ? Math.round(dialog.settings.minP * 100) : 5
+                textFromValue: (v) => (v / 100).toFixed(2)
+                valueFromText: (t) => Math.round(parseFloat(t) * 100)
+                editable: true
+                Accessible.name: qsTr("Min-p")
+                onValueModified: dialog.settings.minP = value / 100
+            }
+            Label { text: qsTr("Repetition penalty") }
+            SpinBox {
+                from: 100; to: 200; stepSize: 5
+                value: dialog.settings ? Math.round(dialog.settings.repeatPenalty * 100) : 110
+                textFromValue: (v) => (v / 100).toFixed(2)
+                valueFromText: (t) => Math.round(parseFloat(t) * 100)
+                editable: true
+                Accessible.name: qsTr("Repetition penalty")
+                onValueModified: dialog.settings.repeatPenalty = value / 100
+            }
+            Label { text: qsTr("Longest reply (tokens)") }
+            SpinBox {
+                from: 16; to: 32768; stepSize: 256
+                value: dialog.settings ? dialog.settings.maxTokens : 2048
+                editable: true
+                Accessible.name: qsTr("Longest reply in tokens")
+                onValueModified: dialog.settings.maxTokens = value
+            }
+            Button {
+                Layout.columnSpan: 2
+                text: qsTr("Restore the recommended sampling settings")
+                onClicked: dialog.settings.resetSampling()
+            }
+
+            Label { text: qsTr("System prompt for new chats"); Layout.alignment: Qt.AlignTop }
+            TextArea {
+                Layout.fillWidth: true
+                Layout.preferredHeight: 60
+                wrapMode: TextEdit.Wrap
+                text: dialog.settings ? dialog.settings.systemPrompt : ""
+                placeholderText: qsTr("Optional instructions given to the model before every chat")
+                Accessible.name: qsTr("System prompt for new chats")
+                onEditingFinished: dialog.settings.systemPrompt = text
+            }
+
+            Label { text: qsTr("Engine"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }
+            Label { text: qsTr("Run on") }
+            ComboBox {
+                objectName: "backendCombo"
+                Layout.fillWidth: true
+                model: [qsTr("GPU (Vulkan)"), qsTr("CPU (slow reference engine)")]
+                currentIndex: dialog.settings && dialog.settings.backend === "cpu" ? 1 : 0
+                Accessible.name: qsTr("Engine backend")
+                onActivated: (i) => { dialog.settings.backend = i === 1 ? "cpu" : "vulkan"; dialog.engineChanged = true }
+            }
+            Label { text: qsTr("GPU") }
+            ComboBox {
+                objectName: "deviceCombo"
+                Layout.fillWidth: true
+                model: dialog.deviceChoices
+                currentIndex: dialog.settings ? Math.min(dialog.settings.device + 1, count - 1) : 0
+                Accessible.name: qsTr("GPU device")
+                onActivated: (i) => { dialog.settings.device = i - 1; dialog.engineChanged = true }
+            }
+            Label {
+                Layout.columnSpan: 2
+                visible: dialog.engine !== null && dialog.engine.devicesError.length > 0
+                text: dialog.engine ? dialog.engine.devicesError : ""
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+                color: dialog.theme.error
+            }
+            Label { text: qsTr("Context length (0: the model's)") }
+            SpinBox {
+                objectName: "contextSpin"
+                from: 0; to: 131072; stepSize: 512
+                value: dialog.settings ? dialog.settings.contextLength : 0
+                editable: true
+                Accessible.name: qsTr("Context length in tokens")
+                onValueModified: { dialog.settings.contextLength = value; dialog.engineChanged = true }
+            }
+            Label {
+                Layout.columnSpan: 2
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: qsTr("Engine changes apply when this dialog closes: the model is loaded again.")
+                color: dialog.theme.mutedText
+            }
+
+            Label { text: qsTr("Appearance"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }
+            Label { text: qsTr("Theme") }
+            ComboBox {
+                objectName: "themeCombo"
+                Layout.fillWidth: true
+                readonly property var values: ["system", "light", "dark"]
+                model: [qsTr("Follow the system"), qsTr("Light"), qsTr("Dark")]
+                currentIndex: dialog.settings ? Math.max(0, values.indexOf(dialog.settings.theme)) : 0
+                Accessible.name: qsTr("Theme")
+                onActivated: (i) => dialog.settings.theme = values[i]
+            }
+            Label { text: qsTr("Font size") }
+            SpinBox {
+                objectName: "fontSizeSpin"
+                from: 8; to: 32
+                value: dialog.settings ? dialog.settings.fontSize : 11
+                Accessible.name: qsTr("Font size in points")
+                onValueModified: dialog.settings.fontSize = value
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import QtQuick
+import QtTest
+import Trit
+
+// A message bubble: prose and code blocks of a reply, copy, edit and regenerate.
+TestCase {
+    name: "MessageBubble"
+    when: windowShown
+    visible: true  // TestCase is hidden by default; these tests click and check visibility
+    width: 700
+    height: 500
+
+    ListModel {
+        id: replySegments
+        ListElement { kind: "prose"; markdown: "Here is **code**:"; source: "Here is **code**:"; language: "" }
+        ListElement { kind: "code"; markdown: ""; source: "print(\"<hi>\")"; language: "python" }
+    }
+
+    Component {
+        id: bubbleComponent
+        MessageBubble { width: 700 }
+    }
+
+    SignalSpy { id: copySpy; signalName: "copyRequested" }
+    SignalSpy { id: editSpy; signalName: "editSubmitted" }
+    SignalSpy { id: regenSpy; signalName: "regenerateRequested" }
+
+    function test_replyShowsProseAndCodeBlocks() {
+        const b = createTemporaryObject(bubbleComponent, this,
+                                        { role: "assistant", text: "Here is code", segments: replySegments,
+                                          isLast: true, stats: { generatedTokens: 12, promptTokens: 5, reusedTokens: 0,
+                                                                 ttftMs: 40, promptTokensPerSecond: 250,
+                                                                 generationTokensPerSecond: 33.3 } })
+        verify(b)
+        const code = findChild(b, "codeText")
+        verify(code, "a code block is shown")
+        compare(code.text, "print(\"<hi>\")")
+        verify(code.font.family.length > 0)
+        copySpy.target = b
+        copySpy.clear()
+        mouseClick(findChild(b, "copyCodeButton"))
+        compare(copySpy.count, 1)
+        compare(copySpy.signalArguments[0][0], "print(\"<hi>\")")
+        const stats = findChild(b, "statsLabel")
+        verify(stats.text.indexOf("TTFT 40 ms") >= 0, stats.text)
+        verify(stats.text.indexOf("33.3 t/s") >= 0, stats.text)
+        verify(stats.text.indexOf("5 prompt + 12 generated") >= 0, stats.text)
+    }
+
+    function test_regenerateOnlyOnTheLastReply() {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "assistant", text: "x", segments: replySegments, isLast: false })
+        verify(!findChild(b, "regenerateButton").visible)
+        b.isLast = true
+        verify(findChild(b, "regenerateButton").visible)
+        regenSpy.target = b
+        regenSpy.clear()
+        mouseClick(findChild(b, "regenerateButton"))
+        compare(regenSpy.count, 1)
+        b.busy = true
+        verify(!findChild(b, "regenerateButton").enabled, "no regeneration while a reply is written")
+    }
+
+    function test_editUserMessage() {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "user", text: "old question", row: 2 })
+        compare(findChild(b, "userText").text, "old question")
+        editSpy.target = b
+        editSpy.clear()
+        mouseClick(findChild(b, "editButton"))
+        verify(b.editing)
+        const area = findChild(b, "editArea")
+        compare(area.text, "old question")
+        area.text = "new question"
+        mouseClick(findChild(b, "saveEditButton"))
+        compare(editSpy.count, 1)
+        compare(editSpy.signalArguments[0][0], 2)
+        compare(editSpy.signalArguments[0][1], "new question")
+        verify(!b.editing)
+    }
+
+    function test_errorIsShown() {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "assistant", text: "", errorText: "The engine stopped with an error: device lost" })
+        const label = findChild(b, "errorLabel")
+        verify(label.visible)
+        compare(label.text, "The engine stopped with an error: device lost")
+    }
+}
