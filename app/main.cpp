@@ -8,6 +8,7 @@
 
 #include "headless/conversations_cli.h"
 #include "headless/models_cli.h"
+#include "chat/chat_app.h"
 #include "main_window.h"
 
 int main(int argc, char* argv[]) {
@@ -27,17 +28,28 @@ int main(int argc, char* argv[]) {
   QCommandLineOption checkStartup(QStringLiteral("check-startup"),
                                   QStringLiteral("Open the main window, report it and exit (used by tests)."));
   parser.addOption(checkStartup);
+  trit::chat::ChatApp::addOptions(parser);
   trit::app::addConversationOptions(parser);  // --data-dir, and the headless commands in --help
   parser.process(app);
   trit::app::applyConversationOptions(parser);
 
+  // The chat: settings, engine thread and bridges; one instance per user (a second start raises the first).
+  trit::chat::ChatApp chat;
+  if (QString chatError; !chat.configure(parser, &chatError)) {
+    std::fprintf(stderr, "trit: %s\n", qPrintable(chatError));
+    return 2;
+  }
+  if (!chat.claimSingleInstance(parser.isSet(checkStartup))) return 0;
+
   QQmlApplicationEngine engine;
+  chat.install(engine);
   QString error;
   QQuickWindow* window = trit::app::loadMainWindow(engine, &error);
   if (!window) {
     std::fprintf(stderr, "trit: cannot open the main window: %s\n", qPrintable(error));
     return 1;
   }
+  chat.attach(window);
   if (parser.isSet(checkStartup)) {
     // Let the window be exposed and render one frame before reporting.
     QObject::connect(window, &QQuickWindow::frameSwapped, &app, [window] {
