@@ -167,7 +167,12 @@ std::string GgufValue::to_string(size_t max_items) const {
   if (type_ == GgufValueType::BOOL) return u_ ? "true" : "false";
   if (type_ == GgufValueType::STRING) return quote(s_);
   const GgufArray& a = *arr_;
-  std::string out = "[" + gguf_value_type_name(a.elem_type()) + " x " + std::to_string(a.size()) + "]";
+  // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on chained operator+ (GCC bug 105329).
+  std::string out = "[";
+  out += gguf_value_type_name(a.elem_type());
+  out += " x ";
+  out += std::to_string(a.size());
+  out += "]";
   if (a.size() == 0) return out;
   out += " [";
   size_t n = std::min(a.size(), max_items);
