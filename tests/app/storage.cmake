@@ -3,6 +3,10 @@
 # CMakeLists.txt; this adds the kill-test helper, the paths the tests need, and CLI tests of the real
 # `trit` binary against a scratch data folder.
 
+# Qt Test classes live in the .cpp files (`#include "tst_x.moc"`): moc must run on them.
+set_target_properties(tst_storage_sqlite tst_storage_migrations tst_storage_store tst_storage_exchange
+                      tst_storage_durability tst_conversation_models PROPERTIES AUTOMOC ON)
+
 # Streams a reply until SIGKILLed (tst_storage_durability's kill test).
 add_executable(trit_storage_reply_helper ${CMAKE_CURRENT_LIST_DIR}/storage_reply_helper.cpp)
 target_link_libraries(trit_storage_reply_helper PRIVATE trit_app_core)

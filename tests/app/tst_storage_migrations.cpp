@@ -25,6 +25,9 @@ void writeSampleAt(Database& db, int version) {
   db.exec(
       "UPDATE messages SET prompt_tokens = 5, generated_tokens = 7, prompt_tokens_per_s = 100.5, "
       "generation_tokens_per_s = 20.25, time_to_first_token_ms = 42, finish_reason = 'length' WHERE id = 2");
+  if (version < 3) return;
+  // From version 3 on, Trit writes the thread's links itself.
+  db.exec("UPDATE messages SET parent_id = id - 1 WHERE id > 1");
 }
 
 }  // namespace
