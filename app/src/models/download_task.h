@@ -4,7 +4,6 @@
 // Content-Range starts where the part ends), follows redirects itself so it can read Hugging Face's
 // X-Linked-ETag on the first response and apply url_policy.h to every hop, detects stalls, retries
 // transient failures with exponential back-off, verifies the SHA-256 twice and renames atomically.
-#include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QObject>
@@ -15,6 +14,7 @@
 
 #include "download_types.h"
 #include "part_state.h"
+#include "sha256.h"
 
 class QNetworkAccessManager;
 class QNetworkReply;
@@ -74,7 +74,7 @@ class DownloadTask : public QObject {
   State state_ = State::Idle;
   PartState part_;
   QFile file_;
-  QCryptographicHash hash_{QCryptographicHash::Sha256};
+  Sha256 hash_;
   qint64 offset_ = 0;         // bytes in the .part (== hashed bytes)
   qint64 attemptStart_ = 0;   // offset when the current request began
   QNetworkAccessManager* nam_ = nullptr;

@@ -4,7 +4,7 @@
 
 namespace trit::models {
 
-bool addFileToHash(const QString& path, qint64 length, QCryptographicHash* hash, QString* error) {
+bool addFileToHash(const QString& path, qint64 length, Sha256* hash, QString* error) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {
     *error = QStringLiteral("Cannot read %1: %2.").arg(path, f.errorString());
@@ -26,7 +26,7 @@ bool addFileToHash(const QString& path, qint64 length, QCryptographicHash* hash,
 }
 
 QString sha256OfFile(const QString& path, QString* error) {
-  QCryptographicHash hash(QCryptographicHash::Sha256);
+  Sha256 hash;
   if (!addFileToHash(path, -1, &hash, error)) return {};
   return QString::fromLatin1(hash.result().toHex());
 }
