@@ -1,0 +1,229 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+
+// The model manager: the catalogue with each model's state, downloads with progress, pause, resume and
+// cancel, import of a local GGUF (button or drag-and-drop) and removal after confirmation. It only
+// shows state and emits requests; the C++ side (app/src/models) does the work and feeds `entries`.
+Dialog {
+    id: root
+    objectName: "modelManagerDialog"
+    title: qsTr("Models")
+    modal: true
+    standardButtons: Dialog.Close
+    width: Math.min(720, parent ? parent.width - 40 : 720)
+    height: Math.min(560, parent ? parent.height - 40 : 560)
+
+    // One object per model: { id, name, description, license, sizeText, state, percent, progressText,
+    // message, quantization, contextLength, fits } with state one of "available", "downloading",
+    // "paused", "installed", "failed"; fits is true, false or undefined (GPU memory unknown).
+    property var entries: []
+    property string modelsFolder: ""
+    property string notice: ""   // the last import or removal problem, shown above the list
+
+    signal downloadRequested(string id)
+    signal pauseRequested(string id)
+    signal resumeRequested(string id)
+    signal cancelRequested(string id)
+    signal removeRequested(string id)       // only after the user confirmed
+    signal importRequested(var fileUrls)    // local .gguf files, validated by the engine before use
+
+    // Splits dropped or chosen URLs into GGUF files to import and a notice for the rest.
+    function handleFiles(urls) {
+        const ggufs = []
+        const rejected = []
+        for (let i = 0; i < urls.length; ++i) {
+            const u = urls[i].toString()
+            if (u.startsWith("file:") && u.toLowerCase().endsWith(".gguf")) ggufs.push(u)
+            else rejected.push(decodeURIComponent(u.substring(u.lastIndexOf("/") + 1)))
+        }
+        notice = rejected.length > 0 ? qsTr("Not a GGUF model file: %1").arg(rejected.join(", ")) : ""
+        if (ggufs.length > 0) importRequested(ggufs)
+        return ggufs.length
+    }
+
+    function askRemove(id, name) {
+        confirmRemove.modelId = id
+        confirmRemove.modelName = name
+        confirmRemove.open()
+    }
+
+    contentItem: ColumnLayout {
+        spacing: 8
+
+        Label {
+            objectName: "modelsFolderLabel"
+            Layout.fillWidth: true
+            elide: Text.ElideMiddle
+            text: qsTr("Models folder: %1").arg(root.modelsFolder)
+        }
+        Label {
+            objectName: "modelNotice"
+            Layout.fillWidth: true
+            visible: root.notice.length > 0
+            wrapMode: Text.WordWrap
+            color: "#b3261e"
+            text: root.notice
+        }
+
+        ListView {
+            id: list
+            objectName: "modelList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            spacing: 6
+            model: root.entries
+            Accessible.role: Accessible.List
+
+            delegate: Frame {
+                id: card
+                required property var modelData
+                readonly property string state_: modelData.state || "available"
+                objectName: "modelCard_" + modelData.id
+                width: ListView.view.width
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    spacing: 4
+                    RowLayout {
+                        Layout.fillWidth: true
+                        Label {
+                            text: card.modelData.name
+                            font.bold: true
+                            Layout.fillWidth: true
+                            elide: Text.ElideRight
+                        }
+                        Label {
+                            objectName: "modelState"
+                            text: card.state_ === "installed" ? qsTr("Installed")
+                                : card.state_ === "downloading" ? qsTr("Downloading")
+                                : card.state_ === "paused" ? qsTr("Paused")
+                                : card.state_ === "failed" ? qsTr("Failed") : (card.modelData.sizeText || "")
+                        }
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        wrapMode: Text.WordWrap
+                        visible: text.length > 0
+                        text: card.modelData.description || ""
+                    }
+                    Label {
+                        objectName: "modelFacts"
+                        Layout.fillWidth: true
+                        wrapMode: Text.WordWrap
+                        text: [card.modelData.sizeText,
+                               card.modelData.quantization,
+                               card.modelData.contextLength ? qsTr("%1 tokens of context").arg(card.modelData.contextLength) : "",
+                               card.modelData.fits === true ? qsTr("fits your GPU")
+                                   : card.modelData.fits === false ? qsTr("needs more GPU memory than is free") : "",
+                               card.modelData.license ? qsTr("licence: %1").arg(card.modelData.license) : ""]
+                              .filter(s => s && s.length > 0).join(" · ")
+                    }
+                    ProgressBar {
+                        objectName: "modelProgress"
+                        Layout.fillWidth: true
+                        visible: card.state_ === "downloading" || card.state_ === "paused"
+                        from: 0
+                        to: 100
+                        value: card.modelData.percent >= 0 ? card.modelData.percent : 0
+                        indeterminate: card.state_ === "downloading" && !(card.modelData.percent >= 0)
+                    }
+                    Label {
+                        objectName: "modelMessage"
+                        Layout.fillWidth: true
+                        wrapMode: Text.WordWrap
+                        visible: text.length > 0
+                        color: card.state_ === "failed" ? "#b3261e" : palette.windowText
+                        text: card.state_ === "downloading" && card.modelData.progressText ? card.modelData.progressText
+                                                                                              : (card.modelData.message || "")
+                    }
+                    RowLayout {
+                        Layout.alignment: Qt.AlignRight
+                        Button {
+                            objectName: "downloadButton"
+                            visible: card.state_ === "available" || card.state_ === "failed"
+                            text: card.state_ === "failed" ? qsTr("Try again") : qsTr("Download")
+                            onClicked: root.downloadRequested(card.modelData.id)
+                        }
+                        Button {
+                            objectName: "pauseButton"
+                            visible: card.state_ === "downloading"
+                            text: qsTr("Pause")
+                            onClicked: root.pauseRequested(card.modelData.id)
+                        }
+                        Button {
+                            objectName: "resumeButton"
+                            visible: card.state_ === "paused"
+                            text: qsTr("Resume")
+                            onClicked: root.resumeRequested(card.modelData.id)
+                        }
+                        Button {
+                            objectName: "cancelButton"
+                            visible: card.state_ === "downloading" || card.state_ === "paused"
+                            text: qsTr("Cancel")
+                            onClicked: root.cancelRequested(card.modelData.id)
+                        }
+                        Button {
+                            objectName: "removeButton"
+                            visible: card.state_ === "installed"
+                            text: qsTr("Remove…")
+                            onClicked: root.askRemove(card.modelData.id, card.modelData.name)
+                        }
+                    }
+                }
+            }
+
+            DropArea {
+                objectName: "modelDropArea"
+                anchors.fill: parent
+                keys: ["text/uri-list"]
+                onDropped: drop => {
+                    if (drop.hasUrls) root.handleFiles(drop.urls)
+                    drop.accept()
+                }
+            }
+        }
+
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.WordWrap
+                text: qsTr("Drop a .gguf file here, or import one from disk.")
+                opacity: 0.7
+            }
+            Button {
+                objectName: "importButton"
+                text: qsTr("Import…")
+                onClicked: fileDialog.open()
+            }
+        }
+    }
+
+    FileDialog {
+        id: fileDialog
+        title: qsTr("Import a GGUF model")
+        nameFilters: [qsTr("GGUF models (*.gguf)")]
+        onAccepted: root.handleFiles([selectedFile])
+    }
+
+    Dialog {
+        id: confirmRemove
+        objectName: "confirmRemoveDialog"
+        property string modelId: ""
+        property string modelName: ""
+        title: qsTr("Remove model?")
+        modal: true
+        width: 420  // explicit: Qt 6.4's DialogButtonBox otherwise loops on implicitWidth
+        anchors.centerIn: parent
+        standardButtons: Dialog.Yes | Dialog.No
+        Label {
+            width: confirmRemove.availableWidth
+            wrapMode: Text.WordWrap
+            text: qsTr("%1 will be deleted from disk. You can download it again later.").arg(confirmRemove.modelName)
+        }
+        onAccepted: root.removeRequested(modelId)
+    }
+}

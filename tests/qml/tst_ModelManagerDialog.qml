@@ -1,0 +1,120 @@
+import QtQuick
+import QtTest
+import Trit
+
+TestCase {
+    id: testCase
+    name: "ModelManagerDialog"
+    when: windowShown
+    width: 800
+    height: 640
+
+    readonly property var sample: [
+        { id: "a", name: "Model A", sizeText: "1.11 GiB", state: "available", license: "MIT",
+          quantization: "I2_S", contextLength: 4096, fits: true, description: "first" },
+        { id: "b", name: "Model B", sizeText: "10 MiB", state: "downloading", percent: 42,
+          progressText: "42.0% 4.2 MiB of 10 MiB, 1.0 MiB/s, 6 s left" },
+        { id: "c", name: "Model C", sizeText: "10 MiB", state: "paused", percent: 10 },
+        { id: "d", name: "Model D", sizeText: "10 MiB", state: "installed", fits: false },
+        { id: "e", name: "Model E", sizeText: "10 MiB", state: "failed",
+          message: "The file was not found on the server (HTTP 404)." }
+    ]
+
+    Component {
+        id: dialogComponent
+        ModelManagerDialog { modelsFolder: "/data/models" }
+    }
+    SignalSpy { id: downloadSpy; signalName: "downloadRequested" }
+    SignalSpy { id: pauseSpy; signalName: "pauseRequested" }
+    SignalSpy { id: resumeSpy; signalName: "resumeRequested" }
+    SignalSpy { id: cancelSpy; signalName: "cancelRequested" }
+    SignalSpy { id: removeSpy; signalName: "removeRequested" }
+    SignalSpy { id: importSpy; signalName: "importRequested" }
+
+    function openDialog() {
+        const d = createTemporaryObject(dialogComponent, testCase, { entries: sample })
+        verify(d !== null, "the dialog instantiates")
+        for (const spy of [downloadSpy, pauseSpy, resumeSpy, cancelSpy, removeSpy, importSpy]) {
+            spy.target = d
+            spy.clear()
+        }
+        d.open()
+        tryCompare(d, "opened", true)
+        return d
+    }
+
+    // Scrolls the card into view (the list creates delegates only where they can be seen) and finds it.
+    function card(d, id) {
+        const list = findChild(d.contentItem, "modelList")
+        list.positionViewAtIndex(sample.findIndex(e => e.id === id), ListView.Contain)
+        return findChild(d.contentItem, "modelCard_" + id)
+    }
+
+    function button(d, id, name) {
+        const card = testCase.card(d, id)
+        verify(card !== null, "card " + id)
+        return findChild(card, name)
+    }
+
+    function test_buttonsFollowState() {
+        const d = openDialog()
+        compare(button(d, "a", "downloadButton").visible, true)
+        compare(button(d, "a", "pauseButton").visible, false)
+        compare(button(d, "b", "pauseButton").visible, true)
+        compare(button(d, "b", "cancelButton").visible, true)
+        compare(button(d, "b", "downloadButton").visible, false)
+        compare(button(d, "c", "resumeButton").visible, true)
+        compare(button(d, "d", "removeButton").visible, true)
+        compare(button(d, "e", "downloadButton").text, "Try again")
+        const progress = findChild(card(d, "b"), "modelProgress")
+        compare(progress.visible, true)
+        compare(progress.value, 42)
+        compare(findChild(card(d, "b"), "modelMessage").text, sample[1].progressText)
+        compare(findChild(card(d, "e"), "modelMessage").text, sample[4].message)
+        const facts = findChild(card(d, "a"), "modelFacts").text
+        verify(facts.indexOf("I2_S") >= 0 && facts.indexOf("4096 tokens") >= 0 && facts.indexOf("fits your GPU") >= 0, facts)
+        verify(findChild(card(d, "d"), "modelFacts").text.indexOf("needs more GPU memory") >= 0)
+        compare(findChild(d.contentItem, "modelsFolderLabel").text, "Models folder: /data/models")
+    }
+
+    function test_clicksEmitRequests() {
+        const d = openDialog()
+        mouseClick(button(d, "a", "downloadButton"))
+        compare(downloadSpy.count, 1)
+        compare(downloadSpy.signalArguments[0][0], "a")
+        mouseClick(button(d, "b", "pauseButton"))
+        compare(pauseSpy.signalArguments[0][0], "b")
+        mouseClick(button(d, "c", "resumeButton"))
+        compare(resumeSpy.signalArguments[0][0], "c")
+        mouseClick(button(d, "b", "cancelButton"))
+        compare(cancelSpy.signalArguments[0][0], "b")
+    }
+
+    function test_removeNeedsConfirmation() {
+        const d = openDialog()
+        mouseClick(button(d, "d", "removeButton"))
+        const confirm = findChild(d, "confirmRemoveDialog")
+        verify(confirm !== null)
+        tryCompare(confirm, "opened", true)
+        compare(removeSpy.count, 0)          // nothing removed before the answer
+        confirm.reject()
+        compare(removeSpy.count, 0)
+        mouseClick(button(d, "d", "removeButton"))
+        tryCompare(confirm, "opened", true)
+        confirm.accept()
+        compare(removeSpy.count, 1)
+        compare(removeSpy.signalArguments[0][0], "d")
+    }
+
+    function test_droppedFilesAreFiltered() {
+        const d = openDialog()
+        compare(d.handleFiles(["file:///tmp/x.gguf", "file:///tmp/notes.txt"]), 1)
+        compare(importSpy.count, 1)
+        compare(importSpy.signalArguments[0][0].length, 1)
+        compare(importSpy.signalArguments[0][0][0], "file:///tmp/x.gguf")
+        verify(d.notice.indexOf("notes.txt") >= 0, d.notice)
+        compare(findChild(d.contentItem, "modelNotice").visible, true)
+        compare(d.handleFiles(["https://example.org/remote.gguf"]), 0)
+        compare(importSpy.count, 1)
+    }
+}
