@@ -29,7 +29,7 @@ Dialog {
             objectName: "aboutVersion"
             text: dialog.about ? qsTr("Trit %1").arg(dialog.about.version) : qsTr("Trit")
             font.bold: true
-            font.pointSize: Qt.application.font.pointSize * 1.4
+            font.pointSize: Math.round(dialog.font.pointSize * 1.4)
             Accessible.role: Accessible.Heading
         }
         Label {

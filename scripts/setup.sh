@@ -13,6 +13,7 @@ PACKAGES=(
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window
   qml6-module-qtquick-templates qml6-module-qtquick-dialogs qml6-module-qtqml-workerscript
   qml6-module-qtquick-shapes qml6-module-qttest qml6-module-qt-labs-settings qml6-module-qt-labs-platform
+  qml6-module-qt-labs-folderlistmodel  # imported by Qt's non-native FileDialog (Main.qml's model picker)
   qt6-qpa-plugins libqt6sql6-sqlite
   # Vulkan engine: headers, loader, shader compiler, lavapipe for tests
   libvulkan-dev vulkan-tools glslang-tools glslang-dev spirv-tools mesa-vulkan-drivers
