@@ -1,8 +1,12 @@
 // Causal attention for a block of queries over the KV cache, one workgroup per (query head, token).
 // Token t sits at position pos0 + t and attends to positions [0, pos0 + t]; head h reads KV head
-// h / (heads / kv_heads) (GQA). Keys are taken in chunks of one per thread with an online softmax
+// h / (heads / kv_heads) (GQA). Keys are taken in chunks of SPLIT_KEYS with an online softmax
 // (running max and sum, the accumulator rescaled per chunk), so any context length fits in fixed
-// shared memory. Each thread owns up to 4 output dimensions (hd <= 4 * workgroup size).
+// shared memory. Scores: TPK threads per key, each summing a strided slice of the head dimensions
+// (neighbouring threads read neighbouring words of a key row, so a row is read in one coalesced
+// sweep and wg / TPK keys are scored at once; the slices are summed in shared memory). Values: each
+// thread owns up to 4 output dimensions (hd <= 4 * workgroup size) and walks the chunk's keys, reading
+// value rows coalesced across threads.
 // Split-K (splits > 1): workgroup z = s takes only keys [s * SPLIT_KEYS, (s + 1) * SPLIT_KEYS) and writes
 // its partial (max, sum, unnormalized accumulator) to binding 5; attention_combine merges the splits.
 // That spreads a long context over many workgroups (decode has only `heads` of them otherwise).
@@ -19,8 +23,10 @@ layout(std430, binding = 5) writeonly buffer Part { real part[]; };
 layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; uint splits; } pc;
 
 const uint MAX_HD = 512;
+const uint TPK = 8;  // threads per key in the score pass (the workgroup size is a multiple of 8)
 shared real qs[MAX_HD];
-shared real ps[gl_WorkGroupSize.x];
+shared real ps[SPLIT_KEYS];               // the chunk's scores, then its probabilities
+shared real slice[gl_WorkGroupSize.x];    // per-thread partial dot products of the score pass
 
 real cache_at(bool is_k, uint e) {
   if (KV_F16) {
@@ -53,34 +59,49 @@ void main() {
   barrier();
 
   const real scale = real(1) / sqrt(real(pc.hd));  // as the reference, in the activation precision
+  const uint kslot = tid / TPK, kpart = tid % TPK, kpp = wg / TPK;  // key slot, slice, keys per pass
   real acc[4] = real[4](real(0), real(0), real(0), real(0));
   real m = real(0), l = real(0);
   bool first = true;
-  for (uint c0 = k_begin; c0 < n_ctx; c0 += wg) {
-    const uint j = c0 + tid;
-    real sc = real(-3.0e38);
-    if (j < n_ctx) {
+  for (uint c0 = k_begin; c0 < n_ctx; c0 += SPLIT_KEYS) {
+    const uint cnt = min(SPLIT_KEYS, n_ctx - c0);
+    for (uint j0 = 0; j0 < cnt; j0 += kpp) {
+      const uint jj = j0 + kslot;
       real dotv = real(0);
-      const uint kb = j * kvdim + kvoff;
-      if (KV_F16) {
-        for (uint d = 0; d < pc.hd; d += 2) {
-          const real2 kk = real2(unpackHalf2x16(kc[(kb + d) / 2]));
-          dotv += qs[d] * kk.x + qs[d + 1] * kk.y;
+      if (jj < cnt) {
+        const uint kb = (c0 + jj) * kvdim + kvoff;
+        if (KV_F16) {
+          for (uint d2 = kpart; d2 < pc.hd / 2; d2 += TPK) {
+            const real2 kk = real2(unpackHalf2x16(kc[kb / 2 + d2]));
+            dotv += qs[2 * d2] * kk.x + qs[2 * d2 + 1] * kk.y;
+          }
+        } else {
+          for (uint d = kpart; d < pc.hd; d += TPK) dotv += qs[d] * real(uintBitsToFloat(kc[kb + d]));
         }
-      } else {
-        for (uint d = 0; d < pc.hd; ++d) dotv += qs[d] * real(uintBitsToFloat(kc[kb + d]));
       }
-      sc = dotv * scale;
+      slice[tid] = dotv;
+      barrier();
+      if (kpart == 0 && jj < cnt) {
+        real sum = real(0);
+        for (uint i = 0; i < TPK; ++i) sum += slice[tid + i];
+        ps[jj] = sum * scale;
+      }
+      barrier();
     }
-    const real cmax = wg_max(sc);
+    real cmax = real(-3.0e38);
+    for (uint jj = tid; jj < cnt; jj += wg) cmax = max(cmax, ps[jj]);
+    cmax = wg_max(cmax);
     const real m_new = first ? cmax : max(m, cmax);
     const real factor = first ? real(0) : exp_real(m - m_new);
-    const real p = j < n_ctx ? exp_real(sc - m_new) : real(0);
-    ps[tid] = p;
-    l = l * factor + wg_sum(p);  // wg_sum's barriers also publish ps[]
+    real psum = real(0);
+    for (uint jj = tid; jj < cnt; jj += wg) {
+      const real p = exp_real(ps[jj] - m_new);
+      ps[jj] = p;
+      psum += p;
+    }
+    l = l * factor + wg_sum(psum);  // wg_sum's barriers also publish ps[]
     m = m_new;
     first = false;
-    const uint cnt = min(wg, n_ctx - c0);
     for (uint r = 0; r < 4; ++r) {
       const uint d = tid + r * wg;
       if (d >= pc.hd) break;

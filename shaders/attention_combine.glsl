@@ -1,35 +1,53 @@
 // Merges the split-K partials of attention.glsl, one workgroup per (query head, token):
 // m = max of the splits' maxima (splits with l = 0 saw no key), o = sum_s acc_s e^(m_s - m) / sum_s l_s e^(m_s - m).
+// The weights e^(m_s - m) are computed once per split (a workgroup-wide chunk at a time, in shared
+// memory), not once per split and output dimension.
 #include "common.glsl"
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 1) readonly buffer Part { real part[]; };
 layout(std430, binding = 2) writeonly buffer O { real o[]; };
 layout(push_constant) uniform Push { uint heads; uint hd; uint splits; } pc;
 
+shared real wsplit[gl_WorkGroupSize.x];
+
 void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
   if (t >= params.n_tokens) return;
+  const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   const uint base = (t * pc.heads + h) * pc.splits * (pc.hd + 2);
   const uint stride = pc.hd + 2;
-  bool any = false;
-  real m = real(0);
-  for (uint s = 0; s < pc.splits; ++s) {
-    if (part[base + s * stride + 1] == real(0)) continue;
-    const real ms = part[base + s * stride];
-    m = any ? max(m, ms) : ms;
-    any = true;
-  }
+  // Global max over the splits that saw keys (-3e38 marks none in this thread).
+  real m = real(-3.0e38);
+  for (uint s = tid; s < pc.splits; s += wg)
+    if (part[base + s * stride + 1] != real(0)) m = max(m, part[base + s * stride]);
+  m = wg_max(m);
+  real acc[4] = real[4](real(0), real(0), real(0), real(0));
   real l = real(0);
-  for (uint s = 0; s < pc.splits; ++s) {
-    const real ls = part[base + s * stride + 1];
-    if (ls != real(0)) l += ls * exp_real(part[base + s * stride] - m);
-  }
-  for (uint d = gl_LocalInvocationID.x; d < pc.hd; d += gl_WorkGroupSize.x) {
-    real a = real(0);
-    for (uint s = 0; s < pc.splits; ++s) {
+  for (uint s0 = 0; s0 < pc.splits; s0 += wg) {
+    const uint s = s0 + tid;
+    real w = real(0);
+    if (s < pc.splits) {
       const real ls = part[base + s * stride + 1];
-      if (ls != real(0)) a += part[base + s * stride + 2 + d] * exp_real(part[base + s * stride] - m);
+      if (ls != real(0)) w = exp_real(part[base + s * stride] - m);
+      l += ls * w;
     }
-    o[t * pc.heads * pc.hd + h * pc.hd + d] = a / l;
+    wsplit[tid] = w;
+    barrier();
+    const uint cnt = min(wg, pc.splits - s0);
+    for (uint r = 0; r < 4; ++r) {
+      const uint d = tid + r * wg;
+      if (d >= pc.hd) break;
+      real a = acc[r];
+      for (uint i = 0; i < cnt; ++i)
+        if (wsplit[i] != real(0)) a += part[base + (s0 + i) * stride + 2 + d] * wsplit[i];
+      acc[r] = a;
+    }
+    barrier();
+  }
+  l = wg_sum(l);
+  for (uint r = 0; r < 4; ++r) {
+    const uint d = tid + r * wg;
+    if (d >= pc.hd) break;
+    o[t * pc.heads * pc.hd + h * pc.hd + d] = acc[r] / l;
   }
 }

@@ -7,7 +7,19 @@
 // workgroup, NT tokens per workgroup in y (each weight read once per NT tokens).
 // MODE 0: y = value. MODE 1: y += value (the residual add). MODE 2: the FFN gate: a second matrix
 // (binding 2, same input) gives u and y = relu(g)^2 * u.
+//
+// TRIT_DOT (the *_dot wrappers, only on devices whose 4x8-bit packed signed dot product is
+// accelerated): each code word is turned once into four packed int8 words of (code - 1) and multiplied
+// with OpSDot (SPV_KHR_integer_dot_product), which the NVIDIA driver maps to dp4a; the decoded words are
+// reused for all NT tokens of the tile. The sums are the same exact integers as the baseline's.
 #include "common.glsl"
+#ifdef TRIT_DOT
+#extension GL_EXT_spirv_intrinsics : require
+// OpSDot (4450) with the PackedVectorFormat4x8Bit operand: capabilities DotProduct (6019) and
+// DotProductInput4x8BitPacked (6018). glslang 12 has no GL_EXT_integer_dot_product, hence the intrinsic.
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot4x8(int a, int b, spirv_literal int packed_format);
+#endif
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TPR = 16;
 layout(constant_id = 2) const uint MODE = 0;
@@ -41,6 +53,14 @@ int dot_uvec4(uvec4 w, uvec4 a0, uvec4 a1, uvec4 a2, uvec4 a3) {
   return r;
 }
 
+#ifdef TRIT_DOT
+// The four codes of group g (bits 6-2g of each byte) as packed int8 (code - 1): codes are 0..2, so
+// c + 0x7F stays inside its byte and flipping bit 7 gives 0xFF, 0x00, 0x01.
+int ternary_word(uint wword, uint shift) {
+  return int((((wword >> shift) & 0x03030303u) + 0x7F7F7F7Fu) ^ 0x80808080u);
+}
+#endif
+
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint lane = tid % TPR;
@@ -59,6 +79,27 @@ void main() {
       uvec4 w2 = uvec4(0);
       if (MODE == 2) w2 = wq2[row * row_vecs + j];
       const uint abase = (j >> 1) * 8 + (j & 1);  // group g at abase + 2g
+#ifdef TRIT_DOT
+      int c[16], c2[16];  // [4 * g + word]
+      for (uint q = 0; q < 4; ++q)
+        for (uint g = 0; g < 4; ++g) {
+          c[4 * g + q] = ternary_word(w[q], 6u - 2u * g);
+          c2[4 * g + q] = MODE == 2 ? ternary_word(w2[q], 6u - 2u * g) : 0;
+        }
+      for (uint tt = 0; tt < NT; ++tt) {
+        if (t0 + tt >= n) break;
+        const uint ab = (t0 + tt) * act_vecs + abase;
+        const uvec4 a[4] = uvec4[4](xq[ab], xq[ab + 2], xq[ab + 4], xq[ab + 6]);
+        int r = 0, r2 = 0;
+        for (uint g = 0; g < 4; ++g)
+          for (uint q = 0; q < 4; ++q) {
+            r += sdot4x8(c[4 * g + q], int(a[g][q]), 0);
+            if (MODE == 2) r2 += sdot4x8(c2[4 * g + q], int(a[g][q]), 0);
+          }
+        acc[tt] += r;
+        if (MODE == 2) acc2[tt] += r2;
+      }
+#else
       for (uint tt = 0; tt < NT; ++tt) {
         if (t0 + tt >= n) break;
         const uint ab = (t0 + tt) * act_vecs + abase;
@@ -66,6 +107,7 @@ void main() {
         acc[tt] += dot_uvec4(w, a0, a1, a2, a3);
         if (MODE == 2) acc2[tt] += dot_uvec4(w2, a0, a1, a2, a3);
       }
+#endif
     }
   }
   // Reduce the TPR lanes of each row (integer adds: exact in any order).

@@ -28,8 +28,9 @@ using trit::vk::CommandSequence;
 using trit::vk::MemoryUse;
 
 struct Gpu {
-  explicit Gpu(bool kv_f16 = true, uint64_t max_range = 0, bool f64 = false)
-      : ctx(opts(max_range)), k(ctx, kv_f16, f64), da(ctx) {}
+  explicit Gpu(bool kv_f16 = true, uint64_t max_range = 0, bool f64 = false,
+               trit::vk::DotProduct dot = trit::vk::DotProduct::Off)
+      : ctx(opts(max_range)), k(ctx, kv_f16, f64, dot), da(ctx) {}
   static trit::vk::ContextOptions opts(uint64_t max_range) {
     trit::vk::ContextOptions o;
     o.max_binding_range = max_range;
@@ -180,6 +181,79 @@ TEST(VulkanKernels, TernaryIgnoresTokensBeyondTheSubmittedCount) {
   const auto got = g.get<float>(y, 16 * rows);
   for (size_t i = 3 * rows; i < got.size(); ++i) ASSERT_EQ(got[i], 42.f) << i;
   EXPECT_NE(got[0], 42.f);
+}
+
+// The packed int8 dot-product variant (OpSDot) must give the same exact integer sums as the baseline
+// on every shape above, the partial token tiles and all three modes included. Lavapipe supports the
+// instruction (not accelerated), so CI runs it; a device without it skips.
+bool has_dot_product() {
+  trit::vk::Context ctx;
+  return ctx.info().integer_dot_product;
+}
+
+TEST(VulkanKernelsDot, TernaryIntegerSumsAreExact) {
+  if (!has_dot_product()) GTEST_SKIP() << "no integer dot product on this device";
+  Gpu g(true, 0, false, trit::vk::DotProduct::On);
+  ASSERT_TRUE(g.k.dot_product());
+  for (const TernaryCase& c : {TernaryCase{37, 384, 1, 1}, TernaryCase{301, 2560, 1, 1}, TernaryCase{5, 128, 1, 1},
+                               TernaryCase{37, 384, 11, 16}, TernaryCase{70, 1280, 8, 8}, TernaryCase{3, 640, 3, 64},
+                               TernaryCase{129, 6912, 2, 8}})
+    check_ternary(g, c, trit::vk::TernaryMode::Store, true);
+}
+
+TEST(VulkanKernelsDot, TernaryScalesResidualAndGate) {
+  if (!has_dot_product()) GTEST_SKIP() << "no integer dot product on this device";
+  Gpu g(true, 0, false, trit::vk::DotProduct::On);
+  for (auto mode : {trit::vk::TernaryMode::Store, trit::vk::TernaryMode::Accumulate, trit::vk::TernaryMode::Gate})
+    for (const TernaryCase& c : {TernaryCase{53, 512, 1, 1}, TernaryCase{53, 512, 13, 16}, TernaryCase{9, 256, 3, 64}})
+      check_ternary(g, c, mode, false);
+}
+
+TEST(VulkanKernelsDot, ExtremeActivationsAndCodes) {
+  // Every code value against -128 and 127 activations: the (code - 1) bytes and the signed products
+  // must not saturate or lose a sign.
+  if (!has_dot_product()) GTEST_SKIP() << "no integer dot product on this device";
+  Gpu g(true, 0, false, trit::vk::DotProduct::On);
+  const uint32_t rows = 3, cols = 256;
+  std::vector<uint8_t> codes(size_t{rows} * cols / 4);
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t i = 0; i < cols / 4; ++i) codes[r * cols / 4 + i] = static_cast<uint8_t>(r * 0x55);  // all 0, 1 or 2
+  std::vector<int8_t> xq(cols);
+  for (uint32_t i = 0; i < cols; ++i) xq[i] = static_cast<int8_t>(i % 3 == 0 ? -128 : 127);
+  Buffer w = g.buf(codes), xb = g.buf(xq), sb = g.buf(std::vector<float>{1.f}), y = g.zeros(rows * 4);
+  g.run(0, 1, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.ternary(cs, g.da, p, trit::vk::TernaryMode::Store, all(w), 1.f, nullptr, 1.f, all(xb), all(sb), all(y), rows, cols, 1);
+  });
+  const auto got = g.get<float>(y, rows);
+  float sum = 0.f;
+  for (int8_t v : xq) sum += static_cast<float>(v);
+  EXPECT_EQ(got[0], -sum);
+  EXPECT_EQ(got[1], 0.f);
+  EXPECT_EQ(got[2], sum);
+}
+
+TEST(VulkanKernelsDotF64, TernaryMatchesTheBaseline) {
+  if (!has_dot_product()) GTEST_SKIP() << "no integer dot product on this device";
+  Gpu base(true, 0, true, trit::vk::DotProduct::Off), dot(true, 0, true, trit::vk::DotProduct::On);
+  const uint32_t rows = 77, k = 1408, n = 5;
+  const auto codes = random_codes(rows, k, 31), codes2 = random_codes(rows, k, 32);
+  const auto xq = random_int8(size_t{n} * k, 33);
+  std::vector<double> s{123.5, 17.25, 99.0, 1.5, 640.0};
+  for (auto mode : {trit::vk::TernaryMode::Store, trit::vk::TernaryMode::Gate}) {
+    std::vector<double> out[2];
+    Gpu* gs[2] = {&base, &dot};
+    for (int i = 0; i < 2; ++i) {
+      Gpu& g = *gs[i];
+      Buffer w = g.buf(codes), w2 = g.buf(codes2), xb = g.buf(xq), sb = g.buf(s), y = g.zeros(size_t{n} * rows * 8);
+      const BufferRange w2r = all(w2);
+      g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
+        g.k.ternary(cs, g.da, p, mode, all(w), 0.8125f, mode == trit::vk::TernaryMode::Gate ? &w2r : nullptr, 1.25f, all(xb),
+                    all(sb), all(y), rows, k, 8);
+      });
+      out[i] = g.get<double>(y, size_t{n} * rows);
+    }
+    for (size_t i = 0; i < out[0].size(); ++i) ASSERT_EQ(out[0][i], out[1][i]) << "mode " << static_cast<int>(mode) << " at " << i;
+  }
 }
 
 // ---- RMSNorm + int8 quantization --------------------------------------------------------------------

@@ -33,6 +33,21 @@ struct VulkanForwardOptions {
   // within a few dozen tokens, which moves the logits of the golden models by tenths (see
   // engine/src/vulkan/README.md), so double is the default and float the fallback.
   bool prefer_f64 = true;
+  // Record a GPU timestamp after every kernel group (one per kernel kind per layer) and accumulate the
+  // time per kernel kind (profile()). Off by default: the normal command buffers carry no timestamps.
+  bool profile = false;
+  // The tuned kernel variants where the device has what they need (packed int8 dot product in the
+  // ternary kernels, the shared-memory one-token LM head); false: the portable baseline kernels
+  // everywhere, for A/B measurements (trit-cli bench --baseline-kernels).
+  bool tuned_kernels = true;
+};
+
+// GPU time of one kernel kind summed over the submits since reset_profile() (profile mode only).
+struct KernelTime {
+  std::string pass;    // "decode" (one-token submits) or "block" (prefill submits)
+  std::string kernel;  // "qkv", "attention", "lm_head", ...
+  double ms = 0;       // total GPU milliseconds
+  uint64_t submits = 0;  // submits of that pass measured
 };
 
 class VulkanForward final : public Forward {
@@ -63,6 +78,10 @@ class VulkanForward final : public Forward {
   // "x" (residual), "q", "k", "v", "o" (attention output), "a" (FFN gate output), "hn" (final norm),
   // "xs" (activation scales). Throws std::invalid_argument for another name.
   std::vector<float> debug_buffer(const std::string& name) const;
+
+  // Profile mode: time per kernel kind since the last reset, in recording order; empty otherwise.
+  std::vector<KernelTime> profile() const;
+  void reset_profile();
 
  private:
   struct Impl;

@@ -572,4 +572,15 @@ double TimestampPool::elapsed_ns(uint32_t from, uint32_t to) const {
   return static_cast<double>(t[1] - t[0]) * ctx_.info().timestamp_period_ns;
 }
 
+std::vector<double> TimestampPool::read_ns(uint32_t count) const {
+  std::vector<uint64_t> t(count);
+  if (count == 0) return {};
+  check(vkGetQueryPoolResults(ctx_.device(), pool_, 0, count, count * sizeof(uint64_t), t.data(), sizeof(uint64_t),
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+        "vkGetQueryPoolResults");
+  std::vector<double> out(count);
+  for (uint32_t i = 0; i < count; ++i) out[i] = static_cast<double>(t[i] - t[0]) * ctx_.info().timestamp_period_ns;
+  return out;
+}
+
 }  // namespace trit::vk

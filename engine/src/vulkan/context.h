@@ -206,6 +206,9 @@ class TimestampPool {
   void reset(VkCommandBuffer cb) const;
   // Nanoseconds between two written queries.
   double elapsed_ns(uint32_t from, uint32_t to) const;
+  // Queries 0..count-1 as nanoseconds since query 0 (waits for them).
+  std::vector<double> read_ns(uint32_t count) const;
+  uint32_t count() const { return count_; }
 
  private:
   const Context& ctx_;

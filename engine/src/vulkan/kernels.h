@@ -6,6 +6,7 @@
 // constants chosen here from the queried features, never from the device name.
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "vulkan/context.h"
@@ -23,6 +24,11 @@ inline constexpr uint32_t kTokenTile = 8;
 
 enum class TernaryMode : uint32_t { Store = 0, Accumulate = 1, Gate = 2 };
 
+// The ternary kernels' inner product: Auto uses the packed int8 dot product (OpSDot) where the device
+// reports it accelerated, On wherever the device supports it at all (tests run it on lavapipe), Off the
+// portable bit-extraction baseline.
+enum class DotProduct { Auto, Off, On };
+
 // A table of `rows` rows of `row_bytes` each, cut into chunks that each fit one storage binding of
 // max_range bytes (the LM head and embedding of large vocabularies: 657 MB in 2B4T, 128 MiB per binding
 // on lavapipe). Throws VulkanError if one row alone does not fit.
@@ -39,7 +45,9 @@ std::vector<double> make_rope_table_f64(uint32_t positions, uint32_t head_dim, f
 class Kernels {
  public:
   // f64: activations (and their buffers) in double (the *_f64 shaders; needs shaderFloat64), else float.
-  Kernels(const Context& ctx, bool kv_f16, bool f64 = false);
+  // staged_lm_head: the one-token LM head stages x in shared memory where it fits (else the generic one).
+  Kernels(const Context& ctx, bool kv_f16, bool f64 = false, DotProduct dot = DotProduct::Auto,
+          bool staged_lm_head = true);
 
   // x[t] = table[tok[t]] (F16 -> F32) for the tokens whose id is in [row0, row0 + rows) of this chunk.
   void embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
@@ -69,7 +77,7 @@ class Kernels {
                  const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
                  uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context = 0,
                  const BufferRange* scratch = nullptr);
-  uint32_t split_keys() const { return 2 * attn_wg_; }
+  uint32_t split_keys() const { return attn_wg_; }
   uint32_t attention_splits(uint32_t max_context) const { return (max_context + split_keys() - 1) / split_keys(); }
   uint64_t attention_scratch_bytes(uint32_t heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context) const {
     return uint64_t{heads} * max_tokens * attention_splits(max_context) * (head_dim + 2) * real_bytes();
@@ -86,6 +94,7 @@ class Kernels {
 
   bool kv_f16() const { return kv_f16_; }
   bool f64() const { return f64_; }
+  bool dot_product() const { return dot_; }
   // Bytes of one activation value (4 or 8).
   uint32_t real_bytes() const { return f64_ ? 8 : 4; }
   // Largest head_dim the attention kernel takes.
@@ -95,10 +104,15 @@ class Kernels {
   const Context& ctx_;
   bool kv_f16_;
   bool f64_;
-  uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64;
+  bool dot_ = false;
+  bool staged_lm_head_ = true;
+  uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64, token_wg_ = 64;
   std::unique_ptr<Pipeline> embed_, norm_q8_, quant_q8_, norm_f32_, rope_, attn_, attn_combine_, argmax_;
   std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
   std::unique_ptr<Pipeline> lm_head_[2];
+  // The one-token LM head with x staged in shared memory, per hidden size (made on first use).
+  std::vector<std::pair<uint32_t, std::unique_ptr<Pipeline>>> lm_head_decode_;
+  const Pipeline* lm_head_decode(uint32_t dim);
 };
 
 }  // namespace trit::vk

@@ -22,6 +22,16 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 enum class Head { None, Last, All };
 
+// Profile mode: one timestamp pool per recorded command buffer; labels[i] names the kernel group that
+// ends at query i + 1 (query 0 is written at the start).
+struct SeqProfile {
+  std::string pass;
+  std::unique_ptr<vk::TimestampPool> pool;
+  std::vector<std::string> labels;
+  std::vector<std::pair<std::string, double>> total_ns;  // per label, in recording order
+  uint64_t submits = 0;
+};
+
 struct MatrixSlot {
   uint64_t offset = 0, bytes = 0;
   float scale = 1.f;
@@ -64,10 +74,13 @@ struct VulkanForward::Impl {
   // Host-visible: per-submit parameters and tokens; logits are copied to `readback` for the host.
   Buffer params, tokens, readback;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
+  bool profiling = false;
+  SeqProfile prof_decode, prof_none, prof_last, prof_all;
 
   void plan_layers(const Model& model);
   void upload(const Model& model);
-  void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head);
+  void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof);
+  void collect(SeqProfile& p);
   void check_shape() const;
 };
 
@@ -165,7 +178,7 @@ void VulkanForward::Impl::upload(const Model& model) {
 
 // The whole forward pass of up to max_tokens tokens as one command buffer. Every kernel reads the
 // position and token count from `params`, so this is recorded once and replayed.
-void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head) {
+void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof) {
   vk::Kernels& kn = *kernels;
   vk::DescriptorAllocator& d = *da;
   const BufferRange P{&params, 0, 0};
@@ -175,9 +188,23 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
   const BufferRange X = R(x), XQ = R(xq), XS = R(xs);
 
   cs.begin();
+  // Profile mode: a timestamp after the barrier that ends each kernel group, labelled with the group.
+  if (prof) {
+    prof->pool = std::make_unique<vk::TimestampPool>(*ctx, 16 * cfg.layers + 16);
+    prof->pool->reset(cs.handle());
+    prof->labels.clear();
+    cs.timestamp(prof->pool->handle(), 0);
+  }
+  auto mark = [&](const char* label) {
+    if (!prof) return;
+    prof->labels.emplace_back(label);
+    if (prof->labels.size() >= prof->pool->count()) throw VulkanError("profile: too many timestamps for the pool");
+    cs.timestamp(prof->pool->handle(), static_cast<uint32_t>(prof->labels.size()));
+  };
   for (size_t c = 0; c < embd_chunks.size(); ++c)
     kn.embed(cs, d, P, R(tokens), R(embd_bufs[c]), X, dim, embd_chunks[c].row0, embd_chunks[c].rows, max_tokens);
   cs.barrier();
+  mark("embed");
   for (uint32_t l = 0; l < cfg.layers; ++l) {
     const LayerSlots& s = slots[l];
     const Buffer& lb = layer_bufs[l];
@@ -187,48 +214,62 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     BufferRange w = N(s.attn_norm);
     kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
     cs.barrier();
+    mark("attn_norm+quant");
     kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wq), s.wq.scale, nullptr, 1.f, XQ, XS, R(q), s.wq.rows, dim, max_tokens);
     kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wk), s.wk.scale, nullptr, 1.f, XQ, XS, R(k), s.wk.rows, dim, max_tokens);
     kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wv), s.wv.scale, nullptr, 1.f, XQ, XS, R(v), s.wv.rows, dim, max_tokens);
     cs.barrier();
+    mark("qkv");
     kn.rope_kv(cs, d, P, R(q), R(k), R(v), R(rope), R(k_cache[l]), R(v_cache[l]), cfg.heads, cfg.kv_heads, cfg.head_dim,
                max_tokens);
     cs.barrier();
+    mark("rope_kv");
     const BufferRange scratch{&attn_scratch, 0, 0};
     kn.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
                  static_cast<uint32_t>(context), &scratch);
     cs.barrier();
+    mark("attention");
     w = N(s.attn_sub_norm);
     kn.rmsnorm_quant(cs, d, P, R(o), &w, nullptr, &XQ, &XS, qdim, eps, max_tokens);
     cs.barrier();
+    mark("sub_norm+quant");
     kn.ternary(cs, d, P, vk::TernaryMode::Accumulate, M(s.wo), s.wo.scale, nullptr, 1.f, XQ, XS, X, s.wo.rows, qdim,
                max_tokens);
     cs.barrier();
+    mark("wo+residual");
     w = N(s.ffn_norm);
     kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
     cs.barrier();
+    mark("ffn_norm+quant");
     const BufferRange up = M(s.up);
     kn.ternary(cs, d, P, vk::TernaryMode::Gate, M(s.gate), s.gate.scale, &up, s.up.scale, XQ, XS, R(a), s.gate.rows, dim,
                max_tokens);
     cs.barrier();
+    mark("gate_up_relu2");
     w = N(s.ffn_sub_norm);
     kn.rmsnorm_quant(cs, d, P, R(a), &w, nullptr, &XQ, &XS, ffn, eps, max_tokens);
     cs.barrier();
+    mark("ffn_sub_norm+quant");
     kn.ternary(cs, d, P, vk::TernaryMode::Accumulate, M(s.down), s.down.scale, nullptr, 1.f, XQ, XS, X, s.down.rows, ffn,
                max_tokens);
     cs.barrier();
+    mark("down+residual");
   }
   if (head != Head::None) {
     const BufferRange on = R(output_norm), H = R(hn);
     const bool last = head == Head::Last;
     kn.rmsnorm_quant(cs, d, P, X, &on, &H, nullptr, nullptr, dim, eps, max_tokens, last);
     cs.barrier();
+    mark("final_norm");
     const uint32_t rows_out = last ? 1 : max_tokens;
     for (size_t c = 0; c < embd_chunks.size(); ++c)
       kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), embd_chunks[c].rows, dim, embd_chunks[c].row0, cfg.vocab,
                  rows_out);
     cs.barrier();
+    mark("lm_head");
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
+    cs.barrier();
+    mark("logits_copy");
   }
   cs.end();
 }
@@ -249,7 +290,9 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   co.max_binding_range = options.max_binding_range;
   m.ctx = std::make_unique<vk::Context>(co);
   const bool f64 = options.prefer_f64 && m.ctx->info().shader_float64;
-  m.kernels = std::make_unique<vk::Kernels>(*m.ctx, m.kv == KvPrecision::F16, f64);
+  m.kernels = std::make_unique<vk::Kernels>(*m.ctx, m.kv == KvPrecision::F16, f64,
+                                            options.tuned_kernels ? vk::DotProduct::Auto : vk::DotProduct::Off,
+                                            options.tuned_kernels);
   const uint64_t rb = m.kernels->real_bytes();
   m.da = std::make_unique<vk::DescriptorAllocator>(*m.ctx);
   m.check_shape();
@@ -313,15 +356,20 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.tokens = Buffer(*m.ctx, B * 4, MemoryUse::Upload);
   m.readback = Buffer(*m.ctx, B * cfg.vocab * 4, MemoryUse::Readback);
 
+  m.profiling = options.profile;
+  auto P = [&](SeqProfile& p, const char* pass) -> SeqProfile* {
+    p.pass = pass;
+    return m.profiling ? &p : nullptr;
+  };
   m.decode = std::make_unique<vk::CommandSequence>(*m.ctx);
-  m.record(*m.decode, 1, Head::Last);
+  m.record(*m.decode, 1, Head::Last, P(m.prof_decode, "decode"));
   if (m.block > 1) {
     m.block_none = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.block_last = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.block_all = std::make_unique<vk::CommandSequence>(*m.ctx);
-    m.record(*m.block_none, m.block, Head::None);
-    m.record(*m.block_last, m.block, Head::Last);
-    m.record(*m.block_all, m.block, Head::All);
+    m.record(*m.block_none, m.block, Head::None, P(m.prof_none, "block"));
+    m.record(*m.block_last, m.block, Head::Last, P(m.prof_last, "block"));
+    m.record(*m.block_all, m.block, Head::All, P(m.prof_all, "block"));
   }
 }
 
@@ -364,12 +412,53 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
       seq = last_block ? m.block_last.get() : m.block_none.get();
     if (!seq) seq = m.decode.get();  // block size 1: every submit is a decode (its logits unused here)
     seq->run();
+    if (m.profiling)
+      m.collect(seq == m.decode.get() ? m.prof_decode : seq == m.block_all.get() ? m.prof_all
+                : seq == m.block_last.get() ? m.prof_last : m.prof_none);
     if (all_logits)
       m.readback.download(logits.data() + done * vocab, uint64_t{cnt} * vocab * 4);
     else if (last_block)
       m.readback.download(logits.data(), uint64_t{vocab} * 4);
     done += cnt;
     m.filled = pos + static_cast<int32_t>(done);
+  }
+}
+
+void VulkanForward::Impl::collect(SeqProfile& p) {
+  const auto n = static_cast<uint32_t>(p.labels.size());
+  const std::vector<double> t = p.pool->read_ns(n + 1);
+  for (uint32_t i = 0; i < n; ++i) {
+    const double dt = t[i + 1] - t[i];
+    auto it = std::find_if(p.total_ns.begin(), p.total_ns.end(), [&](const auto& e) { return e.first == p.labels[i]; });
+    if (it == p.total_ns.end())
+      p.total_ns.emplace_back(p.labels[i], dt);
+    else
+      it->second += dt;
+  }
+  ++p.submits;
+}
+
+std::vector<KernelTime> VulkanForward::profile() const {
+  const Impl& m = *impl_;
+  std::vector<KernelTime> out;
+  for (const SeqProfile* p : {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all}) {
+    for (const auto& [label, ns] : p->total_ns) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
+      if (it == out.end()) {
+        out.push_back({p->pass, label, ns / 1e6, p->submits});
+      } else {
+        it->ms += ns / 1e6;
+        it->submits += p->submits;
+      }
+    }
+  }
+  return out;
+}
+
+void VulkanForward::reset_profile() {
+  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all}) {
+    p->total_ns.clear();
+    p->submits = 0;
   }
 }
 

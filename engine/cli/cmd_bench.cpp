@@ -1,0 +1,65 @@
+// trit-cli bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan] [--profile] [--json]
+// --profile: GPU time per token by kernel kind (timestamp queries recorded only in this mode).
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "bench/bench.h"
+#include "command.h"
+#include "trit/model.h"
+
+namespace {
+
+std::vector<int32_t> parse_depths(const std::string& s) {
+  std::vector<int32_t> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t used = 0;
+    long v = -1;
+    try {
+      v = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v < 0) throw std::invalid_argument("--depths: '" + item + "' is not a non-negative integer");
+    out.push_back(static_cast<int32_t>(v));
+  }
+  if (out.empty()) throw std::invalid_argument("--depths needs at least one depth, like 0,1024,4000");
+  return out;
+}
+
+int run_bench(const std::vector<std::string>& argv) {
+  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed"}, {"--json", "--profile", "--baseline-kernels"});
+  const std::string& path = a.single_positional("MODEL");
+  trit::bench::BenchOptions o;
+  o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
+  o.gen_tokens = static_cast<int32_t>(a.get_int("-n", o.gen_tokens, 0, 1 << 20));
+  if (a.has("--depths")) o.depths = parse_depths(a.get("--depths", ""));
+  o.reps = static_cast<int32_t>(a.get_int("--reps", o.reps, 1, 1000));
+  o.backend = a.get("--backend", o.backend);
+  o.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
+  o.seed = static_cast<uint64_t>(a.get_int("--seed", 1, 0, INT64_MAX));
+  const std::string kv = a.get("--kv", "f16");
+  if (kv != "f16" && kv != "f32") throw std::invalid_argument("--kv: '" + kv + "' is not f16 or f32");
+  o.kv = kv == "f16" ? trit::KvPrecision::F16 : trit::KvPrecision::F32;
+  o.profile = a.has("--profile");
+  o.tuned_kernels = !a.has("--baseline-kernels");
+
+  auto model = trit::Model::open(path);
+  const auto report = trit::bench::run_bench(model, o);
+  const std::string out = a.has("--json") ? trit::bench::to_json(report) + "\n" : trit::bench::to_table(report);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+const trit::cli::Registration reg{{"bench",
+                                   "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
+                                   "[--device N] [--kv f16|f32] [--profile] [--baseline-kernels] [--json]",
+                                   "prompt processing and generation speed (median of runs after a warm-up) with the "
+                                   "roofline ratio",
+                                   run_bench}};
+
+}  // namespace

@@ -1,0 +1,214 @@
+#include "bench/bench.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "trit/sampler.h"
+#include "trit/vulkan_forward.h"
+
+namespace trit::bench {
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Random token ids from a fixed seed (splitmix64), identical on every machine.
+std::vector<int32_t> random_tokens(size_t n, int32_t vocab, uint64_t seed) {
+  std::vector<int32_t> out(n);
+  uint64_t s = seed;
+  for (auto& t : out) {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    t = static_cast<int32_t>((z ^ (z >> 31)) % static_cast<uint64_t>(vocab));
+  }
+  return out;
+}
+
+// Per-token GPU time by kernel from a profiling forward pass (all passes summed: a prompt runs only
+// block submits, a decode only one-token submits).
+std::vector<KernelShare> kernel_shares(const VulkanForward* vf, double tokens) {
+  std::vector<KernelShare> out;
+  if (!vf) return out;
+  for (const auto& k : vf->profile()) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const KernelShare& e) { return e.kernel == k.kernel; });
+    if (it == out.end())
+      out.push_back({k.kernel, k.ms / tokens});
+    else
+      it->ms_per_token += k.ms / tokens;
+  }
+  return out;
+}
+
+double ternary_bytes(const TernaryMatrix& m) { return static_cast<double>(m.rows) * m.cols / 4.0; }
+}  // namespace
+
+double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, KvPrecision kv) {
+  double bytes = 0;
+  for (const auto& l : w.layers) {
+    for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) bytes += ternary_bytes(*m);
+    bytes += 4.0 * static_cast<double>(l.attn_norm.size() + l.attn_sub_norm.size() + l.ffn_norm.size() + l.ffn_sub_norm.size());
+  }
+  bytes += 2.0 * c.vocab * c.dim;  // the tied F16 LM head (the embedding row itself is negligible)
+  bytes += 4.0 * c.dim;            // output norm
+  const double kv_elem = kv == KvPrecision::F16 ? 2.0 : 4.0;
+  bytes += static_cast<double>(c.layers) * 2.0 * c.kv_heads * c.head_dim * kv_elem * pos;
+  return bytes;
+}
+
+BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o) {
+  const ModelConfig& cfg = model->config();
+  if (o.reps < 1) throw std::invalid_argument("bench needs at least one measured run (--reps)");
+  int32_t need = o.prompt_tokens;
+  for (int32_t d : o.depths) need = std::max(need, d + o.gen_tokens);
+  if (need > static_cast<int32_t>(cfg.context))
+    throw std::invalid_argument("the benchmark needs a context of " + std::to_string(need) + " tokens but the model's is " +
+                                std::to_string(cfg.context));
+
+  BenchReport rep;
+  rep.model = model->path().filename().string();
+  rep.backend = o.backend;
+  ForwardOptions fo;
+  fo.kv = o.kv;
+  fo.context = need;
+  fo.device = o.device;
+  const auto t_load = Clock::now();
+  std::unique_ptr<Forward> fwd;
+  VulkanForward* vf = nullptr;  // set in profile mode
+  if (o.profile || !o.tuned_kernels) {
+    if (o.backend != "vulkan")
+      throw std::invalid_argument("--profile and --baseline-kernels need the vulkan backend");
+    VulkanForwardOptions vo;
+    vo.kv = o.kv;
+    vo.context = need;
+    vo.device.index = o.device;
+    vo.profile = o.profile;
+    vo.tuned_kernels = o.tuned_kernels;
+    auto p = std::make_unique<VulkanForward>(*model, vo);
+    if (o.profile) vf = p.get();
+    fwd = std::move(p);
+  } else {
+    fwd = make_forward(o.backend, model, fo);
+  }
+  rep.load_ms = ms_between(t_load, Clock::now());
+  if (o.backend == "vulkan") rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
+
+  std::vector<float> logits(static_cast<size_t>(fwd->vocab_size()));
+  const auto input = random_tokens(static_cast<size_t>(need), fwd->vocab_size(), o.seed);
+
+  if (o.prompt_tokens > 0) {
+    Figure f;
+    f.test = "pp" + std::to_string(o.prompt_tokens);
+    f.tokens = o.prompt_tokens;
+    const std::span<const int32_t> prompt(input.data(), static_cast<size_t>(o.prompt_tokens));
+    for (int r = 0; r <= o.reps; ++r) {
+      if (vf && r == 1) vf->reset_profile();  // the warm-up is not profiled
+      const auto t0 = Clock::now();
+      fwd->eval(prompt, 0, logits, false);
+      if (r > 0) f.ms.push_back(ms_between(t0, Clock::now()));  // run 0 is the warm-up
+    }
+    f.median_ms = median(f.ms);
+    f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
+    f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
+    rep.figures.push_back(f);
+  }
+
+  if (o.gen_tokens > 0) {
+    for (int32_t depth : o.depths) {
+      Figure f;
+      f.test = "tg" + std::to_string(o.gen_tokens) + "@d" + std::to_string(depth);
+      f.depth = depth;
+      f.tokens = o.gen_tokens;
+      if (depth > 0) fwd->eval(std::span<const int32_t>(input.data(), static_cast<size_t>(depth)), 0, logits, false);
+      for (int r = 0; r <= o.reps; ++r) {
+        if (vf && r == 1) vf->reset_profile();
+        int32_t tok = input[static_cast<size_t>(depth)];
+        const auto t0 = Clock::now();
+        for (int32_t i = 0; i < o.gen_tokens; ++i) {
+          const int32_t one[1] = {tok};
+          fwd->eval(one, depth + i, logits, false);
+          tok = argmax(logits);  // greedy: each step depends on the last, as in real decoding
+        }
+        if (r > 0) f.ms.push_back(ms_between(t0, Clock::now()));
+      }
+      f.median_ms = median(f.ms);
+      f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
+      f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv);
+      if (rep.copy_bandwidth_gbs > 0) f.roofline = f.bytes_per_token * f.tokens_per_s / (rep.copy_bandwidth_gbs * 1e9);
+      f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
+      rep.figures.push_back(f);
+    }
+  }
+  return rep;
+}
+
+std::string to_json(const BenchReport& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["backend"] = r.backend;
+  j["load_ms"] = r.load_ms;
+  j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
+  j["results"] = nlohmann::json::array();
+  for (const auto& f : r.figures) {
+    nlohmann::json e{{"test", f.test}, {"depth", f.depth}, {"tokens", f.tokens}, {"runs_ms", f.ms},
+                     {"median_ms", f.median_ms}, {"tokens_per_s", f.tokens_per_s},
+                     {"bytes_per_token", f.bytes_per_token}, {"roofline", f.roofline}};
+    if (!f.kernels.empty()) {
+      nlohmann::json k = nlohmann::json::object();
+      for (const auto& s : f.kernels) k[s.kernel] = s.ms_per_token;
+      e["gpu_ms_per_token"] = k;
+    }
+    j["results"].push_back(e);
+  }
+  return j.dump(2);
+}
+
+std::string to_table(const BenchReport& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "model %s, backend %s, load %.0f ms, copy bandwidth %.0f GB/s\n", r.model.c_str(),
+                r.backend.c_str(), r.load_ms, r.copy_bandwidth_gbs);
+  out += line;
+  out += "| test | tokens/s | median ms | runs | MB read/token | roofline |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& f : r.figures) {
+    std::snprintf(line, sizeof line, "| %s | %.1f | %.2f | %zu | %s | %s |\n", f.test.c_str(), f.tokens_per_s, f.median_ms,
+                  f.ms.size(), f.bytes_per_token > 0 ? std::to_string(static_cast<int>(f.bytes_per_token / 1e6)).c_str() : "",
+                  f.roofline > 0 ? (std::to_string(static_cast<int>(f.roofline * 1000) / 10.0).substr(0, 5) + "%").c_str() : "");
+    out += line;
+  }
+  // --profile: one column per figure, one row per kernel kind (GPU ms per token).
+  std::vector<std::string> kinds;
+  for (const auto& f : r.figures)
+    for (const auto& k : f.kernels)
+      if (std::find(kinds.begin(), kinds.end(), k.kernel) == kinds.end()) kinds.push_back(k.kernel);
+  if (kinds.empty()) return out;
+  out += "\nGPU time per token by kernel (ms, timestamp queries)\n| kernel |";
+  for (const auto& f : r.figures) out += " " + f.test + " |";
+  out += "\n|---|";
+  for (size_t i = 0; i < r.figures.size(); ++i) out += "---:|";
+  out += "\n";
+  kinds.push_back("total");
+  for (const auto& kind : kinds) {
+    out += "| " + kind + " |";
+    for (const auto& f : r.figures) {
+      double v = 0;
+      for (const auto& k : f.kernels)
+        if (kind == "total" || k.kernel == kind) v += k.ms_per_token;
+      std::snprintf(line, sizeof line, " %.4f |", v);
+      out += line;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace trit::bench

@@ -1,0 +1,65 @@
+#pragma once
+// llama-bench style measurements on any backend: prompt processing (pp) and greedy token generation
+// (tg) at chosen context depths, a warm-up run, then the median of N runs, with the roofline ratio
+// (bytes a decode step must read x tokens/s / measured copy bandwidth). See docs/benchmarks.md.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trit/backend.h"
+#include "trit/model.h"
+
+namespace trit::bench {
+
+struct BenchOptions {
+  std::string backend = "vulkan";
+  int device = -1;
+  int32_t prompt_tokens = 512;          // pp size; 0 skips prefill
+  int32_t gen_tokens = 128;             // tg size; 0 skips generation
+  std::vector<int32_t> depths = {0};    // tg is measured after prefilling this many tokens
+  int32_t reps = 5;                     // measured runs (after one warm-up) per figure
+  KvPrecision kv = KvPrecision::F16;
+  uint64_t seed = 1;                    // the random token ids used as input
+  bool profile = false;                 // Vulkan only: GPU time per kernel kind (timestamp queries)
+  bool tuned_kernels = true;            // Vulkan only: false runs the portable baseline kernels
+};
+
+// GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).
+struct KernelShare {
+  std::string kernel;
+  double ms_per_token = 0;
+};
+
+struct Figure {
+  std::string test;          // "pp512", "tg128@d1024"
+  int32_t depth = 0;         // context already filled before the timed part
+  int32_t tokens = 0;        // tokens processed in the timed part
+  std::vector<double> ms;    // each measured run
+  double median_ms = 0;
+  double tokens_per_s = 0;   // tokens / median
+  double bytes_per_token = 0;  // tg only: bytes a decode step reads (weights, LM head, KV cache)
+  double roofline = 0;       // tg only: bytes_per_token * tokens_per_s / copy bandwidth
+  std::vector<KernelShare> kernels;  // --profile: GPU time per token by kernel kind
+};
+
+struct BenchReport {
+  std::string model, backend, device;
+  double load_ms = 0;                 // forward pass construction (upload) time
+  double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
+  std::vector<Figure> figures;
+};
+
+// Bytes a decode step at position `pos` must read: every ternary weight byte, the F16 LM head, the KV
+// cache up to pos (both K and V, all layers) and the norms.
+double decode_bytes(const ModelConfig& config, const ModelWeights& weights, int32_t pos, KvPrecision kv);
+
+// Read+write bandwidth of a large device-local buffer copy on the chosen Vulkan device, in GB/s.
+double measure_copy_bandwidth(int device);
+
+BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& options);
+
+std::string to_json(const BenchReport& report);
+std::string to_table(const BenchReport& report);
+
+}  // namespace trit::bench
