@@ -19,6 +19,31 @@ Pane {
         anchors.fill: parent
         spacing: 0
 
+        // The system prompt of this conversation (new chats start with the one from the settings).
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.margins: 6
+            visible: view.chat !== null
+            ToolButton {
+                id: systemToggle
+                objectName: "systemPromptToggle"
+                checkable: true
+                text: checked ? qsTr("Hide system prompt") : qsTr("System prompt…")
+                font.pointSize: view.theme.fontSize - 2
+                Accessible.name: qsTr("Show or hide the system prompt of this conversation")
+            }
+            TextField {
+                objectName: "systemPromptField"
+                visible: systemToggle.checked
+                Layout.fillWidth: true
+                text: view.chat && view.chat.systemPrompt !== undefined ? view.chat.systemPrompt : ""
+                placeholderText: qsTr("Instructions the model reads before this conversation")
+                Accessible.name: qsTr("System prompt of this conversation")
+                onEditingFinished: if (view.chat) view.chat.systemPrompt = text
+            }
+            Item { Layout.fillWidth: !systemToggle.checked }
+        }
+
         ListView {
             id: list
             objectName: "messageList"

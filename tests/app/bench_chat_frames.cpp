@@ -74,6 +74,7 @@ int main(int argc, char* argv[]) {
     import QtQuick.Controls
     import Trit
     ApplicationWindow {
+      id: win
       width: 1000; height: 800; visible: true
       property alias view: chatView
       property QtObject chat: QtObject {
@@ -84,7 +85,7 @@ int main(int argc, char* argv[]) {
         function send(t) {} function stop() {} function regenerate() {}
         function editMessage(r, t) {} function copyText(t) {} function dropOldestTurns() {}
       }
-      ChatView { id: chatView; anchors.fill: parent; chat: parent.chat; modelReady: true }
+      ChatView { id: chatView; anchors.fill: parent; chat: win.chat; modelReady: true }
     })",
                     QUrl(QStringLiteral("qrc:/bench.qml")));
   QObject* root = component.create();
