@@ -71,7 +71,16 @@ void main() {
       if (jj < cnt) {
         const uint kb = (c0 + jj) * kvdim + kvoff;
         if (KV_F16) {
-          for (uint d2 = kpart; d2 < pc.hd / 2; d2 += TPK) {
+          uint d2 = kpart;
+          for (; d2 + 3 * TPK < pc.hd / 2; d2 += 4 * TPK) {  // four loads in flight, same sum order
+            uint kw[4];
+            for (uint i = 0; i < 4; ++i) kw[i] = kc[kb / 2 + d2 + i * TPK];
+            for (uint i = 0; i < 4; ++i) {
+              const real2 kk = real2(unpackHalf2x16(kw[i]));
+              dotv += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
+            }
+          }
+          for (; d2 < pc.hd / 2; d2 += TPK) {
             const real2 kk = real2(unpackHalf2x16(kc[kb / 2 + d2]));
             dotv += qs[2 * d2] * kk.x + qs[2 * d2 + 1] * kk.y;
           }
@@ -106,7 +115,15 @@ void main() {
       const uint d = tid + r * wg;
       if (d >= pc.hd) break;
       real a = acc[r] * factor;
-      for (uint jj = 0; jj < cnt; ++jj) a += ps[jj] * cache_at(false, (c0 + jj) * kvdim + kvoff + d);
+      // Eight value loads in flight before their sums (a plain loop waits out each load's latency);
+      // the sum order is unchanged.
+      uint jj = 0;
+      for (; jj + 8 <= cnt; jj += 8) {
+        real vv[8];
+        for (uint i = 0; i < 8; ++i) vv[i] = cache_at(false, (c0 + jj + i) * kvdim + kvoff + d);
+        for (uint i = 0; i < 8; ++i) a += ps[jj + i] * vv[i];
+      }
+      for (; jj < cnt; ++jj) a += ps[jj] * cache_at(false, (c0 + jj) * kvdim + kvoff + d);
       acc[r] = a;
     }
     barrier();  // ps[] is rewritten by the next chunk

@@ -38,7 +38,16 @@ void main() {
       const uint d = tid + r * wg;
       if (d >= pc.hd) break;
       real a = acc[r];
-      for (uint i = 0; i < cnt; ++i)
+      // Eight loads in flight at a time; splits that saw no key (weight 0, stale accumulators) are
+      // never read, so the sum is the same as one split at a time.
+      uint i = 0;
+      for (; i + 8 <= cnt; i += 8) {
+        real pv[8];
+        for (uint u = 0; u < 8; ++u) pv[u] = wsplit[i + u] != real(0) ? part[base + (s0 + i + u) * stride + 2 + d] : real(0);
+        for (uint u = 0; u < 8; ++u)
+          if (wsplit[i + u] != real(0)) a += pv[u] * wsplit[i + u];
+      }
+      for (; i < cnt; ++i)
         if (wsplit[i] != real(0)) a += part[base + (s0 + i) * stride + 2 + d] * wsplit[i];
       acc[r] = a;
     }

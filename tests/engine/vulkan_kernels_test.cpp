@@ -187,8 +187,11 @@ TEST(VulkanKernels, TernaryIgnoresTokensBeyondTheSubmittedCount) {
 // on every shape above, the partial token tiles and all three modes included. Lavapipe supports the
 // instruction (not accelerated), so CI runs it; a device without it skips.
 bool has_dot_product() {
-  trit::vk::Context ctx;
-  return ctx.info().integer_dot_product;
+  static const bool has = [] {  // one extra device for the whole run, not one per test
+    trit::vk::Context ctx;
+    return ctx.info().integer_dot_product;
+  }();
+  return has;
 }
 
 TEST(VulkanKernelsDot, TernaryIntegerSumsAreExact) {

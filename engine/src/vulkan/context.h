@@ -179,8 +179,10 @@ class CommandSequence {
   void begin();
   void dispatch(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes, uint32_t gx,
                 uint32_t gy = 1, uint32_t gz = 1);
-  // Makes every shader write before visible to every shader read/write after (compute to compute).
-  void barrier();
+  // Makes every shader write before visible to every shader read/write after (compute to compute);
+  // with_transfer also orders copies (transfer stage) on either side. Compute-only is the default: it
+  // is all the forward pass needs between kernels and the narrowest dependency for the driver.
+  void barrier(bool with_transfer = false);
   void copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes);
   void timestamp(VkQueryPool pool, uint32_t query);
   void end();

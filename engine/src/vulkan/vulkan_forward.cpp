@@ -265,10 +265,10 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     for (size_t c = 0; c < embd_chunks.size(); ++c)
       kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), embd_chunks[c].rows, dim, embd_chunks[c].row0, cfg.vocab,
                  rows_out);
-    cs.barrier();
+    cs.barrier(true);
     mark("lm_head");
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
-    cs.barrier();
+    if (prof) cs.barrier(true);  // only so the timestamp waits for the copy; end() orders it for the host
     mark("logits_copy");
   }
   cs.end();
