@@ -16,6 +16,19 @@
 
 namespace trit::test {
 
+// Removes the scratch folders when the test program ends (keep them with TRIT_KEEP_SCRATCH=1).
+struct ScratchRegistry {
+  QStringList dirs;
+  ~ScratchRegistry() {
+    if (qEnvironmentVariableIntValue("TRIT_KEEP_SCRATCH") == 1) return;
+    for (const QString& d : dirs) QDir(d).removeRecursively();
+  }
+};
+inline ScratchRegistry& scratchRegistry() {
+  static ScratchRegistry registry;
+  return registry;
+}
+
 // A fresh empty folder under $TRIT_TEST_TMP (the build tree), unique per call.
 inline QString scratchDir(const QString& label) {
   QString root = qEnvironmentVariable("TRIT_TEST_TMP");
@@ -23,6 +36,7 @@ inline QString scratchDir(const QString& label) {
   const QString path = QDir(root).filePath(QStringLiteral("downloads/%1-%2").arg(label, QUuid::createUuid().toString(QUuid::Id128).left(12)));
   QDir(path).removeRecursively();
   QDir().mkpath(path);
+  scratchRegistry().dirs << path;
   return path;
 }
 
