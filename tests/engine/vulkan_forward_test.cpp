@@ -152,6 +152,50 @@ TEST(VulkanForward, RewindEqualsAFreshRun) {
   EXPECT_EQ(fwd.cached_positions(), 22);
 }
 
+TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
+  // Timestamps only observe: the profiled pass must give the same logits bit for bit, report each
+  // kernel kind of the decode and block passes with the submits it measured, and reset to nothing.
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForwardOptions o;
+  o.block = 8;
+  VulkanForward plain(*model, o);
+  o.profile = true;
+  VulkanForward prof(*model, o);
+  EXPECT_TRUE(plain.profile().empty());
+  std::vector<float> lp(g.vocab), lq(g.vocab);
+  const std::span<const int32_t> prompt(g.sequence.data(), 12);
+  plain.eval(prompt, 0, lp, false);
+  prof.eval(prompt, 0, lq, false);
+  for (int32_t t = 12; t < 15; ++t) {
+    plain.eval(std::span<const int32_t>(&g.sequence[static_cast<size_t>(t)], 1), t, lp, false);
+    prof.eval(std::span<const int32_t>(&g.sequence[static_cast<size_t>(t)], 1), t, lq, false);
+  }
+  ASSERT_EQ(lp, lq);
+  EXPECT_TRUE(plain.profile().empty()) << "profiling is off unless asked";
+  const auto kt = prof.profile();
+  auto find = [&](const std::string& pass, const std::string& kernel) -> const KernelTime* {
+    for (const auto& k : kt)
+      if (k.pass == pass && k.kernel == kernel) return &k;
+    return nullptr;
+  };
+  for (const char* kernel : {"embed", "attn_norm+quant", "qkv", "rope_kv", "attention", "wo+residual",
+                             "gate_up_relu2", "down+residual", "final_norm", "lm_head"}) {
+    const KernelTime* d = find("decode", kernel);
+    ASSERT_NE(d, nullptr) << kernel;
+    EXPECT_EQ(d->submits, 3u) << kernel;
+    EXPECT_GE(d->ms, 0.0) << kernel;
+  }
+  const KernelTime* b = find("block", "qkv");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->submits, 2u);  // 12 prompt tokens in blocks of 8: one block without logits, one with
+  double total = 0;
+  for (const auto& k : kt) total += k.ms;
+  EXPECT_GT(total, 0.0);
+  prof.reset_profile();
+  EXPECT_TRUE(prof.profile().empty());
+}
+
 TEST(VulkanForward, BadCallsThrowAndLeaveTheCacheUsable) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
