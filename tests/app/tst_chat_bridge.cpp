@@ -28,10 +28,10 @@ class TestChatBridge : public QObject {
   std::unique_ptr<EngineBridge> engine_;
   std::unique_ptr<ChatController> chat_;
 
-  bool loadModel(int context = 0) {
+  bool loadModel(int context = 0, const QString& backend = QStringLiteral("cpu")) {
     LoadRequest r;
     r.path = model_;
-    r.backend = QStringLiteral("cpu");
+    r.backend = backend;
     r.context = context;
     engine_->load(r);
     QElapsedTimer clock;
@@ -241,6 +241,24 @@ class TestChatBridge : public QObject {
     QCOMPARE(chat_->messages()->get(0).value(u"text"_qs).toString(), longText.trimmed());
     const int row = waitReply();
     QCOMPARE(row, 1);
+    QVERIFY2(reason(row) == u"stop"_qs || reason(row) == u"length"_qs, qPrintable(reason(row) + chat_->lastError()));
+    QVERIFY(stats(row).value(u"generatedTokens"_qs).toInt() > 0);
+  }
+
+  // The same bridge on the Vulkan engine (lavapipe in CI): device name and memory readout, a reply.
+  void replyOnVulkan() {
+    if (!loadModel(0, QStringLiteral("vulkan"))) {
+      if (engine_->errorMessage().contains(u"GPU could not be used"_qs))
+        QSKIP(qPrintable(u"no usable Vulkan device: "_qs + engine_->errorMessage()));
+      QFAIL(qPrintable(engine_->errorMessage()));
+    }
+    QCOMPARE(engine_->backend(), u"vulkan"_qs);
+    QVERIFY(!engine_->deviceName().isEmpty());
+    QVERIFY2(engine_->memoryText().contains(u"memory"_qs) || engine_->memoryText().contains(u"device"_qs),
+             qPrintable(engine_->memoryText()));
+    chat_->setMaxTokensOverride(16);
+    QVERIFY(chat_->send(u"hello"_qs));
+    const int row = waitReply();
     QVERIFY2(reason(row) == u"stop"_qs || reason(row) == u"length"_qs, qPrintable(reason(row) + chat_->lastError()));
     QVERIFY(stats(row).value(u"generatedTokens"_qs).toInt() > 0);
   }
