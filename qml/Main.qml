@@ -62,8 +62,13 @@ ApplicationWindow {
     function openModelManager() {
         const component = Qt.createComponent("ModelManagerDialog.qml", Component.PreferSynchronous)
         if (component.status === Component.Ready) {
-            const dialog = component.createObject(window, { engine: window.engine, settings: window.settings })
+            const dialog = component.createObject(window)
             if (dialog) {
+                // Hand over the bridges the dialog declares (the catalogue wires the rest itself).
+                if ("engine" in dialog)
+                    dialog.engine = window.engine
+                if ("settings" in dialog)
+                    dialog.settings = window.settings
                 dialog.closed.connect(dialog.destroy)
                 dialog.open()
                 return
