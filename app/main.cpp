@@ -8,6 +8,7 @@
 
 #include "headless/conversations_cli.h"
 #include "headless/models_cli.h"
+#include "about/about_info.h"
 #include "chat/chat_app.h"
 #include "main_window.h"
 
@@ -20,6 +21,7 @@ int main(int argc, char* argv[]) {
   QGuiApplication::setApplicationName(QStringLiteral("Trit"));
   QGuiApplication::setOrganizationName(QStringLiteral("Trit"));
   QGuiApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
+  QGuiApplication::setDesktopFileName(QStringLiteral("org.trit.Trit"));  // packaging/org.trit.Trit.desktop
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Private, offline chat with ternary language models"));
@@ -43,6 +45,7 @@ int main(int argc, char* argv[]) {
 
   QQmlApplicationEngine engine;
   chat.install(engine);
+  trit::about::exposeAboutInfo(engine);  // "tritAbout", read by qml/AboutDialog.qml
   QString error;
   QQuickWindow* window = trit::app::loadMainWindow(engine, &error);
   if (!window) {
