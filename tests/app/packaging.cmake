@@ -26,3 +26,6 @@ if(Python3_Interpreter_FOUND)
                    ${PROJECT_SOURCE_DIR}/packaging/flatpak/org.trit.Trit.json)
   set_tests_properties(packaging_flatpak_manifest PROPERTIES LABELS packaging TIMEOUT 30)
 endif()
+
+# tst_about (the About dialog's data) is a Q_OBJECT test: it needs moc.
+set_target_properties(tst_about PROPERTIES AUTOMOC ON)
