@@ -16,7 +16,7 @@ Dialog {
     height: Math.min(560, parent ? parent.height - 40 : 560)
 
     // One object per model: { id, name, description, license, sizeText, state, percent, progressText,
-    // message, quantization, contextLength, fits } with state one of "available", "downloading",
+    // message, quantization, contextLength, fits, path } with state one of "available", "downloading",
     // "paused", "installed", "failed"; fits is true, false or undefined (GPU memory unknown).
     property var entries: []
     property string modelsFolder: ""
@@ -28,6 +28,7 @@ Dialog {
     signal cancelRequested(string id)
     signal removeRequested(string id)       // only after the user confirmed
     signal importRequested(var fileUrls)    // local .gguf files, validated by the engine before use
+    signal useRequested(string id, string path)  // load this installed model into the chat
 
     // Splits dropped or chosen URLs into GGUF files to import and a notice for the rest.
     function handleFiles(urls) {
@@ -164,6 +165,12 @@ Dialog {
                             visible: card.state_ === "downloading" || card.state_ === "paused"
                             text: qsTr("Cancel")
                             onClicked: root.cancelRequested(card.modelData.id)
+                        }
+                        Button {
+                            objectName: "useButton"
+                            visible: card.state_ === "installed" && (card.modelData.path || "").length > 0
+                            text: qsTr("Use")
+                            onClicked: root.useRequested(card.modelData.id, card.modelData.path)
                         }
                         Button {
                             objectName: "removeButton"

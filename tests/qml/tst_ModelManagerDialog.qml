@@ -15,7 +15,7 @@ TestCase {
         { id: "b", name: "Model B", sizeText: "10 MiB", state: "downloading", percent: 42,
           progressText: "42.0% 4.2 MiB of 10 MiB, 1.0 MiB/s, 6 s left" },
         { id: "c", name: "Model C", sizeText: "10 MiB", state: "paused", percent: 10 },
-        { id: "d", name: "Model D", sizeText: "10 MiB", state: "installed", fits: false },
+        { id: "d", name: "Model D", sizeText: "10 MiB", state: "installed", fits: false, path: "/data/models/d.gguf" },
         { id: "e", name: "Model E", sizeText: "10 MiB", state: "failed",
           message: "The file was not found on the server (HTTP 404)." }
     ]
@@ -30,11 +30,12 @@ TestCase {
     SignalSpy { id: cancelSpy; signalName: "cancelRequested" }
     SignalSpy { id: removeSpy; signalName: "removeRequested" }
     SignalSpy { id: importSpy; signalName: "importRequested" }
+    SignalSpy { id: useSpy; signalName: "useRequested" }
 
     function openDialog() {
         const d = createTemporaryObject(dialogComponent, testCase, { entries: sample })
         verify(d !== null, "the dialog instantiates")
-        for (const spy of [downloadSpy, pauseSpy, resumeSpy, cancelSpy, removeSpy, importSpy]) {
+        for (const spy of [downloadSpy, pauseSpy, resumeSpy, cancelSpy, removeSpy, importSpy, useSpy]) {
             spy.target = d
             spy.clear()
         }
@@ -88,6 +89,16 @@ TestCase {
         compare(resumeSpy.signalArguments[0][0], "c")
         mouseClick(button(d, "b", "cancelButton"))
         compare(cancelSpy.signalArguments[0][0], "b")
+    }
+
+    function test_installedModelCanBeUsed() {
+        const d = openDialog()
+        compare(button(d, "a", "useButton").visible, false)
+        compare(button(d, "d", "useButton").visible, true)
+        mouseClick(button(d, "d", "useButton"))
+        compare(useSpy.count, 1)
+        compare(useSpy.signalArguments[0][0], "d")
+        compare(useSpy.signalArguments[0][1], "/data/models/d.gguf")
     }
 
     function test_removeNeedsConfirmation() {
