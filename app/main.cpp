@@ -11,6 +11,7 @@
 #include "about/about_info.h"
 #include "chat/chat_app.h"
 #include "main_window.h"
+#include "models/model_manager_bridge.h"
 
 int main(int argc, char* argv[]) {
   // Headless model commands (--download, --list-models) need no display: handled before the GUI exists.
@@ -46,6 +47,7 @@ int main(int argc, char* argv[]) {
   QQmlApplicationEngine engine;
   chat.install(engine);
   trit::about::exposeAboutInfo(engine);  // "tritAbout", read by qml/AboutDialog.qml
+  trit::models::exposeModelManager(engine);  // "tritModels", read by Main.qml's model manager
   QString error;
   QQuickWindow* window = trit::app::loadMainWindow(engine, &error);
   if (!window) {
