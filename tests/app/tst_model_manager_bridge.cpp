@@ -6,6 +6,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QQmlComponent>
+#include <QQmlEngine>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -112,6 +114,38 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(first.value("sizeText").toString(), trit::models::formatBytes(model_.size()));
     QCOMPARE(first.value("fits"), QVariant(true));
     QCOMPARE(b->installedCount(), 0);
+  }
+
+  // The dialog's delegates read `required property var modelData`: the list model hands each row's map
+  // through its "modelData" role, and a progress update reaches the delegate without a reset.
+  void delegatesGetTheRowAsModelData() {
+    auto b = makeBridge();
+    QQmlEngine engine;
+    QQmlComponent c(&engine);
+    c.setData("import QtQml\n"
+              "Instantiator { property var states: []\n"
+              "  delegate: QtObject { required property var modelData; property string st: modelData.state + ':' + modelData.id + ':' + modelData.fits }\n"
+              "}\n", QUrl());
+    std::unique_ptr<QObject> inst(c.createWithInitialProperties({{"model", QVariant::fromValue<QObject*>(b->model())}}));
+    QVERIFY2(inst, qPrintable(c.errorString()));
+    QCOMPARE(inst->property("count").toInt(), 3);
+    QObject* first = nullptr;
+    QMetaObject::invokeMethod(inst.get(), "objectAt", Q_RETURN_ARG(QObject*, first), Q_ARG(int, 0));
+    QVERIFY(first);
+    QCOMPARE(first->property("st").toString(), QString("available:tiny:undefined"));
+    b->setGpuFreeBytes(2000);  // a dataChanged, no reset: the same delegate sees the new value
+    QObject* same = nullptr;
+    QMetaObject::invokeMethod(inst.get(), "objectAt", Q_RETURN_ARG(QObject*, same), Q_ARG(int, 0));
+    QCOMPARE(same, first);
+    QCOMPARE(first->property("st").toString(), QString("available:tiny:true"));
+    QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);
+    QVERIFY(b->download("tiny"));
+    QVERIFY(done.wait(20000));
+    QObject* after = nullptr;
+    QMetaObject::invokeMethod(inst.get(), "objectAt", Q_RETURN_ARG(QObject*, after), Q_ARG(int, 0));
+    QVERIFY(after);
+    // Installed, the engine's own figure (weights + KV cache) replaces the catalogue's 1000 bytes.
+    QCOMPARE(after->property("st").toString(), QString("installed:tiny:false"));
   }
 
   void downloadEndsInstalledAndVerified() {

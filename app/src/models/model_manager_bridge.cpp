@@ -23,7 +23,7 @@ QHash<int, QByteArray> ModelListModel::roleNames() const {
           {BytesTotalRole, "bytesTotal"}, {PercentRole, "percent"}, {SpeedRole, "speedBytesPerSec"},
           {SecondsLeftRole, "secondsLeft"}, {ErrorRole, "error"}, {MemoryNeededRole, "memoryNeeded"},
           {FitsGpuRole, "fitsGpu"}, {StateRole, "state"}, {QuantizationRole, "quantization"},
-          {ContextLengthRole, "contextLength"}, {InCatalogRole, "inCatalog"}};
+          {ContextLengthRole, "contextLength"}, {InCatalogRole, "inCatalog"}, {ModelDataRole, "modelData"}};
 }
 
 namespace {
@@ -96,6 +96,7 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
     case QuantizationRole: return r.installed ? r.info.quantization : r.entry.quantization;
     case ContextLengthRole: return r.installed && r.info.contextLength > 0 ? r.info.contextLength : r.entry.contextLength;
     case InCatalogRole: return r.inCatalog;
+    case ModelDataRole: return toMap(index.row());
     default: return {};
   }
 }
@@ -104,7 +105,8 @@ QVariantMap ModelListModel::toMap(int row) const {
   QVariantMap m;
   const QModelIndex i = index(row);
   const auto roles = roleNames();
-  for (auto it = roles.begin(); it != roles.end(); ++it) m.insert(QString::fromLatin1(it.value()), data(i, it.key()));
+  for (auto it = roles.begin(); it != roles.end(); ++it)
+    if (it.key() != ModelDataRole) m.insert(QString::fromLatin1(it.value()), data(i, it.key()));
   const ModelRow& r = rows_[row];
   const qint64 size = sizeOf(r);
   m.insert(QStringLiteral("sizeText"), size > 0 ? formatBytes(size) : QString());
@@ -134,7 +136,7 @@ int ModelListModel::indexOf(const QString& id) const {
 
 void ModelListModel::setGpuFreeBytes(qint64 bytes) {
   gpuFreeBytes_ = bytes;
-  if (!rows_.isEmpty()) emit dataChanged(index(0), index(int(rows_.size()) - 1), {FitsGpuRole});
+  if (!rows_.isEmpty()) emit dataChanged(index(0), index(int(rows_.size()) - 1), {FitsGpuRole, ModelDataRole});
 }
 
 // ---- ModelManagerBridge --------------------------------------------------------------------------

@@ -43,7 +43,10 @@ class ModelListModel : public QAbstractListModel {
   enum Role {
     IdRole = Qt::UserRole + 1, NameRole, DescriptionRole, SizeRole, LicenseRole, InstalledRole, PathRole,
     DownloadingRole, PausedRole, BytesReceivedRole, BytesTotalRole, PercentRole, SpeedRole, SecondsLeftRole,
-    ErrorRole, MemoryNeededRole, FitsGpuRole, StateRole, QuantizationRole, ContextLengthRole, InCatalogRole
+    ErrorRole, MemoryNeededRole, FitsGpuRole, StateRole, QuantizationRole, ContextLengthRole, InCatalogRole,
+    // The whole row as the dialog's map (toMap), so a delegate's `required property var modelData` gets it
+    // from this model exactly as from a plain array, and only changed rows update.
+    ModelDataRole
   };
   Q_ENUM(Role)
 
