@@ -57,24 +57,47 @@ ApplicationWindow {
         chatView.composer.focusInput()
     }
 
-    // The model manager dialog belongs to the model catalogue; until it exists, a file dialog opens a
-    // GGUF file directly.
+    // The model manager's bridge (app/src/models/model_manager_bridge.h), the context property main()
+    // sets; absent in a bare QML load, where a file dialog opens a GGUF file directly instead.
+    readonly property var models: typeof tritModels !== "undefined" ? tritModels : null
+
     function openModelManager() {
-        const component = Qt.createComponent("ModelManagerDialog.qml", Component.PreferSynchronous)
-        if (component.status === Component.Ready) {
-            const dialog = component.createObject(window)
-            if (dialog) {
-                // Hand over the bridges the dialog declares (the catalogue wires the rest itself).
-                if ("engine" in dialog)
-                    dialog.engine = window.engine
-                if ("settings" in dialog)
-                    dialog.settings = window.settings
-                dialog.closed.connect(dialog.destroy)
-                dialog.open()
-                return
-            }
+        if (!window.models) {
+            modelFileDialog.open()
+            return
         }
-        modelFileDialog.open()
+        modelManager.notice = ""
+        modelManager.open()
+    }
+
+    // First start: nothing installed and no model being opened (command line, last session) shows the
+    // model manager, so a new user sees at once how to get a model.
+    function offerModelManager() {
+        if (window.models && window.models.installedCount === 0 && window.engineState === "noModel")
+            window.openModelManager()
+    }
+
+    ModelManagerDialog {
+        id: modelManager
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        entries: window.models ? window.models.model : []
+        modelsFolder: window.models ? window.models.modelsFolder : ""
+        onDownloadRequested: id => window.models.download(id)
+        onPauseRequested: id => window.models.pause(id)
+        onResumeRequested: id => window.models.resume(id)
+        onCancelRequested: id => window.models.cancel(id)
+        onRemoveRequested: id => window.models.remove(id)
+        onImportRequested: fileUrls => window.models.importFiles(fileUrls)
+        onUseRequested: (id, path) => {
+            if (window.engine)
+                window.engine.loadModel(path)
+            close()
+        }
+    }
+    Connections {
+        target: window.models
+        function onErrorOccurred(message) { modelManager.notice = message }
     }
 
     FileDialog {
@@ -156,5 +179,8 @@ ApplicationWindow {
         }
     }
 
-    Component.onCompleted: chatView.composer.focusInput()
+    Component.onCompleted: {
+        chatView.composer.focusInput()
+        Qt.callLater(window.offerModelManager)  // after main() has asked the engine for a model
+    }
 }
