@@ -107,6 +107,11 @@ ApplicationWindow {
         onAccepted: if (window.engine) window.engine.loadModel(selectedFile)
     }
 
+    AboutDialog {
+        id: aboutDialog
+        parent: Overlay.overlay
+    }
+
     SettingsDialog {
         id: settingsDialog
         parent: Overlay.overlay
@@ -124,6 +129,7 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+L"; onActivated: chatView.composer.focusInput() }
     Shortcut { sequence: "Ctrl+K"; onActivated: sidebar.focusSearch() }
     Shortcut { sequences: [StandardKey.Preferences, "Ctrl+,"]; onActivated: settingsDialog.open() }
+    Shortcut { sequences: [StandardKey.HelpContents, "F1"]; onActivated: aboutDialog.open() }
 
     RowLayout {
         anchors.fill: parent
@@ -138,6 +144,7 @@ ApplicationWindow {
             onNewChatRequested: window.newChat()
             onModelManagerRequested: window.openModelManager()
             onSettingsRequested: settingsDialog.open()
+            onAboutRequested: aboutDialog.open()
         }
         Rectangle { Layout.fillHeight: true; width: 1; color: appTheme.border }
 

@@ -15,6 +15,7 @@ Pane {
     signal conversationActivated(int index, var conversationId)
     signal modelManagerRequested()
     signal settingsRequested()
+    signal aboutRequested()
 
     function focusSearch() { search.forceActiveFocus(); search.selectAll() }
 
@@ -90,6 +91,16 @@ Pane {
             text: qsTr("Settings…")
             Accessible.name: qsTr("Settings (Ctrl+,)")
             onClicked: sidebar.settingsRequested()
+            KeyNavigation.tab: aboutButton
+        }
+        Button {
+            id: aboutButton
+            objectName: "aboutButton"
+            Layout.fillWidth: true
+            flat: true
+            text: qsTr("About Trit")
+            Accessible.name: qsTr("About Trit (F1): version, GPU and licences")
+            onClicked: sidebar.aboutRequested()
         }
     }
 }
