@@ -12,6 +12,7 @@ endforeach()
 # random weights, so the reply is random text made of real tokens) on the CPU engine, sends a message
 # and checks that the reply streamed, has statistics and is shown by the view. Exit status decides.
 set(TRIT_CHAT_E2E_DIR ${CMAKE_BINARY_DIR}/test-tmp/chat-e2e)
+file(MAKE_DIRECTORY ${TRIT_CHAT_E2E_DIR})  # make-model writes into it; a fresh build tree has none
 add_test(NAME app_chat_make_model
          COMMAND trit-cli make-model ${TRIT_CHAT_E2E_DIR}/tiny.gguf --shape tiny --seed 7)
 set_tests_properties(app_chat_make_model PROPERTIES FIXTURES_SETUP chat_model LABELS app TIMEOUT 60)
