@@ -213,6 +213,10 @@ class GgufFile {
   // The tensor's bytes inside the mapping (bounds were checked at parse time).
   std::span<const uint8_t> tensor_data(const GgufTensorInfo& t) const;
   std::span<const uint8_t> bytes() const { return bytes_; }
+  // Drops this process's resident pages of the memory-mapped file (madvise MADV_DONTNEED; the mapping
+  // stays valid and pages are re-read from the file if touched again). Called once the weights live
+  // elsewhere, such as GPU memory, so no second host copy stays resident. No effect on a parsed buffer.
+  void release_resident_pages() const;
 
  private:
   friend class GgufParser;

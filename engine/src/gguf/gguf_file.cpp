@@ -75,4 +75,9 @@ std::span<const uint8_t> GgufFile::tensor_data(const GgufTensorInfo& t) const {
   return bytes_.subspan(t.offset, t.size_bytes);
 }
 
+void GgufFile::release_resident_pages() const {
+  // A read-only private mapping is never dirty, so dropping its pages loses nothing.
+  if (map_) ::madvise(map_, map_size_, MADV_DONTNEED);
+}
+
 }  // namespace trit

@@ -1,6 +1,7 @@
 // The Vulkan forward pass (trit/vulkan_forward.h): uploads the model, allocates everything once, records
 // the per-block command buffers once and replays them.
 #include "trit/vulkan_forward.h"
+#include "trit/gguf.h"
 
 #include <algorithm>
 #include <cstring>
@@ -371,6 +372,9 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.record(*m.block_last, m.block, Head::Last, P(m.prof_last, "block"));
     m.record(*m.block_all, m.block, Head::All, P(m.prof_all, "block"));
   }
+  // Every weight now lives in device memory: drop the process's resident pages of the mapped file,
+  // so the host holds no second copy of the weights (they are re-read from disk if ever touched).
+  model.file().release_resident_pages();
 }
 
 VulkanForward::~VulkanForward() = default;
