@@ -4,7 +4,7 @@ set(_golden_a "${TRIT_SHARED_DIR}/golden/golden-a.gguf")
 add_test(NAME cli_bench_vulkan_json
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 16 -n 4 --depths 0,8 --reps 1 --json)
 set_tests_properties(cli_bench_vulkan_json PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "\"copy_bandwidth_gbs\": [1-9][0-9.e+]*,.*\"test\": \"pp16\".*\"test\": \"tg4@d0\".*\"roofline\": 0\\.[0-9].*\"test\": \"tg4@d8\"")
+  PASS_REGULAR_EXPRESSION "\"copy_bandwidth_gbs\": [1-9][0-9.e+]*,.*\"resident_mb_after_load\": [1-9][0-9.e+]*,.*\"test\": \"pp16\".*\"test\": \"tg4@d0\".*\"roofline\": 0\\.[0-9].*\"test\": \"tg4@d8\"")
 add_test(NAME cli_bench_cpu_table
          COMMAND trit-cli bench ${_golden_a} --backend cpu -p 8 -n 2 --reps 1)
 set_tests_properties(cli_bench_cpu_table PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120

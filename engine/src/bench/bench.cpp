@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <string>
 #include <stdexcept>
 
 #include "trit/sampler.h"
@@ -47,6 +49,15 @@ std::vector<KernelShare> kernel_shares(const VulkanForward* vf, double tokens) {
       it->ms_per_token += k.ms / tokens;
   }
   return out;
+}
+
+// VmRSS of this process in MB (Linux), 0 where /proc is not available.
+double resident_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
 }
 
 double ternary_bytes(const TernaryMatrix& m) { return static_cast<double>(m.rows) * m.cols / 4.0; }
@@ -100,6 +111,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     fwd = make_forward(o.backend, model, fo);
   }
   rep.load_ms = ms_between(t_load, Clock::now());
+  rep.resident_mb = resident_mb();
   if (o.backend == "vulkan") rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
 
   std::vector<float> logits(static_cast<size_t>(fwd->vocab_size()));
@@ -156,6 +168,7 @@ std::string to_json(const BenchReport& r) {
   j["model"] = r.model;
   j["backend"] = r.backend;
   j["load_ms"] = r.load_ms;
+  j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["results"] = nlohmann::json::array();
   for (const auto& f : r.figures) {
@@ -175,8 +188,8 @@ std::string to_json(const BenchReport& r) {
 std::string to_table(const BenchReport& r) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "model %s, backend %s, load %.0f ms, copy bandwidth %.0f GB/s\n", r.model.c_str(),
-                r.backend.c_str(), r.load_ms, r.copy_bandwidth_gbs);
+  std::snprintf(line, sizeof line, "model %s, backend %s, load %.0f ms, resident %.0f MB after load, copy bandwidth %.0f GB/s\n",
+                r.model.c_str(), r.backend.c_str(), r.load_ms, r.resident_mb, r.copy_bandwidth_gbs);
   out += line;
   out += "| test | tokens/s | median ms | runs | MB read/token | roofline |\n|---|---:|---:|---:|---:|---:|\n";
   for (const auto& f : r.figures) {

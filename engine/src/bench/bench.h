@@ -46,6 +46,7 @@ struct Figure {
 struct BenchReport {
   std::string model, backend, device;
   double load_ms = 0;                 // forward pass construction (upload) time
+  double resident_mb = 0;             // this process's resident memory (VmRSS) right after the load
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
   std::vector<Figure> figures;
 };
