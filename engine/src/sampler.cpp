@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "modelgen/rng.h"
+
 namespace trit {
 
 std::string SamplingParams::validate() const {
@@ -35,11 +37,7 @@ Sampler::Sampler(const SamplingParams& params) : params_(params) {
 
 double Sampler::next_uniform() {
   // splitmix64: tiny, fast, and identical on every platform (std distributions are not).
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
+  return static_cast<double>(modelgen::splitmix64(state_) >> 11) * 0x1.0p-53;
 }
 
 int32_t Sampler::sample(std::span<float> logits, std::span<const int32_t> history) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <stdexcept>
 
+#include "modelgen/rng.h"
 #include "trit/sampler.h"
 #include "trit/vulkan_forward.h"
 
@@ -27,12 +28,7 @@ double median(std::vector<double> v) {
 std::vector<int32_t> random_tokens(size_t n, int32_t vocab, uint64_t seed) {
   std::vector<int32_t> out(n);
   uint64_t s = seed;
-  for (auto& t : out) {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    t = static_cast<int32_t>((z ^ (z >> 31)) % static_cast<uint64_t>(vocab));
-  }
+  for (auto& t : out) t = static_cast<int32_t>(modelgen::splitmix64(s) % static_cast<uint64_t>(vocab));
   return out;
 }
 
