@@ -108,7 +108,10 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   }
   rep.load_ms = ms_between(t_load, Clock::now());
   rep.resident_mb = resident_mb();
-  if (o.backend == "vulkan") rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
+  if (o.backend == "vulkan") {
+    rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
+    rep.dispatch = measure_dispatch_latency(o.device);
+  }
 
   std::vector<float> logits(static_cast<size_t>(fwd->vocab_size()));
   const auto input = random_tokens(static_cast<size_t>(need), fwd->vocab_size(), o.seed);
@@ -166,6 +169,11 @@ std::string to_json(const BenchReport& r) {
   j["load_ms"] = r.load_ms;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
+  j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
+                            {"host_params", r.dispatch.host_params_us},
+                            {"device_params_512_groups", r.dispatch.wide_us},
+                            {"pipeline_switching", r.dispatch.switching_us},
+                            {"workgroup_1024", r.dispatch.big_group_us}};
   j["results"] = nlohmann::json::array();
   for (const auto& f : r.figures) {
     nlohmann::json e{{"test", f.test}, {"depth", f.depth}, {"tokens", f.tokens}, {"runs_ms", f.ms},
@@ -187,6 +195,14 @@ std::string to_table(const BenchReport& r) {
   std::snprintf(line, sizeof line, "model %s, backend %s, load %.0f ms, resident %.0f MB after load, copy bandwidth %.0f GB/s\n",
                 r.model.c_str(), r.backend.c_str(), r.load_ms, r.resident_mb, r.copy_bandwidth_gbs);
   out += line;
+  if (r.dispatch.device_params_us > 0) {
+    std::snprintf(line, sizeof line,
+                  "dependent kernel step: %.2f us (1 workgroup, parameters in device memory), %.2f us (in host memory), "
+                  "%.2f us (512 workgroups), %.2f us (4 pipelines in turn), %.2f us (1024 invocations)\n",
+                  r.dispatch.device_params_us, r.dispatch.host_params_us, r.dispatch.wide_us, r.dispatch.switching_us,
+                  r.dispatch.big_group_us);
+    out += line;
+  }
   out += "| test | tokens/s | median ms | runs | MB read/token | roofline |\n|---|---:|---:|---:|---:|---:|\n";
   for (const auto& f : r.figures) {
     std::snprintf(line, sizeof line, "| %s | %.1f | %.2f | %zu | %s | %s |\n", f.test.c_str(), f.tokens_per_s, f.median_ms,

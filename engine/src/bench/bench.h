@@ -43,11 +43,22 @@ struct Figure {
   std::vector<KernelShare> kernels;  // --profile: GPU time per token by kernel kind
 };
 
+// GPU microseconds of one dependent kernel step (a dispatch followed by a barrier), measured as a chain
+// of such steps: the floor under every decode step, which runs a few hundred of them per token.
+struct DispatchLatency {
+  double device_params_us = 0;  // one workgroup, parameters read from device-local memory
+  double host_params_us = 0;    // one workgroup, parameters read from host-visible system memory
+  double wide_us = 0;           // 512 workgroups, parameters in device-local memory
+  double switching_us = 0;      // one workgroup, four pipelines taking turns
+  double big_group_us = 0;      // one workgroup of 1024 invocations
+};
+
 struct BenchReport {
   std::string model, backend, device;
   double load_ms = 0;                 // forward pass construction (upload) time
   double resident_mb = 0;             // this process's resident memory (VmRSS) right after the load
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
+  DispatchLatency dispatch;           // Vulkan only (0: not measured)
   std::vector<Figure> figures;
 };
 
@@ -57,6 +68,9 @@ double decode_bytes(const ModelConfig& config, const ModelWeights& weights, int3
 
 // Read+write bandwidth of a large device-local buffer copy on the chosen Vulkan device, in GB/s.
 double measure_copy_bandwidth(int device);
+
+// The cost of one dependent kernel step on the chosen Vulkan device (zeros without timestamp queries).
+DispatchLatency measure_dispatch_latency(int device);
 
 BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& options);
 
