@@ -1,9 +1,9 @@
 # CPack: a Debian package of the installed layout (`cpack -G DEB` in the build tree gives
 # trit_<version>_<arch>.deb). Library dependencies come from dpkg-shlibdeps, which reads the binaries'
-# NEEDED entries (libqt6*, libvulkan1, libsqlite3-0, libssl3, libc6, libstdc++6...); what no ELF header
-# can tell, the QML modules Trit imports at run time (qml/*.qml: QtQuick, QtQuick.Controls, .Layouts,
-# .Dialogs, .Window, .Templates, and the Qt.labs.folderlistmodel that the non-native FileDialog uses),
-# is declared by name (Debian 12 package names).
+# NEEDED entries (libqt6*, libsqlite3-0, libssl3, libc6, libstdc++6...); what no ELF header can tell is
+# declared by name (Debian 12 package names): the Vulkan loader, which the engine opens at run time, and
+# the QML modules Trit imports at run time (qml/*.qml: QtQuick, QtQuick.Controls, .Layouts, .Dialogs,
+# .Window, .Templates, and the Qt.labs.folderlistmodel that the non-native FileDialog uses).
 set(CPACK_PACKAGE_NAME "trit")
 set(CPACK_PACKAGE_VENDOR "The Trit contributors")
 set(CPACK_PACKAGE_CONTACT "The Trit contributors <trit@users.noreply.github.com>")
@@ -37,14 +37,18 @@ set(TRIT_DEB_QML_DEPENDS
     "qml6-module-qtqml-workerscript"
     "qml6-module-qt-labs-folderlistmodel")
 find_program(TRIT_DPKG_SHLIBDEPS dpkg-shlibdeps)
+# The Vulkan loader is opened at run time (engine/src/vulkan/loader.h), so no binary names it in NEEDED
+# and dpkg-shlibdeps cannot see it: it is declared by name, at the version whose symbols the engine calls
+# (the loader's own shlibs give 1.2.131.2 for them; Trit needs a Vulkan 1.2 loader).
+set(TRIT_DEB_VULKAN_LOADER "libvulkan1 (>= 1.2.131.2)")
 if(TRIT_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-  set(TRIT_DEB_LIB_DEPENDS "")
+  set(TRIT_DEB_LIB_DEPENDS "${TRIT_DEB_VULKAN_LOADER}")
 else()
   # Without dpkg-dev, the libraries the binaries link (objdump -p build/.../trit | grep NEEDED), unversioned.
   message(STATUS "dpkg-shlibdeps not found: the .deb declares its library dependencies unversioned")
   set(TRIT_DEB_LIB_DEPENDS
-      "libc6" "libstdc++6" "libgcc-s1" "libvulkan1" "libqt6core6" "libqt6gui6" "libqt6network6"
+      "libc6" "libstdc++6" "libgcc-s1" "${TRIT_DEB_VULKAN_LOADER}" "libqt6core6" "libqt6gui6" "libqt6network6"
       "libqt6qml6" "libqt6quick6" "libqt6quickcontrols2-6" "libsqlite3-0" "libssl3")
 endif()
 list(APPEND TRIT_DEB_LIB_DEPENDS ${TRIT_DEB_QML_DEPENDS})

@@ -11,9 +11,11 @@
 namespace trit::vk {
 
 Instance::Instance(bool validation) {
+  load_vulkan();  // the loader is opened at run time: a clear VulkanError when it is missing
   uint32_t loader_version = VK_API_VERSION_1_0;
   // vkEnumerateInstanceVersion exists from loader 1.1 on; a 1.0 loader cannot run our 1.2 SPIR-V.
-  if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS || loader_version < VK_API_VERSION_1_2)
+  if (!vkEnumerateInstanceVersion || vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS ||
+      loader_version < VK_API_VERSION_1_2)
     throw VulkanError("the Vulkan loader is version " + vulkan_version_string(loader_version) +
                       "; Trit needs Vulkan 1.2 or later (update libvulkan1 and your driver)");
 
@@ -44,6 +46,12 @@ Instance::Instance(bool validation) {
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
     throw VulkanError(std::string(kNoDeviceMessage) + " (vkCreateInstance: " + result_name(r) + ")");
   check(r, "vkCreateInstance");
+  try {
+    load_vulkan_instance(instance_);
+  } catch (...) {
+    if (vkDestroyInstance) vkDestroyInstance(instance_, nullptr);
+    throw;
+  }
 }
 
 Instance::~Instance() {

@@ -1,7 +1,7 @@
 #pragma once
 // The Vulkan instance: created once per Context (and briefly to list devices), with a clear message
 // when there is no loader, no driver or no device.
-#include <vulkan/vulkan.h>
+#include "vulkan/loader.h"
 
 #include <vector>
 
