@@ -46,6 +46,15 @@ struct DeviceInfo {
   bool shader_float64 = false;             // double in shaders (the engine's precise activation path)
   bool cooperative_matrix = false;         // VK_KHR_cooperative_matrix
   bool cooperative_matrix2_nv = false;     // VK_NV_cooperative_matrix2
+  // VK_NV_cooperative_matrix with its feature on: the SPIR-V our toolchain (glslang 12) can emit for
+  // subgroup matrix products. The shapes are what vkGetPhysicalDeviceCooperativeMatrixPropertiesNV
+  // reports for int8 A and B with int32 C and result at subgroup scope (the prefill GEMM picks one).
+  bool cooperative_matrix_nv = false;
+  struct MatrixShape {
+    uint32_t m = 0, n = 0, k = 0;
+  };
+  std::vector<MatrixShape> coop_int8_shapes;
+  bool vulkan_memory_model = false;        // Vulkan 1.2 feature; SPV_NV_cooperative_matrix shaders need it
 
   uint64_t max_storage_buffer_range = 0;   // bytes one storage-buffer binding may cover
   uint64_t max_allocation_size = 0;        // VkPhysicalDeviceMaintenance3Properties

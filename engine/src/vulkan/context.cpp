@@ -62,7 +62,7 @@ Context::Context(const ContextOptions& options) {
   instance_ = std::make_unique<Instance>(validation);
   const auto pds = instance_->physical_devices();
   std::vector<DeviceInfo> infos;
-  for (uint32_t i = 0; i < pds.size(); ++i) infos.push_back(query_device(pds[i], i));
+  for (uint32_t i = 0; i < pds.size(); ++i) infos.push_back(query_device(pds[i], i, instance_->handle()));
   info_ = choose_device(infos, options.device);
   physical_ = pds[info_.index];
 
@@ -108,6 +108,16 @@ Context::Context(const ContextOptions& options) {
     f13.shaderIntegerDotProduct = info_.integer_dot_product;
     f12.pNext = &f13;
   }
+  // The int8 cooperative-matrix GEMM (ternary_gemm_coop) needs the extension and, for its SPIR-V, the
+  // Vulkan memory model; both only where the device has them (never on lavapipe).
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm{};
+  fcm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  if (info_.cooperative_matrix_nv) {
+    fcm.cooperativeMatrix = VK_TRUE;
+    f12.vulkanMemoryModel = VK_TRUE;
+    fcm.pNext = f11.pNext;
+    f11.pNext = &fcm;
+  }
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11, {}};
   feats.features.shaderInt16 = info_.shader_int16;
   feats.features.shaderInt64 = info_.shader_int64;
@@ -115,6 +125,7 @@ Context::Context(const ContextOptions& options) {
 
   std::vector<const char*> exts;
   if (info_.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  if (info_.cooperative_matrix_nv) exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
 
   const float prio = 1.f;
   VkDeviceQueueCreateInfo qci{};

@@ -218,7 +218,8 @@ class TimestampPool {
   uint32_t count_ = 0;
 };
 
-// Devices as seen through an instance (used by list_vulkan_devices and Context).
-DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index);
+// Devices as seen through an instance (used by list_vulkan_devices and Context). With the instance,
+// also the cooperative-matrix shapes (an instance-level query).
+DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance = VK_NULL_HANDLE);
 
 }  // namespace trit::vk

@@ -75,7 +75,7 @@ std::string vulkan_version_string(uint32_t v) {
 
 namespace vk {
 
-DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
+DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance) {
   DeviceInfo d;
   d.index = index;
 
@@ -129,6 +129,10 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
   }
   if (has_dot) { *tail = &fdot; tail = &fdot.pNext; }
   if (has_sgc) { *tail = &fsgc; tail = &fsgc.pNext; }
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm{};
+  fcm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  const bool has_cm_nv = has_ext(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (has_cm_nv) { *tail = &fcm; tail = &fcm.pNext; }
   vkGetPhysicalDeviceFeatures2(pd, &feats);
 
   d.name = base.deviceName;
@@ -165,6 +169,26 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
   d.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
   d.cooperative_matrix2_nv = has_ext("VK_NV_cooperative_matrix2");
   d.memory_budget = has_ext(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  d.vulkan_memory_model = v12 && f12.vulkanMemoryModel;
+  d.cooperative_matrix_nv = has_cm_nv && fcm.cooperativeMatrix && d.vulkan_memory_model && d.shader_int8;
+  if (d.cooperative_matrix_nv && instance != VK_NULL_HANDLE) {
+    // An instance-level function of a device extension: fetched through the instance.
+    auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+    uint32_t n_cm = 0;
+    if (props_fn && props_fn(pd, &n_cm, nullptr) == VK_SUCCESS && n_cm > 0) {
+      std::vector<VkCooperativeMatrixPropertiesNV> cms(n_cm);
+      for (auto& c : cms) c.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+      if (props_fn(pd, &n_cm, cms.data()) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n_cm; ++i) {
+          const auto& c = cms[i];
+          if (c.AType == VK_COMPONENT_TYPE_SINT8_NV && c.BType == VK_COMPONENT_TYPE_SINT8_NV &&
+              c.CType == VK_COMPONENT_TYPE_SINT32_NV && c.DType == VK_COMPONENT_TYPE_SINT32_NV &&
+              c.scope == VK_SCOPE_SUBGROUP_NV)
+            d.coop_int8_shapes.push_back({c.MSize, c.NSize, c.KSize});
+        }
+    }
+  }
 
   d.max_storage_buffer_range = base.limits.maxStorageBufferRange;
   d.max_allocation_size = m3.maxMemoryAllocationSize;
@@ -216,7 +240,7 @@ std::vector<DeviceInfo> list_vulkan_devices() {
   vk::Instance inst(false);
   std::vector<DeviceInfo> out;
   const auto pds = inst.physical_devices();
-  for (uint32_t i = 0; i < pds.size(); ++i) out.push_back(vk::query_device(pds[i], i));
+  for (uint32_t i = 0; i < pds.size(); ++i) out.push_back(vk::query_device(pds[i], i, inst.handle()));
   return out;
 }
 
@@ -266,6 +290,12 @@ std::string describe_device(const DeviceInfo& d) {
   o << "    int8 dot product " << yn(d.integer_dot_product)
     << (d.integer_dot_4x8_accelerated ? " (accelerated)" : d.integer_dot_product ? " (not accelerated)" : "")
     << ", cooperative matrix " << yn(d.cooperative_matrix) << (d.cooperative_matrix2_nv ? " (+NV matrix2)" : "") << "\n";
+  if (d.cooperative_matrix_nv) {
+    o << "    NV cooperative matrix, int8 x int8 + int32 (MxNxK):";
+    for (const auto& c : d.coop_int8_shapes) o << " " << c.m << "x" << c.n << "x" << c.k;
+    if (d.coop_int8_shapes.empty()) o << " none";
+    o << "\n";
+  }
   o << "    storage 8-bit " << yn(d.storage_8bit) << ", 16-bit " << yn(d.storage_16bit) << "; shader int8 "
     << yn(d.shader_int8) << ", float16 " << yn(d.shader_float16) << ", int16 " << yn(d.shader_int16) << ", int64 "
     << yn(d.shader_int64) << ", float64 " << yn(d.shader_float64) << "\n";

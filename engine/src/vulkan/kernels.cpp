@@ -31,6 +31,9 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
   dot_ = dot == DotProduct::On || (dot == DotProduct::Auto && d.integer_dot_product && d.integer_dot_4x8_accelerated);
   require(!f64 || d.shader_float64, d.name + " has no double precision in shaders; use the fp32 path");
   const std::string sfx = f64 ? "_f64" : "";
+  // Blocks of tokens (prefill) run as a tiled GEMM wherever the int8 dot product is in use: on int8
+  // cooperative matrices where the device offers a shape that tiles, else with the dot product.
+  if (dot_) gemm_ = std::make_unique<TernaryGemm>(ctx, f64, TernaryGemm::choose(d));
   require(d.subgroup_arithmetic, d.name + " lacks subgroup arithmetic in compute shaders, which the engine needs");
   // Wider rows per lane group on devices with wide subgroups; lavapipe (8) keeps the small baseline.
   if (d.subgroup_size >= 32) {
@@ -102,6 +105,7 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   require(k % 128 == 0 && k > 0, "ternary: K " + std::to_string(k) + " is not a positive multiple of 128");
   require((mode == TernaryMode::Gate) == (w2 != nullptr), "ternary: the gate mode and only it takes a second matrix");
   const bool block = max_tokens > 1;
+  if (block && gemm_) return gemm_->record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens);
   const Pipeline& p = *ternary_[static_cast<uint32_t>(mode)][block ? 1 : 0];
   const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y};
   const uint32_t push[] = {rows, k, f32_bits(scale), f32_bits(scale2)};

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vulkan/context.h"
+#include "vulkan/ternary_gemm.h"
 
 namespace trit::vk {
 
@@ -95,6 +96,8 @@ class Kernels {
   bool kv_f16() const { return kv_f16_; }
   bool f64() const { return f64_; }
   bool dot_product() const { return dot_; }
+  // The block path's GEMM (vulkan/ternary_gemm.h), or null where blocks use the matvec kernel.
+  const TernaryGemm* gemm() const { return gemm_.get(); }
   // Bytes of one activation value (4 or 8).
   uint32_t real_bytes() const { return f64_ ? 8 : 4; }
   // Largest head_dim the attention kernel takes.
@@ -109,6 +112,7 @@ class Kernels {
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64, token_wg_ = 64;
   std::unique_ptr<Pipeline> embed_, norm_q8_, quant_q8_, norm_f32_, rope_, attn_, attn_combine_, argmax_;
   std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
+  std::unique_ptr<TernaryGemm> gemm_;        // blocks, where the int8 dot product is in use
   std::unique_ptr<Pipeline> lm_head_[2];
   // The one-token LM head with x staged in shared memory, per hidden size (made on first use).
   std::vector<std::pair<uint32_t, std::unique_ptr<Pipeline>>> lm_head_decode_;

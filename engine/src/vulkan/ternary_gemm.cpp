@@ -1,0 +1,107 @@
+// The prefill GEMM's pipelines and dispatch (vulkan/ternary_gemm.h).
+#include "vulkan/ternary_gemm.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "vulkan/kernels.h"
+
+namespace trit::vk {
+namespace {
+
+// shaders/ternary_gemm.glsl: 256 threads, 64 rows x 64 tokens per workgroup.
+constexpr uint32_t kDotRows = 64, kDotTokens = 64;
+// Tile targets of the cooperative-matrix kernel: 128 rows (64 for the gate, which keeps two matrices
+// in shared memory) x 64 tokens, over 8 subgroups.
+constexpr uint32_t kCoopRows = 128, kCoopGateRows = 64, kCoopTokens = 64, kCoopSubgroups = 8;
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+uint32_t TernaryGemm::CoopPlan::shared_bytes(bool gate) const {
+  // As the shader: A (one or two matrices) and B rows of 9 uvec4s, or the int32 sums column major
+  // with a 4-int pad, whichever is larger; plus common.glsl's reduction slots.
+  const uint32_t nmat = gate ? 2 : 1;
+  const uint32_t ab = (nmat * rows() + tokens()) * 9 * 16;
+  const uint32_t c = nmat * tokens() * (rows() + 4) * 4;
+  return std::max(ab, c) + 64 * (8 + 4);
+}
+
+bool TernaryGemm::coop_plan(const DeviceInfo& d, bool gate, CoopPlan& plan) {
+  if (!d.cooperative_matrix_nv || d.min_subgroup_size != d.max_subgroup_size || d.subgroup_size == 0) return false;
+  const uint32_t want_rows = gate ? kCoopGateRows : kCoopRows;
+  bool found = false;
+  for (const auto& s : d.coop_int8_shapes) {
+    // K must tile the 128-element I2_S block in 16-byte steps; M a multiple of 4 (the sums are stored
+    // in uvec4 units); the tile must split over the subgroups.
+    if (s.k == 0 || s.k % 16 || 128 % s.k || s.m == 0 || s.m % 4 || s.n == 0) continue;
+    if (want_rows % s.m || kCoopTokens % s.n) continue;
+    const uint32_t frag_rows = want_rows / s.m, frag_tokens = kCoopTokens / s.n;
+    // Split kCoopSubgroups as wr x wc with wr | frag_rows and wc | frag_tokens, rows first.
+    for (uint32_t wr = std::min(kCoopSubgroups, frag_rows); wr >= 1; --wr) {
+      if (kCoopSubgroups % wr || frag_rows % wr) continue;
+      const uint32_t wc = kCoopSubgroups / wr;
+      if (frag_tokens % wc) continue;
+      CoopPlan p{s.m, s.n, s.k, wr, wc, frag_rows / wr, frag_tokens / wc};
+      if (p.shared_bytes(gate) > d.max_shared_memory) continue;
+      if (wr * wc * d.subgroup_size > d.max_workgroup_invocations) continue;
+      // Prefer the largest fragments (fewest instructions per product).
+      if (!found || uint64_t{s.m} * s.n * s.k > uint64_t{plan.cm} * plan.cn * plan.ck) plan = p;
+      found = true;
+      break;
+    }
+  }
+  return found;
+}
+
+TernaryGemm::Kind TernaryGemm::choose(const DeviceInfo& d) {
+  CoopPlan a, b;
+  return coop_plan(d, false, a) && coop_plan(d, true, b) ? Kind::Coop : Kind::Dot;
+}
+
+TernaryGemm::TernaryGemm(const Context& ctx, bool f64, Kind kind) : kind_(kind) {
+  const DeviceInfo& d = ctx.info();
+  const std::string sfx = f64 ? "_f64" : "";
+  if (kind == Kind::Dot) {
+    if (!d.integer_dot_product)
+      throw VulkanError(d.name + " has no integer dot product in shaders, which the prefill GEMM needs");
+    for (uint32_t mode = 0; mode < 3; ++mode) {
+      pipe_[mode] = std::make_unique<Pipeline>(ctx, "ternary_gemm" + sfx, 6, 16, std::vector<uint32_t>{256, mode});
+      tile_rows_[mode] = kDotRows;
+      tile_tokens_[mode] = kDotTokens;
+    }
+    return;
+  }
+  for (uint32_t mode = 0; mode < 3; ++mode) {
+    CoopPlan& p = plan_[mode];
+    if (!coop_plan(d, mode == 2, p))
+      throw VulkanError(d.name + " offers no int8 cooperative-matrix shape the prefill GEMM can tile");
+    pipe_[mode] = std::make_unique<Pipeline>(
+        ctx, "ternary_gemm_coop" + sfx, 6, 16,
+        std::vector<uint32_t>{p.wr * p.wc * d.subgroup_size, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn});
+    tile_rows_[mode] = p.rows();
+    tile_tokens_[mode] = p.tokens();
+  }
+}
+
+void TernaryGemm::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
+                         const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
+                         const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k,
+                         uint32_t max_tokens) const {
+  const auto m = static_cast<uint32_t>(mode);
+  const Pipeline& p = *pipe_[m];
+  const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y};
+  const uint32_t push[] = {rows, k, std::bit_cast<uint32_t>(scale), std::bit_cast<uint32_t>(scale2)};
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, tile_rows_[m]), ceil_div(max_tokens, tile_tokens_[m]));
+}
+
+std::string TernaryGemm::describe() const {
+  if (kind_ == Kind::Dot) return "dot-product GEMM, 64 rows x 64 tokens per workgroup";
+  const CoopPlan& p = plan_[0];
+  return "cooperative-matrix GEMM, int8 " + std::to_string(p.cm) + "x" + std::to_string(p.cn) + "x" +
+         std::to_string(p.ck) + ", " + std::to_string(p.rows()) + " rows (gate " + std::to_string(plan_[2].rows()) +
+         ") x " + std::to_string(p.tokens()) + " tokens per workgroup";
+}
+
+}  // namespace trit::vk

@@ -1,0 +1,58 @@
+#pragma once
+// The block path of the ternary matrix kernels (prefill, max_tokens > 1) as a real GEMM: a workgroup
+// owns a tile of rows x tokens, decodes each weight once per tile of tokens into int8 in shared memory
+// and multiplies with the packed int8 dot product (Kind::Dot, shaders/ternary_gemm*.comp) or with
+// int8 cooperative matrices on the tensor cores (Kind::Coop, shaders/ternary_gemm_coop*.comp, shape
+// chosen from the device's query). Same modes, same exact integer sums and the same float epilogue as
+// the block kernel (ternary_matmul.glsl), so the outputs are bit-identical to it.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "vulkan/context.h"
+
+namespace trit::vk {
+
+enum class TernaryMode : uint32_t;  // kernels.h: Store, Accumulate, Gate
+
+class TernaryGemm {
+ public:
+  enum class Kind { Dot, Coop };
+
+  // The cooperative-matrix tiling for one mode: fragment shape (from the device's query) and how many
+  // subgroups and fragments per subgroup cover the workgroup's tile.
+  struct CoopPlan {
+    uint32_t cm = 0, cn = 0, ck = 0;  // fragment M x N x K
+    uint32_t wr = 0, wc = 0;          // subgroups along rows, along tokens
+    uint32_t fm = 0, fn = 0;          // fragments per subgroup along rows, along tokens
+    uint32_t rows() const { return wr * fm * cm; }
+    uint32_t tokens() const { return wc * fn * cn; }
+    uint32_t shared_bytes(bool gate) const;
+  };
+
+  // The cooperative-matrix plan for this device and mode, or false when none fits (no int8 shape, a
+  // K that does not divide 128, subgroups of varying size, too little shared memory).
+  static bool coop_plan(const DeviceInfo& d, bool gate, CoopPlan& plan);
+  // Coop where both modes' plans exist, else Dot. The caller decides whether to use a GEMM at all
+  // (it needs the integer dot product for Dot).
+  static Kind choose(const DeviceInfo& d);
+
+  // Throws VulkanError when the device lacks what `kind` needs.
+  TernaryGemm(const Context& ctx, bool f64, Kind kind);
+
+  // As Kernels::ternary for a block of up to max_tokens tokens (the caller has checked the arguments).
+  void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
+              const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
+              const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens) const;
+
+  Kind kind() const { return kind_; }
+  std::string describe() const;
+
+ private:
+  Kind kind_;
+  std::unique_ptr<Pipeline> pipe_[3];  // per mode
+  uint32_t tile_rows_[3] = {}, tile_tokens_[3] = {};
+  CoopPlan plan_[3];
+};
+
+}  // namespace trit::vk

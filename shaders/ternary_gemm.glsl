@@ -1,0 +1,123 @@
+// Ternary (I2_S) matrix times int8 activations for a block of tokens, as a tiled GEMM with the packed
+// int8 dot product (OpSDot): the block path of Kernels::ternary on devices without a suitable int8
+// cooperative matrix (ternary_gemm_coop.glsl is the tensor-core variant).
+//   y[t][r] = float(sum_k (code[r][k] - 1) * xq[t][k]) / s[t] * scale     (the sum exact in int32)
+// A workgroup of 256 threads owns BM = 64 rows x BN = 64 tokens. Per 128-element block of K it decodes
+// the rows' codes once into packed int8 words of (code - 1) in shared memory, stages the tokens' int8
+// activations beside them, and each thread accumulates a 4 x 4 micro-tile (rows tr + 16i, tokens
+// tc + 16j) with OpSDot over uvec4s. So each weight word is decoded once per 64 tokens (the matvec
+// kernel: once per 8) and every shared load feeds four products.
+// Same modes and epilogue as ternary_matmul.glsl, expression for expression, so the results are
+// bit-identical to the block kernel's: MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u with the
+// second matrix at binding 2.
+#include "common.glsl"
+#extension GL_EXT_spirv_intrinsics : require
+// OpSDot (4450) with the PackedVectorFormat4x8Bit operand: capabilities DotProduct (6019) and
+// DotProductInput4x8BitPacked (6018); glslang 12 has no GL_EXT_integer_dot_product.
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot4x8(int a, int b, spirv_literal int packed_format);
+
+layout(local_size_x = 256) in;
+layout(constant_id = 1) const uint MODE = 0;
+layout(std430, binding = 1) readonly buffer W { uvec4 wq[]; };
+layout(std430, binding = 2) readonly buffer W2 { uvec4 wq2[]; };
+layout(std430, binding = 3) readonly buffer XQ { uvec4 xq[]; };
+layout(std430, binding = 4) readonly buffer S { real s[]; };
+layout(std430, binding = 5) buffer Y { real y[]; };
+layout(push_constant) uniform Push { uint rows; uint k; float scale; float scale2; } pc;
+
+const uint BM = 64, BN = 64, TM = 4, TN = 4;
+// One row (or token) of a 128-element block: 8 uvec4s, padded to 9 so that eight threads reading
+// eight different rows at the same offset hit eight different 16-byte bank groups.
+const uint STRIDE = 9;
+shared uvec4 sa[BM * STRIDE];
+shared uvec4 sa2[MODE == 2 ? BM * STRIDE : 1];
+shared uvec4 sb[BN * STRIDE];
+
+// The four codes of group g (bits shift..shift+1 of each byte) as packed int8 (code - 1): codes are
+// 0..2, so c + 0x7F stays inside its byte and flipping bit 7 gives 0xFF, 0x00, 0x01.
+uint ternary_word(uint wword, uint shift) {
+  return (((wword >> shift) & 0x03030303u) + 0x7F7F7F7Fu) ^ 0x80808080u;
+}
+
+// Half h of a block's codes (words 4h..4h+3) into the four uvec4s of packed (code - 1) it covers:
+// word 4h + i holds, for group g, elements 32g + 4(4h + i) .. + 3, i.e. activation word 8g + 4h + i.
+void decode_half(uvec4 w, uint base, uint h, bool second) {
+  for (uint g = 0; g < 4; ++g) {
+    const uint sh = 6u - 2u * g;
+    const uvec4 d = uvec4(ternary_word(w.x, sh), ternary_word(w.y, sh), ternary_word(w.z, sh), ternary_word(w.w, sh));
+    if (second)
+      sa2[base + 2u * g + h] = d;
+    else
+      sa[base + 2u * g + h] = d;
+  }
+}
+
+int dot16(uvec4 a, uvec4 b) {
+  return sdot4x8(int(a.x), int(b.x), 0) + sdot4x8(int(a.y), int(b.y), 0) + sdot4x8(int(a.z), int(b.z), 0) +
+         sdot4x8(int(a.w), int(b.w), 0);
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint tr = tid % 16, tc = tid / 16;
+  const uint row0 = gl_WorkGroupID.x * BM, t0 = gl_WorkGroupID.y * BN;
+  const uint n = params.n_tokens;
+  if (t0 >= n) return;  // whole workgroup: t0 is uniform
+  const uint row_vecs = pc.k / 64;  // uvec4s of codes per row
+  const uint act_vecs = pc.k / 16;  // uvec4s of activations per token
+  const uint blocks = pc.k / 128;
+
+  int acc[TM * TN], acc2[TM * TN];
+  for (uint i = 0; i < TM * TN; ++i) { acc[i] = 0; acc2[i] = 0; }
+
+  for (uint kb = 0; kb < blocks; ++kb) {
+    // Codes: BM rows x 2 halves, one uvec4 per thread of the first 128. Rows past the end decode
+    // code 1 (weight 0); their sums are never stored.
+    if (tid < 2 * BM) {
+      const uint r = tid / 2, h = tid % 2, row = row0 + r;
+      const uint at = row * row_vecs + kb * 2 + h;
+      decode_half(row < pc.rows ? wq[at] : uvec4(0x55555555u), r * STRIDE, h, false);
+      if (MODE == 2) decode_half(row < pc.rows ? wq2[at] : uvec4(0x55555555u), r * STRIDE, h, true);
+    }
+    // Activations: BN tokens x 8 uvec4s; tokens past n are zero.
+    for (uint i = tid; i < BN * 8; i += 256) {
+      const uint t = i / 8, v = i % 8;
+      sb[t * STRIDE + v] = t0 + t < n ? xq[(t0 + t) * act_vecs + kb * 8 + v] : uvec4(0);
+    }
+    barrier();
+    for (uint kv = 0; kv < 8; ++kv) {
+      uvec4 b[TN];
+      for (uint j = 0; j < TN; ++j) b[j] = sb[(tc + 16 * j) * STRIDE + kv];
+      for (uint i = 0; i < TM; ++i) {
+        const uvec4 a = sa[(tr + 16 * i) * STRIDE + kv];
+        for (uint j = 0; j < TN; ++j) acc[i * TN + j] += dot16(a, b[j]);
+        if (MODE == 2) {
+          const uvec4 a2 = sa2[(tr + 16 * i) * STRIDE + kv];
+          for (uint j = 0; j < TN; ++j) acc2[i * TN + j] += dot16(a2, b[j]);
+        }
+      }
+    }
+    barrier();
+  }
+
+  for (uint j = 0; j < TN; ++j) {
+    const uint t = t0 + tc + 16 * j;
+    if (t >= n) continue;
+    for (uint i = 0; i < TM; ++i) {
+      const uint row = row0 + tr + 16 * i;
+      if (row >= pc.rows) continue;
+      const real v = real(acc[i * TN + j]) / s[t] * real(pc.scale);
+      const uint o = t * pc.rows + row;
+      if (MODE == 0) {
+        y[o] = v;
+      } else if (MODE == 1) {
+        y[o] += v;
+      } else {
+        const real u = real(acc2[i * TN + j]) / s[t] * real(pc.scale2);
+        const real r = max(v, real(0));
+        y[o] = r * r * u;
+      }
+    }
+  }
+}
