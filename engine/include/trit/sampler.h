@@ -32,6 +32,11 @@ class Sampler {
 
   const SamplingParams& params() const { return params_; }
 
+  // The uniform in [0, 1) that the next sample() with temperature > 0 would use, consuming it exactly as
+  // sample() does (greedy sampling draws none). The GPU sampler (vulkan/gpu_sampler.h) takes its draw
+  // from here, so a session that mixes GPU and CPU sampling keeps one random stream.
+  double draw_uniform() { return next_uniform(); }
+
  private:
   double next_uniform();  // [0, 1), platform-independent
   SamplingParams params_;

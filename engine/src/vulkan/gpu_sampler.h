@@ -1,0 +1,96 @@
+#pragma once
+// Sampling the next token on the GPU from one row of float logits, with exactly the semantics of
+// trit::Sampler::sample (engine/src/sampler.cpp): repetition penalty on the distinct recent tokens,
+// greedy argmax (lowest id on ties), top-k (ties to the lower id), the min-p prefilter where top-k does
+// not cut, softmax in double (float on devices without shaderFloat64), top-p, min-p, and one draw
+// r = u * mass with the uniform u the host draws from the same splitmix64 stream
+// (Sampler::draw_uniform). So the logits never leave the GPU: only the 4-byte token comes back.
+//
+// Two dispatches, recorded once and replayed per token (the host rewrites the state buffer):
+//   sample_select  ceil(vocab / kSlice) workgroups: each applies the penalty within its slice of
+//                  kSlice logits and keeps the slice's top k candidates (radix select on the
+//                  (logit, -id) order);
+//   sample_final   one workgroup: the top k of those, a bitonic sort, then the CPU sampler's steps.
+// Supported: greedy, and top_k in 1..kMaxTopK (supports()); other settings stay on the CPU sampler.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "trit/sampler.h"
+#include "vulkan/context.h"
+
+namespace trit::vk {
+
+// The state buffer of one draw, std430 (shaders/sample_common.glsl, `State`). The host fills the inputs
+// (prepare()) before each submit; sample_final writes token, status and kept. Allocate it host-visible
+// (MemoryUse::Upload or Readback: the GPU writes it and the host reads the token back) with
+// GpuSampler::kStateBytes.
+struct GpuSamplerState {
+  static constexpr uint32_t kMaxPenalised = 256;  // most distinct penalised ids (repeat_last_n bound)
+
+  float temperature = 0.f;        //  0  <= 0: greedy
+  int32_t top_k = 0;              //  4
+  float top_p = 1.f;              //  8
+  float min_p = 0.f;              // 12
+  float repeat_penalty = 1.f;     // 16  1: no penalty
+  uint32_t penalty_count = 0;     // 20  entries of penalty_ids in use
+  float min_p_offset = 0.f;       // 24  temperature * logf(min_p), the CPU's prefilter offset (float)
+  float inv_temperature_f = 0.f;  // 28  1.0f / temperature (fp32 shaders)
+  double inv_temperature = 0.0;   // 32  1.0 / temperature in double (fp64 shaders)
+  double uniform = 0.0;           // 40  the draw's uniform in [0, 1)
+  int32_t token = -1;             // 48  out: the chosen token; -1 with status != 0
+  uint32_t status = 0;            // 52  out: 0 ok, 1 unsupported parameters, 2 internal error
+  uint32_t kept = 0;              // 56  out: candidates left for the draw after every cutoff
+  float uniform_f = 0.f;          // 60  the uniform in float (fp32 shaders)
+  int32_t penalty_ids[kMaxPenalised] = {};  // 64  distinct ids of the last repeat_last_n tokens
+};
+static_assert(offsetof(GpuSamplerState, inv_temperature) == 32 && offsetof(GpuSamplerState, token) == 48 &&
+                  offsetof(GpuSamplerState, penalty_ids) == 64 && sizeof(GpuSamplerState) == 64 + 4 * 256,
+              "GpuSamplerState must match the std430 State block of shaders/sample_common.glsl");
+
+class GpuSampler {
+ public:
+  static constexpr uint32_t kMaxTopK = 1024;  // K_MAX: the largest top_k sampled on the GPU
+  static constexpr uint32_t kSlice = 2048;    // logits per workgroup of the first pass
+  static constexpr uint64_t kStateBytes = sizeof(GpuSamplerState);
+
+  // Pipelines for this device and a candidate buffer for vocabularies up to max_vocab. f64: the softmax
+  // and cutoffs in double, bit for bit the CPU sampler's arithmetic (needs shaderFloat64); float
+  // otherwise (close, not identical). Throws VulkanError when the device cannot run it.
+  GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64);
+  explicit GpuSampler(const Context& ctx, uint32_t max_vocab) : GpuSampler(ctx, max_vocab, ctx.info().shader_float64) {}
+  ~GpuSampler();
+  GpuSampler(const GpuSampler&) = delete;
+  GpuSampler& operator=(const GpuSampler&) = delete;
+
+  // Whether these parameters are sampled on the GPU: greedy (temperature <= 0), or top_k in
+  // 1..kMaxTopK, with at most kMaxPenalised penalised tokens (repeat_last_n, when the penalty is on).
+  // Everything else (top_k 0, larger top_k, invalid parameters) is for the CPU sampler.
+  static bool supports(const SamplingParams& params);
+
+  // Records the two dispatches choosing the next token from logits_row (vocab floats, not modified)
+  // into `state` (a range of at least kStateBytes). The logits must be written and made visible before
+  // (a barrier after the LM head); a barrier separates the passes; after it, state.token is written
+  // (add a barrier before a later dispatch reads it; the host reads it after the submit's fence).
+  void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& logits_row, uint32_t vocab,
+              const BufferRange& state);
+
+  // Fills the inputs of `state` for the next draw of `sampler` (its parameters; which must be
+  // supported) given the context so far, exactly as sampler.sample(logits, history) would see them:
+  // the distinct ids of history's last repeat_last_n tokens when the penalty is on, and, when
+  // temperature > 0, the uniform taken from sampler.draw_uniform() (greedy draws none, as on the CPU).
+  static void prepare(GpuSamplerState& state, std::span<const int32_t> history, Sampler& sampler);
+
+  bool f64() const { return f64_; }
+  uint32_t max_vocab() const { return max_vocab_; }
+
+ private:
+  const Context& ctx_;
+  uint32_t max_vocab_;
+  bool f64_;
+  std::unique_ptr<Pipeline> select_, final_;
+  Buffer candidates_;
+};
+
+}  // namespace trit::vk

@@ -1,0 +1,176 @@
+// GPU sampler, pass 2 (engine/src/vulkan/gpu_sampler.h), one workgroup: merges the slices' candidates
+// into the top `select_count`, sorts them (logit descending, id ascending), then applies the CPU
+// sampler's steps in its order and arithmetic (trit::Sampler::sample): min-p prefilter where there is
+// no top-k cut, softmax at the temperature (double in the _f64 variant), top-p, min-p, and the draw
+// r = u * mass. The sums run in one invocation in the CPU's order, so they round as the CPU's do.
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x_id = 0) in;
+#define WG gl_WorkGroupSize.x
+#ifdef TRIT_F64
+#define real double
+#else
+#define real float
+#endif
+#include "sample_common.glsl"
+
+layout(std430, binding = 1) readonly buffer Cand { uvec2 cand[]; };
+layout(push_constant) uniform Push { uint vocab; } pc;
+
+shared uint skey[K_MAX];
+shared uint sid[K_MAX];
+shared real prob[K_MAX];
+shared uint s_keep;
+shared real s_sum;
+
+// Candidate a goes before b: larger logit, then lower id (padding, key 0, goes last).
+bool before(uint ka, uint ia, uint kb, uint ib) { return ka > kb || (ka == kb && ia < ib); }
+
+void finish(int token, uint status, uint kept) {
+  if (gl_LocalInvocationID.x == 0) {
+    st.token = token;
+    st.status = status;
+    st.kept = kept;
+  }
+}
+
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint vocab = pc.vocab;
+  const uint k = select_count(vocab);
+  if (k == 0u || st.penalty_count > P_MAX || vocab == 0u) {
+    finish(-1, 1u, 0u);
+    return;
+  }
+  // The slices' regions: slice s holds min(k, its length) candidates at s * min(K_MAX, SLICE).
+  const uint slices = (vocab + SLICE - 1u) / SLICE;
+  const uint per = min(k, SLICE);
+  const uint last = min(k, vocab - (slices - 1u) * SLICE);
+  const uint total = (slices - 1u) * per + last;
+  const uint region = min(K_MAX, SLICE);
+
+  rs_begin(k);
+  if (k < total) {
+    for (uint round = 0u; round < 8u; ++round) {
+      rs_clear();
+      for (uint j0 = 0u; j0 < total; j0 += WG) {
+        const uint j = j0 + t;
+        uint d = 256u;
+        if (j < total) {
+          const uvec2 e = cand[(j / per) * region + j % per];
+          const uvec2 c = uvec2(e.x, ~e.y);
+          if (rs_matches(c)) d = rs_digit(c, round);
+        }
+        rs_count_digit(d);
+      }
+      rs_choose(round);
+      if (rs_done != 0u) break;
+    }
+  }
+  uint p2 = 1u;  // the bitonic sort's size: k rounded up to a power of two
+  while (p2 < k) p2 <<= 1;
+  for (uint i = t; i < p2; i += WG) {
+    skey[i] = 0u;
+    sid[i] = 0xffffffffu;
+  }
+  barrier();
+  for (uint j = t; j < total; j += WG) {
+    const uvec2 e = cand[(j / per) * region + j % per];
+    if (rs_selected(uvec2(e.x, ~e.y))) {
+      const uint at = atomicAdd(rs_count, 1u);
+      if (at < k) {
+        skey[at] = e.x;
+        sid[at] = e.y;
+      }
+    }
+  }
+  barrier();
+  if (rs_count != k) {  // cannot happen with distinct ids; reported rather than sampled wrongly
+    finish(-1, 2u, rs_count);
+    return;
+  }
+
+  // Bitonic sort of p2 entries, descending in the (logit, -id) order.
+  for (uint size = 2u; size <= p2; size <<= 1) {
+    for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
+      for (uint q = t; q < p2 / 2u; q += WG) {
+        const uint a = 2u * q - (q & (stride - 1u)), b = a + stride;
+        const bool desc = (a & size) == 0u;
+        const uint ka = skey[a], ia = sid[a], kb = skey[b], ib = sid[b];
+        if (before(kb, ib, ka, ia) == desc) {
+          skey[a] = kb; sid[a] = ib;
+          skey[b] = ka; sid[b] = ia;
+        }
+      }
+      barrier();
+    }
+  }
+
+  if (st.temperature <= 0.0) {  // greedy: the largest logit, the lowest id on ties
+    finish(int(sid[0]), 0u, 1u);
+    return;
+  }
+
+  // Min-p prefilter without top-k (CPU: logit >= max + T * ln(min_p), in float).
+  if (t == 0) s_keep = k;
+  barrier();
+  if (prefilter(vocab)) {
+    const float floor_ = key_value(skey[0]) + st.min_p_offset;
+    for (uint i = t; i < k; i += WG)
+      if (key_value(skey[i]) >= floor_ && (i + 1u == k || !(key_value(skey[i + 1u]) >= floor_))) s_keep = i + 1u;
+    barrier();
+  }
+  uint keep = s_keep;
+
+  // Softmax at temperature T: exp((logit - max) / T) in parallel, the sum in order in one invocation.
+#ifdef TRIT_F64
+  const double inv_t = packDouble2x32(st.inv_temperature_bits);
+  const double u = packDouble2x32(st.uniform_bits);
+#else
+  const float inv_t = st.inv_temperature_f;
+  const float u = st.uniform_f;
+#endif
+  const real mx = real(key_value(skey[0]));
+  for (uint i = t; i < keep; i += WG) prob[i] = exp_real((real(key_value(skey[i])) - mx) * inv_t);
+  barrier();
+  if (t == 0) {
+    real sum = real(0);
+    for (uint i = 0u; i < keep; ++i) sum += prob[i];
+    s_sum = sum;
+  }
+  barrier();
+  const real sum = s_sum;
+  for (uint i = t; i < keep; i += WG) prob[i] = prob[i] / sum;
+  barrier();
+
+  if (t == 0) {
+    // top-p: the smallest prefix whose mass reaches top_p.
+    if (st.top_p < 1.0) {
+      real cum = real(0);
+      uint n = 0u;
+      while (n < keep) {
+        cum += prob[n++];
+        if (cum >= real(st.top_p)) break;
+      }
+      keep = n;
+    }
+    // min-p relative to the most likely token.
+    if (st.min_p > 0.0) {
+      const real floor_ = real(st.min_p) * prob[0];
+      uint n = 1u;
+      while (n < keep && prob[n] >= floor_) ++n;
+      keep = n;
+    }
+    real mass = real(0);
+    for (uint i = 0u; i < keep; ++i) mass += prob[i];
+    real r = u * mass;
+    int token = int(sid[keep - 1u]);
+    for (uint i = 0u; i < keep; ++i) {
+      r -= prob[i];
+      if (r < real(0)) {
+        token = int(sid[i]);
+        break;
+      }
+    }
+    finish(token, 0u, keep);
+  }
+}
