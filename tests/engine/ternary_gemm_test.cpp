@@ -1,0 +1,237 @@
+// The prefill GEMM (vulkan/ternary_gemm.h) against the block kernel it replaces (Kernels::ternary with
+// the portable matvec, DotProduct::Off) and the reference ops, bit for bit: the integer sums are exact
+// and the epilogue does the same float operations in the same order, so every output (f32 and f64
+// activations, Store / Accumulate / Gate) must have the same bits. Sizes are awkward on purpose: rows
+// that are not a multiple of any tile, K a multiple of 128 but not of a tile, 2 / 7 / 33 / 100 tokens
+// and a full block, a submit of fewer tokens than the recording's block (the rest must stay untouched).
+// The dot-product GEMM runs wherever the device has the integer dot product (lavapipe too); the
+// cooperative-matrix GEMM only where the device offers a shape it can tile (skipped on lavapipe).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "trit/reference_ops.h"
+#include "vulkan/context.h"
+#include "vulkan/kernels.h"
+#include "vulkan/ternary_gemm.h"
+
+namespace {
+
+using trit::vk::Buffer;
+using trit::vk::BufferRange;
+using trit::vk::CommandSequence;
+using trit::vk::MemoryUse;
+using trit::vk::TernaryGemm;
+using trit::vk::TernaryMode;
+
+BufferRange all(const Buffer& b) { return {&b, 0, 0}; }
+
+// I2_S codes of a random ternary matrix (codes 0, 1, 2 only).
+std::vector<uint8_t> random_codes(uint32_t rows, uint32_t cols, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> codes(size_t{rows} * cols / 4);
+  for (auto& b : codes) {
+    uint8_t v = 0;
+    for (int g = 0; g < 4; ++g) v = static_cast<uint8_t>(v | ((rng() % 3) << (2 * g)));
+    b = v;
+  }
+  return codes;
+}
+
+std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+  return v;
+}
+
+template <typename R>
+std::vector<R> random_reals(size_t n, uint32_t seed, double lo, double hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<R> v(n);
+  for (auto& x : v) x = static_cast<R>(d(rng));
+  return v;
+}
+
+// One device with the baseline kernels and the GEMMs it supports, in one activation precision.
+struct Rig {
+  explicit Rig(bool f64_) : f64(f64_), base(ctx, true, f64_, trit::vk::DotProduct::Off), da(ctx) {
+    if (ctx.info().integer_dot_product) dot = std::make_unique<TernaryGemm>(ctx, f64, TernaryGemm::Kind::Dot);
+    if (TernaryGemm::choose(ctx.info()) == TernaryGemm::Kind::Coop)
+      coop = std::make_unique<TernaryGemm>(ctx, f64, TernaryGemm::Kind::Coop);
+  }
+  template <typename T>
+  Buffer buf(const std::vector<T>& data) {
+    Buffer b(ctx, std::max<uint64_t>(data.size() * sizeof(T), 16), MemoryUse::Device);
+    b.upload(data.data(), data.size() * sizeof(T));
+    return b;
+  }
+  void run(uint32_t n_tokens, const std::function<void(CommandSequence&, const BufferRange&)>& rec) {
+    const trit::vk::Params p{0, n_tokens};
+    Buffer pb(ctx, sizeof p, MemoryUse::Upload);
+    pb.upload(&p, sizeof p);
+    CommandSequence cs(ctx);
+    cs.begin();
+    rec(cs, BufferRange{&pb, 0, 0});
+    cs.end();
+    cs.run();
+  }
+  bool f64;
+  trit::vk::Context ctx;
+  trit::vk::Kernels base;
+  trit::vk::DescriptorAllocator da;
+  std::unique_ptr<TernaryGemm> dot, coop;
+};
+
+// One device per precision for the whole run, released by the test environment's TearDown: a static
+// destroyed at exit would outlive the Vulkan driver (the NVIDIA driver crashes then).
+std::unique_ptr<Rig> g_rigs[2];
+struct RigRelease : testing::Environment {
+  void TearDown() override {
+    g_rigs[0].reset();
+    g_rigs[1].reset();
+  }
+};
+[[maybe_unused]] testing::Environment* const g_release = testing::AddGlobalTestEnvironment(new RigRelease);
+
+Rig& rig(bool f64) {
+  if (!g_rigs[f64]) g_rigs[f64] = std::make_unique<Rig>(f64);
+  return *g_rigs[f64];
+}
+
+struct Case {
+  uint32_t rows, k, tokens, max_tokens;
+};
+
+// y (max_tokens x rows, starting from a random residual) after one submit of c.tokens tokens through
+// the baseline block kernel (gemm null) or a GEMM; raw bytes so that comparisons are bitwise.
+template <typename R>
+std::vector<R> run_case(Rig& g, const TernaryGemm* gemm, TernaryMode mode, const Case& c, float scale, float scale2) {
+  const auto codes = random_codes(c.rows, c.k, c.rows * 7 + c.k);
+  const auto codes2 = random_codes(c.rows, c.k, c.rows * 11 + c.k + 1);
+  const auto xq = random_int8(size_t{c.max_tokens} * c.k, c.k + c.tokens);
+  const auto s = random_reals<R>(c.max_tokens, c.tokens + 5, 20.0, 900.0);
+  const auto y0 = random_reals<R>(size_t{c.max_tokens} * c.rows, 99, -2.0, 2.0);
+  Buffer w = g.buf(codes), w2 = g.buf(codes2), xb = g.buf(xq), sb = g.buf(s), y = g.buf(y0);
+  const BufferRange w2r = all(w2);
+  const BufferRange* w2p = mode == TernaryMode::Gate ? &w2r : nullptr;
+  g.run(c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
+    if (gemm)
+      gemm->record(cs, g.da, p, mode, all(w), scale, w2p, scale2, all(xb), all(sb), all(y), c.rows, c.k, c.max_tokens);
+    else
+      g.base.ternary(cs, g.da, p, mode, all(w), scale, w2p, scale2, all(xb), all(sb), all(y), c.rows, c.k, c.max_tokens);
+  });
+  std::vector<R> out(y0.size());
+  y.download(out.data(), out.size() * sizeof(R));
+  return out;
+}
+
+const Case kCases[] = {
+    {37, 384, 2, 2},      // fewer rows than a tile, K of 3 blocks
+    {130, 640, 7, 8},     // rows past two tiles, K of 5 blocks
+    {301, 1408, 33, 64},  // a partial token tile inside a block of 64
+    {65, 2560, 100, 128}, // 100 tokens: two token tiles, the second partial
+    {200, 256, 128, 128}, // a full block
+    {5, 128, 64, 256},    // one I2_S block per row, 64 tokens submitted of 256
+};
+
+template <typename R>
+void expect_same_as_block_kernel(bool f64, bool coop) {
+  Rig& g = rig(f64);
+  const TernaryGemm* gemm = coop ? g.coop.get() : g.dot.get();
+  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << (coop ? "int8 cooperative matrix the GEMM can tile" : "integer dot product");
+  for (const Case& c : kCases)
+    for (auto mode : {TernaryMode::Store, TernaryMode::Accumulate, TernaryMode::Gate}) {
+      SCOPED_TRACE(testing::Message() << "rows " << c.rows << " K " << c.k << " tokens " << c.tokens << " of "
+                                      << c.max_tokens << " mode " << static_cast<int>(mode) << (f64 ? " f64" : " f32"));
+      const auto want = run_case<R>(g, nullptr, mode, c, 0.7319f, 1.9f);
+      const auto got = run_case<R>(g, gemm, mode, c, 0.7319f, 1.9f);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(0, std::memcmp(&got[i], &want[i], sizeof(R)))
+            << "token " << i / c.rows << " row " << i % c.rows << ": " << got[i] << " vs the block kernel's " << want[i];
+    }
+}
+
+TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(false, false); }
+TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(true, false); }
+TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(false, true); }
+TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(true, true); }
+
+// Unit scales: the outputs are the integer sums themselves, checked against the reference ops; the
+// extremes (every weight +1 or -1 against -128 / 127 over K = 6912, the 2B4T FFN width) stay exact.
+void expect_exact_sums(bool coop) {
+  Rig& g = rig(false);
+  const TernaryGemm* gemm = coop ? g.coop.get() : g.dot.get();
+  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << (coop ? "int8 cooperative matrix the GEMM can tile" : "integer dot product");
+  const uint32_t rows = 70, k = 6912, n = 9;
+  auto codes = random_codes(rows, k, 3);
+  for (size_t i = 0; i < size_t{k} / 4; ++i) codes[i] = 0xAA;                       // row 0: all +1
+  for (size_t i = size_t{k} / 4; i < size_t{k} / 2; ++i) codes[i] = 0x00;           // row 1: all -1
+  auto xq = random_int8(size_t{n} * k, 4);
+  for (uint32_t i = 0; i < k; ++i) xq[i] = -128;                                     // token 0
+  for (uint32_t i = 0; i < k; ++i) xq[k + i] = 127;                                  // token 1
+  const std::vector<float> s(n, 1.f);
+  std::vector<float> want(size_t{n} * rows);
+  trit::ref::ternary_matmul(trit::TernaryMatrix{codes.data(), 1.f, rows, k}, xq, s, want);
+  ASSERT_EQ(want[0], -128.f * k);
+  ASSERT_EQ(want[rows + 1], -127.f * k);
+  Buffer w = g.buf(codes), xb = g.buf(xq), sb = g.buf(s), y = g.buf(std::vector<float>(want.size(), -7.f));
+  g.run(n, [&](CommandSequence& cs, const BufferRange& p) {
+    gemm->record(cs, g.da, p, TernaryMode::Store, all(w), 1.f, nullptr, 1.f, all(xb), all(sb), all(y), rows, k, 16);
+  });
+  std::vector<float> got(want.size());
+  y.download(got.data(), got.size() * 4);
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "token " << i / rows << " row " << i % rows;
+}
+
+TEST(TernaryGemmDot, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(false); }
+TEST(TernaryGemmCoop, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(true); }
+
+// Kernels uses a GEMM for blocks exactly where the int8 dot product is in use.
+TEST(TernaryGemm, KernelsChooseItOnlyWithTheDotProduct) {
+  Rig& g = rig(false);
+  EXPECT_EQ(g.base.gemm(), nullptr);
+  if (!g.ctx.info().integer_dot_product) GTEST_SKIP() << "no integer dot product on this device";
+  trit::vk::Kernels on(g.ctx, true, false, trit::vk::DotProduct::On);
+  ASSERT_NE(on.gemm(), nullptr);
+  EXPECT_EQ(on.gemm()->kind(), TernaryGemm::choose(g.ctx.info()));
+}
+
+// The cooperative-matrix plan comes from the queried shapes alone.
+TEST(TernaryGemm, CoopPlanFollowsTheQueriedShapes) {
+  trit::DeviceInfo d;
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.max_shared_memory = 48 * 1024;
+  d.max_workgroup_invocations = 1024;
+  TernaryGemm::CoopPlan p;
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p)) << "no extension";
+  d.cooperative_matrix_nv = true;
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p)) << "no int8 shape";
+  EXPECT_EQ(TernaryGemm::choose(d), TernaryGemm::Kind::Dot);
+  d.coop_int8_shapes = {{16, 8, 24}};  // K does not divide the 128-element block
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p));
+  d.coop_int8_shapes = {{16, 8, 32}, {16, 16, 32}};
+  ASSERT_TRUE(TernaryGemm::coop_plan(d, false, p));
+  EXPECT_EQ(p.cm * p.cn * p.ck, 16u * 16 * 32) << "the largest fragment";
+  EXPECT_EQ(p.rows(), 128u);
+  EXPECT_EQ(p.tokens(), 64u);
+  EXPECT_EQ(p.wr * p.wc, 8u);
+  EXPECT_LE(p.shared_bytes(false), d.max_shared_memory);
+  ASSERT_TRUE(TernaryGemm::coop_plan(d, true, p));
+  EXPECT_EQ(p.rows(), 64u);
+  EXPECT_LE(p.shared_bytes(true), d.max_shared_memory);
+  EXPECT_EQ(TernaryGemm::choose(d), TernaryGemm::Kind::Coop);
+  d.max_shared_memory = 16 * 1024;  // too little for any tile
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p));
+  d.max_shared_memory = 48 * 1024;
+  d.min_subgroup_size = 16;  // subgroups of varying size: gl_SubgroupID would not map to the tiles
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p));
+}
+
+}  // namespace
