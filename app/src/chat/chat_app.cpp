@@ -15,7 +15,9 @@
 
 #include "chat/app_settings.h"
 #include "chat/chat_controller.h"
+#include "chat/conversations_bridge.h"
 #include "chat/engine_bridge.h"
+#include "storage/conversation_store.h"
 #include "ui/offline_network.h"
 #include "ui/single_instance.h"
 
@@ -54,8 +56,9 @@ const QCommandLineOption kScreenshot(QStringLiteral("screenshot"),
 ChatApp::ChatApp(QObject* parent) : QObject(parent) {}
 
 ChatApp::~ChatApp() {
-  // The controller talks to the engine bridge: it goes first.
+  // The controller talks to the engine bridge and writes to the store: it goes first.
   delete chat_;
+  delete conversations_;
   delete engine_;
 }
 
@@ -96,6 +99,12 @@ bool ChatApp::configure(const QCommandLineParser& parser, QString* error) {
   }
   engine_ = new EngineBridge(settings_);
   chat_ = new ChatController(engine_, settings_);
+  // Conversations are saved in the data folder (--data-dir / TRIT_DATA_DIR); if the database cannot be
+  // opened the chat still works, in memory, and the window says why.
+  conversations_ = new ConversationsBridge;
+  connect(conversations_, &ConversationsBridge::storeChanged, chat_, &ChatController::setStore);
+  if (!conversations_->open())
+    std::fprintf(stderr, "trit: %s\n", qPrintable(conversations_->problem()));
   if (parser.isSet(kMaxTokens)) {
     bool ok = false;
     const int n = parser.value(kMaxTokens).toInt(&ok);
@@ -141,7 +150,8 @@ void ChatApp::install(QQmlApplicationEngine& engine) {
   engine.setNetworkAccessManagerFactory(&offline);
   QVariantMap props{{QStringLiteral("chat"), QVariant::fromValue(static_cast<QObject*>(chat_))},
                     {QStringLiteral("engine"), QVariant::fromValue(static_cast<QObject*>(engine_))},
-                    {QStringLiteral("settings"), QVariant::fromValue(static_cast<QObject*>(settings_))}};
+                    {QStringLiteral("settings"), QVariant::fromValue(static_cast<QObject*>(settings_))},
+                    {QStringLiteral("conversations"), QVariant::fromValue(static_cast<QObject*>(conversations_))}};
   if (!theme_.isEmpty()) props.insert(QStringLiteral("themeOverride"), theme_);
   engine.setInitialProperties(props);
 }
@@ -209,11 +219,37 @@ void ChatApp::runCheckReply() {
     const int shown = list ? list->property("count").toInt() : -1;
     std::printf("view shows %d messages\n", shown);
     ok = ok && shown == chat_->messages()->count();
+    ok = checkSavedReply(row) && ok;
     std::fflush(stdout);
     const int code = ok ? 0 : 1;
     // Let the last text render before a screenshot or exit.
     QTimer::singleShot(300, this, [this, code] { saveScreenshotAndExit(code); });
   });
+}
+
+bool ChatApp::checkSavedReply(int row) {
+  auto* store = conversations_->store();
+  if (!store) {
+    std::fprintf(stderr, "trit: the reply was not saved: %s\n", qPrintable(conversations_->problem()));
+    return false;
+  }
+  const auto shown = chat_->messages()->at(row);
+  std::optional<storage::Message> saved;
+  try {
+    if (shown.messageId) saved = store->message(shown.messageId);
+  } catch (const storage::StorageError& e) {
+    std::fprintf(stderr, "trit: cannot read the saved reply: %s\n", qPrintable(e.message()));
+    return false;
+  }
+  const QString reason = saved && saved->finish ? storage::finishReasonName(*saved->finish) : QString();
+  std::printf("saved: conversation %lld, reply %lld, %d characters, %lld tokens, finish %s\n",
+              static_cast<long long>(chat_->conversationId()), static_cast<long long>(shown.messageId),
+              saved ? int(saved->text.size()) : -1, saved && saved->stats ? static_cast<long long>(saved->stats->generatedTokens) : -1LL,
+              qPrintable(reason));
+  const bool ok = saved && saved->text == shown.text && saved->stats && !reason.isEmpty() &&
+                  saved->stats->generatedTokens == shown.stats.value(QStringLiteral("generatedTokens")).toLongLong();
+  if (!ok) std::fprintf(stderr, "trit: the reply in the database differs from the one on screen\n");
+  return ok;
 }
 
 void ChatApp::saveScreenshotAndExit(int code) {

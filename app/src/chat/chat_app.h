@@ -1,6 +1,6 @@
 #pragma once
-// Puts the chat together for main(): settings, the engine bridge and the chat controller, handed to
-// Main.qml as initial properties; the command-line options of the chat (open a model, and the
+// Puts the chat together for main(): settings, the engine bridge, the chat controller and the saved
+// conversations (ConversationsBridge), handed to Main.qml as initial properties; the command-line options of the chat (open a model, and the
 // self-checks used by the end-to-end test and the screenshot script); one instance per user.
 #include <QObject>
 #include <QPointer>
@@ -20,6 +20,7 @@ namespace trit::chat {
 
 class AppSettings;
 class ChatController;
+class ConversationsBridge;
 class EngineBridge;
 
 class ChatApp : public QObject {
@@ -46,16 +47,20 @@ class ChatApp : public QObject {
   AppSettings* settings() const { return settings_; }
   EngineBridge* engine() const { return engine_; }
   ChatController* chat() const { return chat_; }
+  ConversationsBridge* conversations() const { return conversations_; }
 
  private:
   void installTranslator();
   void runCheckReply();
+  // --check-reply: the reply on screen is the one in the database, finished, with its statistics.
+  bool checkSavedReply(int row);
   void saveScreenshotAndExit(int code);
   bool checking() const { return checkReply_ || !screenshot_.isEmpty(); }
 
   AppSettings* settings_ = nullptr;
   EngineBridge* engine_ = nullptr;
   ChatController* chat_ = nullptr;
+  ConversationsBridge* conversations_ = nullptr;
   ui::SingleInstance* instance_ = nullptr;
   QPointer<QQuickWindow> window_;
 

@@ -5,23 +5,15 @@
 #include <QRandomGenerator>
 
 #include "chat/app_settings.h"
+#include "chat/conversation_records.h"
 #include "chat/engine_bridge.h"
+#include "storage/conversation_store.h"
+#include "storage/reply_writer.h"
 
 namespace trit::chat {
 namespace {
 
 QString reasonName(FinishReason r) { return QString::fromLatin1(to_string(r)); }
-
-QVariantMap statsMap(const GenerationStats& s) {
-  return {{QStringLiteral("promptTokens"), s.prompt_tokens},
-          {QStringLiteral("reusedTokens"), s.reused_tokens},
-          {QStringLiteral("generatedTokens"), s.generated_tokens},
-          {QStringLiteral("ttftMs"), s.ttft_ms},
-          {QStringLiteral("prefillMs"), s.prefill_ms},
-          {QStringLiteral("decodeMs"), s.decode_ms},
-          {QStringLiteral("promptTokensPerSecond"), s.prompt_tokens_per_s()},
-          {QStringLiteral("generationTokensPerSecond"), s.generation_tokens_per_s()}};
-}
 
 }  // namespace
 
@@ -41,11 +33,15 @@ ChatController::ChatController(EngineBridge* engine, AppSettings* settings, QObj
 
 ChatController::~ChatController() {
   if (replyId_) engine_->cancel(replyId_);
+  // A reply still streaming is flushed by the writer and left unfinished: the next start marks it
+  // interrupted, as after a crash.
+  writer_.reset();
 }
 
 void ChatController::setSystemPrompt(const QString& prompt) {
   if (prompt == systemPrompt_) return;
   systemPrompt_ = prompt;
+  if (store_ && conversationId_) saving([&] { store_->setSystemPrompt(conversationId_, prompt); });
   emit systemPromptChanged();
 }
 
@@ -57,6 +53,267 @@ void ChatController::setError(const QString& message) {
   if (lastError_ == message) return;
   lastError_ = message;
   emit lastErrorChanged();
+}
+
+void ChatController::setStorageError(const QString& message) {
+  if (storageError_ == message) return;
+  storageError_ = message;
+  emit storageErrorChanged();
+}
+
+void ChatController::clearStorageError() { setStorageError({}); }
+
+template <typename F>
+bool ChatController::saving(F&& write) {
+  if (!store_) return false;
+  try {
+    write();
+    return true;
+  } catch (const storage::StorageError& e) {
+    setStorageError(tr("This conversation could not be saved: %1. It stays on screen; saving resumes with the "
+                       "next conversation.").arg(e.message()));
+    return false;
+  }
+}
+
+void ChatController::setStore(storage::ConversationStore* store) {
+  if (store == store_) return;
+  if (store_) disconnect(store_, nullptr, this, nullptr);
+  writer_.reset();
+  replyConversationId_ = 0;
+  store_ = store;
+  conversationId_ = 0;
+  deletedShown_ = 0;
+  if (store_) {
+    connect(store_, &storage::ConversationStore::conversationDeleted, this, &ChatController::onConversationDeleted);
+    connect(store_, &storage::ConversationStore::conversationRestored, this, &ChatController::onConversationRestored);
+    // Memory-only messages from before the database could be opened are kept, not lost.
+    if (!generating()) saveShownConversation();
+  }
+  setStorageError({});
+  emit persistentChanged();
+  emit conversationChanged();
+}
+
+qint64 ChatController::lastSavedId() const {
+  return messages_.count() > 0 ? messages_.at(messages_.count() - 1).messageId : 0;
+}
+
+bool ChatController::threadSaved() const {
+  for (int i = 0; i < messages_.count(); ++i)
+    if (!messages_.at(i).messageId) return false;
+  return true;
+}
+
+qint64 ChatController::ensureConversation() {
+  if (!store_) return 0;
+  if (conversationId_) return conversationId_;
+  const QString model = engine_->modelName();
+  SamplingParams sampling = settings_ ? settings_->sampling() : SamplingParams{};
+  const QJsonObject samplingObject =
+      samplingJson(sampling, maxTokensOverride_ > 0 ? maxTokensOverride_ : (settings_ ? settings_->maxTokens() : 0));
+  qint64 id = 0;
+  if (!saving([&] { id = store_->createConversation({}, systemPrompt_, model, samplingObject); })) return 0;
+  conversationId_ = id;
+  savedModel_ = model;
+  savedSampling_ = samplingObject;
+  droppedRows_ = 0;
+  emit conversationChanged();
+  return id;
+}
+
+void ChatController::saveUserMessage(int row, qint64 parentId) {
+  if (!store_) return;
+  const QString text = messages_.at(row).text;
+  saving([&] {
+    const qint64 conversation = ensureConversation();
+    if (!conversation) return;
+    const qint64 id = store_->addMessage(conversation, parentId, storage::Role::User, text);
+    // A new message is the newest version under its parent: variant index = count - 1.
+    const int variant = store_->message(id)->variantIndex;
+    messages_.setIdentity(row, id, variant, variant + 1);
+  });
+}
+
+void ChatController::updateConversationSettings(const QString& model, const QJsonObject& sampling) {
+  if (!store_ || !conversationId_) return;
+  saving([&] {
+    if (model != savedModel_) store_->setModel(conversationId_, model);
+    savedModel_ = model;
+    if (sampling != savedSampling_) store_->setSampling(conversationId_, sampling);
+    savedSampling_ = sampling;
+  });
+}
+
+// The reply row is created with its first text (a prompt that does not fit leaves no empty reply behind).
+void ChatController::saveReplyText(const QString& text) {
+  if (!replyConversationId_ || text.isEmpty()) return;
+  const bool ok = saving([&] {
+    if (!writer_) {
+      writer_ = std::make_unique<storage::ReplyWriter>(*store_);
+      const qint64 id = writer_->begin(replyConversationId_, replyParentId_);
+      const int variant = store_->message(id)->variantIndex;
+      messages_.setIdentity(replyRow_, id, variant, variant + 1);
+    }
+    writer_->append(text);
+    replySaved_ += text;
+  });
+  if (!ok) {
+    writer_.reset();  // what was written stays, unfinished: marked interrupted at the next start
+    replyConversationId_ = 0;
+  }
+}
+
+void ChatController::saveReplyEnd(const std::optional<storage::ReplyStats>& stats, storage::FinishReason reason) {
+  if (!replyConversationId_) return;
+  const QString shown = messages_.at(replyRow_).text;
+  // The engine's final text is the reference: add what the stream did not deliver.
+  if (shown.startsWith(replySaved_) && shown.size() > replySaved_.size()) saveReplyText(shown.mid(replySaved_.size()));
+  if (!replyConversationId_) return;
+  const bool ok = saving([&] {
+    if (!writer_) {  // nothing streamed (stopped or failed before the first token): keep the outcome
+      writer_ = std::make_unique<storage::ReplyWriter>(*store_);
+      const qint64 id = writer_->begin(replyConversationId_, replyParentId_);
+      const int variant = store_->message(id)->variantIndex;
+      messages_.setIdentity(replyRow_, id, variant, variant + 1);
+    }
+    writer_->finish(stats, reason);
+  });
+  if (ok) {
+    const qint64 id = messages_.at(replyRow_).messageId;
+    if (id && !messages_.at(replyRow_).tokens.empty()) replyTokens_.insert(id, messages_.at(replyRow_).tokens);
+  }
+  writer_.reset();
+  replyConversationId_ = 0;
+}
+
+// After the database becomes available (opened late, or a retry): what is on screen is saved as a new
+// conversation, so nothing typed while it was missing is lost.
+void ChatController::saveShownConversation() {
+  if (!store_ || messages_.count() == 0) return;
+  saving([&] {
+    const qint64 conversation = ensureConversation();
+    if (!conversation) return;
+    qint64 parent = 0;
+    for (int row = 0; row < messages_.count(); ++row) {
+      const ChatMessage& m = messages_.at(row);
+      qint64 id = 0;
+      if (m.role == QLatin1String("assistant")) {
+        id = store_->beginReply(conversation, parent);
+        if (!m.text.isEmpty()) store_->appendReplyText(id, m.text);
+        std::optional<storage::ReplyStats> stats;
+        if (!m.stats.isEmpty()) {
+          storage::ReplyStats s;
+          s.promptTokens = m.stats.value(QStringLiteral("promptTokens")).toLongLong();
+          s.generatedTokens = m.stats.value(QStringLiteral("generatedTokens")).toLongLong();
+          s.promptTokensPerSecond = m.stats.value(QStringLiteral("promptTokensPerSecond")).toDouble();
+          s.generationTokensPerSecond = m.stats.value(QStringLiteral("generationTokensPerSecond")).toDouble();
+          s.timeToFirstTokenMs = m.stats.value(QStringLiteral("ttftMs")).toDouble();
+          stats = s;
+        }
+        const auto reason = m.finishReason == QLatin1String("context_full")
+                                ? storage::FinishReason::Length
+                                : storage::finishReasonFromName(m.finishReason).value_or(storage::FinishReason::Stop);
+        store_->finishReply(id, stats, reason == storage::FinishReason::Streaming ? storage::FinishReason::Stop : reason);
+        if (!m.tokens.empty()) replyTokens_.insert(id, m.tokens);
+      } else {
+        id = store_->addMessage(conversation, parent, storage::Role::User, m.text);
+      }
+      messages_.setIdentity(row, id, 0, 1);
+      parent = id;
+    }
+  });
+}
+
+QList<ChatMessage> ChatController::storedRows(qint64 conversationId, int fromRow, int dropped) {
+  QList<ChatMessage> rows;
+  const auto thread = store_->thread(conversationId);
+  for (qsizetype i = fromRow + dropped; i < thread.size(); ++i) {
+    ChatMessage m = chatMessage(thread[i]);
+    m.tokens = replyTokens_.value(m.messageId);
+    rows.append(std::move(m));
+  }
+  return rows;
+}
+
+void ChatController::switchTo(qint64 id) {
+  pendingSwitch_.reset();
+  std::optional<storage::Conversation> conversation;
+  QList<ChatMessage> rows;
+  if (id) {
+    if (!store_) return;
+    const bool ok = saving([&] {
+      conversation = store_->conversation(id);
+      if (conversation) rows = storedRows(id, 0, 0);
+    });
+    if (!ok) return;
+    if (!conversation) {
+      setError(tr("That conversation no longer exists."));
+      return;
+    }
+  }
+  conversationId_ = id;
+  droppedRows_ = 0;
+  messages_.replaceFrom(0, std::move(rows));
+  setError({});
+  savedModel_ = conversation ? conversation->model : QString();
+  savedSampling_ = conversation ? conversation->sampling : QJsonObject();
+  // The prompt cache keeps the last conversation's tokens; the next prompt reuses whatever prefix it
+  // shares with them (the session compares token by token), so nothing needs clearing here.
+  setSystemPrompt(conversation ? conversation->systemPrompt : (settings_ ? settings_->systemPrompt() : QString()));
+  setContext(contextUsed_, false);
+  emit conversationChanged();
+}
+
+bool ChatController::loadConversation(qint64 id) {
+  if (!store_) {
+    setError(tr("Saved conversations are not available: the conversation database could not be opened."));
+    return false;
+  }
+  if (id <= 0) return false;
+  if (id == conversationId_) {
+    pendingSwitch_.reset();  // choosing the one on screen again cancels a switch away from it
+    return true;
+  }
+  if (generating()) {
+    pendingSwitch_ = id;
+    stop();
+    return true;
+  }
+  switchTo(id);
+  return conversationId_ == id;
+}
+
+bool ChatController::showAlternative(int row, int variantIndex) {
+  if (generating() || !store_ || !conversationId_ || row < 0 || row >= messages_.count()) return false;
+  const qint64 id = messages_.at(row).messageId;
+  if (!id) return false;
+  bool shown = false;
+  saving([&] {
+    const auto versions = store_->alternatives(id);
+    if (variantIndex < 0 || variantIndex >= versions.size()) return;
+    store_->selectAlternative(versions[variantIndex].id);
+    messages_.replaceFrom(row, storedRows(conversationId_, row, droppedRows_));
+    shown = true;
+  });
+  if (shown) setContext(contextUsed_, false);
+  return shown;
+}
+
+void ChatController::onConversationDeleted(qint64 id) {
+  if (id != conversationId_) return;
+  deletedShown_ = id;
+  if (generating()) {
+    pendingSwitch_ = 0;
+    stop();
+  } else {
+    switchTo(0);
+  }
+}
+
+void ChatController::onConversationRestored(qint64 id) {
+  // Undo of deleting the conversation on screen: show it again if nothing else was started meanwhile.
+  if (id == deletedShown_ && conversationId_ == 0 && messages_.count() == 0 && !generating()) switchTo(id);
 }
 
 void ChatController::setContext(int used, bool full) {
@@ -77,7 +334,10 @@ bool ChatController::send(const QString& text) {
     setError(tr("No model is loaded. Open a model in the model manager first."));
     return false;
   }
-  messages_.append(QStringLiteral("user"), trimmed);
+  const qint64 parent = lastSavedId();
+  const bool saveable = threadSaved();
+  const int row = messages_.append(QStringLiteral("user"), trimmed);
+  if (saveable) saveUserMessage(row, parent);
   return startReply();
 }
 
@@ -94,18 +354,27 @@ bool ChatController::editMessage(int row, const QString& text) {
   if (row < 0 || row >= messages_.count() || messages_.at(row).role != QLatin1String("user")) return false;
   const QString trimmed = text.trimmed();
   if (trimmed.isEmpty()) return false;
+  const qint64 original = messages_.at(row).messageId;
   messages_.removeFrom(row + 1);
   messages_.setText(row, trimmed);
+  // The edit is a new version beside the original (kept, reachable through the bubble's pager).
+  if (original) {
+    saving([&] {
+      const qint64 id = store_->addAlternative(original, trimmed);
+      const int variant = store_->message(id)->variantIndex;
+      messages_.setIdentity(row, id, variant, variant + 1);
+    });
+  }
   return startReply();
 }
 
 void ChatController::newConversation() {
-  stop();
-  messages_.clear();
-  setError({});
-  if (settings_) setSystemPrompt(settings_->systemPrompt());
-  // The cache keeps the old tokens until the next prompt overwrites them: nothing else to do.
-  setContext(contextUsed_, false);
+  if (generating()) {
+    pendingSwitch_ = 0;
+    stop();
+    return;
+  }
+  switchTo(0);
 }
 
 bool ChatController::dropOldestTurns() {
@@ -115,6 +384,7 @@ bool ChatController::dropOldestTurns() {
   while (n < messages_.count() && messages_.at(n).role != QLatin1String("user")) ++n;
   if (n >= messages_.count()) return false;  // only one turn left: nothing can be dropped
   messages_.removeFirst(n);
+  droppedRows_ += n;  // only the prompt loses them: the saved conversation keeps every message
   setContext(contextUsed_, false);
   if (messages_.at(messages_.count() - 1).role == QLatin1String("user")) return startReply();
   return true;
@@ -142,9 +412,16 @@ bool ChatController::startReply() {
     request.maxTokens = settings_->maxTokens();
   }
   if (maxTokensOverride_ > 0) request.maxTokens = maxTokensOverride_;
+  const QJsonObject sampling = samplingJson(request.sampling, request.maxTokens);
   request.sampling.seed = QRandomGenerator::global()->generate64();
 
   setError({});
+  // The reply is saved under the message it answers, if that message is saved.
+  replyParentId_ = lastSavedId();
+  replyConversationId_ = store_ && conversationId_ && replyParentId_ && threadSaved() ? conversationId_ : 0;
+  replySaved_.clear();
+  writer_.reset();
+  if (replyConversationId_) updateConversationSettings(engine_->modelName(), sampling);
   replyRow_ = messages_.append(QStringLiteral("assistant"), QString(), true);
   replyId_ = engine_->generate(std::move(request));
   phase_ = QStringLiteral("prompt");
@@ -187,7 +464,10 @@ void ChatController::drain() {
   const auto chunk = engine_->stream().take(replyId_);
   speed_.add(chunk.pieces, dt);
   replyPieces_ += chunk.pieces;
-  if (!chunk.text.isEmpty()) messages_.appendText(replyRow_, chunk.text);
+  if (!chunk.text.isEmpty()) {
+    messages_.appendText(replyRow_, chunk.text);
+    saveReplyText(chunk.text);
+  }
   emit progressChanged();
 }
 
@@ -202,8 +482,12 @@ void ChatController::onFinished(const ReplyOutcome& outcome) {
   const bool full = outcome.reason == FinishReason::ContextFull;
   if (full && outcome.text.isEmpty()) {
     // The prompt itself did not fit: no reply bubble; the user message waits for dropOldestTurns().
+    writer_.reset();
+    replyConversationId_ = 0;
     messages_.removeFrom(replyRow_);
     row = messages_.count() - 1;
+  } else {
+    saveReplyEnd(replyStats(outcome.stats), storedFinishReason(outcome.reason));
   }
   setContext(outcome.cachedTokens, full);
   if (full)
@@ -217,6 +501,7 @@ void ChatController::onFailed(quint64 id, const QString& message) {
   if (id != replyId_) return;
   drain();
   messages_.finish(replyRow_, QStringLiteral("error"), {}, {}, message);
+  saveReplyEnd(std::nullopt, storage::FinishReason::Error);
   const int row = replyRow_;
   setError(message);
   endReply();
@@ -230,6 +515,10 @@ void ChatController::endReply() {
   phase_ = QStringLiteral("idle");
   emit progressChanged();
   emit generatingChanged();
+  // A switch asked for while the reply was written happens now that it has ended (and is saved).
+  if (pendingSwitch_) QTimer::singleShot(0, this, [this] {
+      if (pendingSwitch_ && !generating()) switchTo(*pendingSwitch_);
+    });
 }
 
 }  // namespace trit::chat

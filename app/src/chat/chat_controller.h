@@ -3,14 +3,29 @@
 // live readouts (prompt progress and speed, smoothed tokens/s with its history) and the context state.
 // Reply text arrives through the engine's StreamBuffer and is taken once per frame (kFrameMs), so a
 // reply streaming at thousands of tokens per second costs the UI one model update per frame.
+// With a conversation store (setStore) every message is saved as it happens: the user message when
+// sent, the reply while it streams (ReplyWriter, batched) and its statistics at the end; edits and
+// regenerations become alternatives the bubble pages through. Without one the chat lives in memory.
 #include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
 #include <QObject>
+#include <QPointer>
 #include <QTimer>
 #include <QVariantList>
+#include <memory>
+#include <optional>
 
 #include "chat/engine_types.h"
 #include "chat/message_list_model.h"
 #include "chat/speed_meter.h"
+
+namespace trit::storage {
+class ConversationStore;
+class ReplyWriter;
+struct ReplyStats;
+enum class FinishReason;
+}  // namespace trit::storage
 
 namespace trit::chat {
 
@@ -33,6 +48,12 @@ class ChatController : public QObject {
   Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
   Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY systemPromptChanged)
   Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY generatingChanged)
+  // The conversation shown (0: a new one, not saved until its first message).
+  Q_PROPERTY(qint64 conversationId READ conversationId NOTIFY conversationChanged)
+  // True when conversations are saved (a store is set); false: this chat is kept in memory only.
+  Q_PROPERTY(bool persistent READ persistent NOTIFY persistentChanged)
+  // Why the last write to the database failed ("" when all is saved).
+  Q_PROPERTY(QString storageError READ storageError NOTIFY storageErrorChanged)
 
  public:
   static constexpr int kFrameMs = 16;
@@ -58,6 +79,14 @@ class ChatController : public QObject {
   // A reply length for this run only (command line, tests); 0: the settings decide.
   void setMaxTokensOverride(int n) { maxTokensOverride_ = n; }
 
+  // Where conversations are saved; null keeps them in memory. The store must outlive the controller
+  // or be replaced first. A conversation on screen that was never saved is saved now.
+  void setStore(storage::ConversationStore* store);
+  storage::ConversationStore* store() const { return store_; }
+  qint64 conversationId() const { return conversationId_; }
+  bool persistent() const { return store_ != nullptr; }
+  QString storageError() const { return storageError_; }
+
   // Sends a user message and starts the reply. False (with lastError) when it cannot: no model, a reply
   // already running, or nothing to send.
   Q_INVOKABLE bool send(const QString& text);
@@ -68,7 +97,17 @@ class ChatController : public QObject {
   // Changes user message `row`, drops everything after it and answers again. The messages before it
   // are unchanged, so the engine reuses their cached prefix.
   Q_INVOKABLE bool editMessage(int row, const QString& text);
+  // Starts an empty conversation (saved with its first message). While a reply is written it is
+  // stopped first and the switch happens when it has ended (its text kept, marked cancelled).
   Q_INVOKABLE void newConversation();
+  // Shows a saved conversation exactly as it was left (every message, statistics, alternatives); the
+  // next message continues it. Stops a running reply first, as newConversation() does. False if it
+  // cannot be read (lastError says why).
+  Q_INVOKABLE bool loadConversation(qint64 id);
+  // Shows version `variantIndex` (0-based) of the message in `row` and the thread below it; the next
+  // message continues that branch. False while a reply is written or without such a version.
+  Q_INVOKABLE bool showAlternative(int row, int variantIndex);
+  Q_INVOKABLE void clearStorageError();
   // Context full: removes the oldest user message and its reply (visibly), then answers the last
   // message again if it is still waiting for a reply.
   Q_INVOKABLE bool dropOldestTurns();
@@ -81,6 +120,9 @@ class ChatController : public QObject {
   void lastErrorChanged();
   void systemPromptChanged();
   void replyFinished(int row);  // a reply ended (stop, length, cancel, context full or error)
+  void conversationChanged();
+  void persistentChanged();
+  void storageErrorChanged();
 
  private:
   bool startReply();
@@ -92,6 +134,22 @@ class ChatController : public QObject {
   void endReply();
   void setError(const QString& message);
   void setContext(int used, bool full);
+  void setStorageError(const QString& message);
+  // Runs a write to the store; a StorageError becomes storageError and false.
+  template <typename F>
+  bool saving(F&& write);
+  qint64 ensureConversation();  // the saved conversation for the messages shown (creating it); 0 if none
+  qint64 lastSavedId() const;   // id of the last row, 0 when there is none or it is not saved
+  bool threadSaved() const;     // every row shown is saved, so a new message has its parent
+  void saveUserMessage(int row, qint64 parentId);
+  void saveReplyText(const QString& text);
+  void saveReplyEnd(const std::optional<storage::ReplyStats>& stats, storage::FinishReason reason);
+  void saveShownConversation();
+  void updateConversationSettings(const QString& model, const QJsonObject& sampling);
+  void switchTo(qint64 id);  // 0: a new conversation
+  QList<ChatMessage> storedRows(qint64 conversationId, int fromRow, int dropped);
+  void onConversationDeleted(qint64 id);
+  void onConversationRestored(qint64 id);
 
   EngineBridge* engine_;
   AppSettings* settings_;
@@ -112,6 +170,20 @@ class ChatController : public QObject {
   QString lastError_;
   QString systemPrompt_;
   int maxTokensOverride_ = 0;
+
+  QPointer<storage::ConversationStore> store_;
+  std::unique_ptr<storage::ReplyWriter> writer_;  // the running reply's, once its first text arrived
+  qint64 conversationId_ = 0;
+  QString savedModel_;                 // the model and sampling stored with the conversation
+  QJsonObject savedSampling_;
+  int droppedRows_ = 0;                // rows of the saved thread left off the screen (dropOldestTurns)
+  qint64 replyConversationId_ = 0;     // where the running reply is saved (0: it is not)
+  qint64 replyParentId_ = 0;
+  QString replySaved_;                 // its text as written to the store
+  std::optional<qint64> pendingSwitch_;  // a conversation to show once the running reply has stopped
+  qint64 deletedShown_ = 0;            // the conversation on screen when it was deleted (undo reopens it)
+  QHash<qint64, std::vector<int32_t>> replyTokens_;  // sampled ids of replies made in this run, by id
+  QString storageError_;
 };
 
 }  // namespace trit::chat

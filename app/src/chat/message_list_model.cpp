@@ -1,5 +1,7 @@
 #include "chat/message_list_model.h"
 
+#include <algorithm>
+
 namespace trit::chat {
 
 MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {}
@@ -22,6 +24,9 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case ErrorTextRole: return m.errorText;
     case StatsRole: return m.stats;
     case SpeedHistoryRole: return m.speedHistory;
+    case MessageIdRole: return m.messageId;
+    case VariantIndexRole: return m.variantIndex;
+    case VariantCountRole: return m.variantCount;
     default: return {};
   }
 }
@@ -30,7 +35,9 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
   return {{RoleRole, "role"},           {TextRole, "text"},
           {SegmentsRole, "segments"},   {StreamingRole, "streaming"},
           {FinishReasonRole, "finishReason"}, {ErrorTextRole, "errorText"},
-          {StatsRole, "stats"},         {SpeedHistoryRole, "speedHistory"}};
+          {StatsRole, "stats"},         {SpeedHistoryRole, "speedHistory"},
+          {MessageIdRole, "messageId"}, {VariantIndexRole, "variantIndex"},
+          {VariantCountRole, "variantCount"}};
 }
 
 int MessageListModel::append(const QString& role, const QString& text, bool streaming) {
@@ -84,6 +91,30 @@ void MessageListModel::setSpeedHistory(int row, const QVariantList& history) {
   changed(row, {SpeedHistoryRole});
 }
 
+void MessageListModel::setIdentity(int row, qint64 messageId, int variantIndex, int variantCount) {
+  if (row < 0 || row >= count()) return;
+  auto& m = messages_[row];
+  m.messageId = messageId;
+  m.variantIndex = variantIndex;
+  m.variantCount = variantCount;
+  changed(row, {MessageIdRole, VariantIndexRole, VariantCountRole});
+}
+
+void MessageListModel::replaceFrom(int row, QList<ChatMessage> messages) {
+  row = std::clamp(row, 0, count());
+  removeFrom(row);
+  if (messages.isEmpty()) return;
+  beginInsertRows({}, row, row + static_cast<int>(messages.size()) - 1);
+  for (auto& m : messages) {
+    m.segments = new SegmentListModel(this);
+    m.segments->setText(m.text);
+    if (!m.streaming) m.segments->finish();
+    messages_.append(std::move(m));
+  }
+  endInsertRows();
+  emit countChanged();
+}
+
 void MessageListModel::removeFrom(int row) {
   if (row < 0 || row >= count()) return;
   beginRemoveRows({}, row, count() - 1);
@@ -114,7 +145,10 @@ QVariantMap MessageListModel::get(int row) const {
           {QStringLiteral("finishReason"), m.finishReason},
           {QStringLiteral("errorText"), m.errorText},
           {QStringLiteral("stats"), m.stats},
-          {QStringLiteral("segmentCount"), m.segments->count()}};
+          {QStringLiteral("segmentCount"), m.segments->count()},
+          {QStringLiteral("messageId"), m.messageId},
+          {QStringLiteral("variantIndex"), m.variantIndex},
+          {QStringLiteral("variantCount"), m.variantCount}};
 }
 
 void MessageListModel::changed(int row, const QList<int>& roles) {

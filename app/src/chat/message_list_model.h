@@ -23,6 +23,11 @@ struct ChatMessage {
   QVariantList speedHistory;   // assistant: smoothed tokens/s sampled while it streamed (the sparkline)
   std::vector<int32_t> tokens;  // assistant: the sampled ids, reused verbatim in the next prompt
   SegmentListModel* segments = nullptr;  // owned by the model
+  // Where it is kept (0: not saved, e.g. the database could not be opened) and which of its versions
+  // (edits, regenerations) this is: the bubble pages through them.
+  qint64 messageId = 0;
+  int variantIndex = 0;
+  int variantCount = 1;
 };
 
 class MessageListModel : public QAbstractListModel {
@@ -39,6 +44,9 @@ class MessageListModel : public QAbstractListModel {
     ErrorTextRole,
     StatsRole,
     SpeedHistoryRole,
+    MessageIdRole,
+    VariantIndexRole,  // 0-based version shown
+    VariantCountRole,  // how many versions there are
   };
 
   explicit MessageListModel(QObject* parent = nullptr);
@@ -56,6 +64,10 @@ class MessageListModel : public QAbstractListModel {
   void finish(int row, const QString& reason, const QVariantMap& stats, std::vector<int32_t> tokens,
               const QString& errorText = {});
   void setSpeedHistory(int row, const QVariantList& history);
+  void setIdentity(int row, qint64 messageId, int variantIndex, int variantCount);
+  // Replaces row `row` and everything after it with `messages` (a reloaded conversation, or the thread
+  // below another version); segments are made here.
+  void replaceFrom(int row, QList<ChatMessage> messages);
   void removeFrom(int row);  // removes row and everything after it
   void removeFirst(int n);   // drops the oldest n messages
   void clear();
