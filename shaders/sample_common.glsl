@@ -1,4 +1,4 @@
-// Shared by the GPU sampler's two passes (sample_select, sample_final; engine/src/vulkan/gpu_sampler.h).
+// Shared by the GPU sampler's two phases (sample_token.glsl: sample_select, sample_final; engine/src/vulkan/gpu_sampler.h).
 // The including shader defines `real` (float, or double with TRIT_F64) and WG, its workgroup size (>= 256).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -24,11 +24,11 @@ layout(std430, binding = 0) buffer State {
   int penalty_ids[];        // distinct ids of the last repeat_last_n tokens
 } st;
 
-layout(constant_id = 1) const uint SLICE = 2048;  // logits per workgroup of the first pass
+layout(constant_id = 1) const uint SLICE = 2048;  // logits per workgroup of phase 1
 layout(constant_id = 2) const uint K_MAX = 1024;  // largest top_k
 layout(constant_id = 3) const uint P_MAX = 256;   // most penalised tokens
 
-// How many candidates the passes keep: 1 for greedy, top_k when it cuts, else the whole vocabulary
+// How many candidates the phases keep: 1 for greedy, top_k when it cuts, else the whole vocabulary
 // (the CPU sampler's branch without top-k). 0 when that exceeds K_MAX (unsupported; status 1).
 uint select_count(uint vocab) {
   if (st.temperature <= 0.0) return 1u;
@@ -155,6 +155,28 @@ void rs_choose(uint round) {
 bool rs_selected(uvec2 c) {
   const uint hi = c.x & rs_mask_hi, lo = c.y & rs_mask_lo;
   return hi > rs_prefix_hi || (hi == rs_prefix_hi && lo >= rs_prefix_lo);
+}
+
+// The best candidate of the workgroup (largest key, lowest id on ties) from each invocation's own best
+// (key 0 for none): the greedy path, where radix select would be wasted. Up to 128 subgroups.
+shared uint wb_key[128];
+shared uint wb_id[128];
+uvec2 wg_best(uint key, uint id) {
+  const uint mk = subgroupMax(key);
+  const uint mi = subgroupMin(key == mk ? id : 0xffffffffu);
+  if (subgroupElect()) {
+    wb_key[gl_SubgroupID] = mk;
+    wb_id[gl_SubgroupID] = mi;
+  }
+  barrier();
+  uint bk = wb_key[0], bi = wb_id[0];
+  for (uint s = 1u; s < gl_NumSubgroups; ++s)
+    if (wb_key[s] > bk || (wb_key[s] == bk && wb_id[s] < bi)) {
+      bk = wb_key[s];
+      bi = wb_id[s];
+    }
+  barrier();
+  return uvec2(bk, bi);
 }
 
 // exp for real: GLSL has no double exp, so double uses range reduction x = k ln2 + r with ln2 split in

@@ -1,20 +1,9 @@
-// GPU sampler, pass 2 (engine/src/vulkan/gpu_sampler.h), one workgroup: merges the slices' candidates
+// GPU sampler, phase 2 (engine/src/vulkan/gpu_sampler.h), in the last workgroup to finish phase 1: merges the slices' candidates
 // into the top `select_count`, sorts them (logit descending, id ascending), then applies the CPU
 // sampler's steps in its order and arithmetic (trit::Sampler::sample): min-p prefilter where there is
 // no top-k cut, softmax at the temperature (double in the _f64 variant), top-p, min-p, and the draw
 // r = u * mass. The sums run in one invocation in the CPU's order, so they round as the CPU's do.
-#extension GL_GOOGLE_include_directive : require
-layout(local_size_x_id = 0) in;
-#define WG gl_WorkGroupSize.x
-#ifdef TRIT_F64
-#define real double
-#else
-#define real float
-#endif
-#include "sample_common.glsl"
-
-layout(std430, binding = 1) readonly buffer Cand { uvec2 cand[]; };
-layout(push_constant) uniform Push { uint vocab; } pc;
+// Included by sample_token.glsl after sample_select.glsl.
 
 shared uint skey[K_MAX];
 shared uint sid[K_MAX];
@@ -33,11 +22,9 @@ void finish(int token, uint status, uint kept) {
   }
 }
 
-void main() {
+void merge_and_draw(uint vocab, uint k) {
   const uint t = gl_LocalInvocationID.x;
-  const uint vocab = pc.vocab;
-  const uint k = select_count(vocab);
-  if (k == 0u || st.penalty_count > P_MAX || vocab == 0u) {
+  if (k == 0u || st.penalty_count > P_MAX) {
     finish(-1, 1u, 0u);
     return;
   }
@@ -48,6 +35,19 @@ void main() {
   const uint total = (slices - 1u) * per + last;
   const uint region = min(K_MAX, SLICE);
 
+  if (k == 1u) {  // greedy or top-1: the best of the slices' best, by a reduction
+    uint bk = 0u, bi = 0xffffffffu;
+    for (uint j = t; j < total; j += WG) {
+      const uvec2 e = cand[j * region];
+      if (bi == 0xffffffffu || e.x > bk || (e.x == bk && e.y < bi)) {
+        bk = e.x;
+        bi = e.y;
+      }
+    }
+    const uvec2 best = wg_best(bk, bi);
+    finish(int(best.y), 0u, 1u);  // top-1 keeps one candidate: the draw takes it whatever u is
+    return;
+  }
   rs_begin(k);
   if (k < total) {
     for (uint round = 0u; round < 8u; ++round) {

@@ -1,36 +1,35 @@
-// GPU sampler, pass 1 (engine/src/vulkan/gpu_sampler.h): each workgroup takes SLICE logits, applies the
-// repetition penalty to the penalised ids in its slice, and writes its slice's top `select_count`
-// candidates (in no particular order) as (order key, id) pairs to its region of `cand`.
-#extension GL_GOOGLE_include_directive : require
-layout(local_size_x_id = 0) in;
-#define WG gl_WorkGroupSize.x
-#ifdef TRIT_F64
-#define real double
-#else
-#define real float
-#endif
-#include "sample_common.glsl"
+// GPU sampler, phase 1 (engine/src/vulkan/gpu_sampler.h), in every workgroup: takes the workgroup's
+// SLICE logits, applies the repetition penalty to the penalised ids in its slice, and writes the
+// slice's top k candidates (in no particular order) as (order key, id) pairs to its region of `cand`.
+// Included by sample_token.glsl after sample_common.glsl.
 
-layout(std430, binding = 1) readonly buffer Logits { float logits[]; };
-layout(std430, binding = 2) writeonly buffer Cand { uvec2 cand[]; };
-layout(push_constant) uniform Push { uint vocab; } pc;
+shared uint slice_key[SLICE];
 
-shared uint skey[SLICE];
-
-void main() {
+void select_slice(uint vocab, uint k) {
   const uint t = gl_LocalInvocationID.x;
   const uint base = gl_WorkGroupID.x * SLICE;
-  if (base >= pc.vocab) return;
-  const uint n = min(SLICE, pc.vocab - base);
-  const uint k = select_count(pc.vocab);
-  if (k == 0u) return;  // unsupported parameters: sample_final reports them
+  const uint n = min(SLICE, vocab - base);
+  if (k == 0u) return;  // unsupported parameters: the last workgroup reports them
 
-  for (uint i = t; i < n; i += WG) skey[i] = order_key(logits[base + i]);
+  for (uint i = t; i < n; i += WG) slice_key[i] = order_key(logits[base + i]);
   barrier();
   const uint np = penalised_count();
   for (uint j = t; j < np; j += WG) {
     const uint id = uint(st.penalty_ids[j]);  // negative ids become huge and fall outside
-    if (id >= base && id - base < n) skey[id - base] = order_key(penalise(logits[id], st.repeat_penalty));
+    if (id >= base && id - base < n) slice_key[id - base] = order_key(penalise(logits[id], st.repeat_penalty));
+  }
+  const uint region = gl_WorkGroupID.x * min(K_MAX, SLICE);
+  if (k == 1u) {  // greedy or top-1: the slice's best, by a reduction
+    barrier();    // the penalised keys are written
+    uint bk = 0u, bi = 0xffffffffu;
+    for (uint i = t; i < n; i += WG)
+      if (slice_key[i] > bk || bi == 0xffffffffu) {  // ascending ids per invocation: the first of equals stays
+        bk = slice_key[i];
+        bi = base + i;
+      }
+    const uvec2 best = wg_best(bk, bi);
+    if (t == 0u) cand[region] = best;
+    return;
   }
   rs_begin(min(k, n));
   if (k < n) {
@@ -40,7 +39,7 @@ void main() {
         const uint i = i0 + t;
         uint d = 256u;
         if (i < n) {
-          const uvec2 c = uvec2(skey[i], ~(base + i));
+          const uvec2 c = uvec2(slice_key[i], ~(base + i));
           if (rs_matches(c)) d = rs_digit(c, round);
         }
         rs_count_digit(d);
@@ -50,9 +49,8 @@ void main() {
     }
   }
   // The region of this workgroup holds min(k, SLICE) pairs (min(k, n) of them written).
-  const uint region = gl_WorkGroupID.x * min(K_MAX, SLICE);
   for (uint i = t; i < n; i += WG) {
-    const uvec2 c = uvec2(skey[i], ~(base + i));
+    const uvec2 c = uvec2(slice_key[i], ~(base + i));
     if (rs_selected(c)) cand[region + atomicAdd(rs_count, 1u)] = uvec2(c.x, base + i);
   }
 }

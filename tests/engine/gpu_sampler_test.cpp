@@ -302,44 +302,46 @@ TEST(GpuSampler, RecordRejectsBadRanges) {
   cs.end();
 }
 
-// GPU time of one draw over the Llama 3 vocabulary (timestamps around the two dispatches), with the
-// default parameters and greedy; printed, not asserted (lavapipe's figure says nothing about a GPU).
-TEST(GpuSampler, TimeOfOneDrawAt128256) {
+// GPU time of one draw (timestamps around the two dispatches) over the Llama 3 vocabulary, and over one
+// slice (2048) and one logit to show the passes' fixed costs, with the default parameters and greedy;
+// printed, not asserted (lavapipe's figure says nothing about a GPU).
+TEST(GpuSampler, TimeOfOneDraw) {
   Rig& r = rig();
   if (!r.ctx.info().timestamps) GTEST_SKIP() << "the device has no timestamp queries";
   std::mt19937 rng(7);
   const auto logits = make_logits(kMaxVocab, Dist::Normal, rng);
   std::memcpy(r.logits.mapped(), logits.data(), logits.size() * 4);
-  for (float temperature : {0.6f, 0.f}) {
-    SamplingParams p;
-    p.temperature = temperature;
-    trit::Sampler s(p);
-    trit::vk::TimestampPool ts(r.ctx, 2);
-    CommandSequence cs(r.ctx);
-    cs.begin();
-    ts.reset(cs.handle());
-    cs.timestamp(ts.handle(), 0);
-    r.sampler.record(cs, r.da, BufferRange{&r.logits, 0, uint64_t{kMaxVocab} * 4}, kMaxVocab, BufferRange{&r.state, 0, 0});
-    cs.timestamp(ts.handle(), 1);
-    cs.end();
-    const int runs = 20;
-    std::vector<double> us;
-    for (int i = 0; i < runs; ++i) {
-      GpuSamplerState st;
-      GpuSampler::prepare(st, std::vector<int32_t>{1, 2, 3}, s);
-      std::memcpy(r.state.mapped(), &st, sizeof st);
-      cs.run();
-      us.push_back(ts.elapsed_ns(0, 1) / 1000.0);
-      GpuSamplerState out;
-      r.state.download(&out, sizeof out);
-      ASSERT_EQ(out.status, 0u);
-      ASSERT_GE(out.token, 0);
+  for (uint32_t vocab : {kMaxVocab, GpuSampler::kSlice, 1u})
+    for (float temperature : {0.6f, 0.f}) {
+      SamplingParams p;
+      p.temperature = temperature;
+      trit::Sampler s(p);
+      trit::vk::TimestampPool ts(r.ctx, 2);
+      CommandSequence cs(r.ctx);
+      cs.begin();
+      ts.reset(cs.handle());
+      cs.timestamp(ts.handle(), 0);
+      r.sampler.record(cs, r.da, BufferRange{&r.logits, 0, uint64_t{vocab} * 4}, vocab, BufferRange{&r.state, 0, 0});
+      cs.timestamp(ts.handle(), 1);
+      cs.end();
+      const int runs = 20;
+      std::vector<double> us;
+      for (int i = 0; i < runs; ++i) {
+        GpuSamplerState st;
+        GpuSampler::prepare(st, std::vector<int32_t>{1, 2, 3}, s);
+        std::memcpy(r.state.mapped(), &st, sizeof st);
+        cs.run();
+        us.push_back(ts.elapsed_ns(0, 1) / 1000.0);
+        GpuSamplerState out;
+        r.state.download(&out, sizeof out);
+        ASSERT_EQ(out.status, 0u);
+        ASSERT_GE(out.token, 0);
+      }
+      std::sort(us.begin(), us.end());
+      std::printf("[ measured ] GPU sampler, vocab %u, %s: median %.1f us, min %.1f us (%s)\n", vocab,
+                  temperature > 0 ? "T=0.6 top_k=40 top_p=0.95 min_p=0.05 penalty=1.1" : "greedy", us[runs / 2], us[0],
+                  r.ctx.info().name.c_str());
     }
-    std::sort(us.begin(), us.end());
-    std::printf("[ measured ] GPU sampler, vocab 128256, %s: median %.1f us, min %.1f us (%s)\n",
-                temperature > 0 ? "T=0.6 top_k=40 top_p=0.95 min_p=0.05 penalty=1.1" : "greedy", us[runs / 2], us[0],
-                r.ctx.info().name.c_str());
-  }
 }
 
 }  // namespace

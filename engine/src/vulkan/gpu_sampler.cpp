@@ -10,7 +10,7 @@
 namespace trit::vk {
 namespace {
 
-constexpr uint32_t kSelectWorkgroup = 256;  // the radix select keeps one histogram bin per invocation
+constexpr uint32_t kMinWorkgroup = 256;  // the radix select keeps one histogram bin per invocation
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
@@ -22,23 +22,30 @@ GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(
   if (f64 && !d.shader_float64) throw VulkanError(d.name + " has no double precision in shaders; use the fp32 GPU sampler");
   if (!d.subgroup_arithmetic)
     throw VulkanError(d.name + " lacks subgroup arithmetic in compute shaders, which the GPU sampler needs");
-  if (d.max_workgroup_invocations < kSelectWorkgroup)
-    throw VulkanError(d.name + " allows " + std::to_string(d.max_workgroup_invocations) +
-                      " invocations per workgroup; the GPU sampler needs 256");
-  // The merging pass is one workgroup: as wide as the device allows, up to 1024.
-  const uint32_t final_wg = std::min<uint32_t>(1024, d.max_workgroup_invocations);
-  const uint64_t shared = uint64_t{kMaxTopK} * (8 + (f64 ? 8 : 4)) + 256 * 4 + 256;
+  // Workgroups of at least 256 (one radix-select histogram bin per invocation) with at most 128 subgroups
+  // (the greedy reduction keeps one partial per subgroup). On devices with wide subgroups (GPUs) as wide
+  // as allowed up to 1024, since the last workgroup merges and sorts up to kMaxTopK candidates alone;
+  // 256 where subgroups are narrow (lavapipe, where each workgroup is a CPU thread stepping its
+  // invocations, and wider ones ran 10 times slower).
+  const uint32_t min_sg = std::max(1u, d.min_subgroup_size);
+  const uint32_t wg = std::min<uint32_t>({d.subgroup_size >= 32 ? 1024u : kMinWorkgroup, d.max_workgroup_invocations,
+                                          128 * min_sg});
+  if (wg < kMinWorkgroup)
+    throw VulkanError(d.name + " allows workgroups of " + std::to_string(wg) + " invocations (subgroups of " +
+                      std::to_string(min_sg) + "); the GPU sampler needs " + std::to_string(kMinWorkgroup));
+  const uint64_t shared = uint64_t{kSlice} * 4 + uint64_t{kMaxTopK} * (8 + (f64 ? 8 : 4)) + 256 * 4 + 16 * 4 +
+                          128 * 8 + 64;
   if (shared > d.max_shared_memory)
     throw VulkanError("the GPU sampler needs " + std::to_string(shared) + " bytes of shared memory, " + d.name +
                       " has " + std::to_string(d.max_shared_memory));
-  const std::string sfx = f64 ? "_f64" : "";
-  const uint32_t p_max = GpuSamplerState::kMaxPenalised;
-  select_ = std::make_unique<Pipeline>(ctx, "sample_select" + sfx, 3, 4,
-                                       std::vector<uint32_t>{kSelectWorkgroup, kSlice, kMaxTopK, p_max});
-  final_ = std::make_unique<Pipeline>(ctx, "sample_final" + sfx, 2, 4, std::vector<uint32_t>{final_wg, kSlice, kMaxTopK, p_max});
-  // Each slice's region holds up to min(kMaxTopK, kSlice) (key, id) pairs.
-  const uint64_t pairs = uint64_t{ceil_div(max_vocab, kSlice)} * std::min(kMaxTopK, kSlice);
-  candidates_ = Buffer(ctx, pairs * 8, MemoryUse::Device);
+  pipeline_ = std::make_unique<Pipeline>(ctx, f64 ? "sample_token_f64" : "sample_token", 3, 4,
+                                         std::vector<uint32_t>{wg, kSlice, kMaxTopK, GpuSamplerState::kMaxPenalised});
+  // A counter of the workgroups through the first phase (zero between draws), then each slice's region
+  // of up to min(kMaxTopK, kSlice) (key, id) pairs.
+  const uint64_t bytes = 8 + uint64_t{ceil_div(max_vocab, kSlice)} * std::min(kMaxTopK, kSlice) * 8;
+  candidates_ = Buffer(ctx, bytes, MemoryUse::Device);
+  const uint32_t zero[2] = {0, 0};
+  candidates_.upload(zero, sizeof zero);
 }
 
 GpuSampler::~GpuSampler() = default;
@@ -63,13 +70,9 @@ void GpuSampler::record(CommandSequence& cs, DescriptorAllocator& da, const Buff
   if (logit_bytes < uint64_t{vocab} * 4)
     throw VulkanError("GPU sampler: the logits range holds " + std::to_string(logit_bytes / 4) + " floats, " +
                       std::to_string(vocab) + " needed");
-  const BufferRange cand{&candidates_, 0, 0};
   const uint32_t push[] = {vocab};
-  const BufferRange r1[] = {state, logits_row, cand};
-  cs.dispatch(*select_, da.make(*select_, r1), push, sizeof push, ceil_div(vocab, kSlice));
-  cs.barrier();
-  const BufferRange r2[] = {state, cand};
-  cs.dispatch(*final_, da.make(*final_, r2), push, sizeof push, 1);
+  const BufferRange r[] = {state, logits_row, BufferRange{&candidates_, 0, 0}};
+  cs.dispatch(*pipeline_, da.make(*pipeline_, r), push, sizeof push, ceil_div(vocab, kSlice));
 }
 
 void GpuSampler::prepare(GpuSamplerState& s, std::span<const int32_t> history, Sampler& sampler) {

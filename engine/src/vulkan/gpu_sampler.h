@@ -6,11 +6,12 @@
 // r = u * mass with the uniform u the host draws from the same splitmix64 stream
 // (Sampler::draw_uniform). So the logits never leave the GPU: only the 4-byte token comes back.
 //
-// Two dispatches, recorded once and replayed per token (the host rewrites the state buffer):
-//   sample_select  ceil(vocab / kSlice) workgroups: each applies the penalty within its slice of
-//                  kSlice logits and keeps the slice's top k candidates (radix select on the
-//                  (logit, -id) order);
-//   sample_final   one workgroup: the top k of those, a bitonic sort, then the CPU sampler's steps.
+// One dispatch of ceil(vocab / kSlice) workgroups (shaders/sample_token.glsl), recorded once and
+// replayed per token (the host rewrites the state buffer):
+//   phase 1, every workgroup: the repetition penalty within its slice of kSlice logits, then the
+//            slice's top k candidates (radix select on the (logit, -id) order; a reduction for k = 1);
+//   phase 2, the last workgroup to finish phase 1 (an atomic counter): the top k of all slices'
+//            candidates, a bitonic sort, then the CPU sampler's steps, sums in the CPU's order.
 // Supported: greedy, and top_k in 1..kMaxTopK (supports()); other settings stay on the CPU sampler.
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +24,7 @@
 namespace trit::vk {
 
 // The state buffer of one draw, std430 (shaders/sample_common.glsl, `State`). The host fills the inputs
-// (prepare()) before each submit; sample_final writes token, status and kept. Allocate it host-visible
+// (prepare()) before each submit; phase 2 writes token, status and kept. Allocate it host-visible
 // (MemoryUse::Upload or Readback: the GPU writes it and the host reads the token back) with
 // GpuSampler::kStateBytes.
 struct GpuSamplerState {
@@ -52,7 +53,7 @@ static_assert(offsetof(GpuSamplerState, inv_temperature) == 32 && offsetof(GpuSa
 class GpuSampler {
  public:
   static constexpr uint32_t kMaxTopK = 1024;  // K_MAX: the largest top_k sampled on the GPU
-  static constexpr uint32_t kSlice = 2048;    // logits per workgroup of the first pass
+  static constexpr uint32_t kSlice = 2048;    // logits per workgroup of phase 1
   static constexpr uint64_t kStateBytes = sizeof(GpuSamplerState);
 
   // Pipelines for this device and a candidate buffer for vocabularies up to max_vocab. f64: the softmax
@@ -69,10 +70,11 @@ class GpuSampler {
   // Everything else (top_k 0, larger top_k, invalid parameters) is for the CPU sampler.
   static bool supports(const SamplingParams& params);
 
-  // Records the two dispatches choosing the next token from logits_row (vocab floats, not modified)
-  // into `state` (a range of at least kStateBytes). The logits must be written and made visible before
-  // (a barrier after the LM head); a barrier separates the passes; after it, state.token is written
-  // (add a barrier before a later dispatch reads it; the host reads it after the submit's fence).
+  // Records the dispatch choosing the next token from logits_row (vocab floats, not modified) into
+  // `state` (a range of at least kStateBytes). The logits must be written and made visible before (a
+  // barrier after the LM head); after it state.token is written (add a barrier before a later dispatch
+  // reads it; the host reads it after the submit's fence). One GpuSampler's recordings share its
+  // candidate buffer: submit them one after another (as decode does), not concurrently.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& logits_row, uint32_t vocab,
               const BufferRange& state);
 
@@ -89,7 +91,7 @@ class GpuSampler {
   const Context& ctx_;
   uint32_t max_vocab_;
   bool f64_;
-  std::unique_ptr<Pipeline> select_, final_;
+  std::unique_ptr<Pipeline> pipeline_;
   Buffer candidates_;
 };
 
