@@ -132,7 +132,17 @@ void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const Buff
           "attention: head_dim " + std::to_string(head_dim) + " is not supported (even, at most " +
               std::to_string(max_head_dim()) + ")");
   require(kv_heads > 0 && heads % kv_heads == 0, "attention: heads are not a multiple of KV heads");
-  const uint32_t splits = scratch && max_context > split_keys() ? attention_splits(max_context) : 1;
+  if (max_tokens > 1) {
+    if (const Pipeline* bp = attention_block(heads / kv_heads)) {
+      const BufferRange r[] = {params, q, k_cache, v_cache, out};
+      const uint32_t push[] = {heads, kv_heads, head_dim};
+      cs.dispatch(*bp, da.make(*bp, r), push, sizeof push, kv_heads, max_tokens);
+      return;
+    }
+  }
+  // Split-K only for one token: a block already has heads x tokens workgroups, and splitting it too
+  // launched up to heads x tokens x splits of them (mostly empty) plus a combine pass.
+  const uint32_t splits = scratch && max_tokens == 1 && max_context > split_keys() ? attention_splits(max_context) : 1;
   if (splits > 1) {
     const uint64_t need = attention_scratch_bytes(heads, head_dim, max_tokens, max_context);
     const uint64_t have = scratch->size ? scratch->size : scratch->buffer->size() - scratch->offset;
@@ -179,6 +189,19 @@ const Pipeline* Kernels::lm_head_decode(uint32_t dim) {
                                                                std::vector<uint32_t>{mat_wg_, tpr_, 1, dim,
                                                                                      kLmHeadRowsPerWorkgroup}));
   return lm_head_decode_.back().second.get();
+}
+
+const Pipeline* Kernels::attention_block(uint32_t group) {
+  for (const auto& [g, p] : attn_block_)
+    if (g == group) return p.get();
+  // As the shader: q (4 x workgroup values per head), scores, slices and reduction slots per head,
+  // plus common.glsl's; the per-thread arrays hold at most 8 heads.
+  const uint64_t need = uint64_t{group} * (4 * attn_wg_ + split_keys() + attn_wg_ + 64) * real_bytes() + 64 * (8 + 4);
+  if (group > 8 || need > ctx_.info().max_shared_memory) return nullptr;
+  attn_block_.emplace_back(group, std::make_unique<Pipeline>(ctx_, std::string("attention_block") + (f64_ ? "_f64" : ""),
+                                                             5, 12, std::vector<uint32_t>{attn_wg_, kv_f16_ ? 1u : 0u,
+                                                                                          split_keys(), group}));
+  return attn_block_.back().second.get();
 }
 
 void Kernels::argmax(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& values,

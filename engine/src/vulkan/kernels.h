@@ -72,8 +72,9 @@ class Kernels {
                const BufferRange& k, const BufferRange& v, const BufferRange& rope_table, const BufferRange& k_cache,
                const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens);
 
-  // With a scratch buffer of attention_scratch_bytes(...) and a context longer than split_keys(), the
-  // keys are split over several workgroups per head (split-K) and merged by a second dispatch.
+  // One token (max_tokens == 1) with a scratch buffer of attention_scratch_bytes(...) and a context
+  // longer than split_keys(): the keys are split over several workgroups per head (split-K) and merged
+  // by a second dispatch. Blocks never split (one workgroup per head and token is parallel enough).
   void attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                  const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
                  uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context = 0,
@@ -117,6 +118,10 @@ class Kernels {
   // The one-token LM head with x staged in shared memory, per hidden size (made on first use).
   std::vector<std::pair<uint32_t, std::unique_ptr<Pipeline>>> lm_head_decode_;
   const Pipeline* lm_head_decode(uint32_t dim);
+  // Block attention with the `group` query heads of a KV head in one workgroup (shaders/attention_block),
+  // per group size (made on first use); null where it does not fit (then attention.glsl runs).
+  std::vector<std::pair<uint32_t, std::unique_ptr<Pipeline>>> attn_block_;
+  const Pipeline* attention_block(uint32_t group);
 };
 
 }  // namespace trit::vk
