@@ -26,7 +26,7 @@ struct VulkanForwardOptions {
   KvPrecision kv = KvPrecision::F16;
   int32_t context = 0;        // session context length; 0: the model's trained length
   DeviceChoice device;        // index or name; default: the best device (discrete first)
-  uint32_t block = 64;        // tokens per prefill submit (reduced if a buffer would not fit one binding)
+  uint32_t block = 512;       // tokens per prefill submit (reduced if a buffer would not fit one binding)
   uint64_t max_binding_range = 0;  // debug/tests: pretend bindings cover at most this (0: device limit)
   // Activations in double where the device has shaderFloat64 (else float). The ternary sums are exact
   // integers either way; fp32 activations cross an int8 rounding boundary of the next quantization

@@ -327,8 +327,9 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   total += 2 * cache_bytes * cfg.layers;
   const uint64_t act = B * rb * (cfg.dim + 2ull * qdim + 2ull * kvdim + cfg.ffn + cfg.dim) +
                        B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}) + B * rb + 2 * B * cfg.vocab * 4;
+  // Split-K scratch for one token: blocks never split their keys (Kernels::attention).
   const uint64_t scratch_bytes =
-      m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, m.block, static_cast<uint32_t>(m.context));
+      m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, 1, static_cast<uint32_t>(m.context));
   if (scratch_bytes > range)
     throw VulkanError("the attention scratch (" + std::to_string(scratch_bytes) + " bytes) exceeds one storage binding; "
                       "use a shorter context or a smaller block");
