@@ -75,12 +75,16 @@ Pane {
                 errorText: model.errorText
                 stats: model.stats
                 speedHistory: model.speedHistory
+                // Stand-ins without versions (tests) show none.
+                variantIndex: model.variantIndex !== undefined ? model.variantIndex : 0
+                variantCount: model.variantCount !== undefined ? model.variantCount : 1
                 isLast: index === ListView.view.count - 1
                 busy: view.chat ? view.chat.generating : false
                 theme: view.theme
                 onCopyRequested: (text) => view.chat.copyText(text)
                 onEditSubmitted: (row, text) => view.chat.editMessage(row, text)
                 onRegenerateRequested: view.chat.regenerate()
+                onAlternativeRequested: (row, index) => view.chat.showAlternative(row, index)
             }
         }
 

@@ -18,7 +18,7 @@ ApplicationWindow {
     property var chat: null           // ChatController
     property var engine: null         // EngineBridge
     property var settings: null       // AppSettings
-    property var conversations: null  // a conversation list model, once the storage provides one
+    property var conversations: null  // ConversationsBridge: the saved conversations (list, search, export)
     property string themeOverride: "" // "light"/"dark" for this run (screenshots), else the settings decide
 
     readonly property string engineState: engine ? engine.state : "noModel"
@@ -55,6 +55,70 @@ ApplicationWindow {
         if (window.chat)
             window.chat.newConversation()
         chatView.composer.focusInput()
+    }
+
+    readonly property bool storageOpen: conversations !== null && conversations.available
+    readonly property var conversationList: storageOpen ? conversations.list : null
+    // The search model follows the sidebar's field.
+    Binding {
+        target: window.storageOpen ? window.conversations.search : null
+        property: "query"
+        value: sidebar.searchText
+    }
+
+    function openConversation(id) {
+        if (window.chat && window.chat.loadConversation(id))
+            chatView.composer.focusInput()
+    }
+
+    // The first problem worth telling: the database, then a failed save, export or import.
+    readonly property string storageMessage: {
+        if (conversations === null)
+            return ""
+        if (conversations.problem.length > 0)
+            return conversations.problem
+        if (chat && chat.storageError && chat.storageError.length > 0)
+            return chat.storageError
+        if (conversations.lastError.length > 0)
+            return conversations.lastError
+        if (conversationList && conversationList.errorString.length > 0)
+            return conversationList.errorString
+        return ""
+    }
+    function dismissStorageMessage() {
+        if (conversations.problem.length > 0)
+            conversations.dismissProblem()
+        else if (chat && chat.storageError.length > 0)
+            chat.clearStorageError()
+        else if (conversations.lastError.length > 0)
+            conversations.dismissLastError()
+    }
+
+    FileDialog {
+        id: exportDialog
+        property var conversationId: 0
+        property string format: "markdown"
+        title: qsTr("Export the conversation")
+        fileMode: FileDialog.SaveFile
+        nameFilters: format === "json" ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
+        onAccepted: window.conversations.exportConversation(conversationId, selectedFile, format)
+    }
+    FileDialog {
+        id: importDialog
+        title: qsTr("Import a conversation")
+        fileMode: FileDialog.OpenFile
+        nameFilters: [qsTr("Trit conversations (*.json)"), qsTr("All files (*)")]
+        onAccepted: {
+            const id = window.conversations.importConversation(selectedFile)
+            if (id > 0)
+                window.openConversation(id)
+        }
+    }
+    function exportConversation(id, format) {
+        exportDialog.conversationId = id
+        exportDialog.format = format
+        exportDialog.selectedFile = exportDialog.currentFolder + "/" + window.conversations.suggestedFileName(id, format)
+        exportDialog.open()
     }
 
     // The model manager's bridge (app/src/models/model_manager_bridge.h), the context property main()
@@ -139,9 +203,20 @@ ApplicationWindow {
             id: sidebar
             Layout.preferredWidth: 240
             Layout.fillHeight: true
-            conversations: window.conversations
+            conversations: window.conversationList
+            searchResults: window.storageOpen ? window.conversations.search : null
+            currentConversationId: window.chat ? window.chat.conversationId : 0
+            canUndoDelete: window.conversationList ? window.conversationList.canUndoDelete : false
+            undoTitle: window.conversationList ? window.conversationList.undoTitle : ""
             theme: appTheme
             onNewChatRequested: window.newChat()
+            onConversationActivated: (id) => window.openConversation(id)
+            onRenameRequested: (id, title) => window.conversationList.rename(id, title)
+            onPinRequested: (id, pinned) => window.conversationList.setPinned(id, pinned)
+            onDeleteRequested: (id) => window.conversationList.remove(id)
+            onUndoDeleteRequested: window.conversationList.undoRemove()
+            onExportRequested: (id, format) => window.exportConversation(id, format)
+            onImportRequested: importDialog.open()
             onModelManagerRequested: window.openModelManager()
             onSettingsRequested: settingsDialog.open()
             onAboutRequested: aboutDialog.open()
@@ -152,6 +227,16 @@ ApplicationWindow {
             Layout.fillWidth: true
             Layout.fillHeight: true
             spacing: 0
+
+            StorageBanner {
+                Layout.fillWidth: true
+                message: window.storageMessage
+                canRetry: window.conversations !== null && !window.conversations.available
+                          && window.conversations.problem.length > 0
+                theme: appTheme
+                onRetryRequested: window.conversations.retry()
+                onDismissRequested: window.dismissStorageMessage()
+            }
 
             Item {
                 Layout.fillWidth: true

@@ -4,7 +4,8 @@ import QtQuick.Layouts
 
 // One message of the conversation. A user message is plain text and can be edited (the reply is then
 // written again from that point); an assistant reply is a column of Markdown and code blocks that grows
-// while it streams, then shows its statistics.
+// while it streams, then shows its statistics. A message with earlier versions (edits, regenerations)
+// has a pager "< 2/3 >": choosing a version shows it and the conversation that followed it.
 Item {
     id: bubble
     // The message (roles of MessageListModel).
@@ -17,6 +18,8 @@ Item {
     property string errorText: ""
     property var stats: ({})
     property var speedHistory: []
+    property int variantIndex: 0         // 0-based version shown
+    property int variantCount: 1         // how many versions there are
     // The view's state.
     property bool isLast: false
     property bool busy: false            // a reply is being written: no edits or regeneration
@@ -26,6 +29,12 @@ Item {
     signal copyRequested(string text)
     signal editSubmitted(int row, string text)
     signal regenerateRequested()
+    signal alternativeRequested(int row, int variantIndex)
+
+    function showVariant(index) {
+        if (index >= 0 && index < variantCount && index !== variantIndex && !busy)
+            alternativeRequested(row, index)
+    }
 
     readonly property bool isUser: role === "user"
     implicitHeight: frame.height + 16
@@ -164,7 +173,7 @@ Item {
             }
 
             MessageStats {
-                visible: !bubble.isUser && !bubble.streaming && summary.length > 0
+                visible: !bubble.isUser && !bubble.streaming && (summary.length > 0 || reasonText.length > 0)
                 Layout.fillWidth: true
                 stats: bubble.stats
                 speedHistory: bubble.speedHistory
@@ -176,6 +185,36 @@ Item {
                 id: actions
                 visible: !bubble.streaming && !bubble.editing
                 spacing: 2
+                // Versions of this message: earlier edits or regenerations are kept, not replaced.
+                RowLayout {
+                    objectName: "variantPager"
+                    visible: bubble.variantCount > 1
+                    spacing: 0
+                    ToolButton {
+                        objectName: "previousVariantButton"
+                        text: "<"
+                        enabled: !bubble.busy && bubble.variantIndex > 0
+                        font.pointSize: bubble.theme.fontSize - 2
+                        Accessible.name: qsTr("Show the previous version of this message")
+                        onClicked: bubble.showVariant(bubble.variantIndex - 1)
+                    }
+                    Label {
+                        objectName: "variantLabel"
+                        text: qsTr("%1/%2").arg(bubble.variantIndex + 1).arg(bubble.variantCount)
+                        color: bubble.theme.mutedText
+                        font.pointSize: bubble.theme.fontSize - 2
+                        Accessible.role: Accessible.StaticText
+                        Accessible.name: qsTr("Version %1 of %2").arg(bubble.variantIndex + 1).arg(bubble.variantCount)
+                    }
+                    ToolButton {
+                        objectName: "nextVariantButton"
+                        text: ">"
+                        enabled: !bubble.busy && bubble.variantIndex < bubble.variantCount - 1
+                        font.pointSize: bubble.theme.fontSize - 2
+                        Accessible.name: qsTr("Show the next version of this message")
+                        onClicked: bubble.showVariant(bubble.variantIndex + 1)
+                    }
+                }
                 ToolButton {
                     objectName: "copyButton"
                     text: qsTr("Copy")

@@ -30,6 +30,7 @@ RowLayout {
         case "length": return qsTr("stopped at the length limit")
         case "cancelled": return qsTr("stopped")
         case "context_full": return qsTr("context full")
+        case "interrupted": return qsTr("interrupted: Trit stopped while writing it")
         default: return ""
         }
     }

@@ -16,11 +16,27 @@ file(MAKE_DIRECTORY ${TRIT_CHAT_E2E_DIR})  # make-model writes into it; a fresh 
 add_test(NAME app_chat_make_model
          COMMAND trit-cli make-model ${TRIT_CHAT_E2E_DIR}/tiny.gguf --shape tiny --seed 7)
 set_tests_properties(app_chat_make_model PROPERTIES FIXTURES_SETUP chat_model LABELS app TIMEOUT 60)
+# The conversation is saved in a fresh data folder of its own; afterwards the headless commands read it
+# back from the same folder, as a second process would: the reply landed in the database, finished, with
+# its statistics.
+set(TRIT_CHAT_E2E_DATA ${TRIT_CHAT_E2E_DIR}/data)
+set(_e2e_env ${TRIT_TEST_ENV} "TRIT_DATA_DIR=${TRIT_CHAT_E2E_DATA}")
+add_test(NAME app_chat_e2e_clean_data COMMAND ${CMAKE_COMMAND} -E rm -rf ${TRIT_CHAT_E2E_DATA})
+set_tests_properties(app_chat_e2e_clean_data PROPERTIES FIXTURES_SETUP chat_e2e_fresh LABELS app TIMEOUT 30
+                     RESOURCE_LOCK chat_e2e_data)
 add_test(NAME app_chat_end_to_end
          COMMAND trit --model ${TRIT_CHAT_E2E_DIR}/tiny.gguf --backend cpu --send "hello"
                  --max-tokens 64 --check-reply --settings ${TRIT_CHAT_E2E_DIR}/settings.ini)
-set_tests_properties(app_chat_end_to_end PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS app TIMEOUT 200
-                     FIXTURES_REQUIRED chat_model)
+set_tests_properties(app_chat_end_to_end PROPERTIES ENVIRONMENT "${_e2e_env}" LABELS app TIMEOUT 200
+                     FIXTURES_REQUIRED "chat_model;chat_e2e_fresh" FIXTURES_SETUP chat_e2e_saved
+                     RESOURCE_LOCK chat_e2e_data)  # exit status decides (ChatApp::checkSavedReply included)
+add_test(NAME app_chat_e2e_listed COMMAND trit --list-conversations)
+set_tests_properties(app_chat_e2e_listed PROPERTIES PASS_REGULAR_EXPRESSION "^1\t[0-9T:.Z-]+\t-\thello\n$")
+add_test(NAME app_chat_e2e_exported COMMAND trit --export-conversation 1 --format json)
+set_tests_properties(app_chat_e2e_exported PROPERTIES PASS_REGULAR_EXPRESSION
+  "\"role\": \"user\",[^}]*\"text\": \"hello\".*\"finishReason\": \"(stop|length)\".*\"generatedTokens\": [1-9]")
+set_tests_properties(app_chat_e2e_listed app_chat_e2e_exported PROPERTIES ENVIRONMENT "${_e2e_env}" LABELS app
+                     TIMEOUT 30 FIXTURES_REQUIRED chat_e2e_saved RESOURCE_LOCK chat_e2e_data)
 
 # Frame-time benchmark (reports, does not judge): streams a 4,000-token reply into the chat view.
 # Run it by hand: build/<dir>/tests/app/chat_frame_benchmark (see docs/chat-window.md).

@@ -29,6 +29,8 @@ TestCase {
             function regenerate() {}
             function editMessage(row, text) {}
             function copyText(text) {}
+            property var alternatives: []
+            function showAlternative(row, index) { alternatives.push([row, index]); return true }
         }
     }
     Component {
@@ -107,4 +109,22 @@ TestCase {
     }
 
     Component { id: signalSpyComponent; SignalSpy {} }
+
+    function test_versionPagerReachesTheController() {
+        const t = makeView()
+        t.chat.messages.append({ role: "user", text: "q", streaming: false, finishReason: "", errorText: "",
+                                 stats: {}, speedHistory: [], messageId: 4, variantIndex: 0, variantCount: 1 })
+        t.chat.messages.append({ role: "assistant", text: "a", streaming: false, finishReason: "stop", errorText: "",
+                                 stats: {}, speedHistory: [], messageId: 9, variantIndex: 1, variantCount: 2 })
+        const list = findChild(t.view, "messageList")
+        tryCompare(list, "count", 2)
+        tryVerify(() => list.itemAtIndex(1) !== null)
+        const bubble = list.itemAtIndex(1)
+        compare(findChild(bubble, "variantLabel").text, "2/2")
+        verify(!findChild(list.itemAtIndex(0), "variantPager").visible)
+        mouseClick(findChild(bubble, "previousVariantButton"))
+        compare(t.chat.alternatives.length, 1)
+        compare(t.chat.alternatives[0][0], 1)
+        compare(t.chat.alternatives[0][1], 0)
+    }
 }

@@ -24,6 +24,7 @@ TestCase {
     SignalSpy { id: copySpy; signalName: "copyRequested" }
     SignalSpy { id: editSpy; signalName: "editSubmitted" }
     SignalSpy { id: regenSpy; signalName: "regenerateRequested" }
+    SignalSpy { id: variantSpy; signalName: "alternativeRequested" }
 
     function test_replyShowsProseAndCodeBlocks() {
         const b = createTemporaryObject(bubbleComponent, this,
@@ -82,5 +83,44 @@ TestCase {
         const label = findChild(b, "errorLabel")
         verify(label.visible)
         compare(label.text, "The engine stopped with an error: device lost")
+    }
+
+    function test_alternativesArePaged() {
+        const single = createTemporaryObject(bubbleComponent, this, { role: "assistant", text: "x", segments: replySegments })
+        verify(!findChild(single, "variantPager").visible, "one version: no pager")
+        const b = createTemporaryObject(bubbleComponent, this, { role: "assistant", text: "x", segments: replySegments,
+                                                                 row: 3, variantIndex: 1, variantCount: 3 })
+        verify(findChild(b, "variantPager").visible)
+        compare(findChild(b, "variantLabel").text, "2/3")
+        verify(findChild(b, "variantLabel").Accessible.name.indexOf("2 of 3") >= 0)
+        variantSpy.target = b
+        variantSpy.clear()
+        mouseClick(findChild(b, "previousVariantButton"))
+        compare(variantSpy.count, 1)
+        compare(variantSpy.signalArguments[0][0], 3)
+        compare(variantSpy.signalArguments[0][1], 0)
+        mouseClick(findChild(b, "nextVariantButton"))
+        compare(variantSpy.signalArguments[1][1], 2)
+        // At the ends the buttons are off; while a reply is written paging is off.
+        b.variantIndex = 2
+        verify(!findChild(b, "nextVariantButton").enabled)
+        verify(findChild(b, "previousVariantButton").enabled)
+        b.busy = true
+        verify(!findChild(b, "previousVariantButton").enabled)
+        b.showVariant(0)
+        compare(variantSpy.count, 2, "no paging while busy")
+        // An edited user message pages the same way.
+        const u = createTemporaryObject(bubbleComponent, this, { role: "user", text: "q", row: 0, variantIndex: 0, variantCount: 2 })
+        compare(findChild(u, "variantLabel").text, "1/2")
+        verify(!findChild(u, "previousVariantButton").enabled)
+    }
+
+    function test_interruptedReplySaysSo() {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "assistant", text: "partial", segments: replySegments,
+                                                                 finishReason: "interrupted" })
+        verify(findChild(b, "statsLabel") !== null)
+        const stats = findChild(b, "statsLabel").parent
+        verify(stats.visible, "an interrupted reply without statistics still shows why it ended")
+        verify(stats.reasonText.indexOf("interrupted") >= 0)
     }
 }

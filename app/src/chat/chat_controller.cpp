@@ -95,6 +95,10 @@ void ChatController::setStore(storage::ConversationStore* store) {
   emit conversationChanged();
 }
 
+storage::ConversationStore* ChatController::store() const { return store_.data(); }
+
+bool ChatController::persistent() const { return !store_.isNull(); }
+
 qint64 ChatController::lastSavedId() const {
   return messages_.count() > 0 ? messages_.at(messages_.count() - 1).messageId : 0;
 }

@@ -82,9 +82,9 @@ class ChatController : public QObject {
   // Where conversations are saved; null keeps them in memory. The store must outlive the controller
   // or be replaced first. A conversation on screen that was never saved is saved now.
   void setStore(storage::ConversationStore* store);
-  storage::ConversationStore* store() const { return store_; }
+  storage::ConversationStore* store() const;
   qint64 conversationId() const { return conversationId_; }
-  bool persistent() const { return store_ != nullptr; }
+  bool persistent() const;
   QString storageError() const { return storageError_; }
 
   // Sends a user message and starts the reply. False (with lastError) when it cannot: no model, a reply
