@@ -12,6 +12,7 @@
 #include "chat/chat_app.h"
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
+#include "models/model_manager_options.h"
 
 int main(int argc, char* argv[]) {
   // Headless model commands (--download, --list-models) need no display: handled before the GUI exists.
@@ -33,6 +34,7 @@ int main(int argc, char* argv[]) {
   parser.addOption(checkStartup);
   trit::chat::ChatApp::addOptions(parser);
   trit::app::addConversationOptions(parser);  // --data-dir, and the headless commands in --help
+  trit::models::addModelManagerOptions(parser);  // --catalog, --models-dir: as in the headless commands
   parser.process(app);
   trit::app::applyConversationOptions(parser);
 
@@ -47,7 +49,10 @@ int main(int argc, char* argv[]) {
   QQmlApplicationEngine engine;
   chat.install(engine);
   trit::about::exposeAboutInfo(engine);  // "tritAbout", read by qml/AboutDialog.qml
-  trit::models::exposeModelManager(engine);  // "tritModels", read by Main.qml's model manager
+  const trit::models::ModelManagerSetup modelSetup = trit::models::readModelManagerOptions(parser);
+  // "tritModels", read by Main.qml's model manager and the settings' models folder
+  trit::models::ModelManagerBridge* models = trit::models::exposeModelManager(engine, modelSetup.catalog, modelSetup.modelsDir);
+  trit::models::followEngineSettings(*models, *chat.settings());  // "fits the GPU" for the chosen device
   QString error;
   QQuickWindow* window = trit::app::loadMainWindow(engine, &error);
   if (!window) {
@@ -56,11 +61,21 @@ int main(int argc, char* argv[]) {
   }
   chat.attach(window);
   if (parser.isSet(checkStartup)) {
-    // Let the window be exposed and render one frame before reporting.
-    QObject::connect(window, &QQuickWindow::frameSwapped, &app, [window] {
+    // Let the window be exposed and render one frame, and the model manager read its catalogue and
+    // scan its folder, before reporting.
+    auto report = [window, models] {
       std::printf("main window: \"%s\" %dx%d visible=%d\n", qPrintable(window->title()), window->width(),
                   window->height(), window->isVisible());
+      std::printf("models: catalogue \"%s\" (%d entries%s), folder \"%s\" (%d installed)\n",
+                  qPrintable(models->catalogSource()), models->catalogSize(),
+                  models->catalogError().isEmpty() ? "" : qPrintable(QStringLiteral(": ") + models->catalogError()),
+                  qPrintable(models->modelsFolder()), models->installedCount());
+      std::fflush(stdout);
       QCoreApplication::exit(window->isVisible() ? 0 : 1);
+    };
+    QObject::connect(window, &QQuickWindow::frameSwapped, &app, [models, report] {
+      if (models->isReady()) report();
+      else QObject::connect(models, &trit::models::ModelManagerBridge::ready, models, report, Qt::SingleShotConnection);
     }, Qt::SingleShotConnection);
     QTimer::singleShot(20000, &app, [] {
       std::fprintf(stderr, "trit: the main window rendered no frame within 20 s\n");

@@ -16,8 +16,9 @@ Dialog {
     height: Math.min(560, parent ? parent.height - 40 : 560)
 
     // One object per model: { id, name, description, license, sizeText, state, percent, progressText,
-    // message, quantization, contextLength, fits, path } with state one of "available", "downloading",
-    // "paused", "installed", "failed"; fits is true, false or undefined (GPU memory unknown).
+    // message, quantization, contextLength, fits, fitText, path } with state one of "available",
+    // "downloading", "paused", "installed", "failed"; fits is true, false or undefined (GPU memory
+    // unknown) and fitText says it with the figures ("fits (needs 1.6 GiB of 7.8 GiB free)").
     property var entries: []
     property string modelsFolder: ""
     property string notice: ""   // the last import or removal problem, shown above the list
@@ -117,8 +118,10 @@ Dialog {
                         text: [card.modelData.sizeText,
                                card.modelData.quantization,
                                card.modelData.contextLength ? qsTr("%1 tokens of context").arg(card.modelData.contextLength) : "",
-                               card.modelData.fits === true ? qsTr("fits your GPU")
-                                   : card.modelData.fits === false ? qsTr("needs more GPU memory than is free") : "",
+                               // "fits (needs 1.6 GiB of 7.8 GiB free)" / "does not fit (...)" from the bridge
+                               card.modelData.fitText ? card.modelData.fitText
+                                   : card.modelData.fits === true ? qsTr("fits the GPU")
+                                   : card.modelData.fits === false ? qsTr("does not fit the GPU") : "",
                                card.modelData.license ? qsTr("licence: %1").arg(card.modelData.license) : ""]
                               .filter(s => s && s.length > 0).join(" · ")
                     }

@@ -1,14 +1,20 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 
 // Sampling (2B4T defaults), context length, engine backend and GPU (applied by reloading the model),
-// theme and font size. Every change is stored at once by AppSettings.
+// the models folder, theme and font size. Every change is stored at once (AppSettings; the models folder
+// by the model manager's bridge, which checks it, remembers it and rescans).
 Dialog {
     id: dialog
     property var settings: null
     property var engine: null
     property ChatTheme theme: ChatTheme {}
+    // The model manager's bridge (app/src/models/model_manager_bridge.h): main() sets it as the context
+    // property "tritModels"; tests give a stand-in with modelsFolder, modelsFolderError, gpuSummary and
+    // setModelsDir(pathOrUrl) -> bool.
+    property var models: typeof tritModels !== "undefined" ? tritModels : null
     title: qsTr("Settings")
     modal: true
     standardButtons: Dialog.Close
@@ -18,8 +24,23 @@ Dialog {
     // The device list shown: "Automatic", then the engine's Vulkan devices (index = position - 1).
     readonly property var deviceChoices: [qsTr("Automatic (best GPU)")].concat(engine ? engine.devices : [])
     property bool engineChanged: false
+    readonly property alias modelsFolderDialog: folderDialog  // the "Browse…" dialog (tests look at it)
 
-    onOpened: { engineChanged = false; if (engine) engine.refreshDevices() }
+    onOpened: {
+        engineChanged = false
+        if (engine) engine.refreshDevices()
+        if (models && models.refreshGpu) models.refreshGpu()
+    }
+
+    // Switches the models folder (a path typed in, or the folder dialog's URL). The bridge keeps the old
+    // folder and says why when the new one is missing or not writable; the field then shows the folder
+    // really in use.
+    function chooseModelsFolder(pathOrUrl) {
+        if (!models) return false
+        const ok = models.setModelsDir(pathOrUrl.toString())
+        folderField.text = models.modelsFolder
+        return ok
+    }
     onClosed: if (engineChanged && engine && engine.modelPath.length > 0) engine.reload()
 
     ScrollView {
@@ -150,6 +171,53 @@ Dialog {
                 color: dialog.theme.mutedText
             }
 
+            Label {
+                objectName: "gpuMemoryLabel"
+                Layout.columnSpan: 2
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                visible: text.length > 0
+                text: dialog.models && dialog.models.gpuSummary ? dialog.models.gpuSummary : ""
+                color: dialog.theme.mutedText
+            }
+
+            Label {
+                text: qsTr("Models"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading
+                visible: dialog.models !== null
+            }
+            Label { text: qsTr("Models folder"); visible: dialog.models !== null }
+            RowLayout {
+                Layout.fillWidth: true
+                visible: dialog.models !== null
+                TextField {
+                    id: folderField
+                    objectName: "modelsFolderField"
+                    Layout.fillWidth: true
+                    text: dialog.models ? dialog.models.modelsFolder : ""
+                    selectByMouse: true
+                    Accessible.name: qsTr("Models folder")
+                    onEditingFinished: if (dialog.models && text !== dialog.models.modelsFolder) dialog.chooseModelsFolder(text)
+                }
+                Button {
+                    objectName: "modelsFolderBrowse"
+                    text: qsTr("Browse…")
+                    Accessible.name: qsTr("Choose the models folder")
+                    onClicked: {
+                        folderDialog.currentFolder = "file://" + encodeURI(folderField.text)
+                        folderDialog.open()
+                    }
+                }
+            }
+            Label {
+                objectName: "modelsFolderError"
+                Layout.columnSpan: 2
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                visible: text.length > 0
+                text: dialog.models ? dialog.models.modelsFolderError : ""
+                color: dialog.theme.error
+            }
+
             Label { text: qsTr("Appearance"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }
             Label { text: qsTr("Theme") }
             ComboBox {
@@ -170,5 +238,12 @@ Dialog {
                 onValueModified: dialog.settings.fontSize = value
             }
         }
+    }
+
+    FolderDialog {
+        id: folderDialog
+        objectName: "modelsFolderDialog"
+        title: qsTr("Choose the models folder")
+        onAccepted: dialog.chooseModelsFolder(selectedFolder)
     }
 }

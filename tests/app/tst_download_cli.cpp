@@ -1,5 +1,7 @@
 // The headless commands of the real `trit` binary: --list-models and --download against a loopback
-// server, including the exit codes, progress lines, errors, and resuming a .part left by an earlier run.
+// server, including the exit codes, progress lines, errors, and resuming a .part left by an earlier run;
+// and the window (offscreen, --check-startup) taking the same --catalog / --models-dir options and
+// environment variables.
 #include <QProcess>
 #include <QtTest>
 
@@ -22,7 +24,9 @@ class DownloadCliTest : public QObject {
     QString out, err;
   };
   // Runs trit in a separate process while this process's event loop serves HTTP.
-  Run trit(const QStringList& args, const QString& catalogEnv = {}) {
+  // `window`: the GUI (offscreen), with its settings and data kept in the scratch folder.
+  Run trit(const QStringList& args, const QString& catalogEnv = {}, bool window = false,
+           const QString& modelsDirEnv = {}) {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("TRIT_CATALOG"));
@@ -30,7 +34,13 @@ class DownloadCliTest : public QObject {
     env.remove(QStringLiteral("DISPLAY"));
     env.remove(QStringLiteral("WAYLAND_DISPLAY"));
     env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // the headless commands must not need a platform
+    if (window) {
+      env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+      env.insert(QStringLiteral("XDG_CONFIG_HOME"), QDir(dir_).filePath(QStringLiteral("config")));
+      env.insert(QStringLiteral("XDG_DATA_HOME"), QDir(dir_).filePath(QStringLiteral("data")));
+    }
     if (!catalogEnv.isEmpty()) env.insert(QStringLiteral("TRIT_CATALOG"), catalogEnv);
+    if (!modelsDirEnv.isEmpty()) env.insert(QStringLiteral("TRIT_MODELS_DIR"), modelsDirEnv);
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(TRIT_APP_BINARY), args);
     Run r;
@@ -150,6 +160,35 @@ class DownloadCliTest : public QObject {
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains(QStringLiteral("The file was deleted")), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(QDir(models).filePath(QStringLiteral("tiny.gguf"))));
+  }
+
+  // The window honours --catalog and --models-dir like the headless commands, and without them the
+  // environment variables: --check-startup reports what the model manager read once it is ready.
+  void windowTakesCatalogueAndFolderOptions() {
+    const QString models = QDir(dir_).filePath(QStringLiteral("gui-models"));
+    QVERIFY(QDir().mkpath(models));
+    QFile m(QDir(models).filePath(QStringLiteral("mine.gguf")));
+    QVERIFY(m.open(QIODevice::WriteOnly));
+    m.write(model_);
+    m.close();
+    const Run r = trit({QStringLiteral("--check-startup"), QStringLiteral("--catalog"), catalog_,
+                        QStringLiteral("--models-dir"), models}, {}, true);
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QStringLiteral("models: catalogue \"%1\" (2 entries), folder \"%2\" (1 installed)")
+                                .arg(catalog_, models)), qPrintable(r.out + r.err));
+
+    const Run env = trit({QStringLiteral("--check-startup")}, catalog_, true, models);
+    QVERIFY2(env.code == 0, qPrintable(env.out + env.err));
+    QVERIFY2(env.out.contains(QStringLiteral("models: catalogue \"%1\" (2 entries), folder \"%2\" (1 installed)")
+                                  .arg(catalog_, models)), qPrintable(env.out + env.err));
+
+    // A catalogue that cannot be read is reported, and the window still opens with the folder's models.
+    const QString missing = QDir(dir_).filePath(QStringLiteral("no-such-catalog.json"));
+    const Run bad = trit({QStringLiteral("--check-startup"), QStringLiteral("--catalog"), missing,
+                          QStringLiteral("--models-dir"), models}, {}, true);
+    QVERIFY2(bad.code == 0, qPrintable(bad.out + bad.err));
+    QVERIFY2(bad.out.contains(QStringLiteral("models: catalogue \"%1\" (0 entries: ").arg(missing)) &&
+                 bad.out.contains(QStringLiteral("(1 installed)")), qPrintable(bad.out + bad.err));
   }
 };
 

@@ -1,6 +1,8 @@
 // The model manager's QML bridge against the in-process loopback HTTP server: catalogue rows and their
 // roles, a verified download ending installed, pause/resume/cancel, import of a generated model and
-// rejection of a junk file with the engine's reason, confirmed removal, and a failing download.
+// rejection of a junk file with the engine's reason, confirmed removal, a failing download, the folder
+// scan on the worker thread, changing the models folder (and refusing a bad one), the window's
+// --catalog/--models-dir options, and "fits the GPU" from an injected memory figure and from lavapipe.
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QJsonArray>
@@ -10,15 +12,24 @@
 #include <QQmlEngine>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QCommandLineParser>
+#include <QMutex>
 #include <QStandardPaths>
+#include <QThread>
 #include <QtTest>
+#include <unistd.h>
 
 #include "download_test_support.h"
 #include "http_test_server.h"
 #include "models/model_inspector.h"
 #include "models/model_manager_bridge.h"
+#include "models/model_manager_options.h"
 #include "models/part_state.h"
+#include "trit/devices.h"
+#include "trit/model.h"
+#include "trit/vulkan_forward.h"
 
+using trit::models::GpuMemory;
 using trit::models::ModelListModel;
 using trit::models::ModelManagerBridge;
 using trit::test::HttpTestServer;
@@ -48,16 +59,24 @@ class TestModelManagerBridge : public QObject {
     return path;
   }
 
-  // A bridge on a fresh models folder, catalogue read.
-  std::unique_ptr<ModelManagerBridge> makeBridge(QString* folder = nullptr) {
+  // A bridge on a fresh models folder, catalogue read and folder scanned. `prepare` runs before load().
+  std::unique_ptr<ModelManagerBridge> makeBridge(QString* folder = nullptr,
+                                                 const std::function<void(ModelManagerBridge&)>& prepare = {}) {
     const QString dir = trit::test::scratchDir("bridge");
     const QString models = QDir(dir).filePath("models");
     if (folder) *folder = models;
     auto b = std::make_unique<ModelManagerBridge>(writeCatalog(dir), models, trit::test::fastOptions());
+    if (prepare) prepare(*b);
     QSignalSpy ready(b.get(), &ModelManagerBridge::ready);
     b->load();
     if (ready.isEmpty()) ready.wait(10000);
     return b;
+  }
+
+  static void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY2(f.open(QIODevice::WriteOnly), qPrintable(path));
+    f.write(bytes);
   }
 
   static QVariant role(ModelManagerBridge& b, const QString& id, int r) {
@@ -113,6 +132,9 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(first.value("state").toString(), QString("available"));
     QCOMPARE(first.value("sizeText").toString(), trit::models::formatBytes(model_.size()));
     QCOMPARE(first.value("fits"), QVariant(true));
+    QCOMPARE(first.value("fitText").toString(), QString("fits (needs 1000 B of 1.95 KiB free)"));
+    QCOMPARE(b->entries().at(1).toMap().value("fitText").toString(),
+             QString("does not fit (needs 4.88 KiB, only 1.95 KiB free)"));
     QCOMPARE(b->installedCount(), 0);
   }
 
@@ -265,6 +287,7 @@ class TestModelManagerBridge : public QObject {
     QVERIFY(done.wait(20000));
     const QString path = b->pathOf("tiny");
     QVERIFY(QFile::exists(path));
+    QSignalSpy scanned(b.get(), &ModelManagerBridge::scanFinished);
     QSignalSpy errors(b.get(), &ModelManagerBridge::errorOccurred);
     QSignalSpy removed(b.get(), &ModelManagerBridge::removed);
     // A path outside the folder is refused with a reason.
@@ -276,20 +299,228 @@ class TestModelManagerBridge : public QObject {
     QVERIFY(!QFile::exists(path));
     QCOMPARE(role(*b, "tiny", ModelListModel::InstalledRole).toBool(), false);
     QCOMPARE(b->installedCount(), 0);
+    QVERIFY(scanned.wait(10000));  // the confirming rescan agrees
+    QCOMPARE(role(*b, "tiny", ModelListModel::InstalledRole).toBool(), false);
   }
 
   void modelsFolderCanChange() {
-    auto b = makeBridge();
+    QString before;
+    auto b = makeBridge(&before);
     QSignalSpy changed(b.get(), &ModelManagerBridge::modelsFolderChanged);
+    QSignalSpy scanned(b.get(), &ModelManagerBridge::scanFinished);
     const QString other = trit::test::scratchDir("other-folder");
-    QFile m(QDir(other).filePath("there.gguf"));
-    QVERIFY(m.open(QIODevice::WriteOnly));
-    m.write(model_);
-    m.close();
-    b->setModelsDir(QUrl::fromLocalFile(other).toString());
+    writeFile(QDir(other).filePath("there.gguf"), model_);
+    QVERIFY(b->setModelsDir(QUrl::fromLocalFile(other).toString()));  // the folder dialog gives a URL
     QCOMPARE(changed.size(), 1);
     QCOMPARE(b->modelsFolder(), QDir::cleanPath(other));
+    QCOMPARE(b->modelsFolderError(), QString());
+    QVERIFY(scanned.wait(10000));  // the new folder is scanned on the worker
     QCOMPARE(role(*b, "there.gguf", ModelListModel::InstalledRole).toBool(), true);
+    // Remembered: the setting holds it, and the next start (no option, no $TRIT_MODELS_DIR) uses it.
+    QCOMPARE(QSettings().value(trit::models::ModelsFolder::settingKey()).toString(), QDir::cleanPath(other));
+    if (qEnvironmentVariableIsEmpty("TRIT_MODELS_DIR")) {
+      ModelManagerBridge next{QString(), QString()};
+      QCOMPARE(next.modelsFolder(), QDir::cleanPath(other));
+    }
+  }
+
+  // A missing folder, a file, or a folder Trit cannot write to is refused with the reason; the old folder
+  // stays in use and in the settings.
+  void badModelsFolderKeepsTheOldOne() {
+    QString folder;
+    auto b = makeBridge(&folder);
+    QVERIFY(b->setModelsDir(folder));
+    const QString kept = b->modelsFolder();
+    QSignalSpy errors(b.get(), &ModelManagerBridge::errorOccurred);
+    const QString scratch = trit::test::scratchDir("bad-folder");
+    const QString missing = QDir(scratch).filePath("no/such/folder");
+    QVERIFY(!b->setModelsDir(missing));
+    QVERIFY2(b->modelsFolderError().contains(missing) && b->modelsFolderError().contains("does not exist") &&
+                 b->modelsFolderError().contains(kept), qPrintable(b->modelsFolderError()));
+    QVERIFY(!QFileInfo::exists(missing));  // not created behind the user's back
+    const QString file = QDir(scratch).filePath("a-file");
+    writeFile(file, "x");
+    QVERIFY(!b->setModelsDir(file));
+    QVERIFY2(b->modelsFolderError().contains("not a folder"), qPrintable(b->modelsFolderError()));
+    // Not writable: permission bits do not stop root, so as root a folder of /proc stands in.
+    QString readOnly = QDir(scratch).filePath("read-only");
+    if (::geteuid() == 0) {
+      readOnly = QStringLiteral("/proc/self");
+    } else {
+      QVERIFY(QDir().mkpath(readOnly));
+      QFile::setPermissions(readOnly, QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+    }
+    QVERIFY(!b->setModelsDir(readOnly));
+    QVERIFY2(b->modelsFolderError().contains("cannot write"), qPrintable(b->modelsFolderError()));
+    QVERIFY(!b->setModelsDir(QString()));
+    QCOMPARE(errors.size(), 4);
+    QCOMPARE(errors.last().first().toString(), b->modelsFolderError());
+    QCOMPARE(b->modelsFolder(), kept);
+    QCOMPARE(QSettings().value(trit::models::ModelsFolder::settingKey()).toString(), kept);
+    QVERIFY(b->setModelsDir(kept));  // a good folder clears the error
+    QCOMPARE(b->modelsFolderError(), QString());
+  }
+
+  // Listing the folder and reading the GGUF headers happen on the worker thread, never the GUI thread;
+  // the result arrives queued (scanFinished), both at load() and on rescan().
+  void folderScanRunsOffTheGuiThread() {
+    QMutex mutex;
+    QList<QThread*> threads;
+    const QString dir = trit::test::scratchDir("scan-thread");
+    writeFile(QDir(dir).filePath("first.gguf"), model_);
+    auto b = std::make_unique<ModelManagerBridge>(QStringLiteral(":/trit/catalog.json"), dir);
+    b->setInspector([&](const QString& path) {
+      const QMutexLocker lock(&mutex);
+      threads << QThread::currentThread();
+      return trit::models::inspectModel(path);
+    });
+    QSignalSpy ready(b.get(), &ModelManagerBridge::ready);
+    QSignalSpy scanned(b.get(), &ModelManagerBridge::scanFinished);
+    b->load();
+    QCOMPARE(b->model()->indexOf("first.gguf"), -1);  // load() returned before the scan was done
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(role(*b, "first.gguf", ModelListModel::InstalledRole).toBool(), true);
+    writeFile(QDir(dir).filePath("second.gguf"), model_);
+    b->rescan();
+    QVERIFY(b->scanning());
+    QVERIFY(scanned.wait(10000));
+    QCOMPARE(b->scanning(), false);
+    QCOMPARE(role(*b, "second.gguf", ModelListModel::InstalledRole).toBool(), true);
+    const QMutexLocker lock(&mutex);
+    QCOMPARE(threads.size(), 3);  // first.gguf at load, then first and second
+    for (QThread* t : threads) {
+      QVERIFY(t != QCoreApplication::instance()->thread());
+      QCOMPARE(t->objectName(), QString("trit-models-worker"));
+    }
+  }
+
+  // The window's --catalog and --models-dir mean what they mean headless; without them $TRIT_CATALOG
+  // names the catalogue.
+  void windowOptionsChooseCatalogueAndFolder() {
+    const QString dir = trit::test::scratchDir("options");
+    const QString catalog = writeCatalog(dir);
+    const QString models = QDir(dir).filePath("opt-models");
+    QCommandLineParser parser;
+    trit::models::addModelManagerOptions(parser);
+    QVERIFY(parser.parse({"trit", "--catalog", catalog, "--models-dir", models}));
+    const trit::models::ModelManagerSetup setup = trit::models::readModelManagerOptions(parser);
+    QCOMPARE(setup.catalog, catalog);
+    QCOMPARE(setup.modelsDir, models);
+    ModelManagerBridge b(setup.catalog, setup.modelsDir, trit::test::fastOptions());
+    QSignalSpy ready(&b, &ModelManagerBridge::ready);
+    b.load();
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(b.catalogSource(), catalog);
+    QCOMPARE(b.catalogSize(), 3);
+    QCOMPARE(b.modelsFolder(), models);
+    QCOMPARE(b.catalogError(), QString());
+
+    QCommandLineParser none;
+    trit::models::addModelManagerOptions(none);
+    QVERIFY(none.parse({"trit"}));
+    qputenv("TRIT_CATALOG", catalog.toUtf8());
+    ModelManagerBridge fromEnv(trit::models::readModelManagerOptions(none).catalog, models);
+    qunsetenv("TRIT_CATALOG");
+    QCOMPARE(fromEnv.catalogSource(), catalog);
+    QVERIFY(!none.parse({"trit", "--catalog"}));  // the value is required
+  }
+
+  // "Fits the GPU" from an injected device memory figure (no Vulkan): the probe runs off the GUI thread,
+  // only when the device changes; catalogue rows use their "memory", installed ones their header at the
+  // configured context.
+  void fitFollowsTheSelectedGpu() {
+    std::atomic<int> calls{0};
+    std::atomic<int> lastDevice{-2};
+    std::atomic<QThread*> probeThread{nullptr};
+    qint64 freeBytes = 3000;
+    auto b = makeBridge(nullptr, [&](ModelManagerBridge& bridge) {
+      bridge.setGpuProbe([&](int device) {
+        ++calls;
+        lastDevice = device;
+        probeThread = QThread::currentThread();
+        GpuMemory m;
+        m.deviceName = QStringLiteral("Fake GPU %1").arg(device);
+        m.freeBytes = freeBytes;
+        m.totalBytes = 1LL << 40;
+        m.budget = true;
+        return m;
+      });
+    });
+    QSignalSpy gpu(b.get(), &ModelManagerBridge::gpuChanged);
+    QVERIFY(!role(*b, "tiny", ModelListModel::FitsGpuRole).isValid());  // not asked yet: unknown
+    b->selectGpu(1, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(b->gpuName(), QString("Fake GPU 1"), 10000);
+    QCOMPARE(calls.load(), 1);
+    QCOMPARE(lastDevice.load(), 1);
+    QVERIFY(probeThread.load() != QCoreApplication::instance()->thread());
+    QCOMPARE(b->gpuFreeBytes(), 3000);
+    QCOMPARE(b->gpuSummary(), QString("Fake GPU 1: 2.93 KiB of 1.00 TiB GPU memory free."));
+    QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));    // catalogue: 1000 B
+    QCOMPARE(role(*b, "slow", ModelListModel::FitsGpuRole), QVariant(false));   // catalogue: 5000 B
+    QVERIFY(!role(*b, "gone", ModelListModel::FitsGpuRole).isValid());         // catalogue: unknown
+    QCOMPARE(b->entries().at(0).toMap().value("fitText").toString(), QString("fits (needs 1000 B of 2.93 KiB free)"));
+    QCOMPARE(b->entries().at(1).toMap().value("fitText").toString(),
+             QString("does not fit (needs 4.88 KiB, only 2.93 KiB free)"));
+
+    // Installed: the file's own figure at the configured context replaces the catalogue's.
+    QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);
+    QVERIFY(b->download("tiny"));
+    QVERIFY(done.wait(20000));
+    const QString path = b->pathOf("tiny");
+    const trit::models::ModelInfo info = trit::models::inspectModel(path);
+    QVERIFY(info.ok());
+    QVERIFY(info.weightBytes > 0 && info.weightBytes < info.fileSize);  // tensors only, no tokenizer metadata
+    QCOMPARE(info.kvBytesPerToken, qint64(2) * 2 * 2 * 64 * 2);           // tiny: 2 layers, 2 KV heads of 64
+    QCOMPARE(info.memoryNeeded, info.weightBytes + info.kvBytesPerToken * info.contextLength + info.activationBytes);
+    QCOMPARE(role(*b, "tiny", ModelListModel::MemoryNeededRole).toLongLong(), info.memoryNeeded);
+    QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(false));
+    gpu.clear();
+    b->selectGpu(1, 16);  // a shorter context: less KV cache; same device, so no new probe
+    QCOMPARE(calls.load(), 1);
+    QCOMPARE(gpu.size(), 1);
+    QCOMPARE(role(*b, "tiny", ModelListModel::MemoryNeededRole).toLongLong(),
+             info.weightBytes + info.kvBytesPerToken * 16 + info.activationBytes);
+    QCOMPARE(trit::models::memoryNeededAt(info, 1 << 20), info.memoryNeeded);  // clamped to the trained length
+    freeBytes = info.memoryNeeded;
+    b->selectGpu(0, 16);  // another device: asked again
+    QTRY_COMPARE_WITH_TIMEOUT(b->gpuName(), QString("Fake GPU 0"), 10000);
+    QCOMPARE(calls.load(), 2);
+    QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));
+    QVERIFY(role(*b, "tiny", ModelListModel::ModelDataRole).toMap().value("fitText").toString().startsWith("fits (needs "));
+    // A failing probe (no Vulkan) leaves the fit unknown and says why.
+    b->setGpuProbe([](int) { GpuMemory m; m.error = QStringLiteral("No Vulkan driver."); return m; });
+    b->refreshGpu();
+    QTRY_COMPARE_WITH_TIMEOUT(b->gpuError(), QString("No Vulkan driver."), 10000);
+    QVERIFY(!role(*b, "tiny", ModelListModel::FitsGpuRole).isValid());
+    QCOMPARE(b->gpuSummary(), QString("GPU memory unknown: No Vulkan driver."));
+  }
+
+  // The real probe on lavapipe: the figure the engine's device list gives arrives, and the memory the
+  // estimate allows for covers what the Vulkan engine really allocates for the model.
+  void realGpuFigureArrivesFromVulkan() {
+    std::vector<trit::DeviceInfo> devices;
+    try {
+      devices = trit::list_vulkan_devices();
+    } catch (const std::exception& e) {
+      QSKIP(qPrintable(QStringLiteral("no Vulkan device here: %1").arg(QString::fromUtf8(e.what()))));
+    }
+    const trit::DeviceInfo& best = trit::choose_device(devices, {});
+    auto b = makeBridge();
+    b->selectGpu(-1, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!b->gpuName().isEmpty() || !b->gpuError().isEmpty(), 30000);
+    QCOMPARE(b->gpuError(), QString());
+    QCOMPARE(b->gpuName(), QString::fromStdString(best.name));
+    QCOMPARE(b->gpuTotalBytes(), qint64(best.device_local_bytes()));
+    QVERIFY(b->gpuFreeBytes() > 0 && b->gpuFreeBytes() <= b->gpuTotalBytes());
+    QVERIFY(role(*b, "tiny", ModelListModel::FitsGpuRole).isValid());
+
+    const QString path = QDir(trit::test::scratchDir("vk-estimate")).filePath("m.gguf");
+    writeFile(path, model_);
+    const trit::models::ModelInfo info = trit::models::inspectModel(path);
+    const auto model = trit::Model::open(path.toStdString());
+    const trit::VulkanForward forward(*model);
+    QVERIFY2(forward.device_bytes() <= quint64(info.memoryNeeded),
+             qPrintable(QStringLiteral("engine allocates %1 B, estimate %2 B").arg(forward.device_bytes()).arg(info.memoryNeeded)));
   }
 };
 

@@ -11,7 +11,8 @@ TestCase {
 
     readonly property var sample: [
         { id: "a", name: "Model A", sizeText: "1.11 GiB", state: "available", license: "MIT",
-          quantization: "I2_S", contextLength: 4096, fits: true, description: "first" },
+          quantization: "I2_S", contextLength: 4096, fits: true, fitText: "fits (needs 1.49 GiB of 7.80 GiB free)",
+          description: "first" },
         { id: "b", name: "Model B", sizeText: "10 MiB", state: "downloading", percent: 42,
           progressText: "42.0% 4.2 MiB of 10 MiB, 1.0 MiB/s, 6 s left" },
         { id: "c", name: "Model C", sizeText: "10 MiB", state: "paused", percent: 10 },
@@ -73,8 +74,10 @@ TestCase {
         compare(findChild(card(d, "b"), "modelMessage").text, sample[1].progressText)
         compare(findChild(card(d, "e"), "modelMessage").text, sample[4].message)
         const facts = findChild(card(d, "a"), "modelFacts").text
-        verify(facts.indexOf("I2_S") >= 0 && facts.indexOf("4096 tokens") >= 0 && facts.indexOf("fits your GPU") >= 0, facts)
-        verify(findChild(card(d, "d"), "modelFacts").text.indexOf("needs more GPU memory") >= 0)
+        verify(facts.indexOf("I2_S") >= 0 && facts.indexOf("4096 tokens") >= 0
+               && facts.indexOf("fits (needs 1.49 GiB of 7.80 GiB free)") >= 0, facts)
+        verify(findChild(card(d, "d"), "modelFacts").text.indexOf("does not fit the GPU") >= 0)
+        verify(findChild(card(d, "c"), "modelFacts").text.indexOf("fit") < 0)  // GPU memory unknown: nothing said
         compare(findChild(d.contentItem, "modelsFolderLabel").text, "Models folder: /data/models")
     }
 

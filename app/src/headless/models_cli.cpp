@@ -11,6 +11,7 @@
 #include "models/catalog_loader.h"
 #include "models/download_manager.h"
 #include "models/model_inspector.h"
+#include "models/model_manager_options.h"
 #include "models/models_folder.h"
 #include "models/part_state.h"
 
@@ -125,8 +126,9 @@ int runModelsCommand(int argc, char** argv) {
   parser.addHelpOption();
   const QCommandLineOption downloadOpt(QStringLiteral("download"), QStringLiteral("Download the catalogue model ID into the models folder."), QStringLiteral("ID"));
   const QCommandLineOption listOpt(QStringLiteral("list-models"), QStringLiteral("List the catalogue with each model's installed state."));
-  const QCommandLineOption catalogOpt(QStringLiteral("catalog"), QStringLiteral("Catalogue file or https URL (default: $TRIT_CATALOG, else built in)."), QStringLiteral("URL_OR_FILE"));
-  const QCommandLineOption dirOpt(QStringLiteral("models-dir"), QStringLiteral("Models folder (default: $TRIT_MODELS_DIR, the setting, else the data folder)."), QStringLiteral("DIR"));
+  // The same two options the window takes (model_manager_options.h), resolved the same way.
+  const QCommandLineOption catalogOpt = catalogOption();
+  const QCommandLineOption dirOpt = modelsDirOption();
   const QCommandLineOption stallOpt(QStringLiteral("stall-timeout"), QStringLiteral("Seconds without data before a transfer counts as stalled (default 30)."), QStringLiteral("SECONDS"));
   const QCommandLineOption retriesOpt(QStringLiteral("retries"), QStringLiteral("Retries after a dropped, stalled or refused connection (default 5)."), QStringLiteral("N"));
   const QCommandLineOption backoffOpt(QStringLiteral("retry-delay"), QStringLiteral("Seconds before the first retry, doubled each time (default 1)."), QStringLiteral("SECONDS"));

@@ -9,6 +9,12 @@
 namespace trit::models {
 
 namespace {
+// Activation margin: intermediate buffers, descriptor pools and staging are budgeted at 64 MiB, plus the
+// logits of one prefill block (the engine's default of 64 tokens, F32). tst_model_manager_bridge checks
+// the sum against what the Vulkan engine really allocates (VulkanForward::device_bytes()).
+constexpr qint64 kActivationBaseBytes = 64LL * 1024 * 1024;
+constexpr qint64 kPrefillBlock = 64;
+
 // The quantization the user cares about is that of the big matrices: the most common type among the
 // tensors of two or more dimensions, weighted by bytes.
 QString dominantType(const trit::GgufFile& file) {
@@ -41,17 +47,27 @@ ModelInfo inspectModel(const QString& path) {
     info.architecture = QString::fromStdString(c.architecture);
     info.quantization = dominantType(model->file());
     info.contextLength = static_cast<int>(c.context);
-    // Weights are uploaded as stored; the KV cache holds K and V in F16 for every layer and position;
-    // activations, logits and staging take a further few percent.
-    const qint64 kv = 2LL * c.layers * c.kv_heads * c.head_dim * c.context * 2;
-    const qint64 scratch = 64LL * 1024 * 1024 + 4LL * c.vocab * 4;
-    info.memoryNeeded = info.fileSize + kv + scratch;
+    // Weights are uploaded as stored (the Vulkan engine keeps the I2_S codes and the F16 embedding, which
+    // doubles as the LM head); the KV cache holds K and V in F16 for every layer and position; the
+    // activations of one prefill block (64 tokens), its logits and the staging buffers take the rest.
+    qint64 weights = 0;
+    for (const auto& t : model->file().tensors()) weights += static_cast<qint64>(t.size_bytes);
+    info.weightBytes = weights;
+    info.kvBytesPerToken = 2LL * c.layers * c.kv_heads * c.head_dim * 2;
+    info.activationBytes = kActivationBaseBytes + kPrefillBlock * 4LL * c.vocab;
+    info.memoryNeeded = memoryNeededAt(info, 0);
   } catch (const trit::ModelError& e) {
     info.error = QString::fromUtf8(e.what());
   } catch (const std::exception& e) {
     info.error = QStringLiteral("%1 cannot be read: %2").arg(path, QString::fromUtf8(e.what()));
   }
   return info;
+}
+
+qint64 memoryNeededAt(const ModelInfo& info, int context) {
+  if (info.weightBytes <= 0) return 0;
+  const qint64 tokens = context > 0 && context < info.contextLength ? context : info.contextLength;
+  return info.weightBytes + info.kvBytesPerToken * tokens + info.activationBytes;
 }
 
 bool fitsGpu(qint64 memoryNeeded, qint64 gpuFreeBytes) {

@@ -14,7 +14,12 @@ struct ModelInfo {
   QString architecture;  // "bitnet-25", ...
   QString quantization;  // type of the weight matrices, e.g. "I2_S"
   int contextLength = 0;
-  qint64 memoryNeeded = 0;  // bytes of GPU memory to run it at full context (weights + F16 KV cache + scratch)
+  qint64 memoryNeeded = 0;  // bytes of GPU memory to run it at its trained context (memoryNeededAt(info, 0))
+  // The parts of that figure (docs/downloads.md, "GPU memory needed"), so it can be recomputed for the
+  // context length chosen in the settings without opening the file again.
+  qint64 weightBytes = 0;      // every tensor as stored: I2_S codes, F16 embedding (tied LM head), norms
+  qint64 kvBytesPerToken = 0;  // K and V in F16 for every layer: 2 * layers * kv_heads * head_dim * 2
+  qint64 activationBytes = 0;  // intermediate buffers, logits of one prefill block, staging
   QString error;         // non-empty: the file cannot be used, and why
   bool ok() const { return error.isEmpty(); }
 };
@@ -24,6 +29,10 @@ struct ModelInfo {
 ModelInfo inspectModel(const QString& path);
 
 using ModelInspector = std::function<ModelInfo(const QString& path)>;
+
+// GPU memory to run `info` with a context of `context` tokens (0, or more than the model was trained for:
+// its trained length, as the engine clamps it): weights + KV cache at that context + activations.
+qint64 memoryNeededAt(const ModelInfo& info, int context);
 
 // Whether a model needing `memoryNeeded` bytes fits into `gpuFreeBytes` (< 0: unknown, reported as fitting
 // "unknown" by the caller).

@@ -6,6 +6,7 @@
 #include <QQmlContext>
 #include <QQmlEngine>
 #include <QSet>
+#include <QTemporaryFile>
 
 #include "catalog_loader.h"
 #include "part_state.h"
@@ -46,11 +47,6 @@ qint64 sizeOf(const ModelRow& r) {
   return r.inCatalog ? r.entry.size : r.info.fileSize;
 }
 
-qint64 memoryOf(const ModelRow& r) {
-  if (r.installed && r.info.memoryNeeded > 0) return r.info.memoryNeeded;
-  return r.inCatalog ? r.entry.memory : r.info.memoryNeeded;
-}
-
 // "42.0% · 4.20 MiB of 10.0 MiB · 1.00 MiB/s · 6 s left": what the dialog shows under the bar.
 QString progressText(const DownloadProgress& p) {
   QStringList parts;
@@ -64,10 +60,28 @@ QString progressText(const DownloadProgress& p) {
 
 }  // namespace
 
+qint64 ModelListModel::memoryNeeded(const ModelRow& r) const {
+  // An installed file is judged by its own header at the configured context; a catalogue entry not yet
+  // downloaded by the catalogue's "memory" figure.
+  if (r.installed && r.info.weightBytes > 0) return memoryNeededAt(r.info, context_);
+  return r.inCatalog ? r.entry.memory : memoryNeededAt(r.info, context_);
+}
+
 QVariant ModelListModel::fits(const ModelRow& r) const {
-  const qint64 need = memoryOf(r);
+  const qint64 need = memoryNeeded(r);
   if (gpuFreeBytes_ < 0 || need <= 0) return {};
   return fitsGpu(need, gpuFreeBytes_);
+}
+
+QString ModelListModel::fitText(const ModelRow& r) const {
+  const QVariant f = fits(r);
+  if (!f.isValid()) return {};
+  const QString need = formatBytes(memoryNeeded(r)), have = formatBytes(gpuFreeBytes_);
+  if (f.toBool())
+    return gpuBudget_ ? tr("fits (needs %1 of %2 free)").arg(need, have)
+                      : tr("fits (needs %1 of %2 on the GPU)").arg(need, have);
+  return gpuBudget_ ? tr("does not fit (needs %1, only %2 free)").arg(need, have)
+                    : tr("does not fit (needs %1, the GPU has %2)").arg(need, have);
 }
 
 QVariant ModelListModel::data(const QModelIndex& index, int role) const {
@@ -90,7 +104,7 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
     case SpeedRole: return r.progress.bytesPerSecond;
     case SecondsLeftRole: return r.progress.secondsLeft;
     case ErrorRole: return r.error;
-    case MemoryNeededRole: return memoryOf(r);
+    case MemoryNeededRole: return memoryNeeded(r);
     case FitsGpuRole: return fits(r);
     case StateRole: return stateName(r);
     case QuantizationRole: return r.installed ? r.info.quantization : r.entry.quantization;
@@ -113,6 +127,7 @@ QVariantMap ModelListModel::toMap(int row) const {
   m.insert(QStringLiteral("progressText"), r.downloading || r.paused ? progressText(r.progress) : QString());
   m.insert(QStringLiteral("message"), !r.error.isEmpty() ? r.error : r.message);
   m.insert(QStringLiteral("fits"), fits(r));
+  m.insert(QStringLiteral("fitText"), fitText(r));
   return m;
 }
 
@@ -134,9 +149,21 @@ int ModelListModel::indexOf(const QString& id) const {
   return -1;
 }
 
-void ModelListModel::setGpuFreeBytes(qint64 bytes) {
-  gpuFreeBytes_ = bytes;
-  if (!rows_.isEmpty()) emit dataChanged(index(0), index(int(rows_.size()) - 1), {FitsGpuRole, ModelDataRole});
+void ModelListModel::allChanged(const QList<int>& roles) {
+  if (!rows_.isEmpty()) emit dataChanged(index(0), index(int(rows_.size()) - 1), roles);
+}
+
+void ModelListModel::setGpu(qint64 freeBytes, bool budget) {
+  if (freeBytes == gpuFreeBytes_ && budget == gpuBudget_) return;
+  gpuFreeBytes_ = freeBytes;
+  gpuBudget_ = budget;
+  allChanged({FitsGpuRole, ModelDataRole});
+}
+
+void ModelListModel::setContextLength(int context) {
+  if (context == context_) return;
+  context_ = context;
+  allChanged({MemoryNeededRole, FitsGpuRole, ModelDataRole});
 }
 
 // ---- ModelManagerBridge --------------------------------------------------------------------------
@@ -149,11 +176,36 @@ QString localPath(const QVariant& urlOrPath) {
   return urlOrPath.toString();
 }
 
+// Why `path` cannot be the models folder, or "" when it can: it must exist, be a folder, and take a new
+// file (tried for real: permission bits say nothing for root, read-only mounts or ACLs).
+QString folderProblem(const QString& path) {
+  const QFileInfo fi(path);
+  if (!fi.exists()) return ModelManagerBridge::tr("it does not exist");
+  if (!fi.isDir()) return ModelManagerBridge::tr("it is a file, not a folder");
+  QTemporaryFile probe(QDir(path).filePath(QStringLiteral(".trit-write-test-XXXXXX")));
+  if (!probe.open()) return ModelManagerBridge::tr("Trit cannot write to it (%1)").arg(probe.errorString());
+  return {};
+}
+
 }  // namespace
+
+FolderScan scanModelsFolder(const ModelsFolder& folder) {
+  FolderScan s;
+  s.folder = folder.path();
+  s.models = folder.scan();
+  const QDir dir(folder.path());
+  const QString suffix = QStringLiteral(".part");
+  for (const QFileInfo& part : dir.entryInfoList({QStringLiteral("*.gguf.part")}, QDir::Files, QDir::Name))
+    s.partials.insert(part.fileName().chopped(suffix.size()), part.size());
+  return s;
+}
 
 ModelManagerBridge::ModelManagerBridge(QString catalogLocation, QString modelsDir, DownloadOptions options,
                                        QObject* parent)
-    : QObject(parent), catalogLocation_(std::move(catalogLocation)), folder_(ModelsFolder::resolve(modelsDir)) {
+    : QObject(parent),
+      catalogLocation_(models::catalogLocation(catalogLocation)),  // option, else $TRIT_CATALOG, else built in
+      folder_(ModelsFolder::resolve(modelsDir), inspector_) {
+  scanned_.folder = folder_.path();
   // A downloaded file is accepted only if the engine can open it, exactly like an import.
   if (!options.validate) options.validate = [](const QString& path) { return inspectModel(path).error; };
   downloads_ = std::make_unique<DownloadManager>(std::move(options));
@@ -161,23 +213,33 @@ ModelManagerBridge::ModelManagerBridge(QString catalogLocation, QString modelsDi
   connect(downloads_.get(), &DownloadManager::stateChanged, this, &ModelManagerBridge::onState);
   connect(downloads_.get(), &DownloadManager::finished, this,
           [this](const QString& id, bool ok, const QString& result, const QString&) { onFinished(id, ok, result); });
-  importThread_.setObjectName(QStringLiteral("trit-model-import"));
-  importContext_ = new QObject;
-  importContext_->moveToThread(&importThread_);
-  connect(&importThread_, &QThread::finished, importContext_, &QObject::deleteLater);
-  importThread_.start();
+  workerThread_.setObjectName(QStringLiteral("trit-models-worker"));
+  workerContext_ = new QObject;
+  workerContext_->moveToThread(&workerThread_);
+  connect(&workerThread_, &QThread::finished, workerContext_, &QObject::deleteLater);
+  workerThread_.start();
+  gpuPool_.setMaxThreadCount(1);
 }
 
 ModelManagerBridge::~ModelManagerBridge() {
   downloads_.reset();  // pauses running downloads; their .part files stay for the next start
-  importThread_.quit();
-  importThread_.wait();
+  // Jobs still running post their results to this object; once both threads are idle nothing else will,
+  // and ~QObject drops what was posted but not yet delivered.
+  workerThread_.quit();
+  workerThread_.wait();
+  gpuPool_.waitForDone();
+}
+
+void ModelManagerBridge::setInspector(ModelInspector inspector) {
+  inspector_ = std::move(inspector);
+  folder_ = ModelsFolder(folder_.path(), inspector_);
 }
 
 void ModelManagerBridge::load() {
   QDir().mkpath(folder_.path());
-  rebuild();  // installed models are known at once, before a remote catalogue arrives
-  fetchCatalog(catalogLocation(catalogLocation_), this, [this](std::optional<Catalog> catalog, QString error) {
+  rebuild();
+  requestScan([this] { loaded(); });  // installed models show up as soon as the scan is done
+  fetchCatalog(catalogLocation_, this, [this](std::optional<Catalog> catalog, QString error) {
     if (catalog) {
       catalog_ = std::move(*catalog);
       catalogError_.clear();
@@ -186,14 +248,40 @@ void ModelManagerBridge::load() {
       emit errorOccurred(error);
     }
     rebuild();
-    emit ready();
+    loaded();
   });
 }
 
-void ModelManagerBridge::rescan() { rebuild(); }
+void ModelManagerBridge::loaded() {
+  if (loadsPending_ > 0 && --loadsPending_ == 0) emit ready();
+}
+
+void ModelManagerBridge::rescan() { requestScan(); }
+
+void ModelManagerBridge::requestScan(std::function<void()> then) {
+  if (++scansPending_ == 1) emit scanningChanged();
+  const ModelsFolder folder = folder_;
+  // Listing the folder and reading every header with the engine happen on the worker; the result is
+  // posted back to this object's (the GUI) thread.
+  QMetaObject::invokeMethod(workerContext_, [this, folder, then = std::move(then)]() mutable {
+    FolderScan scan = scanModelsFolder(folder);
+    QMetaObject::invokeMethod(this, [this, scan = std::move(scan), then = std::move(then)]() mutable {
+      applyScan(std::move(scan));
+      if (then) then();
+      if (--scansPending_ == 0) emit scanningChanged();
+      emit scanFinished();
+    }, Qt::QueuedConnection);
+  }, Qt::QueuedConnection);
+}
+
+void ModelManagerBridge::applyScan(FolderScan scan) {
+  if (QDir(scan.folder) != QDir(folder_.path())) return;  // the folder was changed since: stale
+  scanned_ = std::move(scan);
+  rebuild();
+}
 
 void ModelManagerBridge::rebuild() {
-  const QList<ModelInfo> found = folder_.scan();
+  const QList<ModelInfo>& found = scanned_.models;
   QHash<QString, ModelInfo> byFile;
   for (const ModelInfo& info : found) byFile.insert(info.fileName, info);
 
@@ -211,7 +299,7 @@ void ModelManagerBridge::rebuild() {
     if (it != byFile.cend() && !it->ok() && !r.downloading) r.error = it->error;
     // A .part left by an earlier run: shown as paused, resumed by resume().
     if (!r.installed && !r.downloading && !downloads_->isRunning(e.id)) {
-      if (const qint64 part = folder_.partialBytes(e); part > 0) {
+      if (const qint64 part = scanned_.partials.value(e.fileName); part > 0) {
         r.paused = true;
         r.progress.received = part;
         r.progress.total = e.size > 0 ? e.size : -1;
@@ -267,12 +355,62 @@ int ModelManagerBridge::installedCount() const {
   return n;
 }
 
+// ---- the selected GPU ----
+
 void ModelManagerBridge::setGpuFreeBytes(qint64 bytes) {
-  if (bytes == gpuFreeBytes_) return;
-  gpuFreeBytes_ = bytes;
-  model_.setGpuFreeBytes(bytes);
+  ++gpuGeneration_;  // a probe still running must not overwrite the given figure
+  GpuMemory m;
+  m.freeBytes = bytes;
+  m.budget = true;
+  gpu_ = m;
+  model_.setGpu(bytes, true);
+  emit gpuChanged();
   emit entriesChanged();
 }
+
+void ModelManagerBridge::selectGpu(int device, int contextLength) {
+  device = std::max(device, -1);
+  contextLength = std::max(contextLength, 0);
+  const bool ask = device != gpuDevice_ || !gpuAsked_;
+  const bool contextChanged = contextLength != context_;
+  gpuDevice_ = device;
+  context_ = contextLength;
+  model_.setContextLength(contextLength);
+  if (ask) startGpuProbe();
+  if (ask || contextChanged) {
+    emit gpuChanged();
+    if (contextChanged) emit entriesChanged();
+  }
+}
+
+QString ModelManagerBridge::gpuSummary() const {
+  if (!gpu_.error.isEmpty()) return tr("GPU memory unknown: %1").arg(gpu_.error);
+  if (gpu_.freeBytes < 0) return {};
+  const QString name = gpu_.deviceName.isEmpty() ? tr("The GPU") : gpu_.deviceName;
+  if (gpu_.budget && gpu_.totalBytes > 0)
+    return tr("%1: %2 of %3 GPU memory free.").arg(name, formatBytes(gpu_.freeBytes), formatBytes(gpu_.totalBytes));
+  return tr("%1: %2 GPU memory.").arg(name, formatBytes(gpu_.freeBytes));
+}
+
+void ModelManagerBridge::refreshGpu() { startGpuProbe(); }
+
+void ModelManagerBridge::startGpuProbe() {
+  gpuAsked_ = true;
+  const quint64 generation = ++gpuGeneration_;
+  const int device = gpuDevice_;
+  gpuPool_.start([this, generation, device, probe = probe_] {
+    const GpuMemory m = probe(device);
+    QMetaObject::invokeMethod(this, [this, generation, m] {
+      if (generation != gpuGeneration_) return;  // the device was changed meanwhile
+      gpu_ = m;
+      model_.setGpu(m.ok() ? m.freeBytes : -1, m.budget);
+      emit gpuChanged();
+      emit entriesChanged();
+    }, Qt::QueuedConnection);
+  });
+}
+
+// ---- requests from the dialog ----
 
 QString ModelManagerBridge::pathOf(const QString& id) const {
   const int row = rowOf(id);
@@ -298,7 +436,7 @@ bool ModelManagerBridge::download(const QString& id) {
   live.paused = false;
   live.error.clear();
   live.message.clear();
-  live.progress.received = folder_.partialBytes(*e);
+  live.progress.received = scanned_.partials.value(e->fileName);
   live.progress.total = e->size > 0 ? e->size : -1;
   rebuild();
   return true;
@@ -338,6 +476,7 @@ void ModelManagerBridge::cancel(const QString& id) {
     const QString final = folder_.filePath(*e);
     QFile::remove(partPath(final));
     QFile::remove(partStatePath(final));
+    scanned_.partials.remove(e->fileName);
   }
   live_.remove(id);
   rebuild();
@@ -385,18 +524,24 @@ void ModelManagerBridge::onState(const QString& id, DownloadTask::State s, const
 
 void ModelManagerBridge::onFinished(const QString& id, bool ok, const QString& result) {
   const bool cancelled = cancelling_.remove(id);
-  if (ok || cancelled) {
-    live_.remove(id);
-  } else {
-    ModelRow& live = live_[id];
-    live.downloading = false;
-    live.paused = false;
-    live.error = result;
+  if (!ok && !cancelled) {
     const CatalogEntry* e = catalog_.find(id);
     fail(tr("Cannot download %1: %2").arg(e ? e->name : id, result));
   }
-  rebuild();
-  emit downloadFinished(id, ok, ok ? result : (cancelled ? tr("The download was cancelled.") : result));
+  // The folder changed (a new model, or a part gone): the row keeps its download state until the rescan
+  // shows the result, so it never flickers through a stale "available".
+  requestScan([this, id, ok, cancelled, result] {
+    if (ok || cancelled) {
+      live_.remove(id);
+    } else {
+      ModelRow& live = live_[id];
+      live.downloading = false;
+      live.paused = false;
+      live.error = result;
+    }
+    rebuild();
+    emit downloadFinished(id, ok, ok ? result : (cancelled ? tr("The download was cancelled.") : result));
+  });
 }
 
 void ModelManagerBridge::importFiles(const QVariantList& urls) {
@@ -412,23 +557,22 @@ void ModelManagerBridge::importFile(const QVariant& urlOrPath) {
   }
   ++importing_;
   emit importingChanged();
-  QPointer<ModelManagerBridge> self(this);
   const ModelsFolder folder = folder_;
-  // Validation opens the model with the engine and the copy may be large: both off the GUI thread.
-  QMetaObject::invokeMethod(importContext_, [self, folder, source] {
+  // Validation opens the model with the engine and the copy may be large: both on the worker. The
+  // rescan queued after it runs there too, so the new model is in the rows before importFinished.
+  QMetaObject::invokeMethod(workerContext_, [this, folder, source] {
     QString error;
     const std::optional<ModelInfo> info = folder.importFile(source, &error);
     const QString result = info ? info->path : error;
     const bool ok = info.has_value();
-    if (self)
-      QMetaObject::invokeMethod(self.data(), [self, ok, result] {
-        if (!self) return;
-        --self->importing_;
-        emit self->importingChanged();
-        self->rebuild();
-        if (!ok) emit self->errorOccurred(result);
-        emit self->importFinished(ok, result);
-      }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [this, ok, result] {
+      requestScan([this, ok, result] {
+        --importing_;
+        emit importingChanged();
+        if (!ok) emit errorOccurred(result);
+        emit importFinished(ok, result);
+      });
+    }, Qt::QueuedConnection);
   }, Qt::QueuedConnection);
 }
 
@@ -458,34 +602,45 @@ bool ModelManagerBridge::remove(const QString& idOrPath) {
     fail(error);
     return false;
   }
+  // The rows drop the file at once; a rescan confirms what else is (still) there.
+  scanned_.models.removeIf([&](const ModelInfo& m) { return m.fileName == fileName; });
+  scanned_.partials.remove(fileName);
   rebuild();
   emit removed(path);
+  requestScan();
   return true;
 }
 
-void ModelManagerBridge::setModelsDir(const QString& pathOrUrl) {
-  const QString path = QDir::cleanPath(localPath(pathOrUrl));
-  if (path.isEmpty()) {
-    fail(tr("No models folder was given."));
-    return;
+bool ModelManagerBridge::setModelsDir(const QString& pathOrUrl) {
+  const QString path = QDir::cleanPath(localPath(pathOrUrl).trimmed());
+  QString problem;
+  if (path.isEmpty() || path == QLatin1String("."))
+    problem = tr("No models folder was given; the models folder stays %1.").arg(folder_.path());
+  else if (!downloads_->running().isEmpty())
+    problem = tr("Finish or cancel the running downloads before changing the models folder.");
+  else if (const QString why = folderProblem(path); !why.isEmpty())
+    problem = tr("Cannot use %1 as the models folder: %2. The models folder stays %3.").arg(path, why, folder_.path());
+  if (!problem.isEmpty()) {
+    modelsFolderError_ = problem;
+    emit modelsFolderChanged();
+    fail(problem);
+    return false;
   }
-  if (!downloads_->running().isEmpty()) {
-    fail(tr("Finish or cancel the running downloads before changing the models folder."));
-    return;
-  }
-  if (!QDir().mkpath(path)) {
-    fail(tr("Cannot use %1 as the models folder: it cannot be created.").arg(path));
-    return;
-  }
-  ModelsFolder::saveSetting(path);
-  folder_ = ModelsFolder(path);
+  const QString absolute = QDir(path).absolutePath();
+  ModelsFolder::saveSetting(absolute);
+  modelsFolderError_.clear();
+  folder_ = ModelsFolder(absolute, inspector_);
+  scanned_ = FolderScan{absolute, {}, {}};
   live_.clear();
   rebuild();
   emit modelsFolderChanged();
+  requestScan();
+  return true;
 }
 
-ModelManagerBridge* exposeModelManager(QQmlEngine& engine) {
-  auto* bridge = new ModelManagerBridge(QString(), QString(), DownloadOptions{}, &engine);
+ModelManagerBridge* exposeModelManager(QQmlEngine& engine, const QString& catalogOption,
+                                       const QString& modelsDirOption) {
+  auto* bridge = new ModelManagerBridge(catalogOption, modelsDirOption, DownloadOptions{}, &engine);
   engine.rootContext()->setContextProperty(QStringLiteral("tritModels"), bridge);
   bridge->load();
   return bridge;

@@ -2,20 +2,27 @@
 // What QML's ModelManagerDialog talks to: the catalogue joined with the models folder and the running
 // downloads, as a list model (roles below) and as `entries` (the same rows as plain maps, the shape the
 // dialog binds to). Downloads run on DownloadManager's worker thread; everything arrives here through
-// its queued signals. Imports (engine validation plus copy) run on a thread of their own so a 1 GiB
-// copy never freezes the window; their result comes back queued as well.
+// its queued signals. Folder scans (listing the folder and reading every GGUF header with the engine)
+// and imports (engine validation plus copy) run on a worker thread of their own, one after the other,
+// so neither a large folder nor a 1 GiB copy freezes the window; results come back queued. The selected
+// GPU's memory is asked on a pool thread for the same reason (creating a Vulkan instance is slow).
 #include <QAbstractListModel>
 #include <QHash>
 #include <QList>
 #include <QPointer>
 #include <QSet>
 #include <QThread>
+#include <QThreadPool>
 #include <QUrl>
 #include <QVariantList>
+#include <functional>
 #include <memory>
 
 #include "catalog.h"
+#include "catalog_loader.h"
 #include "download_manager.h"
+#include "gpu_memory.h"
+#include "model_inspector.h"
 #include "models_folder.h"
 
 class QQmlEngine;
@@ -36,6 +43,17 @@ struct ModelRow {
   QString message;      // last status line of the download ("Paused at 3 MiB.")
   QString error;        // last failure, in words
 };
+
+// What one scan of the models folder found: every *.gguf inspected, and the sizes of partial downloads
+// (by final file name). Made on the worker thread.
+struct FolderScan {
+  QString folder;
+  QList<ModelInfo> models;
+  QHash<QString, qint64> partials;  // "x.gguf" -> bytes of "x.gguf.part"
+};
+
+// Scans `folder` (blocking: the caller is the worker thread).
+FolderScan scanModelsFolder(const ModelsFolder& folder);
 
 class ModelListModel : public QAbstractListModel {
   Q_OBJECT
@@ -60,15 +78,24 @@ class ModelListModel : public QAbstractListModel {
   void updateRow(int row, const ModelRow& r); // one row changed (download progress)
   const QList<ModelRow>& rows() const { return rows_; }
   int indexOf(const QString& id) const;
-  void setGpuFreeBytes(qint64 bytes);
+  // The memory figure the fit is judged against (< 0: unknown) and whether it is a live budget ("free")
+  // or only the heap size; the context length installed models are judged at (0: their trained one).
+  void setGpu(qint64 freeBytes, bool budget);
+  void setContextLength(int context);
 
-  // The row as the dialog's plain map: the roles above plus sizeText, progressText, message, fits.
+  // The row as the dialog's plain map: the roles above plus sizeText, progressText, message, fits and
+  // fitText ("fits (needs 1.6 GiB of 7.8 GiB free)", "does not fit (...)", "" while unknown).
   QVariantMap toMap(int row) const;
+  qint64 memoryNeeded(const ModelRow& r) const;  // bytes, 0 when unknown
+  QString fitText(const ModelRow& r) const;
 
  private:
   QVariant fits(const ModelRow& r) const;  // true/false, or an invalid QVariant while unknown
+  void allChanged(const QList<int>& roles);
   QList<ModelRow> rows_;
   qint64 gpuFreeBytes_ = -1;
+  bool gpuBudget_ = false;
+  int context_ = 0;
 };
 
 class ModelManagerBridge : public QObject {
@@ -80,16 +107,35 @@ class ModelManagerBridge : public QObject {
   Q_PROPERTY(QString modelsFolder READ modelsFolder NOTIFY modelsFolderChanged)
   Q_PROPERTY(QString catalogError READ catalogError NOTIFY entriesChanged)
   Q_PROPERTY(bool importing READ importing NOTIFY importingChanged)
-  Q_PROPERTY(qint64 gpuFreeBytes READ gpuFreeBytes WRITE setGpuFreeBytes NOTIFY entriesChanged)
+  Q_PROPERTY(QString modelsFolderError READ modelsFolderError NOTIFY modelsFolderChanged)
+  Q_PROPERTY(bool scanning READ scanning NOTIFY scanningChanged)
+  // The selected GPU (settings: device, context length) and what it offers.
+  Q_PROPERTY(int gpuDevice READ gpuDevice NOTIFY gpuChanged)
+  Q_PROPERTY(int contextLength READ contextLength NOTIFY gpuChanged)
+  Q_PROPERTY(qint64 gpuFreeBytes READ gpuFreeBytes WRITE setGpuFreeBytes NOTIFY gpuChanged)
+  Q_PROPERTY(qint64 gpuTotalBytes READ gpuTotalBytes NOTIFY gpuChanged)
+  Q_PROPERTY(QString gpuName READ gpuName NOTIFY gpuChanged)
+  Q_PROPERTY(QString gpuError READ gpuError NOTIFY gpuChanged)
+  Q_PROPERTY(QString gpuSummary READ gpuSummary NOTIFY gpuChanged)  // one sentence for the settings
  public:
   // `catalogLocation` as for catalogLocation() (empty: $TRIT_CATALOG, else built in); `modelsDir` as for
-  // ModelsFolder::resolve(). Call load() to read both.
+  // ModelsFolder::resolve(). Both are resolved here, once. Call load() to read them.
   ModelManagerBridge(QString catalogLocation, QString modelsDir, DownloadOptions options = {},
                      QObject* parent = nullptr);
   ~ModelManagerBridge() override;
 
-  // Reads the catalogue (asynchronously for URLs) and scans the folder; `ready` follows.
+  // Reads the catalogue (asynchronously for URLs) and scans the folder (on the worker thread); `ready`
+  // follows once both are done.
   void load();
+  bool isReady() const { return loadsPending_ == 0; }
+  // Where the catalogue is read from: --catalog, else $TRIT_CATALOG, else the built-in one.
+  QString catalogSource() const { return catalogLocation_; }
+  int catalogSize() const { return int(catalog_.models.size()); }
+
+  // Tests: how a file is inspected (default inspectModel) and how the GPU is asked (default
+  // queryGpuMemory). Set before load().
+  void setInspector(ModelInspector inspector);
+  void setGpuProbe(GpuMemoryProbe probe) { probe_ = std::move(probe); }
 
   ModelListModel* model() { return &model_; }
   QVariantList entries() const;
@@ -97,9 +143,23 @@ class ModelManagerBridge : public QObject {
   int installedCount() const;
   QString modelsFolder() const { return folder_.path(); }
   QString catalogError() const { return catalogError_; }
+  QString modelsFolderError() const { return modelsFolderError_; }
   bool importing() const { return importing_ > 0; }
-  qint64 gpuFreeBytes() const { return gpuFreeBytes_; }
+  bool scanning() const { return scansPending_ > 0; }
+  int gpuDevice() const { return gpuDevice_; }
+  int contextLength() const { return context_; }
+  qint64 gpuFreeBytes() const { return gpu_.freeBytes; }
+  qint64 gpuTotalBytes() const { return gpu_.totalBytes; }
+  QString gpuName() const { return gpu_.deviceName; }
+  QString gpuError() const { return gpu_.error; }
+  QString gpuSummary() const;
+  // A memory figure given directly (tests, or a caller that already knows it): no device is asked.
   void setGpuFreeBytes(qint64 bytes);
+
+  // The device (-1: automatic) and context length (0: each model's trained one) the fit is judged for.
+  // A changed device is asked for its memory on a pool thread; gpuChanged follows.
+  Q_INVOKABLE void selectGpu(int device, int contextLength);
+  Q_INVOKABLE void refreshGpu();  // asks the selected device again (its free memory changes over time)
 
   Q_INVOKABLE bool download(const QString& id);
   Q_INVOKABLE void pause(const QString& id);
@@ -110,9 +170,10 @@ class ModelManagerBridge : public QObject {
   Q_INVOKABLE void importFiles(const QVariantList& urls);  // the dialog's importRequested(fileUrls)
   // A catalogue id, an imported model's file name, or a path inside the folder. The dialog asks first.
   Q_INVOKABLE bool remove(const QString& idOrPath);
-  // Switches to another folder (remembered in the settings) and rescans it.
-  Q_INVOKABLE void setModelsDir(const QString& pathOrUrl);
-  Q_INVOKABLE void rescan();
+  // Switches to another folder (remembered in the settings) and rescans it. The folder must exist and be
+  // writable; otherwise the old one stays, modelsFolderError says why and false is returned.
+  Q_INVOKABLE bool setModelsDir(const QString& pathOrUrl);
+  Q_INVOKABLE void rescan();  // on the worker thread; scanFinished follows
   // The installed file of a row (catalogue id or file name), "" when it is not installed.
   Q_INVOKABLE QString pathOf(const QString& id) const;
 
@@ -121,13 +182,20 @@ class ModelManagerBridge : public QObject {
   void entriesChanged();
   void modelsFolderChanged();
   void importingChanged();
+  void scanningChanged();
+  void scanFinished();             // a folder scan's result has been applied to the rows
+  void gpuChanged();
   void errorOccurred(const QString& message);  // a sentence for the user
   void downloadFinished(const QString& id, bool ok, const QString& message);
   void importFinished(bool ok, const QString& pathOrMessage);
   void removed(const QString& path);
 
  private:
-  void rebuild();
+  void rebuild();                                   // rows from the last scan, the catalogue and live state
+  void requestScan(std::function<void()> then = {});  // scan on the worker, apply, then `then`
+  void applyScan(FolderScan scan);
+  void loaded();                                    // one of load()'s two parts is done
+  void startGpuProbe();
   void changed(int row);
   int rowOf(const QString& id) const { return model_.indexOf(id); }
   void onProgress(const QString& id, const DownloadProgress& p);
@@ -136,22 +204,35 @@ class ModelManagerBridge : public QObject {
   void fail(const QString& message);
 
   QString catalogLocation_;
+  ModelInspector inspector_ = inspectModel;
   ModelsFolder folder_;
+  QString modelsFolderError_;
+  FolderScan scanned_;             // the last scan of folder_ (GUI thread copy)
   Catalog catalog_;
   QString catalogError_;
   ModelListModel model_;
   std::unique_ptr<DownloadManager> downloads_;
-  QThread importThread_;
-  QObject* importContext_ = nullptr;  // lives on importThread_; imports run there
+  QThread workerThread_;
+  QObject* workerContext_ = nullptr;  // lives on workerThread_; scans and imports run there, in order
   int importing_ = 0;
-  qint64 gpuFreeBytes_ = -1;
+  int scansPending_ = 0;
+  int loadsPending_ = 2;           // the catalogue and the first scan
+  GpuMemoryProbe probe_ = queryGpuMemory;
+  QThreadPool gpuPool_;            // runs the probe; the destructor waits for it
+  GpuMemory gpu_;
+  int gpuDevice_ = -1;
+  int context_ = 0;
+  bool gpuAsked_ = false;          // the probe ran (or is running) for gpuDevice_
+  quint64 gpuGeneration_ = 0;      // a probe's answer counts only if no newer request was made
   QHash<QString, ModelRow> live_;  // download state by id, kept across rebuilds
   QSet<QString> cancelling_;       // ids whose cancel() is on its way (their failure is no error)
 };
 
-// For main(): the app's bridge (catalogue from $TRIT_CATALOG or the built-in one; folder from
-// $TRIT_MODELS_DIR, the setting or the data folder), owned by `engine`, loaded, and exposed to QML as
-// the context property "tritModels" (read by Main.qml's model manager). Call before loading Main.qml.
-ModelManagerBridge* exposeModelManager(QQmlEngine& engine);
+// For main(): the app's bridge (catalogue from --catalog, $TRIT_CATALOG or the built-in one; folder from
+// --models-dir, $TRIT_MODELS_DIR, the setting or the data folder), owned by `engine`, loaded, and exposed
+// to QML as the context property "tritModels" (read by Main.qml's model manager and SettingsDialog.qml).
+// Call before loading Main.qml.
+ModelManagerBridge* exposeModelManager(QQmlEngine& engine, const QString& catalogOption = {},
+                                       const QString& modelsDirOption = {});
 
 }  // namespace trit::models
