@@ -10,6 +10,9 @@
 // Split-K (splits > 1): workgroup z = s takes only keys [s * SPLIT_KEYS, (s + 1) * SPLIT_KEYS) and writes
 // its partial (max, sum, unnormalized accumulator) to binding 5; attention_combine merges the splits.
 // That spreads a long context over many workgroups (decode has only `heads` of them otherwise).
+// TRIT_SELF_COMBINE (attention_decode*.comp, one token): no second dispatch. Only the splits that hold
+// keys run; each publishes its partial and counts itself in at binding 6, and the last one to arrive
+// merges them (attention_combine's arithmetic) and resets the counter: one dependent step, not two.
 #include "common.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool KV_F16 = true;
@@ -19,7 +22,13 @@ layout(std430, binding = 2) readonly buffer KC { uint kc[]; };
 layout(std430, binding = 3) readonly buffer VC { uint vc[]; };
 layout(std430, binding = 4) writeonly buffer O { real o[]; };
 // Partials of split s of (head h, token t) at ((t * heads + h) * splits + s) * (hd + 2): m, l, acc[hd].
+#ifdef TRIT_SELF_COMBINE
+layout(std430, binding = 5) coherent buffer Part { real part[]; };
+layout(std430, binding = 6) coherent buffer Count { uint arrived[]; };  // per (token, head); zero between uses
+shared bool last_to_arrive;
+#else
 layout(std430, binding = 5) writeonly buffer Part { real part[]; };
+#endif
 layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; uint splits; } pc;
 
 const uint MAX_HD = 512;
@@ -47,6 +56,9 @@ void main() {
   const uint n_ctx = split ? min(n_all, k_begin + SPLIT_KEYS) : n_all;
   const uint pbase = ((t * pc.heads + h) * pc.splits + gl_WorkGroupID.z) * (pc.hd + 2);
   if (split && k_begin >= n_all) {  // nothing to see: an empty partial (whole workgroup)
+#ifdef TRIT_SELF_COMBINE
+    return;  // only the splits that hold keys take part
+#endif
     if (tid == 0) {
       part[pbase] = real(0);
       part[pbase + 1] = real(0);
@@ -138,7 +150,34 @@ void main() {
       if (d >= pc.hd) break;
       part[pbase + 2 + d] = acc[r];
     }
+#ifdef TRIT_SELF_COMBINE
+    // Publish the partial, then count in; the last split to arrive sees every other partial.
+    memoryBarrierBuffer();
+    barrier();
+    const uint n_splits = (n_all + SPLIT_KEYS - 1) / SPLIT_KEYS;
+    const uint slot = t * pc.heads + h;
+    if (tid == 0) last_to_arrive = atomicAdd(arrived[slot], 1u) == n_splits - 1u;
+    barrier();
+    if (!last_to_arrive) return;
+    memoryBarrierBuffer();
+    const uint base = (t * pc.heads + h) * pc.splits * (pc.hd + 2), stride = pc.hd + 2;
+    real mx = real(-3.0e38);
+    for (uint s = 0; s < n_splits; ++s) mx = max(mx, part[base + s * stride]);
+    real lsum = real(0);
+    for (uint r = 0; r < 4; ++r) acc[r] = real(0);
+    for (uint s = 0; s < n_splits; ++s) {
+      const real w = exp_real(part[base + s * stride] - mx);
+      lsum += part[base + s * stride + 1] * w;
+      for (uint r = 0; r < 4; ++r) {
+        const uint d = tid + r * wg;
+        if (d < pc.hd) acc[r] += part[base + s * stride + 2 + d] * w;
+      }
+    }
+    if (tid == 0) arrived[slot] = 0u;
+    l = lsum;
+#else
     return;
+#endif
   }
   for (uint r = 0; r < 4; ++r) {
     const uint d = tid + r * wg;

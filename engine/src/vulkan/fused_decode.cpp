@@ -1,0 +1,111 @@
+// Pipelines and recording for the fused one-token BitLinear kernels (vulkan/fused_decode.h).
+#include "vulkan/fused_decode.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace trit::vk {
+namespace {
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+constexpr uint32_t kQkv = 0, kResidual = 1, kGate = 2;
+
+struct Push {
+  uint32_t rows, rows_kv, hd;
+  float eps, scale0, scale1, scale2;
+};
+
+}  // namespace
+
+std::optional<FusedDecode::Layout> FusedDecode::plan(const DeviceInfo& d, uint32_t dim, uint32_t ffn, uint32_t qdim,
+                                                     uint32_t kvdim, uint32_t head_dim, bool f64, std::string* why) {
+  auto no = [&](const std::string& reason) -> std::optional<Layout> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  // A row's lanes meet through subgroup shuffles, so they must sit in one subgroup of the smallest size
+  // the device may choose; 16 lanes per row keep a 2560-wide row at 2-3 uvec4 loads per lane.
+  const uint32_t sg = std::max(1u, d.min_subgroup_size);
+  if (!d.subgroup_shuffle) return no("no subgroup shuffles");
+  if (!std::has_single_bit(sg)) return no("the subgroup size is not a power of two");
+  Layout l;
+  l.tpr = std::min(16u, sg);
+  // 32 rows per workgroup where subgroups are wide (each workgroup re-reads the input row from L2, so
+  // fewer, wider workgroups read less: on the H100 512 invocations beat 128, 256 and 1024); 8 rows on
+  // lavapipe's 8-wide subgroups.
+  l.wg = std::min(d.max_workgroup_invocations, l.tpr * (sg >= 16 ? 32u : 8u));
+  const uint32_t rpw = l.rows_per_wg();
+  if (rpw % 4 || head_dim % rpw || qdim % rpw || kvdim % rpw)
+    return no("head_dim " + std::to_string(head_dim) + " and the projection widths must be multiples of " +
+              std::to_string(rpw) + " rows per workgroup");
+  if (l.wg / sg > 64) return no("too many subgroups per workgroup");
+  // Shared memory: the quantized input row, one value per row, the reduction partials.
+  const uint32_t widest = std::max({dim, ffn, qdim});
+  const uint64_t shared = widest + uint64_t{rpw} * (f64 ? 8 : 4) + 64 * 12;
+  if (shared > d.max_shared_memory) return no("the input row does not fit shared memory");
+  return l;
+}
+
+FusedDecode::FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot)
+    : ctx_(ctx), layout_(layout), kv_f16_(kv_f16), f64_(f64), dot_(dot) {}
+
+FusedDecode::~FusedDecode() = default;
+
+const Pipeline& FusedDecode::pipeline(uint32_t mode, uint32_t k) {
+  for (const auto& e : pipes_)
+    if (e.mode == mode && e.k == k) return *e.pipe;
+  if (k % 128 || k == 0) throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of 128");
+  const uint32_t vpl = ceil_div(k / 64, layout_.tpr);
+  const uint32_t xpt = ceil_div(k / 4, layout_.wg);
+  const std::string stem = std::string("bitlinear_decode") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
+  pipes_.push_back({mode, k,
+                    std::make_unique<Pipeline>(ctx_, stem, 10, static_cast<uint32_t>(sizeof(Push)),
+                                               std::vector<uint32_t>{layout_.wg, layout_.tpr, mode, k, vpl, xpt,
+                                                                     kv_f16_ ? 1u : 0u, 1u})});
+  return *pipes_.back().pipe;
+}
+
+void FusedDecode::qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
+                      const MatrixRef& wk, const MatrixRef& wv, const BufferRange& x, const BufferRange& nw, float eps,
+                      const BufferRange& q, const BufferRange& rope, const BufferRange& k_cache,
+                      const BufferRange& v_cache, uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim) {
+  const Pipeline& p = pipeline(kQkv, dim);
+  const BufferRange r[] = {params, wq.codes, wk.codes, wv.codes, x, nw, q, rope, k_cache, v_cache};
+  const Push push{qdim, kvdim, head_dim, eps, wq.scale, wk.scale, wv.scale};
+  const uint32_t rpw = layout_.rows_per_wg();
+  cs.dispatch(p, da.make(p, r), &push, sizeof push, (qdim + 2 * kvdim) / rpw);
+}
+
+void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& w,
+                           const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y, uint32_t rows,
+                           uint32_t k) {
+  const Pipeline& p = pipeline(kResidual, k);
+  const BufferRange r[] = {params, w.codes, w.codes, w.codes, x, nw, y, y, y, y};
+  const Push push{rows, 0, 0, eps, w.scale, 1.f, 1.f};
+  cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, layout_.rows_per_wg()));
+}
+
+void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
+                            const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
+                            const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
+                            uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys) {
+  if (!attention_)
+    attention_ = std::make_unique<Pipeline>(ctx_, std::string("attention_decode") + (f64_ ? "_f64" : ""), 7, 16,
+                                            std::vector<uint32_t>{wg, kv_f16_ ? 1u : 0u, split_keys});
+  const uint32_t splits = ceil_div(max_context, split_keys);
+  const BufferRange r[] = {params, q, k_cache, v_cache, out, scratch, arrived};
+  const uint32_t push[] = {heads, kv_heads, head_dim, splits};
+  cs.dispatch(*attention_, da.make(*attention_, r), push, sizeof push, heads, 1, splits);
+}
+
+void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
+                       const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y,
+                       uint32_t rows, uint32_t k) {
+  const Pipeline& p = pipeline(kGate, k);
+  const BufferRange r[] = {params, wg.codes, wu.codes, wg.codes, x, nw, y, y, y, y};
+  const Push push{rows, 0, 0, eps, wg.scale, wu.scale, 1.f};
+  cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, layout_.rows_per_wg()));
+}
+
+}  // namespace trit::vk

@@ -1,0 +1,75 @@
+#pragma once
+// The one-token (decode) BitLinear kernels with the input's RMSNorm and int8 quantization fused in
+// (shaders/bitlinear_decode.glsl). Decode time is set by the number of dependent kernel steps, so a
+// layer runs as five: QKV (+ RoPE + KV append), attention, wo (+ residual), gate/up (+ ReLU^2), down
+// (+ residual), instead of eleven. Prefill keeps the separate kernels (vulkan/kernels.h), where each step
+// carries hundreds of tokens.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vulkan/context.h"
+
+namespace trit::vk {
+
+// A ternary matrix as bound: its bytes and its per-tensor scale.
+struct MatrixRef {
+  BufferRange codes;
+  float scale = 1.f;
+};
+
+class FusedDecode {
+ public:
+  // The layout the kernels need for a model of this shape on this device, or nullopt with the reason
+  // (then the caller keeps the unfused kernels).
+  struct Layout {
+    uint32_t wg = 0, tpr = 0;  // invocations per workgroup, lanes per row
+    uint32_t rows_per_wg() const { return wg / tpr; }
+  };
+  static std::optional<Layout> plan(const DeviceInfo& d, uint32_t dim, uint32_t ffn, uint32_t qdim, uint32_t kvdim,
+                                    uint32_t head_dim, bool f64, std::string* why = nullptr);
+
+  FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot);
+  ~FusedDecode();
+
+  // q = rope(Wq h), and rope(Wk h), Wv h appended to the caches at params.pos0, with h = norm(x) * nw
+  // quantized to int8. dim: width of x; qdim/kvdim: rows of Wq and of Wk/Wv.
+  void qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
+           const MatrixRef& wk, const MatrixRef& wv, const BufferRange& x, const BufferRange& nw, float eps,
+           const BufferRange& q, const BufferRange& rope, const BufferRange& k_cache, const BufferRange& v_cache,
+           uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim);
+
+  // y += W int8(norm(x) * nw) (k: width of x, rows: of W).
+  void residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& w,
+                const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y, uint32_t rows, uint32_t k);
+
+  // One token's attention over positions [0, params.pos0] (attention.glsl with TRIT_SELF_COMBINE): split
+  // over key chunks of split_keys, the last split to finish merging the partials, so it is one step.
+  // `arrived` holds one zeroed uint per head; `scratch` the partials (Kernels::attention_scratch_bytes).
+  // wg and split_keys: the attention kernel's workgroup size and keys per split (Kernels::split_keys()).
+  void attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
+                 const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
+                 const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
+                 uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys);
+
+  // y = relu(Wg h)^2 * (Wu h), h = int8(norm(x) * nw).
+  void gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
+            const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y,
+            uint32_t rows, uint32_t k);
+
+ private:
+  const Pipeline& pipeline(uint32_t mode, uint32_t k);
+  const Context& ctx_;
+  Layout layout_;
+  bool kv_f16_, f64_, dot_;
+  struct Entry {
+    uint32_t mode, k;
+    std::unique_ptr<Pipeline> pipe;
+  };
+  std::vector<Entry> pipes_;
+  std::unique_ptr<Pipeline> attention_;
+};
+
+}  // namespace trit::vk

@@ -1,0 +1,266 @@
+// One decode step of a BitLinear layer in one kernel: RMSNorm of the input row, its int8 quantization,
+// the ternary (I2_S) matrix-vector product and the epilogue, for ONE token. Decode is bound by the
+// number of dependent kernel steps (each costs ~2 us of launch and barrier plus its chain of memory
+// round trips), so instead of a norm kernel, a matvec kernel and a RoPE/KV kernel, every workgroup
+// normalises and quantizes the whole input row itself (it is small and sits in L2) into shared memory,
+// while its weight words are already on their way into registers.
+//
+// Numerics are those of rmsnorm_quant.glsl + ternary_matmul.glsl + rope_kv.glsl: the same expressions
+// in the same order, so the values equal the unfused path's (only the tree order of the sum of squares
+// differs, which in double is far below any int8 rounding boundary).
+//
+// Layout: TPR lanes per row (TPR divides the subgroup size, so the row's partial sums meet through
+// subgroup shuffles), RPW = WG / TPR rows per workgroup. Each lane prefetches up to VPL uvec4s of its
+// row (one uvec4 = half a 128-element block: words 4h..4h+3, group g at bits 6-2g of each byte).
+//
+// MODE 0 (QKV): workgroups [0, nq) take rows of Wq, then Wk, then Wv (bindings 1-3). Rows of Wq and Wk
+//   are visited in RoPE pair order (dimension i next to i + hd/2 of the same head), so a workgroup holds
+//   both halves of every pair it rotates; q goes to Y, rotated k and v are appended to the KV cache at
+//   params.pos0 (F16 pairs rounded to nearest even, or F32).
+// MODE 1 (residual): Y[row] += W x.
+// MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), W1 at binding 1, W2 at binding 2.
+#include "common.glsl"
+#extension GL_KHR_shader_subgroup_shuffle : require
+#ifdef TRIT_DOT
+#extension GL_EXT_spirv_intrinsics : require
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot4x8(int a, int b, spirv_literal int packed_format);
+#endif
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint TPR = 16;
+layout(constant_id = 2) const uint MODE = 1;
+layout(constant_id = 3) const uint K = 2560;      // input width (a multiple of 128)
+layout(constant_id = 4) const uint VPL = 3;       // uvec4s of a row per lane: ceil(K / 64 / TPR)
+layout(constant_id = 5) const uint XPT = 3;       // input real4s per invocation: ceil(K / 4 / WG)
+layout(constant_id = 6) const bool KV_F16 = true;
+layout(constant_id = 7) const bool HAS_NORM = true;
+
+layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
+layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
+layout(std430, binding = 3) readonly buffer W2 { uvec4 w2[]; };
+layout(std430, binding = 4) readonly buffer X { real4 x[]; };
+layout(std430, binding = 5) readonly buffer NW { vec4 nw[]; };
+layout(std430, binding = 6) buffer Y { real y[]; };
+layout(std430, binding = 7) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
+layout(std430, binding = 8) writeonly buffer KC { uint kc[]; };
+layout(std430, binding = 9) writeonly buffer VC { uint vc[]; };
+// rows: rows of W0 (MODE 0: of Wq); rows_kv: rows of Wk and of Wv (MODE 0); hd: head dimension.
+layout(push_constant) uniform Push { uint rows; uint rows_kv; uint hd; float eps; float scale0; float scale1; float scale2; } pc;
+
+// The quantized input row, 4 int8 per uint, stored as uvec4 [g][j] = words 4j'..4j'+3 of group g for
+// the row's uvec4 j: the TPR lanes of a row then read consecutive uvec4s (no bank conflicts), where
+// the natural order would put every second lane on the same bank.
+shared uvec4 sq[K / 16];
+const uint RPW = gl_WorkGroupSize.x / TPR;
+shared real res[RPW];
+
+real round_away(real v) {
+  real t = trunc(v);
+  if (abs(v - t) >= 0.5) t += sign(v);
+  return t;
+}
+
+#ifdef TRIT_DOT
+int ternary_word(uint wword, uint shift) { return int((((wword >> shift) & 0x03030303u) + 0x7F7F7F7Fu) ^ 0x80808080u); }
+int dot_block(uvec4 w, uint j) {
+  int r = 0;
+  for (uint g = 0; g < 4; ++g) {
+    const uvec4 a = sq[g * (K / 64) + j];
+    for (uint q = 0; q < 4; ++q) r += sdot4x8(ternary_word(w[q], 6u - 2u * g), int(a[q]), 0);
+  }
+  return r;
+}
+#else
+int dot4(uint wword, uint shift, uint a) {
+  int r = 0;
+  for (int b = 0; b < 4; ++b) r += (int((wword >> (shift + 8u * uint(b))) & 3u) - 1) * bitfieldExtract(int(a), 8 * b, 8);
+  return r;
+}
+int dot_block(uvec4 w, uint j) {
+  int r = 0;
+  for (uint g = 0; g < 4; ++g) {
+    const uvec4 a = sq[g * (K / 64) + j];
+    for (uint q = 0; q < 4; ++q) r += dot4(w[q], 6u - 2u * g, a[q]);
+  }
+  return r;
+}
+#endif
+
+// IEEE binary16 bits of v, rounded once to nearest even (as rope_kv.glsl and ref::f32_to_f16).
+uint to_f16(real v) {
+  const uint sgn = v < real(0) ? 0x8000u : 0u;
+  const real a = abs(v);
+  if (isnan(a)) return sgn | 0x7e00u;
+  if (a >= real(65520)) return sgn | 0x7c00u;
+  if (a < real(6.103515625e-05)) return sgn | uint(roundEven(a * real(16777216.0)));
+  int e;
+  frexp(a, e);
+  uint m = uint(roundEven(ldexp(a, 11 - e)));
+  uint biased = uint(e - 1 + 15);
+  if (m == 2048u) {
+    m = 1024u;
+    ++biased;
+  }
+  return sgn | (biased << 10) | (m - 1024u);
+}
+uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
+
+real2 rotate(real a, real b, real2 c) {
+  precise real rx = a * c.x - b * c.y;
+  precise real ry = a * c.y + b * c.x;
+  return real2(rx, ry);
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint lane = tid % TPR, lr = tid / TPR;
+  const uint row_vecs = K / 64;
+
+  // Which matrix and row this lane group computes.
+  uint mat = 0, first = gl_WorkGroupID.x * RPW, nrows = pc.rows;
+  if (MODE == 0) {
+    const uint nq = pc.rows / RPW, nk = pc.rows_kv / RPW;
+    if (gl_WorkGroupID.x >= nq + nk) {
+      mat = 2;
+      first = (gl_WorkGroupID.x - nq - nk) * RPW;
+      nrows = pc.rows_kv;
+    } else if (gl_WorkGroupID.x >= nq) {
+      mat = 1;
+      first = (gl_WorkGroupID.x - nq) * RPW;
+      nrows = pc.rows_kv;
+    }
+  }
+  const uint v = first + lr;  // visiting index
+  uint row = v;
+  if (MODE == 0 && mat < 2) {
+    // Pair order: visiting index 2p + half is dimension p + half * hd/2 of head v / hd.
+    const uint within = v % pc.hd;
+    row = v - within + within / 2 + (within % 2) * (pc.hd / 2);
+  }
+  const bool live = row < nrows;
+
+  // 1. Start the weight loads: they do not depend on the input.
+  uvec4 wa[VPL], wb[VPL];
+  for (uint i = 0; i < VPL; ++i) {
+    const uint j = lane + i * TPR;
+    wa[i] = uvec4(0);
+    wb[i] = uvec4(0);
+    if (live && j < row_vecs) {
+      const uint at = row * row_vecs + j;
+      if (MODE == 0) {
+        wa[i] = mat == 0 ? w0[at] : mat == 1 ? w1[at] : w2[at];
+      } else {
+        wa[i] = w0[at];
+        if (MODE == 2) wb[i] = w1[at];
+      }
+    }
+  }
+
+  // 2. RMSNorm and int8 quantization of the input row, into shared memory.
+  const uint k4 = K / 4;
+  real4 xv[XPT];
+  vec4 nv[XPT];
+  real ss = real(0);
+  for (uint i = 0; i < XPT; ++i) {
+    const uint e = tid + i * gl_WorkGroupSize.x;
+    xv[i] = e < k4 ? x[e] : real4(0);
+    nv[i] = e < k4 && HAS_NORM ? nw[e] : vec4(1);
+    ss += dot(xv[i], xv[i]);
+  }
+  real inv = real(1);
+  if (HAS_NORM) {
+    ss = wg_sum(ss);
+    inv = real(1) / sqrt(ss / real(K) + real(pc.eps));
+  }
+  real amax = real(0);
+  for (uint i = 0; i < XPT; ++i) {
+    if (HAS_NORM) xv[i] = xv[i] * inv * real4(nv[i]);
+    const real4 a = abs(xv[i]);
+    amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
+  }
+  amax = wg_max(amax);
+  const real sc = real(127) / max(amax, real(1e-5));
+  for (uint i = 0; i < XPT; ++i) {
+    const uint e = tid + i * gl_WorkGroupSize.x;
+    if (e >= k4) break;
+    const real4 qv = xv[i] * sc;
+    uint packed = 0u;
+    for (int b = 0; b < 4; ++b) packed |= uint(int(clamp(round_away(qv[b]), real(-128), real(127))) & 0xff) << (8 * b);
+    // Natural word e is word q of group g of the row's uvec4 j (ternary_matmul.glsl's layout).
+    const uint r = e % 32, g = r / 8, j = (e / 32) * 2 + (r % 8) / 4;
+    sq[g * (K / 64) + j][r % 4] = packed;
+  }
+  barrier();
+
+  // 3. The row's exact integer dot products, summed over its TPR lanes by shuffles.
+  int acc = 0, acc2 = 0;
+  for (uint i = 0; i < VPL; ++i) {
+    const uint j = lane + i * TPR;
+    if (j >= row_vecs) break;
+    acc += dot_block(wa[i], j);
+    if (MODE == 2) acc2 += dot_block(wb[i], j);
+  }
+  for (uint off = TPR / 2; off > 0; off /= 2) {
+    acc += subgroupShuffleXor(acc, off);
+    if (MODE == 2) acc2 += subgroupShuffleXor(acc2, off);
+  }
+
+  // 4. Epilogue.
+  if (MODE == 1) {
+    if (lane == 0 && live) y[row] += real(acc) / sc * real(pc.scale0);
+    return;
+  }
+  if (MODE == 2) {
+    if (lane == 0 && live) {
+      const real g = real(acc) / sc * real(pc.scale0);
+      const real u = real(acc2) / sc * real(pc.scale1);
+      const real r = max(g, real(0));
+      y[row] = r * r * u;
+    }
+    return;
+  }
+  const float scale = mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2;
+  if (lane == 0) res[lr] = real(acc) / sc * real(scale);
+  barrier();
+  const uint pos = params.pos0;
+  const uint half_hd = pc.hd / 2;
+  const uint kvdim = pc.rows_kv;
+  if (mat == 0) {
+    // One invocation per pair: q[h hd + i] and q[h hd + i + hd/2] rotated.
+    if (tid < RPW / 2 && first + 2 * tid < nrows) {
+      const uint vv = first + 2 * tid;
+      const uint h = vv / pc.hd, i = (vv % pc.hd) / 2;
+      const real2 r = rotate(res[2 * tid], res[2 * tid + 1], cs[pos * half_hd + i]);
+      y[h * pc.hd + i] = r.x;
+      y[h * pc.hd + i + half_hd] = r.y;
+    }
+  } else if (mat == 1) {
+    // Two neighbouring pairs per invocation, so F16 pairs are written whole.
+    if (tid < RPW / 4 && first + 4 * tid < nrows) {
+      const uint vv = first + 4 * tid;
+      const uint h = vv / pc.hd, i = (vv % pc.hd) / 2;
+      const real2 r0 = rotate(res[4 * tid], res[4 * tid + 1], cs[pos * half_hd + i]);
+      const real2 r1 = rotate(res[4 * tid + 2], res[4 * tid + 3], cs[pos * half_hd + i + 1]);
+      const uint dst = pos * kvdim + h * pc.hd + i;
+      if (KV_F16) {
+        kc[dst / 2] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
+        kc[(dst + half_hd) / 2] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
+      } else {
+        kc[dst] = kv_bits(r0.x);
+        kc[dst + 1] = kv_bits(r1.x);
+        kc[dst + half_hd] = kv_bits(r0.y);
+        kc[dst + half_hd + 1] = kv_bits(r1.y);
+      }
+    }
+  } else {
+    if (tid < RPW / 2 && first + 2 * tid < nrows) {
+      const uint dst = pos * kvdim + first + 2 * tid;
+      if (KV_F16) {
+        vc[dst / 2] = kv_bits(res[2 * tid]) | (kv_bits(res[2 * tid + 1]) << 16);
+      } else {
+        vc[dst] = kv_bits(res[2 * tid]);
+        vc[dst + 1] = kv_bits(res[2 * tid + 1]);
+      }
+    }
+  }
+}

@@ -1,0 +1,5 @@
+#version 450
+// The fused one-token BitLinear (fp64 activations); the body is bitlinear_decode.glsl.
+#extension GL_GOOGLE_include_directive : require
+#define TRIT_F64 1
+#include "bitlinear_decode.glsl"
