@@ -81,6 +81,39 @@ INSTANTIATE_TEST_SUITE_P(
                     GoldenParam{"golden-a", KvPrecision::F32, 64, 0, false}),
     param_name);
 
+// Every position decoded alone: the one-token path (the fused decode kernels where the device allows,
+// else the unfused ones with tuned = false) against the golden logits of each position.
+class VulkanGoldenDecode : public testing::TestWithParam<GoldenParam> {};
+
+TEST_P(VulkanGoldenDecode, TokenByTokenLogitsMatch) {
+  const GoldenParam& gp = GetParam();
+  const auto g = test::load_golden(gp.name);
+  auto model = Model::open(g.gguf);
+  VulkanForwardOptions o;
+  o.kv = gp.kv;
+  o.prefer_f64 = gp.f64;
+  o.tuned_kernels = gp.block != 0;  // block 0 marks the unfused baseline here
+  VulkanForward fwd(*model, o);
+  ASSERT_EQ(fwd.fused_decode(), o.tuned_kernels) << "lavapipe runs the fused decode kernels; they must be tested";
+  std::vector<float> logits(g.sequence.size() * g.vocab);
+  for (size_t t = 0; t < g.sequence.size(); ++t)
+    fwd.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t),
+             std::span<float>(logits).subspan(t * g.vocab, g.vocab), false);
+  const auto c = test::compare_logits(logits, g.logits(gp.kv), g.vocab, g.margin_floor);
+  std::printf("[ measured ] vulkan decode %s%s: %s\n", param_name({gp, 0}).c_str(), o.tuned_kernels ? "" : " (unfused)",
+              c.summary().c_str());
+  EXPECT_LE(c.max_abs_diff, g.max_abs_diff) << c.summary();
+  EXPECT_TRUE(c.top1_mismatches.empty()) << c.summary();
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, VulkanGoldenDecode,
+                         testing::Values(GoldenParam{"golden-a", KvPrecision::F16, 1, 0},
+                                         GoldenParam{"golden-a", KvPrecision::F32, 1, 0},
+                                         GoldenParam{"golden-b", KvPrecision::F16, 1, 0},
+                                         GoldenParam{"golden-a", KvPrecision::F16, 0, 0},
+                                         GoldenParam{"golden-a", KvPrecision::F32, 1, 0, false}),
+                         param_name);
+
 class VulkanGreedy : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanGreedy, ReproducesGreedyTokens) {
@@ -104,6 +137,40 @@ TEST_P(VulkanGreedy, ReproducesGreedyTokens) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, VulkanGreedy, testing::Values("golden-a", "golden-b"));
+
+// The same continuation chosen on the device (VulkanForward::decode_greedy): the argmax feeds the next
+// embedding without the host, so it must pick exactly what a host argmax over read-back logits picks.
+TEST_P(VulkanGreedy, DeviceSideGreedyEqualsHostArgmax) {
+  const auto g = test::load_golden(GetParam());
+  auto model = Model::open(g.gguf);
+  VulkanForward dev(*model, {}), host(*model, {});
+  std::vector<float> ld(g.vocab), lh(g.vocab);
+  dev.eval(g.prompt, 0, ld, false);
+  host.eval(g.prompt, 0, lh, false);
+  const auto first = static_cast<int32_t>(ref::argmax(ld));
+  const auto pos = static_cast<int32_t>(g.prompt.size());
+  const int32_t steps = 12;
+  std::vector<int32_t> got;
+  const int32_t n = dev.decode_greedy(first, pos, steps, [&](int32_t t) {
+    got.push_back(t);
+    return true;
+  });
+  ASSERT_EQ(n, steps);
+  ASSERT_EQ(got.size(), static_cast<size_t>(steps));
+  EXPECT_EQ(dev.cached_positions(), pos + steps);
+  int32_t tok = first;
+  for (int32_t i = 0; i < steps; ++i) {
+    host.eval(std::span<const int32_t>(&tok, 1), pos + i, lh, false);
+    tok = static_cast<int32_t>(ref::argmax(lh));
+    ASSERT_EQ(got[static_cast<size_t>(i)], tok) << "step " << i;
+  }
+  // Where the golden margin allows, it is also the golden greedy continuation.
+  for (size_t j = 1; j < g.greedy.size() && j <= got.size(); ++j) {
+    if (g.margin_f16kv[g.prompt.size() - 1 + j] < g.margin_floor) break;
+    EXPECT_EQ(got[j - 1], g.greedy[j]) << "golden greedy token " << j;
+  }
+}
+
 
 // Two runs of the same model must agree to float noise: int8 activation quantization can turn a
 // summation-order difference into one rounding step, which moves a logit by far less than this.
@@ -179,8 +246,9 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
       if (k.pass == pass && k.kernel == kernel) return &k;
     return nullptr;
   };
-  for (const char* kernel : {"embed", "attn_norm+quant", "qkv", "rope_kv", "attention", "wo+residual",
-                             "gate_up_relu2", "down+residual", "final_norm", "lm_head"}) {
+  ASSERT_TRUE(prof.fused_decode());
+  for (const char* kernel : {"embed", "norm+qkv+rope_kv", "attention", "norm+wo+residual", "norm+gate_up_relu2",
+                             "norm+down+residual", "final_norm", "lm_head"}) {
     const KernelTime* d = find("decode", kernel);
     ASSERT_NE(d, nullptr) << kernel;
     EXPECT_EQ(d->submits, 3u) << kernel;
@@ -222,6 +290,38 @@ TEST(VulkanForward, BadCallsThrowAndLeaveTheCacheUsable) {
   VulkanForwardOptions too_long;
   too_long.context = static_cast<int32_t>(model->config().context) + 1;
   EXPECT_THROW(VulkanForward(*model, too_long), std::invalid_argument);
+}
+
+TEST(VulkanForward, DeviceSideGreedyStopsWhereToldAndLeavesTheCacheExact) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForward dev(*model, {}), fresh(*model, {});
+  std::vector<float> l(g.vocab), lf(g.vocab);
+  dev.eval(std::span<const int32_t>(g.sequence.data(), 10), 0, l, false);
+  std::vector<int32_t> got;
+  // Stop after the third token: the step queued behind it runs, but its token is dropped and the
+  // cache holds exactly the inputs of the three delivered steps.
+  const int32_t n = dev.decode_greedy(g.sequence[10], 10, 30, [&](int32_t t) {
+    got.push_back(t);
+    return got.size() < 3;
+  });
+  EXPECT_EQ(n, 3);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(dev.cached_positions(), 13);
+  // Continuing from there with eval equals a fresh run over the same tokens.
+  std::vector<int32_t> whole(g.sequence.begin(), g.sequence.begin() + 11);
+  whole.push_back(got[0]);
+  whole.push_back(got[1]);
+  dev.eval(std::span<const int32_t>(&got[2], 1), 13, l, false);
+  whole.push_back(got[2]);
+  fresh.eval(whole, 0, lf, false);
+  expect_close(l, lf, "after a stopped device-side greedy run");
+  // Bad calls throw and leave the cache as it was.
+  EXPECT_THROW(dev.decode_greedy(-1, 14, 1, [](int32_t) { return true; }), std::out_of_range);
+  EXPECT_THROW(dev.decode_greedy(0, 15, 1, [](int32_t) { return true; }), std::invalid_argument);
+  EXPECT_THROW(dev.decode_greedy(0, 14, dev.context_length(), [](int32_t) { return true; }), ContextFullError);
+  EXPECT_EQ(dev.cached_positions(), 14);
+  EXPECT_EQ(dev.decode_greedy(0, 14, 0, [](int32_t) { return true; }), 0);
 }
 
 }  // namespace

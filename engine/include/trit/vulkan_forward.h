@@ -11,6 +11,7 @@
 // submits one recorded command buffer per block: one submit per decoded token. No host copy of the
 // weights is kept: the Model may be closed once the constructor returns.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -67,11 +68,21 @@ class VulkanForward final : public Forward {
   int32_t context_length() const override;
   int32_t vocab_size() const override;
 
+  // Greedy decoding on the device: the argmax of each step's logits feeds the next step's embedding
+  // without the host, one submit per token with up to two queued, so the GPU does not wait for the
+  // host between tokens and no logits are read back. Step i consumes its input at pos + i (the first
+  // input is `token`) and hands its argmax (trit::argmax's choice) to on_token; returning false stops
+  // (a step already queued then runs but its token is dropped, and its cache entry lies past
+  // cached_positions(), to be overwritten). At most max_steps steps; returns the tokens delivered.
+  // Throws ContextFullError if pos + max_steps passes the context, like eval for bad arguments.
+  int32_t decode_greedy(int32_t token, int32_t pos, int32_t max_steps, const std::function<bool(int32_t)>& on_token);
+
   const DeviceInfo& device() const;
   uint32_t block_size() const;        // tokens per prefill submit
   uint32_t embedding_chunks() const;  // bindings the F16 embedding / LM head was split into
   uint64_t device_bytes() const;      // device memory the weights, caches and buffers take
   bool f64() const;                   // activations in double
+  bool fused_decode() const;          // one-token steps run the fused kernels (vulkan/fused_decode.h)
   int32_t cached_positions() const;
 
   // Debugging: the current contents of an intermediate buffer of the last submitted block, as floats:

@@ -491,6 +491,8 @@ CommandSequence::CommandSequence(const Context& ctx) : ctx_(ctx) {
 }
 
 CommandSequence::~CommandSequence() {
+  if (pending_) vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX);
+  if (fence_) vkDestroyFence(ctx_.device(), fence_, nullptr);
   if (cb_) vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cb_);
 }
 
@@ -556,7 +558,31 @@ void CommandSequence::end() {
 
 void CommandSequence::run() const {
   if (!recorded_) throw VulkanError("command sequence run before it was recorded");
+  if (pending_) throw VulkanError("command sequence run while its own submission is pending");
   ctx_.submit_and_wait(cb_);
+}
+
+void CommandSequence::submit() {
+  if (!recorded_) throw VulkanError("command sequence submitted before it was recorded");
+  if (pending_) throw VulkanError("command sequence submitted again before wait()");
+  if (!fence_) {
+    VkFenceCreateInfo fci{};
+    fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    check(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_), "vkCreateFence");
+  }
+  VkSubmitInfo si{};
+  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb_;
+  check(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
+  pending_ = true;
+}
+
+void CommandSequence::wait() {
+  if (!pending_) return;
+  pending_ = false;  // a failed wait leaves nothing to wait for again
+  check(vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  check(vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
 }
 
 // ---- TimestampPool ----------------------------------------------------------------------------------

@@ -188,13 +188,20 @@ class CommandSequence {
   void end();
   // Submits and waits.
   void run() const;
+  // Submits without waiting (its own fence), so several sequences can be queued back to back; wait()
+  // blocks until this submission has finished. Queue order plus a barrier at the start of the next
+  // sequence orders one submission after the other on the device.
+  void submit();
+  void wait();
+  bool pending() const { return pending_; }
   VkCommandBuffer handle() const { return cb_; }
   bool recorded() const { return recorded_; }
 
  private:
   const Context& ctx_;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
-  bool recording_ = false, recorded_ = false;
+  VkFence fence_ = VK_NULL_HANDLE;  // made on the first submit()
+  bool recording_ = false, recorded_ = false, pending_ = false;
 };
 
 // Timestamp queries: write with CommandSequence::timestamp, read after the submit finished.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vulkan/context.h"
+#include "vulkan/fused_decode.h"
 #include "vulkan/kernels.h"
 
 namespace trit {
@@ -21,7 +22,19 @@ using vk::MemoryUse;
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-enum class Head { None, Last, All };
+// Tokens per submit when every token's logits are wanted (eval with all_logits): those logits and their
+// host-visible copy take tokens x vocab x 4 bytes each (263 MB for 512 tokens of a 128k vocabulary, most
+// of it resident host memory), so all-logits submits are capped instead of growing with the prefill block.
+constexpr uint32_t kAllLogitsBlock = 64;
+
+// Which logits a recorded pass computes: none (a prefill block before the last), the last token's,
+// every token's, or the last token's reduced on the device to the greedy next token (Greedy).
+enum class Head { None, Last, All, Greedy };
+
+// Slots of the ring through which device-side greedy steps publish their tokens; more than the steps
+// ever in flight (kGreedyInFlight).
+constexpr uint32_t kGreedyRing = 8;
+constexpr uint32_t kGreedyInFlight = 2;
 
 // Profile mode: one timestamp pool per recorded command buffer; labels[i] names the kernel group that
 // ends at query i + 1 (query 0 is written at the start).
@@ -62,6 +75,7 @@ struct VulkanForward::Impl {
 
   std::unique_ptr<vk::Context> ctx;
   std::unique_ptr<vk::Kernels> kernels;
+  std::unique_ptr<vk::FusedDecode> fused;  // null: decode runs the unfused kernels
   std::unique_ptr<vk::DescriptorAllocator> da;
 
   std::vector<LayerSlots> slots;
@@ -74,13 +88,20 @@ struct VulkanForward::Impl {
   Buffer x, xq, xs, q, k, v, o, a, hn, logits, attn_scratch;
   // Host-visible: per-submit parameters and tokens; logits are copied to `readback` for the host.
   Buffer params, tokens, readback;
+  Buffer arrived;  // fused decode attention: per-head split counters, zero between uses
+  // Device-side greedy decoding: the step's parameters (advanced by the device), its input token
+  // (written by the previous step's argmax) and the ring the host reads tokens from.
+  Buffer step, next_token, ring;
+  std::unique_ptr<vk::Pipeline> greedy_step;
+  std::unique_ptr<vk::CommandSequence> greedy[kGreedyInFlight];
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
   bool profiling = false;
   SeqProfile prof_decode, prof_none, prof_last, prof_all;
 
   void plan_layers(const Model& model);
   void upload(const Model& model);
-  void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof);
+  void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
+              const Buffer& tokens_buf);
   void collect(SeqProfile& p);
   void check_shape() const;
 };
@@ -179,16 +200,20 @@ void VulkanForward::Impl::upload(const Model& model) {
 
 // The whole forward pass of up to max_tokens tokens as one command buffer. Every kernel reads the
 // position and token count from `params`, so this is recorded once and replayed.
-void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof) {
+void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
+                                 const Buffer& params_buf, const Buffer& tokens_buf) {
   vk::Kernels& kn = *kernels;
   vk::DescriptorAllocator& d = *da;
-  const BufferRange P{&params, 0, 0};
+  const BufferRange P{&params_buf, 0, 0};
   const uint32_t dim = cfg.dim, qdim = cfg.heads * cfg.head_dim, ffn = cfg.ffn;
   const float eps = cfg.rms_eps;
   auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
   const BufferRange X = R(x), XQ = R(xq), XS = R(xs);
 
   cs.begin();
+  // A greedy step follows the previous one in queue order without the host in between: wait for its
+  // writes (the next token, the position) before the embedding reads them.
+  if (head == Head::Greedy) cs.barrier();
   // Profile mode: a timestamp after the barrier that ends each kernel group, labelled with the group.
   if (prof) {
     prof->pool = std::make_unique<vk::TimestampPool>(*ctx, 16 * cfg.layers + 16);
@@ -203,7 +228,7 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     cs.timestamp(prof->pool->handle(), static_cast<uint32_t>(prof->labels.size()));
   };
   for (size_t c = 0; c < embd_chunks.size(); ++c)
-    kn.embed(cs, d, P, R(tokens), R(embd_bufs[c]), X, dim, embd_chunks[c].row0, embd_chunks[c].rows, max_tokens);
+    kn.embed(cs, d, P, R(tokens_buf), R(embd_bufs[c]), X, dim, embd_chunks[c].row0, embd_chunks[c].rows, max_tokens);
   cs.barrier();
   mark("embed");
   for (uint32_t l = 0; l < cfg.layers; ++l) {
@@ -211,6 +236,31 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     const Buffer& lb = layer_bufs[l];
     auto M = [&](const MatrixSlot& m) { return BufferRange{&lb, m.offset, m.bytes}; };
     auto N = [&](const NormSlot& n) { return BufferRange{&lb, n.offset, n.bytes}; };
+    const BufferRange scratch{&attn_scratch, 0, 0};
+
+    if (fused && max_tokens == 1) {
+      // Decode: five dependent steps per layer (vulkan/fused_decode.h).
+      vk::FusedDecode& fd = *fused;
+      auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale}; };
+      fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), R(k_cache[l]), R(v_cache[l]),
+             dim, qdim, cfg.kv_heads * cfg.head_dim, cfg.head_dim);
+      cs.barrier();
+      mark("norm+qkv+rope_kv");
+      fd.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), scratch, R(arrived), cfg.heads, cfg.kv_heads,
+                   cfg.head_dim, static_cast<uint32_t>(context), kn.split_keys(), kn.split_keys());
+      cs.barrier();
+      mark("attention");
+      fd.residual(cs, d, P, W(s.wo), R(o), N(s.attn_sub_norm), eps, X, s.wo.rows, qdim);
+      cs.barrier();
+      mark("norm+wo+residual");
+      fd.gate(cs, d, P, W(s.gate), W(s.up), X, N(s.ffn_norm), eps, R(a), s.gate.rows, dim);
+      cs.barrier();
+      mark("norm+gate_up_relu2");
+      fd.residual(cs, d, P, W(s.down), R(a), N(s.ffn_sub_norm), eps, X, s.down.rows, ffn);
+      cs.barrier();
+      mark("norm+down+residual");
+      continue;
+    }
 
     BufferRange w = N(s.attn_norm);
     kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
@@ -225,7 +275,6 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
                max_tokens);
     cs.barrier();
     mark("rope_kv");
-    const BufferRange scratch{&attn_scratch, 0, 0};
     kn.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
                  static_cast<uint32_t>(context), &scratch);
     cs.barrier();
@@ -258,7 +307,7 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
   }
   if (head != Head::None) {
     const BufferRange on = R(output_norm), H = R(hn);
-    const bool last = head == Head::Last;
+    const bool last = head == Head::Last || head == Head::Greedy;
     kn.rmsnorm_quant(cs, d, P, X, &on, &H, nullptr, nullptr, dim, eps, max_tokens, last);
     cs.barrier();
     mark("final_norm");
@@ -268,6 +317,13 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
                  rows_out);
     cs.barrier(true);
     mark("lm_head");
+    if (head == Head::Greedy) {
+      const BufferRange r[] = {P, R(logits), R(next_token), R(ring)};
+      const uint32_t push[] = {cfg.vocab, kGreedyRing};
+      cs.dispatch(*greedy_step, d.make(*greedy_step, r), push, sizeof push, 1);
+      cs.end();
+      return;
+    }
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
     if (prof) cs.barrier(true);  // only so the timestamp waits for the copy; end() orders it for the host
     mark("logits_copy");
@@ -295,6 +351,13 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                             options.tuned_kernels ? vk::DotProduct::Auto : vk::DotProduct::Off,
                                             options.tuned_kernels);
   const uint64_t rb = m.kernels->real_bytes();
+  if (options.tuned_kernels) {
+    // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
+    if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
+                                                  cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64))
+      m.fused = std::make_unique<vk::FusedDecode>(*m.ctx, *layout, m.kv == KvPrecision::F16, f64,
+                                                  m.kernels->dot_product());
+  }
   m.da = std::make_unique<vk::DescriptorAllocator>(*m.ctx);
   m.check_shape();
 
@@ -320,13 +383,13 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.embd_chunks = vk::split_rows(cfg.vocab, uint64_t{cfg.dim} * 2, range);
 
   // Everything this engine allocates, checked against the free device memory before allocating.
-  const uint64_t B = m.block;
+  const uint64_t B = m.block, BL = std::min<uint64_t>(B, kAllLogitsBlock);  // BL: rows of logits
   uint64_t total = 0;
   for (const auto& s : m.slots) total += s.total;
   total += uint64_t{cfg.vocab} * cfg.dim * 2 + cfg.dim * 4 + rope_bytes;
   total += 2 * cache_bytes * cfg.layers;
   const uint64_t act = B * rb * (cfg.dim + 2ull * qdim + 2ull * kvdim + cfg.ffn + cfg.dim) +
-                       B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}) + B * rb + 2 * B * cfg.vocab * 4;
+                       B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}) + B * rb + 2 * BL * cfg.vocab * 4;
   // Split-K scratch for one token: blocks never split their keys (Kernels::attention).
   const uint64_t scratch_bytes =
       m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, 1, static_cast<uint32_t>(m.context));
@@ -352,11 +415,14 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.o = Buffer(*m.ctx, B * qdim * rb, MemoryUse::Device);
   m.a = Buffer(*m.ctx, B * cfg.ffn * rb, MemoryUse::Device);
   m.hn = Buffer(*m.ctx, B * cfg.dim * rb, MemoryUse::Device);
-  m.logits = Buffer(*m.ctx, B * cfg.vocab * 4, MemoryUse::Device);
+  m.logits = Buffer(*m.ctx, BL * cfg.vocab * 4, MemoryUse::Device);
   m.attn_scratch = Buffer(*m.ctx, scratch_bytes, MemoryUse::Device);
   m.params = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Upload);
   m.tokens = Buffer(*m.ctx, B * 4, MemoryUse::Upload);
-  m.readback = Buffer(*m.ctx, B * cfg.vocab * 4, MemoryUse::Readback);
+  m.readback = Buffer(*m.ctx, BL * cfg.vocab * 4, MemoryUse::Readback);
+  m.arrived = Buffer(*m.ctx, uint64_t{cfg.heads} * 4, MemoryUse::Device);
+  const std::vector<uint32_t> zeros(cfg.heads, 0u);
+  m.arrived.upload(zeros.data(), zeros.size() * 4);
 
   m.profiling = options.profile;
   auto P = [&](SeqProfile& p, const char* pass) -> SeqProfile* {
@@ -364,14 +430,25 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     return m.profiling ? &p : nullptr;
   };
   m.decode = std::make_unique<vk::CommandSequence>(*m.ctx);
-  m.record(*m.decode, 1, Head::Last, P(m.prof_decode, "decode"));
+  m.record(*m.decode, 1, Head::Last, P(m.prof_decode, "decode"), m.params, m.tokens);
   if (m.block > 1) {
     m.block_none = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.block_last = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.block_all = std::make_unique<vk::CommandSequence>(*m.ctx);
-    m.record(*m.block_none, m.block, Head::None, P(m.prof_none, "block"));
-    m.record(*m.block_last, m.block, Head::Last, P(m.prof_last, "block"));
-    m.record(*m.block_all, m.block, Head::All, P(m.prof_all, "block"));
+    m.record(*m.block_none, m.block, Head::None, P(m.prof_none, "block"), m.params, m.tokens);
+    m.record(*m.block_last, m.block, Head::Last, P(m.prof_last, "block"), m.params, m.tokens);
+    m.record(*m.block_all, static_cast<uint32_t>(BL), Head::All, P(m.prof_all, "block"), m.params, m.tokens);
+  }
+  // Device-side greedy decoding: two identical step sequences, so one can be queued while the host
+  // reads the other's token.
+  m.step = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Device);
+  m.next_token = Buffer(*m.ctx, 4, MemoryUse::Device);
+  m.ring = Buffer(*m.ctx, kGreedyRing * 4, MemoryUse::Readback);
+  const uint32_t argmax_wg = m.ctx->info().subgroup_size >= 32 ? std::min(1024u, m.ctx->info().max_workgroup_invocations) : 128u;
+  m.greedy_step = std::make_unique<vk::Pipeline>(*m.ctx, "greedy_step", 4, 8, std::vector<uint32_t>{argmax_wg});
+  for (auto& g : m.greedy) {
+    g = std::make_unique<vk::CommandSequence>(*m.ctx);
+    m.record(*g, 1, Head::Greedy, nullptr, m.step, m.next_token);
   }
   // Every weight now lives in device memory: drop the process's resident pages of the mapped file,
   // so the host holds no second copy of the weights (they are re-read from disk if ever touched).
@@ -403,7 +480,8 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
 
   m.filled = pos;  // positions from pos on are rewritten; if a submit fails they are gone
   for (std::size_t done = 0; done < n;) {
-    const auto cnt = static_cast<uint32_t>(std::min<std::size_t>(m.block, n - done));
+    const uint32_t per_submit = all_logits ? std::min(m.block, kAllLogitsBlock) : m.block;
+    const auto cnt = static_cast<uint32_t>(std::min<std::size_t>(per_submit, n - done));
     const bool last_block = done + cnt == n;
     const vk::Params p{static_cast<uint32_t>(pos) + static_cast<uint32_t>(done), cnt};
     m.params.upload(&p, sizeof p);
@@ -427,6 +505,56 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
     done += cnt;
     m.filled = pos + static_cast<int32_t>(done);
   }
+}
+
+int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_steps,
+                                     const std::function<bool(int32_t)>& on_token) {
+  Impl& m = *impl_;
+  if (token < 0 || static_cast<uint32_t>(token) >= m.cfg.vocab)
+    throw std::out_of_range("VulkanForward::decode_greedy: token " + std::to_string(token) + " is outside the vocabulary");
+  if (pos < 0 || pos > m.filled)
+    throw std::invalid_argument("VulkanForward::decode_greedy: position " + std::to_string(pos) + " is past the " +
+                                std::to_string(m.filled) + " position(s) in the KV cache");
+  if (max_steps <= 0) return 0;
+  if (pos + max_steps > m.context)
+    throw ContextFullError("context full: " + std::to_string(max_steps) + " greedy step(s) at position " +
+                           std::to_string(pos) + " would pass the context length of " + std::to_string(m.context));
+  const vk::Params p{static_cast<uint32_t>(pos), 1};
+  m.step.upload(&p, sizeof p);
+  const uint32_t first = static_cast<uint32_t>(token);
+  m.next_token.upload(&first, 4);
+  m.filled = pos;
+
+  int32_t submitted = 0, done = 0, delivered = 0;
+  bool more = true;
+  // Whatever happens, no submission may still be running when this returns.
+  struct Drain {
+    Impl& m;
+    ~Drain() {
+      for (auto& g : m.greedy) {
+        try {
+          g->wait();
+        } catch (...) {  // a lost device: the next call reports it
+        }
+      }
+    }
+  } drain{m};
+  while (done < submitted || (more && submitted < max_steps)) {
+    while (more && submitted < max_steps && submitted - done < static_cast<int32_t>(kGreedyInFlight)) {
+      m.greedy[submitted % kGreedyInFlight]->submit();
+      ++submitted;
+    }
+    m.greedy[done % kGreedyInFlight]->wait();
+    uint32_t tok = 0;
+    m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kGreedyRing} * 4);
+    ++done;
+    if (!more) continue;  // a step queued before the stop: its token is not wanted
+    ++delivered;
+    m.filled = pos + delivered;  // step i consumed its input at pos + i
+    if (!on_token(static_cast<int32_t>(tok))) more = false;
+  }
+  // Steps that ran after the stop wrote cache entries past `filled`; later evals overwrite them.
+  return delivered;
 }
 
 void VulkanForward::Impl::collect(SeqProfile& p) {
@@ -475,6 +603,7 @@ uint32_t VulkanForward::embedding_chunks() const { return static_cast<uint32_t>(
 uint64_t VulkanForward::device_bytes() const { return impl_->device_bytes; }
 int32_t VulkanForward::cached_positions() const { return impl_->filled; }
 bool VulkanForward::f64() const { return impl_->kernels->f64(); }
+bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
 
 std::vector<float> VulkanForward::debug_buffer(const std::string& name) const {
   const Impl& m = *impl_;
