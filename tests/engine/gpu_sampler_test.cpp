@@ -61,7 +61,7 @@ struct Rig {
   GpuSamplerState run(const std::vector<float>& row, const GpuSamplerState& in) {
     const auto vocab = static_cast<uint32_t>(row.size());
     logits.upload(row.data(), row.size() * 4);
-    std::memcpy(state.mapped(), &in, sizeof in);
+    state.upload(&in, sizeof in);  // flushes where the memory is not coherent
     sequence(vocab).run();
     GpuSamplerState out;
     state.download(&out, sizeof out);
@@ -330,7 +330,7 @@ TEST(GpuSampler, TimeOfOneDraw) {
       for (int i = 0; i < runs; ++i) {
         GpuSamplerState st;
         GpuSampler::prepare(st, std::vector<int32_t>{1, 2, 3}, s);
-        std::memcpy(r.state.mapped(), &st, sizeof st);
+        r.state.upload(&st, sizeof st);
         cs.run();
         us.push_back(ts.elapsed_ns(0, 1) / 1000.0);
         GpuSamplerState out;
