@@ -9,7 +9,7 @@ import QtQuick.Layouts
 // full-text matches across all messages instead, with the matching words highlighted.
 Pane {
     id: sidebar
-    // ConversationListModel (roles conversationId, displayTitle, pinned) or a stand-in; null when the
+    // ConversationListModel (roles conversationId, displayTitle, pinned used) or a stand-in; null when the
     // conversations are not saved (then the list says so).
     property var conversations: null
     // ConversationSearchModel (roles conversationId, conversationTitle, snippet as rich text).
@@ -149,12 +149,13 @@ Pane {
 
             delegate: ItemDelegate {
                 id: row
+                // Roles as required properties: ConversationListModel has a role named "model" (the
+                // model a conversation used), which would hide the delegate's usual `model` object.
                 required property int index
-                required property var model
-                readonly property var conversationId: model.conversationId
-                readonly property string title: model.displayTitle !== undefined ? model.displayTitle
-                                                : (model.title !== undefined && model.title.length > 0 ? model.title : qsTr("New conversation"))
-                readonly property bool pinned: model.pinned === true
+                required property var conversationId
+                required property string displayTitle
+                required property bool pinned
+                readonly property string title: displayTitle
                 property bool renaming: false
                 objectName: "conversationRow" + index
                 width: ListView.view.width
@@ -167,7 +168,7 @@ Pane {
                     sidebar.conversationActivated(conversationId)
                 }
                 function startRename() {
-                    renameField.text = model.title !== undefined ? model.title : title
+                    renameField.text = title
                     renaming = true
                     renameField.forceActiveFocus()
                     renameField.selectAll()
@@ -204,13 +205,13 @@ Pane {
                         Layout.fillWidth: true
                         text: row.title
                         elide: Text.ElideRight
-                        color: sidebar.theme.text
+                        color: row.highlighted ? sidebar.theme.accentText : sidebar.theme.text
                     }
                     Label {
                         objectName: "pinnedMark"
                         visible: row.pinned && !row.renaming
                         text: qsTr("pinned")
-                        color: sidebar.theme.mutedText
+                        color: row.highlighted ? sidebar.theme.accentText : sidebar.theme.mutedText
                         font.pointSize: sidebar.theme.fontSize - 3
                     }
                     TextField {

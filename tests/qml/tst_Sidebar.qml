@@ -15,9 +15,10 @@ TestCase {
 
     ListModel {
         id: conversationsModel
-        ListElement { conversationId: 7; title: "Pinned chat"; displayTitle: "Pinned chat"; pinned: true }
-        ListElement { conversationId: 3; title: "Recent chat"; displayTitle: "Recent chat"; pinned: false }
-        ListElement { conversationId: 2; title: ""; displayTitle: "New conversation"; pinned: false }
+        // The roles of ConversationListModel, "model" included (it must not hide anything in the delegate).
+        ListElement { conversationId: 7; title: "Pinned chat"; displayTitle: "Pinned chat"; pinned: true; model: "bitnet" }
+        ListElement { conversationId: 3; title: "Recent chat"; displayTitle: "Recent chat"; pinned: false; model: "bitnet" }
+        ListElement { conversationId: 2; title: ""; displayTitle: "New conversation"; pinned: false; model: "" }
     }
     ListModel {
         id: searchModel

@@ -195,6 +195,9 @@ void ChatController::saveReplyEnd(const std::optional<storage::ReplyStats>& stat
 // conversation, so nothing typed while it was missing is lost.
 void ChatController::saveShownConversation() {
   if (!store_ || messages_.count() == 0) return;
+  // Only a chat that was never saved (rows from another store, after a reopen, are left alone).
+  for (int row = 0; row < messages_.count(); ++row)
+    if (messages_.at(row).messageId) return;
   saving([&] {
     const qint64 conversation = ensureConversation();
     if (!conversation) return;
@@ -264,7 +267,12 @@ void ChatController::switchTo(qint64 id) {
   savedSampling_ = conversation ? conversation->sampling : QJsonObject();
   // The prompt cache keeps the last conversation's tokens; the next prompt reuses whatever prefix it
   // shares with them (the session compares token by token), so nothing needs clearing here.
-  setSystemPrompt(conversation ? conversation->systemPrompt : (settings_ ? settings_->systemPrompt() : QString()));
+  // The conversation's own system prompt (not written back: opening a conversation changes nothing).
+  const QString prompt = conversation ? conversation->systemPrompt : (settings_ ? settings_->systemPrompt() : QString());
+  if (prompt != systemPrompt_) {
+    systemPrompt_ = prompt;
+    emit systemPromptChanged();
+  }
   setContext(contextUsed_, false);
   emit conversationChanged();
 }
