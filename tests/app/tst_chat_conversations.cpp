@@ -146,7 +146,15 @@ class TestChatConversations : public QObject {
     settings_->setTemperature(1.5);  // keep the tiny model talking
     QVERIFY(chat_->send(u"tell me a long story"_qs));
     QTRY_VERIFY_WITH_TIMEOUT(!row(1).text.isEmpty() || !chat_->generating(), kTimeoutMs);
+    QTest::qWait(3 * storage::ReplyWriter::kFlushIntervalMs);
     if (!chat_->generating()) QSKIP("the model ended its reply before it could be stopped");
+    // While it streams, the text so far is already in the database (a crash now would keep it).
+    QVERIFY(row(1).messageId != 0);
+    const auto partial = store().message(row(1).messageId);
+    QVERIFY(partial);
+    QCOMPARE(partial->finish, storage::FinishReason::Streaming);
+    QVERIFY(!partial->text.isEmpty());
+    QVERIFY(row(1).text.startsWith(partial->text));
     chat_->stop();
     QVERIFY(waitReply() == 1);
     const auto reply = store().message(row(1).messageId);
