@@ -219,9 +219,11 @@ TEST(TernaryGemm, CoopPlanFollowsTheQueriedShapes) {
   d.coop_int8_shapes = {{16, 8, 32}, {16, 16, 32}};
   ASSERT_TRUE(TernaryGemm::coop_plan(d, false, p));
   EXPECT_EQ(p.cm * p.cn * p.ck, 16u * 16 * 32) << "the largest fragment";
-  EXPECT_EQ(p.rows(), 128u);
+  EXPECT_EQ(p.rows(), 64u);
   EXPECT_EQ(p.tokens(), 64u);
   EXPECT_EQ(p.wr * p.wc, 8u);
+  EXPECT_EQ(p.rows(), p.wr * p.fm * p.cm);
+  EXPECT_EQ(p.tokens(), p.wc * p.fn * p.cn);
   EXPECT_LE(p.shared_bytes(false), d.max_shared_memory);
   ASSERT_TRUE(TernaryGemm::coop_plan(d, true, p));
   EXPECT_EQ(p.rows(), 64u);
