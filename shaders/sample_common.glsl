@@ -1,10 +1,10 @@
-// Shared by the GPU sampler's two phases (sample_token.glsl: sample_select, sample_final; engine/src/vulkan/gpu_sampler.h).
+// Shared by the two phases of the GPU sampler (sample_token.glsl; engine/src/vulkan/gpu_sampler.h).
 // The including shader defines `real` (float, or double with TRIT_F64) and WG, its workgroup size (>= 256).
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 
 // The per-draw state (GpuSamplerState in gpu_sampler.h, std430): written by the host before each
-// submit, the chosen token written back by sample_final. Doubles are stored as their bits so the fp32
+// submit, the chosen token written back by phase 2. Doubles are stored as their bits so the fp32
 // variants need no Float64 capability.
 layout(std430, binding = 0) buffer State {
   float temperature;        // <= 0: greedy
