@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
+#include <sqlite3.h>
 
 #include "chat/app_settings.h"
 #include "chat/chat_controller.h"
@@ -23,7 +24,25 @@ namespace storage = trit::storage;
 
 namespace {
 constexpr int kTimeoutMs = 60'000;
-}
+
+// Another program holding the database's write lock.
+class WriteLockHolder {
+ public:
+  explicit WriteLockHolder(const QString& path) {
+    if (sqlite3_open(path.toUtf8().constData(), &db_) != SQLITE_OK) qFatal("cannot open %s", qPrintable(path));
+    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) qFatal("cannot lock");
+  }
+  ~WriteLockHolder() {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+  }
+  WriteLockHolder(const WriteLockHolder&) = delete;
+  WriteLockHolder& operator=(const WriteLockHolder&) = delete;
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+}  // namespace
 
 class TestChatConversations : public QObject {
   Q_OBJECT
@@ -409,6 +428,53 @@ class TestChatConversations : public QObject {
     QVERIFY(memoryChat.conversationId() > 0);
     QCOMPARE(broken.store()->thread(memoryChat.conversationId()).size(), 2);
     QCOMPARE(broken.store()->thread(memoryChat.conversationId())[1].message.text, memoryChat.messages()->at(1).text);
+  }
+
+  void lockedDatabaseIsShownAndTheChatGoesOn() {
+    qputenv("TRIT_DB_BUSY_TIMEOUT_MS", "200");
+    const QString path = dir_ + u"/locked.sqlite3"_qs;
+    {
+      // A reply left unfinished (as by a crash): opening must write (mark it interrupted), so it needs the lock.
+      storage::ConversationStore create(path);
+      const auto id = create.createConversation();
+      create.beginReply(id, create.addMessage(id, 0, storage::Role::User, u"cut off"_qs));
+    }
+    ConversationsBridge bridge;
+    ChatController c(engine_.get(), settings_.get());
+    c.setMaxTokensOverride(8);
+    connect(&bridge, &ConversationsBridge::storeChanged, &c, &ChatController::setStore);
+    {
+      // Locked at start: said, with Retry; the chat works in memory.
+      WriteLockHolder other(path);
+      QVERIFY(!bridge.open(path));
+      QVERIFY2(bridge.problem().contains(u"in use by another program"_qs) && bridge.problem().contains(u"Retry"_qs),
+               qPrintable(bridge.problem()));
+    }
+    QVERIFY(bridge.retry());
+    QVERIFY(bridge.problemIsNotice());
+    QVERIFY2(bridge.problem().contains(u"interrupted"_qs), qPrintable(bridge.problem()));
+    QVERIFY(c.persistent());
+    {
+      // Locked while chatting: the message stays on screen, the reply is written, the banner says why.
+      WriteLockHolder other(path);
+      QVERIFY(c.send(u"while locked"_qs));
+      QVERIFY2(c.storageError().contains(u"could not be saved"_qs) && c.storageError().contains(u"locked"_qs),
+               qPrintable(c.storageError()));
+      QSignalSpy finished(&c, &ChatController::replyFinished);
+      QVERIFY(finished.wait(kTimeoutMs));
+      QCOMPARE(c.messages()->count(), 2);
+      const QString reason = c.messages()->at(1).finishReason;
+      QVERIFY2(reason == u"stop"_qs || reason == u"length"_qs, qPrintable(reason + c.lastError()));
+    }
+    // Once the lock is gone the next conversation is saved again.
+    c.newConversation();
+    QVERIFY(c.storageError().isEmpty());
+    QVERIFY(c.send(u"after the lock"_qs));
+    QSignalSpy finished(&c, &ChatController::replyFinished);
+    QVERIFY(finished.wait(kTimeoutMs));
+    QVERIFY(c.storageError().isEmpty());
+    QCOMPARE(bridge.store()->thread(c.conversationId()).size(), 2);
+    qunsetenv("TRIT_DB_BUSY_TIMEOUT_MS");
   }
 
   void damagedDatabaseIsSetAsideAndSaid() {

@@ -263,6 +263,7 @@ void ChatController::switchTo(qint64 id) {
   droppedRows_ = 0;
   messages_.replaceFrom(0, std::move(rows));
   setError({});
+  setStorageError({});  // it was about the conversation left
   savedModel_ = conversation ? conversation->model : QString();
   savedSampling_ = conversation ? conversation->sampling : QJsonObject();
   // The prompt cache keeps the last conversation's tokens; the next prompt reuses whatever prefix it
