@@ -117,7 +117,7 @@ ApplicationWindow {
     function exportConversation(id, format) {
         exportDialog.conversationId = id
         exportDialog.format = format
-        exportDialog.selectedFile = exportDialog.currentFolder + "/" + window.conversations.suggestedFileName(id, format)
+        exportDialog.selectedFile = window.conversations.suggestedFileUrl(id, format)
         exportDialog.open()
     }
 
@@ -201,6 +201,7 @@ ApplicationWindow {
 
         Sidebar {
             id: sidebar
+            objectName: "sidebar"
             Layout.preferredWidth: 240
             Layout.fillHeight: true
             conversations: window.conversationList

@@ -1,5 +1,5 @@
 # The chat test classes are QObjects declared in their .cpp files: they need moc.
-foreach(t tst_chat_markdown tst_chat_prompt tst_chat_bridge tst_chat_guards tst_chat_conversations)
+foreach(t tst_chat_markdown tst_chat_prompt tst_chat_bridge tst_chat_guards tst_chat_conversations tst_chat_window)
   if(TARGET ${t})
     set_target_properties(${t} PROPERTIES AUTOMOC ON)
   endif()

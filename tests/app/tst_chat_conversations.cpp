@@ -375,6 +375,8 @@ class TestChatConversations : public QObject {
     const QString markdown = QString::fromUtf8(mdFile.readAll());
     QVERIFY2(markdown.contains(u"export me"_qs) && markdown.contains(row(1).text.left(10)), qPrintable(markdown));
     QCOMPARE(bridge_->suggestedFileName(id, u"json"_qs), u"export_me.json"_qs);
+    QCOMPARE(bridge_->suggestedFileName(id, u"markdown"_qs), u"export_me.md"_qs);
+    QVERIFY(bridge_->suggestedFileUrl(id, u"markdown"_qs).toLocalFile().endsWith(u"/export_me.md"_qs));
 
     const qint64 imported = bridge_->importConversation(QUrl::fromLocalFile(json));
     QVERIFY2(imported > 0 && imported != id, qPrintable(bridge_->lastError()));

@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <QStandardPaths>
 
 #include "storage/conversation_exchange.h"
 #include "storage/conversation_list_model.h"
@@ -187,6 +188,12 @@ QString ConversationsBridge::suggestedFileName(qint64 id, const QString& format)
   safe = safe.trimmed();
   if (safe.isEmpty() || safe == QLatin1String("_")) safe = QStringLiteral("conversation-%1").arg(id);
   return safe + (format == QLatin1String("json") ? QStringLiteral(".json") : QStringLiteral(".md"));
+}
+
+QUrl ConversationsBridge::suggestedFileUrl(qint64 id, const QString& format) const {
+  QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (folder.isEmpty() || !QFileInfo(folder).isDir()) folder = QDir::homePath();
+  return QUrl::fromLocalFile(QDir(folder).filePath(suggestedFileName(id, format)));
 }
 
 }  // namespace trit::chat

@@ -58,6 +58,8 @@ class ConversationsBridge : public QObject {
   Q_INVOKABLE qint64 importConversation(const QUrl& file);
   // A file name for the export dialog: the title made safe for file systems, with the extension.
   Q_INVOKABLE QString suggestedFileName(qint64 id, const QString& format) const;
+  // That name in the user's documents folder (the home folder if there is none), for the save dialog.
+  Q_INVOKABLE QUrl suggestedFileUrl(qint64 id, const QString& format) const;
 
  signals:
   void availableChanged();
