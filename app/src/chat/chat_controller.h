@@ -92,10 +92,12 @@ class ChatController : public QObject {
   Q_INVOKABLE bool send(const QString& text);
   // Stops the running reply within one token; the text so far is kept.
   Q_INVOKABLE void stop();
-  // Replaces the last reply with a new one (the prompt is cached, so it starts at once).
+  // Writes the last reply again (the prompt is cached, so it starts at once). The earlier reply is kept
+  // as another version of it when conversations are saved.
   Q_INVOKABLE bool regenerate();
-  // Changes user message `row`, drops everything after it and answers again. The messages before it
-  // are unchanged, so the engine reuses their cached prefix.
+  // Changes user message `row`, drops everything after it from the screen and answers again. The messages
+  // before it are unchanged, so the engine reuses their cached prefix. Saved, the original and what
+  // followed it stay as the other version (showAlternative).
   Q_INVOKABLE bool editMessage(int row, const QString& text);
   // Starts an empty conversation (saved with its first message). While a reply is written it is
   // stopped first and the switch happens when it has ended (its text kept, marked cancelled).
