@@ -16,6 +16,7 @@ struct HttpTestServer::Connection {
   qint64 stopAt = -1;    // body offset where sending stops (drop or stall)
   bool dropAtStop = false;
   int delayMs = 0;
+  qint64 chunkBytes = 64 * 1024;
   bool responded = false;
   bool waiting = false;  // a throttle timer is pending
 };
@@ -135,6 +136,7 @@ void HttpTestServer::respond(Connection* c, const Request& request) {
   c->pos = start;
   c->end = size;
   c->delayMs = r.chunkDelayMs;
+  c->chunkBytes = r.chunkBytes > 0 ? r.chunkBytes : 64 * 1024;
   const bool drop = r.dropAfter >= 0 && (r.dropTimes < 0 || hits_[path + QStringLiteral("#drop")]++ < r.dropTimes);
   const bool stall = !drop && r.stallAfter >= 0 && (r.stallTimes < 0 || hits_[path + QStringLiteral("#stall")]++ < r.stallTimes);
   // Drop/stall offsets count body bytes of this response.
@@ -147,9 +149,9 @@ void HttpTestServer::pump(Connection* c) {
   QTcpSocket* s = c->socket;
   if (!s || !c->responded || c->waiting || s->state() != QAbstractSocket::ConnectedState) return;
   const qint64 limit = c->stopAt >= 0 ? c->stopAt : c->end;
-  constexpr qint64 kChunk = 64 * 1024;
-  while (c->pos < limit && s->bytesToWrite() < 4 * kChunk) {
-    const qint64 n = std::min(kChunk, limit - c->pos);
+  const qint64 chunk = c->chunkBytes;
+  while (c->pos < limit && s->bytesToWrite() < 4 * chunk) {
+    const qint64 n = std::min(chunk, limit - c->pos);
     s->write(c->body.constData() + c->pos, n);
     c->pos += n;
     bodyBytesSent_ += n;

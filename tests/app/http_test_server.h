@@ -31,7 +31,8 @@ class HttpTestServer : public QObject {
     int failStatus = 503;
     bool always416 = false;      // answer every range request with 416 (Content-Range: bytes */size)
     qint64 wrongRangeStart = -1; // answer range requests with a 206 starting here instead
-    int chunkDelayMs = 0;        // throttle: wait this long between 64 KiB chunks
+    int chunkDelayMs = 0;        // throttle: wait this long between chunks
+    qint64 chunkBytes = 64 * 1024;  // bytes handed to the socket at a time (the benchmark uses 1 MiB)
   };
   struct Request {
     QByteArray method;

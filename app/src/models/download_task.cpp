@@ -16,6 +16,10 @@
 namespace trit::models {
 
 namespace {
+// The reply buffers up to kReadBufferBytes; each readyRead empties it with one read() into block_ and one
+// write() to the part file (every read() on the reply also sends a "buffer freed" signal to Qt's network
+// thread, so few large reads mean few wake-ups there).
+constexpr qsizetype kReadBufferBytes = 8 << 20;
 
 // "bytes START-END/TOTAL" of a 206; TOTAL may be "*" (unknown).
 bool parseContentRange(const QByteArray& value, qint64* start, qint64* total) {
@@ -132,20 +136,16 @@ bool DownloadTask::prepare() {
   const QString part = partPath(finalPath());
   const auto saved = readPartState(partStatePath(finalPath()));
   offset_ = 0;
-  hash_.reset();
   part_ = PartState{request_.url.toString(), request_.expectedSha256, request_.expectedSize, {}, {}, {}, -1};
   const qint64 partSize = QFileInfo(part).size();
   // Resume only bytes that are known to belong to this very download.
   if (saved && partSize > 0 && saved->url == part_.url && saved->expectedSha256 == part_.expectedSha256 &&
-      saved->expectedSize == part_.expectedSize && (saved->total < 0 || partSize <= saved->total)) {
-    QString error;
-    if (addFileToHash(part, partSize, &hash_, &error)) {
-      part_ = *saved;
-      offset_ = partSize;
-      setState(State::Connecting, QStringLiteral("Resuming from %1.").arg(formatBytes(offset_)));
-    } else {
-      hash_.reset();
-    }
+      saved->expectedSize == part_.expectedSize && (saved->total < 0 || partSize <= saved->total) &&
+      QFileInfo(part).isReadable()) {
+    // No re-hash here: the whole file is hashed from disk once it is complete (verifyAndInstall).
+    part_ = *saved;
+    offset_ = partSize;
+    setState(State::Connecting, QStringLiteral("Resuming from %1.").arg(formatBytes(offset_)));
   }
   if (request_.expectedSize > 0) {
     const qint64 need = request_.expectedSize - offset_ + options_.freeSpaceMarginBytes;
@@ -165,7 +165,6 @@ void DownloadTask::resetPart() {
   closePart();
   offset_ = 0;
   attemptStart_ = 0;
-  hash_.reset();
   part_.etag.clear();
   part_.lastModified.clear();
   part_.total = -1;
@@ -202,7 +201,7 @@ void DownloadTask::sendRequest(const QUrl& url) {
   attemptStart_ = offset_;
   if (firstHop_) setState(State::Connecting, QStringLiteral("Connecting to %1.").arg(url.host()));
   reply_ = nam_->get(req);
-  reply_->setReadBufferSize(8 << 20);
+  reply_->setReadBufferSize(kReadBufferBytes);
   connect(reply_, &QNetworkReply::metaDataChanged, this, &DownloadTask::onMetaData);
   connect(reply_, &QNetworkReply::readyRead, this, &DownloadTask::onReadyRead);
   connect(reply_, &QNetworkReply::finished, this, &DownloadTask::onFinished);
@@ -287,37 +286,41 @@ bool DownloadTask::acceptBody(int status) {
 
 void DownloadTask::onReadyRead() {
   if (!reply_) return;
-  const QByteArray data = reply_->readAll();
-  if (data.isEmpty()) return;
-  sinceData_.restart();
-  if (!writing_) return;  // an error page or a redirect's body
+  if (block_.isEmpty()) block_.resize(kReadBufferBytes);
+  while (reply_ && reply_->bytesAvailable() > 0) {
+    const qint64 n = reply_->read(block_.data(), block_.size());
+    if (n <= 0) return;
+    sinceData_.restart();
+    if (!writing_) continue;  // an error page or a redirect's body
+    if (!consume(QByteArrayView(block_.constData(), n))) return;
+  }
+}
+
+bool DownloadTask::consume(QByteArrayView data) {
   if (part_.total >= 0 && offset_ + data.size() > part_.total) {
     refused_ = QStringLiteral("The server sent more bytes than it announced (%1); the download is broken.")
                    .arg(part_.total);
     writing_ = false;
     reply_->abort();
-    return;
+    return false;
   }
-  const qint64 written = file_.write(data);
+  const qint64 written = file_.write(data.data(), data.size());
   if (written != data.size()) {
     // Disk full (or I/O error) while writing: keep what was written for a later resume.
     const QString why = file_.errorString();
-    if (written > 0) {
-      hash_.addData(QByteArrayView(data.constData(), written));
-      offset_ += written;
-    }
+    if (written > 0) offset_ += written;
     file_.resize(offset_);
     refused_ = QStringLiteral("Cannot write to %1: %2. The disk may be full; free some space and resume — the "
                               "partial download (%3) is kept.")
                    .arg(file_.fileName(), why, formatBytes(offset_));
     writing_ = false;
     reply_->abort();
-    return;
+    return false;
   }
-  hash_.addData(data);
   offset_ += written;
   if (state_ == State::Stalled) setState(State::Downloading, {});
   emitProgress(false);
+  return true;
 }
 
 void DownloadTask::onStallCheck() {
@@ -447,19 +450,20 @@ void DownloadTask::verifyAndInstall() {
     return fail(QStringLiteral("%1 cannot be verified: the catalogue gives no SHA-256 and the server sent no "
                                "X-Linked-ETag. The file was not accepted and was deleted.").arg(request_.fileName), true);
   setState(State::Verifying, QStringLiteral("Checking the SHA-256 of %1.").arg(request_.fileName));
-  const QString streamed = QString::fromLatin1(hash_.result().toHex());
+  // One hash, of the complete file as it is on disk: what gets accepted is what was written (and, for a
+  // resumed download, the bytes of earlier runs too), and hashing while streaming as well would cost a
+  // second pass over every byte (docs/downloads.md, "Throughput").
   const QString sourceName = source == QLatin1String("catalogue") ? QStringLiteral("the catalogue")
                                                                   : QStringLiteral("the server's X-Linked-ETag");
-  if (streamed != expected)
-    return fail(QStringLiteral("The downloaded file for %1 is damaged or not the expected file: its SHA-256 is %2, but "
-                               "%3 was expected (from %4). The file was deleted; try downloading again.")
-                    .arg(request_.id, streamed, expected, sourceName), true);
-  // Hash the bytes on disk once more: what gets accepted is what was written, not what was received.
   QString error;
   const QString onDisk = sha256OfFile(part, &error);
+  if (onDisk.isEmpty())
+    return fail(QStringLiteral("The downloaded file %1 cannot be checked: %2 It was deleted; try downloading again.")
+                    .arg(part, error), true);
   if (onDisk != expected)
-    return fail(QStringLiteral("The downloaded file %1 changed on disk before it could be accepted (%2). It was "
-                               "deleted; try downloading again.").arg(part, error.isEmpty() ? onDisk : error), true);
+    return fail(QStringLiteral("The downloaded file for %1 is damaged or not the expected file: its SHA-256 is %2, but "
+                               "%3 was expected (from %4). The file was deleted; try downloading again.")
+                    .arg(request_.id, onDisk, expected, sourceName), true);
   if (options_.validate) {
     const QString invalid = options_.validate(part);
     if (!invalid.isEmpty())

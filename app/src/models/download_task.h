@@ -1,9 +1,10 @@
 #pragma once
 // One model download, run on the download worker thread (DownloadManager moves it there).
-// Streams into NAME.gguf.part while hashing, resumes with HTTP Range (appending only after a 206 whose
+// Streams into NAME.gguf.part, resumes with HTTP Range (appending only after a 206 whose
 // Content-Range starts where the part ends), follows redirects itself so it can read Hugging Face's
 // X-Linked-ETag on the first response and apply url_policy.h to every hop, detects stalls, retries
-// transient failures with exponential back-off, verifies the SHA-256 twice and renames atomically.
+// transient failures with exponential back-off, verifies the SHA-256 of the complete file on disk and
+// renames atomically.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QObject>
@@ -14,7 +15,6 @@
 
 #include "download_types.h"
 #include "part_state.h"
-#include "sha256.h"
 
 class QNetworkAccessManager;
 class QNetworkReply;
@@ -58,6 +58,7 @@ class DownloadTask : public QObject {
   void sendRequest(const QUrl& url);
   void onMetaData();
   void onReadyRead();
+  bool consume(QByteArrayView data);  // writes received bytes; false: the transfer was stopped
   void onFinished();
   void onStallCheck();
   bool acceptBody(int status);
@@ -74,8 +75,10 @@ class DownloadTask : public QObject {
   State state_ = State::Idle;
   PartState part_;
   QFile file_;
-  Sha256 hash_;
-  qint64 offset_ = 0;         // bytes in the .part (== hashed bytes)
+  // Received bytes are read into this one block (allocated once) and written from it: a fresh QByteArray
+  // per readyRead (readAll()) cost an allocation, page faults and a copy for every chunk.
+  QByteArray block_;
+  qint64 offset_ = 0;         // bytes in the .part
   qint64 attemptStart_ = 0;   // offset when the current request began
   QNetworkAccessManager* nam_ = nullptr;
   QNetworkReply* reply_ = nullptr;  // the request in flight; cleared in onFinished()
