@@ -5,3 +5,8 @@ if(TARGET tst_model_manager_bridge)
                                                   ${CMAKE_CURRENT_LIST_DIR}/http_test_server.h)
   set_target_properties(tst_model_manager_bridge PROPERTIES AUTOMOC ON)
 endif()
+# The model manager's dialogs driven through real window events against the real bridge (drop, remove,
+# settings' folder): a Q_OBJECT test, so it needs moc.
+if(TARGET tst_model_manager_dialog)
+  set_target_properties(tst_model_manager_dialog PROPERTIES AUTOMOC ON)
+endif()
