@@ -21,6 +21,7 @@
 
 #include "download_test_support.h"
 #include "http_test_server.h"
+#include "chat/app_settings.h"
 #include "models/model_inspector.h"
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
@@ -493,6 +494,38 @@ class TestModelManagerBridge : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(b->gpuError(), QString("No Vulkan driver."), 10000);
     QVERIFY(!role(*b, "tiny", ModelListModel::FitsGpuRole).isValid());
     QCOMPARE(b->gpuSummary(), QString("GPU memory unknown: No Vulkan driver."));
+  }
+
+  // The window keeps the fit on the device and context chosen in Settings: a device change asks the
+  // device, a context change only recomputes, other settings change nothing.
+  void followsTheEngineSettings() {
+    std::atomic<int> calls{0};
+    std::atomic<int> lastDevice{-2};
+    auto b = makeBridge(nullptr, [&](ModelManagerBridge& bridge) {
+      bridge.setGpuProbe([&](int device) {
+        ++calls;
+        lastDevice = device;
+        GpuMemory m;
+        m.deviceName = QStringLiteral("Fake GPU %1").arg(device);
+        m.freeBytes = 1 << 30;
+        return m;
+      });
+    });
+    trit::chat::AppSettings settings(QDir(trit::test::scratchDir("app-settings")).filePath("settings.ini"));
+    settings.setDevice(2);
+    settings.setContextLength(256);
+    trit::models::followEngineSettings(*b, settings);
+    QCOMPARE(b->gpuDevice(), 2);
+    QCOMPARE(b->contextLength(), 256);
+    QTRY_COMPARE_WITH_TIMEOUT(b->gpuName(), QString("Fake GPU 2"), 10000);
+    settings.setTemperature(0.3);  // not an engine setting: nothing asked
+    settings.setContextLength(512);
+    QCOMPARE(b->contextLength(), 512);
+    QCOMPARE(calls.load(), 1);
+    settings.setDevice(-1);
+    QTRY_COMPARE_WITH_TIMEOUT(b->gpuName(), QString("Fake GPU -1"), 10000);
+    QCOMPARE(calls.load(), 2);
+    QCOMPARE(lastDevice.load(), -1);
   }
 
   // The real probe on lavapipe: the figure the engine's device list gives arrives, and the memory the
