@@ -1,6 +1,8 @@
 #include "model_manager_bridge.h"
 
 #include <QDir>
+#include <QEventLoop>
+#include <QTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QQmlContext>
@@ -277,7 +279,19 @@ void ModelManagerBridge::requestScan(std::function<void()> then) {
 void ModelManagerBridge::applyScan(FolderScan scan) {
   if (QDir(scan.folder) != QDir(folder_.path())) return;  // the folder was changed since: stale
   scanned_ = std::move(scan);
+  scannedOnce_ = true;
   rebuild();
+}
+
+bool ModelManagerBridge::waitForFirstScan(int timeoutMs) {
+  if (scannedOnce_) return true;
+  QEventLoop loop;
+  QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+  connect(this, &ModelManagerBridge::scanFinished, &loop, [this, &loop] {
+    if (scannedOnce_) loop.quit();
+  });
+  loop.exec();
+  return scannedOnce_;
 }
 
 void ModelManagerBridge::rebuild() {

@@ -128,6 +128,11 @@ class ModelManagerBridge : public QObject {
   // follows once both are done.
   void load();
   bool isReady() const { return loadsPending_ == 0; }
+  bool scannedOnce() const { return scannedOnce_; }
+  // Runs the event loop (the scan itself stays on the worker) until the first scan after load() has been
+  // applied or `timeoutMs` passed; true when it was. main() gives the scan this moment before the window
+  // opens, so the first-start offer of the model manager knows whether any model is installed.
+  bool waitForFirstScan(int timeoutMs);
   // Where the catalogue is read from: --catalog, else $TRIT_CATALOG, else the built-in one.
   QString catalogSource() const { return catalogLocation_; }
   int catalogSize() const { return int(catalog_.models.size()); }
@@ -217,6 +222,7 @@ class ModelManagerBridge : public QObject {
   int importing_ = 0;
   int scansPending_ = 0;
   int loadsPending_ = 2;           // the catalogue and the first scan
+  bool scannedOnce_ = false;
   GpuMemoryProbe probe_ = queryGpuMemory;
   QThreadPool gpuPool_;            // runs the probe; the destructor waits for it
   GpuMemory gpu_;
