@@ -4,6 +4,7 @@
 #include <trit/gguf.h>
 #include <trit/model.h>
 #include <trit/tokenizer.h>
+#include <trit/vulkan_forward.h>
 
 #include <algorithm>
 #include <chrono>
@@ -168,13 +169,8 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
   Clock::time_point t_first{};
   result.reason = FinishReason::Length;
   bool stopped_on_string = false;
-  while (static_cast<int32_t>(result.tokens.size()) < options.max_tokens) {
-    if (cancel_.load()) {
-      result.reason = FinishReason::Cancelled;
-      break;
-    }
-    std::copy(logits_.begin(), logits_.end(), work.begin());
-    const int32_t tok = sampler.sample(work, cached_);
+  // Takes a sampled token into the reply; false when generation ends with it (the reason is set).
+  auto accept = [&](int32_t tok) -> bool {
     result.tokens.push_back(tok);
     if (result.tokens.size() == 1) {
       t_first = Clock::now();
@@ -182,7 +178,7 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     }
     if (tokenizer_->is_end_of_turn(tok)) {
       result.reason = FinishReason::Stop;
-      break;
+      return false;
     }
     const size_t before = result.text.size();
     result.text += decoder.push(tok);
@@ -193,18 +189,76 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
         emit_upto(at);
         result.reason = FinishReason::Stop;
         stopped_on_string = true;
-        break;
+        return false;
       }
       emit_upto(result.text.size() - stop_holdback(result.text, options.stop_strings));
     } else {
       emit_upto(result.text.size());
     }
-    if (static_cast<int32_t>(result.tokens.size()) >= options.max_tokens) break;
+    if (static_cast<int32_t>(result.tokens.size()) >= options.max_tokens) return false;
     if (static_cast<int32_t>(cached_.size()) >= context_length()) {
       result.reason = FinishReason::ContextFull;
+      return false;
+    }
+    return true;
+  };
+
+  // Where the tokens are chosen: plain greedy runs whole on the GPU (decode_greedy: no host in the
+  // loop), other settings the GPU sampler supports sample on the GPU one token per submit, and the
+  // rest (or the CPU backend) on the host from read-back logits. The first token always comes from
+  // the prompt's logits on the host.
+  auto* vf = dynamic_cast<VulkanForward*>(forward_.get());
+  const SamplingParams& sp = options.sampling;
+  const bool plain_greedy = sp.temperature <= 0.f && (sp.repeat_penalty == 1.f || sp.repeat_last_n == 0);
+  const bool device_sampling = vf && vf->samples_on_device(sp);
+  bool go = options.max_tokens > 0;
+  if (go && cancel_.load()) {
+    result.reason = FinishReason::Cancelled;
+    go = false;
+  }
+  int32_t tok = 0;
+  if (go) {
+    std::copy(logits_.begin(), logits_.end(), work.begin());
+    tok = sampler.sample(work, cached_);
+    go = accept(tok);
+  }
+  if (vf && plain_greedy) st.sampled_on = "device-greedy";
+  else if (device_sampling) st.sampled_on = "device";
+  if (go && vf && plain_greedy) {
+    int32_t input = tok;
+    const auto steps = std::min<int32_t>(options.max_tokens - static_cast<int32_t>(result.tokens.size()),
+                                         context_length() - static_cast<int32_t>(cached_.size()));
+    vf->decode_greedy(tok, static_cast<int32_t>(cached_.size()), steps, [&](int32_t out) {
+      cached_.push_back(input);  // the step that chose `out` consumed `input`
+      input = out;
+      if (cancel_.load()) {
+        result.reason = FinishReason::Cancelled;
+        return false;
+      }
+      return accept(out);
+    });
+    go = false;
+  }
+  while (go) {
+    if (cancel_.load()) {
+      result.reason = FinishReason::Cancelled;
       break;
     }
-    decode(tok);
+    if (device_sampling) {
+      const auto pos = static_cast<int32_t>(cached_.size());
+      cached_.push_back(tok);
+      try {
+        tok = vf->decode_sample(tok, pos, sampler, cached_);
+      } catch (...) {
+        cached_.pop_back();
+        throw;
+      }
+    } else {
+      decode(tok);
+      std::copy(logits_.begin(), logits_.end(), work.begin());
+      tok = sampler.sample(work, cached_);
+    }
+    go = accept(tok);
   }
   if (!stopped_on_string) {
     result.text += decoder.flush();

@@ -26,6 +26,9 @@ struct GenerationStats {
   int32_t generated_tokens = 0;  // tokens sampled (including a final EOS/EOT)
   double decode_ms = 0;          // time from the first sampled token to the end
   double ttft_ms = 0;            // from generate() to the first token's text
+  // Where the reply's tokens after the first were chosen: "host" (from read-back logits), "device"
+  // (the GPU sampler, one token per submit) or "device-greedy" (argmax chained on the GPU).
+  const char* sampled_on = "host";
 
   double prompt_tokens_per_s() const;      // processed prompt tokens / prefill time
   double generation_tokens_per_s() const;  // (generated - 1) / decode time: the first token is in ttft

@@ -20,6 +20,7 @@
 #include "trit/devices.h"
 #include "trit/forward.h"
 #include "trit/model.h"
+#include "trit/sampler.h"
 
 namespace trit {
 
@@ -76,6 +77,13 @@ class VulkanForward final : public Forward {
   // cached_positions(), to be overwritten). At most max_steps steps; returns the tokens delivered.
   // Throws ContextFullError if pos + max_steps passes the context, like eval for bad arguments.
   int32_t decode_greedy(int32_t token, int32_t pos, int32_t max_steps, const std::function<bool(int32_t)>& on_token);
+
+  // Decodes `token` at `pos` and samples the next token on the device (vulkan/gpu_sampler.h) with
+  // `sampler`'s parameters and random stream, exactly as sampler.sample(logits, history) would choose
+  // from the logits; only the token is read back. history: the context including `token` (for the
+  // repetition penalty). Needs samples_on_device(sampler.params()); throws like eval otherwise.
+  int32_t decode_sample(int32_t token, int32_t pos, Sampler& sampler, std::span<const int32_t> history);
+  bool samples_on_device(const SamplingParams& params) const;
 
   const DeviceInfo& device() const;
   uint32_t block_size() const;        // tokens per prefill submit

@@ -11,6 +11,7 @@
 
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
+#include "vulkan/gpu_sampler.h"
 #include "vulkan/kernels.h"
 
 namespace trit {
@@ -29,7 +30,8 @@ constexpr uint32_t kAllLogitsBlock = 64;
 
 // Which logits a recorded pass computes: none (a prefill block before the last), the last token's,
 // every token's, or the last token's reduced on the device to the greedy next token (Greedy).
-enum class Head { None, Last, All, Greedy };
+// Sample: the last token's logits go to the GPU sampler, which leaves only the chosen token.
+enum class Head { None, Last, All, Greedy, Sample };
 
 // Slots of the ring through which device-side greedy steps publish their tokens; more than the steps
 // ever in flight (kGreedyInFlight).
@@ -94,6 +96,10 @@ struct VulkanForward::Impl {
   Buffer step, next_token, ring;
   std::unique_ptr<vk::Pipeline> greedy_step;
   std::unique_ptr<vk::CommandSequence> greedy[kGreedyInFlight];
+  // Device-side sampling (vulkan/gpu_sampler.h): null where the device cannot run it.
+  std::unique_ptr<vk::GpuSampler> sampler;
+  Buffer sample_state;
+  std::unique_ptr<vk::CommandSequence> decode_sampled;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
   bool profiling = false;
   SeqProfile prof_decode, prof_none, prof_last, prof_all;
@@ -311,7 +317,7 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
   }
   if (head != Head::None) {
     const BufferRange on = R(output_norm), H = R(hn);
-    const bool last = head == Head::Last || head == Head::Greedy;
+    const bool last = head != Head::All;
     kn.rmsnorm_quant(cs, d, P, X, &on, &H, nullptr, nullptr, dim, eps, max_tokens, last);
     cs.barrier();
     mark("final_norm");
@@ -321,6 +327,11 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
                  rows_out);
     cs.barrier(true);
     mark("lm_head");
+    if (head == Head::Sample) {
+      sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state));
+      cs.end();
+      return;
+    }
     if (head == Head::Greedy) {
       const BufferRange r[] = {P, R(logits), R(next_token), R(ring)};
       const uint32_t push[] = {cfg.vocab, kGreedyRing};
@@ -454,6 +465,17 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     g = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.record(*g, 1, Head::Greedy, nullptr, m.step, m.next_token);
   }
+  // Device-side sampling, where the device runs the sampler (else sessions sample on the host).
+  try {
+    m.sampler = std::make_unique<vk::GpuSampler>(*m.ctx, cfg.vocab);
+  } catch (const VulkanError&) {
+    m.sampler.reset();
+  }
+  if (m.sampler) {
+    m.sample_state = Buffer(*m.ctx, vk::GpuSampler::kStateBytes, MemoryUse::Readback);
+    m.decode_sampled = std::make_unique<vk::CommandSequence>(*m.ctx);
+    m.record(*m.decode_sampled, 1, Head::Sample, nullptr, m.params, m.tokens);
+  }
   // Every weight now lives in device memory: drop the process's resident pages of the mapped file,
   // so the host holds no second copy of the weights (they are re-read from disk if ever touched).
   model.file().release_resident_pages();
@@ -559,6 +581,38 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
   }
   // Steps that ran after the stop wrote cache entries past `filled`; later evals overwrite them.
   return delivered;
+}
+
+bool VulkanForward::samples_on_device(const SamplingParams& params) const {
+  return impl_->sampler && vk::GpuSampler::supports(params);
+}
+
+int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, Sampler& sampler, std::span<const int32_t> history) {
+  Impl& m = *impl_;
+  if (!samples_on_device(sampler.params()))
+    throw std::invalid_argument("VulkanForward::decode_sample: these sampling parameters are sampled on the host");
+  if (token < 0 || static_cast<uint32_t>(token) >= m.cfg.vocab)
+    throw std::out_of_range("VulkanForward::decode_sample: token " + std::to_string(token) + " is outside the vocabulary");
+  if (pos < 0 || pos > m.filled)
+    throw std::invalid_argument("VulkanForward::decode_sample: position " + std::to_string(pos) + " is past the " +
+                                std::to_string(m.filled) + " position(s) in the KV cache");
+  if (pos + 1 > m.context)
+    throw ContextFullError("context full: a token at position " + std::to_string(pos) +
+                           " would pass the context length of " + std::to_string(m.context));
+  vk::GpuSamplerState st;
+  vk::GpuSampler::prepare(st, history, sampler);
+  m.sample_state.upload(&st, sizeof st);
+  const vk::Params p{static_cast<uint32_t>(pos), 1};
+  m.params.upload(&p, sizeof p);
+  m.tokens.upload(&token, 4);
+  m.filled = pos;
+  m.decode_sampled->run();
+  m.filled = pos + 1;
+  m.sample_state.download(&st, sizeof st);
+  if (st.status != 0 || st.token < 0 || static_cast<uint32_t>(st.token) >= m.cfg.vocab)
+    throw VulkanError("the GPU sampler failed (status " + std::to_string(st.status) + ", token " +
+                      std::to_string(st.token) + ")");
+  return st.token;
 }
 
 void VulkanForward::Impl::collect(SeqProfile& p) {
