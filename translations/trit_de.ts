@@ -2,24 +2,61 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
-    <name>ChatController</name>
+    <name>AboutDialog</name>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="73"/>
-        <source>A reply is still being written. Stop it first.</source>
-        <translation type="unfinished"></translation>
+        <location filename="../qml/AboutDialog.qml" line="14"/>
+        <source>About Trit</source>
+        <translation>Über Trit</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="77"/>
-        <source>No model is loaded. Open a model in the model manager first.</source>
-        <translation type="unfinished"></translation>
+        <location filename="../qml/AboutDialog.qml" line="30"/>
+        <source>Trit %1</source>
+        <translation>Trit %1</translation>
     </message>
-    <message numerus="yes">
-        <location filename="../app/src/chat/chat_controller.cpp" line="210"/>
-        <source>The conversation no longer fits in the model&apos;s context of %n tokens. Start a new conversation, or drop the oldest messages to continue.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-        </translation>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="30"/>
+        <source>Trit</source>
+        <translation>Trit</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="36"/>
+        <source>Private, offline chat with ternary (1.58-bit) language models.</source>
+        <translation>Privater Offline-Chat mit ternären (1,58-Bit-)Sprachmodellen.</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="42"/>
+        <source>Qt %1</source>
+        <translation>Qt %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="49"/>
+        <source>Devices</source>
+        <translation>Geräte</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="70"/>
+        <source>Device information is not available in this build.</source>
+        <translation>Geräteinformationen sind in diesem Build nicht verfügbar.</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="71"/>
+        <source>Looking for Vulkan devices…</source>
+        <translation>Suche nach Vulkan-Geräten…</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="72"/>
+        <source>No Vulkan device: %1</source>
+        <translation>Kein Vulkan-Gerät: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="75"/>
+        <source>Vulkan devices</source>
+        <translation>Vulkan-Geräte</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="96"/>
+        <source>Copy version and device information</source>
+        <translation>Versions- und Geräteinformationen kopieren</translation>
     </message>
 </context>
 <context>
@@ -27,7 +64,7 @@
     <message>
         <location filename="../qml/ChatSparkline.qml" line="12"/>
         <source>Generation speed over the reply</source>
-        <translation type="unfinished"></translation>
+        <translation>Generierungsgeschwindigkeit im Verlauf der Antwort</translation>
     </message>
 </context>
 <context>
@@ -35,47 +72,47 @@
     <message>
         <location filename="../qml/ChatView.qml" line="31"/>
         <source>Hide system prompt</source>
-        <translation type="unfinished"></translation>
+        <translation>Systemprompt ausblenden</translation>
     </message>
     <message>
         <location filename="../qml/ChatView.qml" line="31"/>
         <source>System prompt…</source>
-        <translation type="unfinished"></translation>
+        <translation>Systemprompt…</translation>
     </message>
     <message>
         <location filename="../qml/ChatView.qml" line="33"/>
         <source>Show or hide the system prompt of this conversation</source>
-        <translation type="unfinished"></translation>
+        <translation>Systemprompt dieser Unterhaltung ein- oder ausblenden</translation>
     </message>
     <message>
         <location filename="../qml/ChatView.qml" line="40"/>
         <source>Instructions the model reads before this conversation</source>
-        <translation type="unfinished"></translation>
+        <translation>Anweisungen, die das Modell vor dieser Unterhaltung liest</translation>
     </message>
     <message>
         <location filename="../qml/ChatView.qml" line="41"/>
         <source>System prompt of this conversation</source>
-        <translation type="unfinished"></translation>
+        <translation>Systemprompt dieser Unterhaltung</translation>
     </message>
     <message>
         <location filename="../qml/ChatView.qml" line="57"/>
         <source>Conversation</source>
-        <translation type="unfinished"></translation>
+        <translation>Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="101"/>
+        <location filename="../qml/ChatView.qml" line="105"/>
         <source>The conversation is longer than the model&apos;s context. Nothing was cut off: start a new conversation, or drop the oldest messages to continue.</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Unterhaltung ist länger als der Kontext des Modells. Es wurde nichts abgeschnitten: Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="106"/>
+        <location filename="../qml/ChatView.qml" line="110"/>
         <source>New conversation</source>
-        <translation type="unfinished"></translation>
+        <translation>Neue Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="111"/>
+        <location filename="../qml/ChatView.qml" line="115"/>
         <source>Drop oldest messages</source>
-        <translation type="unfinished"></translation>
+        <translation>Älteste Nachrichten entfernen</translation>
     </message>
 </context>
 <context>
@@ -83,37 +120,37 @@
     <message>
         <location filename="../qml/Composer.qml" line="38"/>
         <source>Message Trit (Enter to send, Shift+Enter for a new line)</source>
-        <translation type="unfinished"></translation>
+        <translation>Nachricht an Trit (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
     </message>
     <message>
         <location filename="../qml/Composer.qml" line="39"/>
         <source>Open a model to start chatting</source>
-        <translation type="unfinished"></translation>
+        <translation>Öffnen Sie ein Modell, um zu chatten</translation>
     </message>
     <message>
         <location filename="../qml/Composer.qml" line="44"/>
         <source>Message</source>
-        <translation type="unfinished"></translation>
+        <translation>Nachricht</translation>
     </message>
     <message>
         <location filename="../qml/Composer.qml" line="63"/>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>Stopp</translation>
     </message>
     <message>
         <location filename="../qml/Composer.qml" line="63"/>
         <source>Send</source>
-        <translation type="unfinished"></translation>
+        <translation>Senden</translation>
     </message>
     <message>
         <location filename="../qml/Composer.qml" line="66"/>
         <source>Stop the reply</source>
-        <translation type="unfinished"></translation>
+        <translation>Antwort anhalten</translation>
     </message>
     <message>
         <location filename="../qml/Composer.qml" line="66"/>
         <source>Send the message</source>
-        <translation type="unfinished"></translation>
+        <translation>Nachricht senden</translation>
     </message>
 </context>
 <context>
@@ -121,110 +158,52 @@
     <message>
         <location filename="../qml/EmptyState.qml" line="27"/>
         <source>Loading the model</source>
-        <translation type="unfinished"></translation>
+        <translation>Modell wird geladen</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="35"/>
         <source>Loading the model…</source>
-        <translation type="unfinished"></translation>
+        <translation>Modell wird geladen…</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="36"/>
         <source>The model could not be loaded</source>
-        <translation type="unfinished"></translation>
+        <translation>Das Modell konnte nicht geladen werden</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="37"/>
         <source>Ready when you are</source>
-        <translation type="unfinished"></translation>
+        <translation>Bereit, wenn Sie es sind</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="38"/>
         <source>No model loaded</source>
-        <translation type="unfinished"></translation>
+        <translation>Kein Modell geladen</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="54"/>
         <source>The weights are read and moved to the device. The window stays usable meanwhile.</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Gewichte werden gelesen und auf das Gerät übertragen. Das Fenster bleibt währenddessen bedienbar.</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="56"/>
         <source>%1 is loaded. Write a message below; replies are generated on this computer, offline.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 ist geladen. Schreiben Sie unten eine Nachricht; die Antworten werden offline auf diesem Computer erzeugt.</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="57"/>
         <source>Trit runs ternary (1.58-bit) language models on your own GPU, offline. Add a model to start chatting.</source>
-        <translation type="unfinished"></translation>
+        <translation>Trit führt ternäre (1,58-Bit-)Sprachmodelle offline auf Ihrer eigenen GPU aus. Fügen Sie ein Modell hinzu, um zu chatten.</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="66"/>
         <source>Open the model manager</source>
-        <translation type="unfinished"></translation>
+        <translation>Modellverwaltung öffnen</translation>
     </message>
     <message>
         <location filename="../qml/EmptyState.qml" line="72"/>
         <source>Open a model file…</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>EngineWorker</name>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="51"/>
-        <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="81"/>
-        <source>CPU (reference engine)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="87"/>
-        <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="91"/>
-        <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="95"/>
-        <source>The model could not be loaded: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="102"/>
-        <source>%1 of weights mapped in RAM</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="115"/>
-        <source>%1 of %2 GPU memory in use</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="117"/>
-        <source>%1 of weights on a device with %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="120"/>
-        <source>%1 of weights</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="138"/>
-        <source>No model is loaded. Open a model first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="193"/>
-        <source>The engine stopped with an error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Modelldatei öffnen…</translation>
     </message>
 </context>
 <context>
@@ -232,85 +211,131 @@
     <message>
         <location filename="../qml/Main.qml" line="16"/>
         <source>Trit</source>
-        <translation type="unfinished"></translation>
+        <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="77"/>
+        <location filename="../qml/Main.qml" line="101"/>
+        <source>Export the conversation</source>
+        <translation>Unterhaltung exportieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/Main.qml" line="103"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../qml/Main.qml" line="103"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../qml/Main.qml" line="108"/>
+        <source>Import a conversation</source>
+        <translation>Unterhaltung importieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/Main.qml" line="110"/>
+        <source>Trit conversations (*.json)</source>
+        <translation>Trit-Unterhaltungen (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../qml/Main.qml" line="169"/>
         <source>Open a model file</source>
-        <translation type="unfinished"></translation>
+        <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="78"/>
+        <location filename="../qml/Main.qml" line="170"/>
         <source>GGUF models (*.gguf)</source>
-        <translation type="unfinished"></translation>
+        <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="78"/>
+        <location filename="../qml/Main.qml" line="110"/>
+        <location filename="../qml/Main.qml" line="170"/>
         <source>All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>Alle Dateien (*)</translation>
     </message>
 </context>
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="34"/>
+        <location filename="../qml/MessageBubble.qml" line="43"/>
         <source>You said: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Ihre Nachricht: %1</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="34"/>
+        <location filename="../qml/MessageBubble.qml" line="43"/>
         <source>Trit replied: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Antwort von Trit: %1</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="82"/>
+        <location filename="../qml/MessageBubble.qml" line="91"/>
         <source>Edit your message</source>
-        <translation type="unfinished"></translation>
+        <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="98"/>
+        <location filename="../qml/MessageBubble.qml" line="107"/>
         <source>Save and send</source>
-        <translation type="unfinished"></translation>
+        <translation>Speichern und senden</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="106"/>
+        <location filename="../qml/MessageBubble.qml" line="115"/>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="153"/>
+        <location filename="../qml/MessageBubble.qml" line="162"/>
         <source>Writing a reply</source>
-        <translation type="unfinished"></translation>
+        <translation>Antwort wird geschrieben</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="181"/>
-        <source>Copy</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/MessageBubble.qml" line="183"/>
-        <source>Copy message</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/MessageBubble.qml" line="190"/>
-        <source>Edit</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/MessageBubble.qml" line="192"/>
-        <source>Edit message and answer again</source>
-        <translation type="unfinished"></translation>
+        <location filename="../qml/MessageBubble.qml" line="198"/>
+        <source>Show the previous version of this message</source>
+        <translation>Vorherige Version dieser Nachricht anzeigen</translation>
     </message>
     <message>
         <location filename="../qml/MessageBubble.qml" line="203"/>
-        <source>Regenerate</source>
-        <translation type="unfinished"></translation>
+        <source>%1/%2</source>
+        <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="205"/>
+        <location filename="../qml/MessageBubble.qml" line="207"/>
+        <source>Version %1 of %2</source>
+        <translation>Version %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageBubble.qml" line="214"/>
+        <source>Show the next version of this message</source>
+        <translation>Nächste Version dieser Nachricht anzeigen</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageBubble.qml" line="220"/>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageBubble.qml" line="222"/>
+        <source>Copy message</source>
+        <translation>Nachricht kopieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageBubble.qml" line="229"/>
+        <source>Edit</source>
+        <translation>Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageBubble.qml" line="231"/>
+        <source>Edit message and answer again</source>
+        <translation>Nachricht bearbeiten und neu beantworten</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageBubble.qml" line="242"/>
+        <source>Regenerate</source>
+        <translation>Neu generieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageBubble.qml" line="244"/>
         <source>Write this reply again</source>
-        <translation type="unfinished"></translation>
+        <translation>Diese Antwort neu generieren</translation>
     </message>
 </context>
 <context>
@@ -318,22 +343,22 @@
     <message>
         <location filename="../qml/MessageCodeBlock.qml" line="26"/>
         <source>code</source>
-        <translation type="unfinished"></translation>
+        <translation>Code</translation>
     </message>
     <message>
         <location filename="../qml/MessageCodeBlock.qml" line="33"/>
         <source>Copy</source>
-        <translation type="unfinished"></translation>
+        <translation>Kopieren</translation>
     </message>
     <message>
         <location filename="../qml/MessageCodeBlock.qml" line="35"/>
         <source>Copy code</source>
-        <translation type="unfinished"></translation>
+        <translation>Code kopieren</translation>
     </message>
     <message>
         <location filename="../qml/MessageCodeBlock.qml" line="52"/>
         <source>Code</source>
-        <translation type="unfinished"></translation>
+        <translation>Code</translation>
     </message>
 </context>
 <context>
@@ -341,270 +366,525 @@
     <message>
         <location filename="../qml/MessageStats.qml" line="19"/>
         <source>TTFT %1</source>
-        <translation type="unfinished"></translation>
+        <translation>TTFT %1</translation>
     </message>
     <message>
         <location filename="../qml/MessageStats.qml" line="20"/>
         <source>prompt %1 t/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Prompt %1 Token/s</translation>
     </message>
     <message>
         <location filename="../qml/MessageStats.qml" line="21"/>
         <source>%1 t/s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 Token/s</translation>
     </message>
     <message>
         <location filename="../qml/MessageStats.qml" line="22"/>
         <source>%1 prompt + %2 generated tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 Prompt- + %2 generierte Token</translation>
     </message>
     <message>
         <location filename="../qml/MessageStats.qml" line="25"/>
         <source>%1 reused from cache</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 aus dem Cache wiederverwendet</translation>
     </message>
     <message>
         <location filename="../qml/MessageStats.qml" line="30"/>
         <source>stopped at the length limit</source>
-        <translation type="unfinished"></translation>
+        <translation>an der Längengrenze angehalten</translation>
     </message>
     <message>
         <location filename="../qml/MessageStats.qml" line="31"/>
         <source>stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>angehalten</translation>
     </message>
     <message>
         <location filename="../qml/MessageStats.qml" line="32"/>
         <source>context full</source>
-        <translation type="unfinished"></translation>
+        <translation>Kontext voll</translation>
     </message>
     <message>
-        <location filename="../qml/MessageStats.qml" line="42"/>
+        <location filename="../qml/MessageStats.qml" line="33"/>
+        <source>interrupted: Trit stopped while writing it</source>
+        <translation>unterbrochen: Trit wurde während des Schreibens beendet</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageStats.qml" line="43"/>
         <source>Reply statistics: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Antwortstatistik: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ModelManagerDialog</name>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="12"/>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="43"/>
+        <source>Not a GGUF model file: %1</source>
+        <translation>Keine GGUF-Modelldatei: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="61"/>
+        <source>Models folder: %1</source>
+        <translation>Modellordner: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="102"/>
+        <source>Installed</source>
+        <translation>Installiert</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="103"/>
+        <source>Downloading</source>
+        <translation>Wird heruntergeladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="104"/>
+        <source>Paused</source>
+        <translation>Pausiert</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="105"/>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="120"/>
+        <source>%1 tokens of context</source>
+        <translation>%1 Token Kontext</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="123"/>
+        <source>fits the GPU</source>
+        <translation>passt auf die GPU</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="124"/>
+        <source>does not fit the GPU</source>
+        <translation>passt nicht auf die GPU</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="125"/>
+        <source>licence: %1</source>
+        <translation>Lizenz: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="151"/>
+        <source>Try again</source>
+        <translation>Erneut versuchen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="151"/>
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="157"/>
+        <source>Pause</source>
+        <translation>Pausieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="163"/>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="169"/>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="175"/>
+        <source>Use</source>
+        <translation>Verwenden</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="181"/>
+        <source>Remove…</source>
+        <translation>Entfernen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="204"/>
+        <source>Drop a .gguf file here, or import one from disk.</source>
+        <translation>Ziehen Sie eine .gguf-Datei hierher oder importieren Sie eine vom Datenträger.</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="209"/>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="217"/>
+        <source>Import a GGUF model</source>
+        <translation>GGUF-Modell importieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="218"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF-Modelle (*.gguf)</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="227"/>
+        <source>Remove model?</source>
+        <translation>Modell entfernen?</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="235"/>
+        <source>%1 will be deleted from disk. You can download it again later.</source>
+        <translation>%1 wird vom Datenträger gelöscht. Sie können es später erneut herunterladen.</translation>
     </message>
 </context>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="12"/>
+        <location filename="../qml/SettingsDialog.qml" line="18"/>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="19"/>
+        <location filename="../qml/SettingsDialog.qml" line="25"/>
         <source>Automatic (best GPU)</source>
-        <translation type="unfinished"></translation>
+        <translation>Automatisch (beste GPU)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="34"/>
+        <location filename="../qml/SettingsDialog.qml" line="55"/>
         <source>Sampling</source>
-        <translation type="unfinished"></translation>
+        <translation>Sampling</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="35"/>
-        <location filename="../qml/SettingsDialog.qml" line="43"/>
-        <source>Temperature</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="46"/>
-        <location filename="../qml/SettingsDialog.qml" line="51"/>
-        <source>Top-k</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="54"/>
-        <location filename="../qml/SettingsDialog.qml" line="61"/>
-        <source>Top-p</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
+        <location filename="../qml/SettingsDialog.qml" line="56"/>
         <location filename="../qml/SettingsDialog.qml" line="64"/>
-        <location filename="../qml/SettingsDialog.qml" line="71"/>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="67"/>
+        <location filename="../qml/SettingsDialog.qml" line="72"/>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="75"/>
+        <location filename="../qml/SettingsDialog.qml" line="82"/>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="85"/>
+        <location filename="../qml/SettingsDialog.qml" line="92"/>
         <source>Min-p</source>
-        <translation type="unfinished"></translation>
+        <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="74"/>
-        <location filename="../qml/SettingsDialog.qml" line="81"/>
+        <location filename="../qml/SettingsDialog.qml" line="95"/>
+        <location filename="../qml/SettingsDialog.qml" line="102"/>
         <source>Repetition penalty</source>
-        <translation type="unfinished"></translation>
+        <translation>Wiederholungsstrafe</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="84"/>
-        <source>Longest reply (tokens)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="89"/>
-        <source>Longest reply in tokens</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="94"/>
-        <source>Restore the recommended sampling settings</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="98"/>
         <location filename="../qml/SettingsDialog.qml" line="105"/>
-        <source>System prompt for new chats</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="104"/>
-        <source>Optional instructions given to the model before every chat</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="109"/>
-        <source>Engine</source>
-        <translation type="unfinished"></translation>
+        <source>Longest reply (tokens)</source>
+        <translation>Längste Antwort (Token)</translation>
     </message>
     <message>
         <location filename="../qml/SettingsDialog.qml" line="110"/>
-        <source>Run on</source>
-        <translation type="unfinished"></translation>
+        <source>Longest reply in tokens</source>
+        <translation>Längste Antwort in Token</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="114"/>
-        <source>GPU (Vulkan)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="114"/>
-        <source>CPU (slow reference engine)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/SettingsDialog.qml" line="116"/>
-        <source>Engine backend</source>
-        <translation type="unfinished"></translation>
+        <location filename="../qml/SettingsDialog.qml" line="115"/>
+        <source>Restore the recommended sampling settings</source>
+        <translation>Empfohlene Sampling-Einstellungen wiederherstellen</translation>
     </message>
     <message>
         <location filename="../qml/SettingsDialog.qml" line="119"/>
-        <source>GPU</source>
-        <translation type="unfinished"></translation>
+        <location filename="../qml/SettingsDialog.qml" line="126"/>
+        <source>System prompt for new chats</source>
+        <translation>Systemprompt für neue Chats</translation>
     </message>
     <message>
         <location filename="../qml/SettingsDialog.qml" line="125"/>
+        <source>Optional instructions given to the model before every chat</source>
+        <translation>Optionale Anweisungen, die das Modell vor jedem Chat erhält</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="130"/>
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="131"/>
+        <source>Run on</source>
+        <translation>Ausführen auf</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="135"/>
+        <source>GPU (Vulkan)</source>
+        <translation>GPU (Vulkan)</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="135"/>
+        <source>CPU (slow reference engine)</source>
+        <translation>CPU (langsame Referenz-Engine)</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="137"/>
+        <source>Engine backend</source>
+        <translation>Engine-Backend</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="140"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="146"/>
         <source>GPU device</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU-Gerät</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="136"/>
+        <location filename="../qml/SettingsDialog.qml" line="157"/>
         <source>Context length (0: the model&apos;s)</source>
-        <translation type="unfinished"></translation>
+        <translation>Kontextlänge (0: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="142"/>
+        <location filename="../qml/SettingsDialog.qml" line="163"/>
         <source>Context length in tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>Kontextlänge in Token</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="149"/>
+        <location filename="../qml/SettingsDialog.qml" line="170"/>
         <source>Engine changes apply when this dialog closes: the model is loaded again.</source>
-        <translation type="unfinished"></translation>
+        <translation>Änderungen an der Engine gelten beim Schließen dieses Dialogs: Das Modell wird dann neu geladen.</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="153"/>
+        <location filename="../qml/SettingsDialog.qml" line="185"/>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="188"/>
+        <location filename="../qml/SettingsDialog.qml" line="198"/>
+        <source>Models folder</source>
+        <translation>Modellordner</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="203"/>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="204"/>
+        <location filename="../qml/SettingsDialog.qml" line="246"/>
+        <source>Choose the models folder</source>
+        <translation>Modellordner auswählen</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="221"/>
         <source>Appearance</source>
-        <translation type="unfinished"></translation>
+        <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="154"/>
-        <location filename="../qml/SettingsDialog.qml" line="161"/>
+        <location filename="../qml/SettingsDialog.qml" line="222"/>
+        <location filename="../qml/SettingsDialog.qml" line="229"/>
         <source>Theme</source>
-        <translation type="unfinished"></translation>
+        <translation>Design</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="159"/>
+        <location filename="../qml/SettingsDialog.qml" line="227"/>
         <source>Follow the system</source>
-        <translation type="unfinished"></translation>
+        <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="159"/>
+        <location filename="../qml/SettingsDialog.qml" line="227"/>
         <source>Light</source>
-        <translation type="unfinished"></translation>
+        <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="159"/>
+        <location filename="../qml/SettingsDialog.qml" line="227"/>
         <source>Dark</source>
-        <translation type="unfinished"></translation>
+        <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="164"/>
+        <location filename="../qml/SettingsDialog.qml" line="232"/>
         <source>Font size</source>
-        <translation type="unfinished"></translation>
+        <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="169"/>
+        <location filename="../qml/SettingsDialog.qml" line="237"/>
         <source>Font size in points</source>
-        <translation type="unfinished"></translation>
+        <translation>Schriftgröße in Punkt</translation>
     </message>
 </context>
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../qml/Sidebar.qml" line="31"/>
+        <location filename="../qml/Sidebar.qml" line="89"/>
         <source>New chat</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="32"/>
-        <source>Start a new chat (Ctrl+N)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="40"/>
-        <source>Search conversations (Ctrl+K)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="42"/>
-        <source>Search conversations</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="54"/>
-        <source>Conversations</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="60"/>
-        <source>Untitled</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="73"/>
-        <source>No conversations yet</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="73"/>
-        <source>Conversations will be listed here</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="81"/>
-        <source>Models…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="82"/>
-        <source>Manage models</source>
-        <translation type="unfinished"></translation>
+        <translation>Neuer Chat</translation>
     </message>
     <message>
         <location filename="../qml/Sidebar.qml" line="90"/>
-        <source>Settings…</source>
-        <translation type="unfinished"></translation>
+        <source>Start a new chat (Ctrl+N)</source>
+        <translation>Neuen Chat beginnen (Strg+N)</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="91"/>
+        <location filename="../qml/Sidebar.qml" line="111"/>
+        <source>Search conversations (Ctrl+K)</source>
+        <translation>Unterhaltungen durchsuchen (Strg+K)</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="136"/>
+        <source>Conversations</source>
+        <translation>Unterhaltungen</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="244"/>
+        <source>No conversations yet</source>
+        <translation>Noch keine Unterhaltungen</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="52"/>
+        <source>Rename</source>
+        <translation>Umbenennen</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="57"/>
+        <source>Unpin</source>
+        <translation>Nicht mehr anheften</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="57"/>
+        <source>Pin to the top</source>
+        <translation>Oben anheften</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="63"/>
+        <source>Export as Markdown…</source>
+        <translation>Als Markdown exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="68"/>
+        <source>Export as JSON…</source>
+        <translation>Als JSON exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="74"/>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="97"/>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="99"/>
+        <source>Import a conversation from a JSON file</source>
+        <translation>Unterhaltung aus einer JSON-Datei importieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="113"/>
+        <source>Search all messages of all conversations</source>
+        <translation>Alle Nachrichten aller Unterhaltungen durchsuchen</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="163"/>
+        <source>%1, pinned</source>
+        <translation>%1, angeheftet</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="164"/>
+        <source>Enter opens it; F2 renames, Delete deletes, the Menu key shows more</source>
+        <translation>Eingabe öffnet sie; F2 benennt um, Entf löscht, die Menütaste zeigt mehr</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="213"/>
+        <source>pinned</source>
+        <translation>angeheftet</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="222"/>
+        <source>New title for the conversation</source>
+        <translation>Neuer Titel der Unterhaltung</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="233"/>
+        <source>More actions for %1</source>
+        <translation>Weitere Aktionen für %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="244"/>
+        <source>Conversations are not being saved</source>
+        <translation>Unterhaltungen werden nicht gespeichert</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="261"/>
+        <source>Search results</source>
+        <translation>Suchergebnisse</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="273"/>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="282"/>
+        <source>New conversation</source>
+        <translation>Neue Unterhaltung</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="307"/>
+        <source>No message matches</source>
+        <translation>Keine passende Nachricht</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="327"/>
+        <source>Deleted “%1”</source>
+        <translation>„%1“ gelöscht</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="333"/>
+        <source>Undo</source>
+        <translation>Rückgängig</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="334"/>
+        <source>Undo deleting %1</source>
+        <translation>Löschen von %1 rückgängig machen</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="344"/>
+        <source>Models…</source>
+        <translation>Modelle…</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="345"/>
+        <source>Manage models</source>
+        <translation>Modelle verwalten</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="353"/>
+        <source>Settings…</source>
+        <translation>Einstellungen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="354"/>
         <source>Settings (Ctrl+,)</source>
-        <translation type="unfinished"></translation>
+        <translation>Einstellungen (Strg+,)</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="363"/>
+        <source>About Trit</source>
+        <translation>Über Trit</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="364"/>
+        <source>About Trit (F1): version, GPU and licences</source>
+        <translation>Über Trit (F1): Version, GPU und Lizenzen</translation>
     </message>
 </context>
 <context>
@@ -612,47 +892,388 @@
     <message>
         <location filename="../qml/StatusBar.qml" line="26"/>
         <source>%1 on %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 auf %2</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="27"/>
         <source>Loading %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 wird geladen…</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="28"/>
         <source>The model could not be loaded</source>
-        <translation type="unfinished"></translation>
+        <translation>Das Modell konnte nicht geladen werden</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="29"/>
         <source>No model</source>
-        <translation type="unfinished"></translation>
+        <translation>Kein Modell</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="47"/>
         <source>context %1 / %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Kontext %1 / %2</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="63"/>
         <source>Reading the prompt</source>
-        <translation type="unfinished"></translation>
+        <translation>Prompt wird gelesen</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="68"/>
         <source>prompt %1/%2 · %3 t/s</source>
-        <translation type="unfinished"></translation>
+        <translation>Prompt %1/%2 · %3 Token/s</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="85"/>
         <source>%1 t/s · %2 tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 Token/s · %2 Token</translation>
     </message>
     <message>
         <location filename="../qml/StatusBar.qml" line="89"/>
         <source>Generation speed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Generierungsgeschwindigkeit: %1</translation>
+    </message>
+</context>
+<context>
+    <name>StorageBanner</name>
+    <message>
+        <location filename="../qml/StorageBanner.qml" line="38"/>
+        <source>Retry</source>
+        <translation>Wiederholen</translation>
+    </message>
+    <message>
+        <location filename="../qml/StorageBanner.qml" line="39"/>
+        <source>Try to open the conversation database again</source>
+        <translation>Erneut versuchen, die Unterhaltungsdatenbank zu öffnen</translation>
+    </message>
+    <message>
+        <location filename="../qml/StorageBanner.qml" line="45"/>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>trit::about::AboutInfo</name>
+    <message>
+        <location filename="../app/src/about/about_info.cpp" line="43"/>
+        <source>The Vulkan loader reported no device.</source>
+        <translation>Der Vulkan-Loader hat kein Gerät gemeldet.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/about/about_info.cpp" line="48"/>
+        <source>Listing the Vulkan devices failed: %1</source>
+        <translation>Die Vulkan-Geräte konnten nicht aufgelistet werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>trit::chat::ChatController</name>
+    <message>
+        <location filename="../app/src/chat/chat_controller.cpp" line="73"/>
+        <source>This conversation could not be saved: %1. It stays on screen; saving resumes with the next conversation.</source>
+        <translation>Diese Unterhaltung konnte nicht gespeichert werden: %1. Sie bleibt sichtbar; ab der nächsten Unterhaltung wird wieder gespeichert.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/chat_controller.cpp" line="258"/>
+        <source>That conversation no longer exists.</source>
+        <translation>Diese Unterhaltung existiert nicht mehr.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/chat_controller.cpp" line="283"/>
+        <source>Saved conversations are not available: the conversation database could not be opened.</source>
+        <translation>Gespeicherte Unterhaltungen sind nicht verfügbar: Die Unterhaltungsdatenbank konnte nicht geöffnet werden.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/chat_controller.cpp" line="343"/>
+        <source>A reply is still being written. Stop it first.</source>
+        <translation>Es wird noch eine Antwort geschrieben. Halten Sie sie zuerst an.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/chat_controller.cpp" line="347"/>
+        <source>No model is loaded. Open a model in the model manager first.</source>
+        <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell in der Modellverwaltung.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/src/chat/chat_controller.cpp" line="507"/>
+        <source>The conversation no longer fits in the model&apos;s context of %n tokens. Start a new conversation, or drop the oldest messages to continue.</source>
+        <translation>
+            <numerusform>Die Unterhaltung passt nicht mehr in den Kontext des Modells von %n Token. Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</numerusform>
+            <numerusform>Die Unterhaltung passt nicht mehr in den Kontext des Modells von %n Token. Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversation_records.cpp" line="75"/>
+        <source>This reply ended with an error.</source>
+        <translation>Diese Antwort wurde mit einem Fehler beendet.</translation>
+    </message>
+</context>
+<context>
+    <name>trit::chat::ConversationsBridge</name>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="56"/>
+        <source>Conversations are not being saved: %1. This chat is kept in memory only and is lost when Trit closes. Fix the folder (or start Trit with --data-dir) and choose Retry.</source>
+        <translation>Unterhaltungen werden nicht gespeichert: %1. Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Beheben Sie das Problem mit dem Ordner (oder starten Sie Trit mit --data-dir) und wählen Sie „Wiederholen“.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="77"/>
+        <source>Conversations are not being saved: the database %1 is in use by another program (%2). This chat is kept in memory only. Close the other program and choose Retry.</source>
+        <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 wird von einem anderen Programm verwendet (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten. Schließen Sie das andere Programm und wählen Sie „Wiederholen“.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="82"/>
+        <source>Conversations are not being saved: the database %1 cannot be opened (%2). This chat is kept in memory only and is lost when Trit closes. Choose Retry once it is fixed.</source>
+        <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 kann nicht geöffnet werden (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Wählen Sie „Wiederholen“, sobald das Problem behoben ist.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="95"/>
+        <source>The conversation database was damaged: %1. Your earlier conversations are in that file; new ones are saved in the new database.</source>
+        <translation>Die Unterhaltungsdatenbank war beschädigt: %1. Ihre früheren Unterhaltungen befinden sich in dieser Datei; neue werden in der neuen Datenbank gespeichert.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="99"/>
+        <source>%n reply(s) were cut off when Trit last stopped; the text written so far was kept and is marked as interrupted.</source>
+        <translation>
+            <numerusform>%n Antwort wurde beim letzten Beenden von Trit abgeschnitten; der bis dahin geschriebene Text wurde behalten und ist als unterbrochen markiert.</numerusform>
+            <numerusform>%n Antworten wurden beim letzten Beenden von Trit abgeschnitten; der bis dahin geschriebene Text wurde behalten und ist als unterbrochen markiert.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="119"/>
+        <source>Cannot export: the conversation database is not open.</source>
+        <translation>Export nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="130"/>
+        <source>Cannot export: unknown format &quot;%1&quot; (markdown or json).</source>
+        <translation>Export nicht möglich: unbekanntes Format „%1“ (markdown oder json).</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="134"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="137"/>
+        <source>Cannot export: %1</source>
+        <translation>Export nicht möglich: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="142"/>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="151"/>
+        <source>Cannot import: the conversation database is not open.</source>
+        <translation>Import nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="157"/>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="161"/>
+        <source>Cannot import %1: the file is larger than 256 MiB, which no exported conversation is.</source>
+        <translation>%1 kann nicht importiert werden: Die Datei ist größer als 256 MiB; so groß ist keine exportierte Unterhaltung.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="170"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="172"/>
+        <source>Cannot import %1: %2</source>
+        <translation>%1 kann nicht importiert werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>trit::chat::EngineWorker</name>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="51"/>
+        <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
+        <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="81"/>
+        <source>CPU (reference engine)</source>
+        <translation>CPU (Referenz-Engine)</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="87"/>
+        <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
+        <translation>Das Modell konnte nicht geladen werden: %1 Wählen Sie eine andere Modelldatei oder laden Sie sie in der Modellverwaltung erneut herunter.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="91"/>
+        <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
+        <translation>Die GPU konnte nicht verwendet werden: %1 Wählen Sie in den Einstellungen ein anderes Gerät oder die CPU-Engine.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="95"/>
+        <source>The model could not be loaded: %1</source>
+        <translation>Das Modell konnte nicht geladen werden: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="102"/>
+        <source>%1 of weights mapped in RAM</source>
+        <translation>%1 Gewichte im RAM eingeblendet</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="115"/>
+        <source>%1 of %2 GPU memory in use</source>
+        <translation>%1 von %2 GPU-Speicher belegt</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="117"/>
+        <source>%1 of weights on a device with %2</source>
+        <translation>%1 Gewichte auf einem Gerät mit %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="120"/>
+        <source>%1 of weights</source>
+        <translation>%1 Gewichte</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="138"/>
+        <source>No model is loaded. Open a model first.</source>
+        <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/chat/engine_worker.cpp" line="193"/>
+        <source>The engine stopped with an error: %1</source>
+        <translation>Die Engine wurde mit einem Fehler beendet: %1</translation>
+    </message>
+</context>
+<context>
+    <name>trit::models::ModelListModel</name>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="83"/>
+        <source>fits (needs %1 of %2 free)</source>
+        <translation>passt (benötigt %1 von %2 frei)</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="84"/>
+        <source>fits (needs %1 of %2 on the GPU)</source>
+        <translation>passt (benötigt %1 von %2 auf der GPU)</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="85"/>
+        <source>does not fit (needs %1, only %2 free)</source>
+        <translation>passt nicht (benötigt %1, nur %2 frei)</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="86"/>
+        <source>does not fit (needs %1, the GPU has %2)</source>
+        <translation>passt nicht (benötigt %1, die GPU hat %2)</translation>
+    </message>
+</context>
+<context>
+    <name>trit::models::ModelManagerBridge</name>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="185"/>
+        <source>it does not exist</source>
+        <translation>der Pfad existiert nicht</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="186"/>
+        <source>it is a file, not a folder</source>
+        <translation>das ist eine Datei, kein Ordner</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="188"/>
+        <source>Trit cannot write to it (%1)</source>
+        <translation>Trit kann dort nicht schreiben (%1)</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="401"/>
+        <source>GPU memory unknown: %1</source>
+        <translation>GPU-Speicher unbekannt: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="403"/>
+        <source>The GPU</source>
+        <translation>Die GPU</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="405"/>
+        <source>%1: %2 of %3 GPU memory free.</source>
+        <translation>%1: %2 von %3 GPU-Speicher frei.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="406"/>
+        <source>%1: %2 GPU memory.</source>
+        <translation>%1: %2 GPU-Speicher.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="439"/>
+        <source>There is no model &quot;%1&quot; in the catalogue.</source>
+        <translation>Im Katalog gibt es kein Modell „%1“.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="543"/>
+        <source>Cannot download %1: %2</source>
+        <translation>%1 kann nicht heruntergeladen werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="557"/>
+        <source>The download was cancelled.</source>
+        <translation>Der Download wurde abgebrochen.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="568"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="569"/>
+        <source>Nothing to import: no file was given.</source>
+        <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="600"/>
+        <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
+        <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="609"/>
+        <source>%1 is being downloaded; cancel the download instead.</source>
+        <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="632"/>
+        <source>No models folder was given; the models folder stays %1.</source>
+        <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="634"/>
+        <source>Finish or cancel the running downloads before changing the models folder.</source>
+        <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="636"/>
+        <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
+        <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
+    </message>
+</context>
+<context>
+    <name>trit::storage::ConversationListModel</name>
+    <message>
+        <location filename="../app/src/storage/conversation_list_model.cpp" line="43"/>
+        <source>New conversation</source>
+        <translation>Neue Unterhaltung</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/conversation_list_model.cpp" line="189"/>
+        <source>There is no deleted conversation to bring back.</source>
+        <translation>Es gibt keine gelöschte Unterhaltung zum Wiederherstellen.</translation>
+    </message>
+</context>
+<context>
+    <name>trit::storage::MessageListModel</name>
+    <message>
+        <location filename="../app/src/storage/message_list_model.cpp" line="138"/>
+        <source>Unknown message role &quot;%1&quot; (expected system, user or assistant).</source>
+        <translation>Unbekannte Nachrichtenrolle „%1“ (erwartet: system, user oder assistant).</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/message_list_model.cpp" line="142"/>
+        <source>No conversation is open.</source>
+        <translation>Es ist keine Unterhaltung geöffnet.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/message_list_model.cpp" line="155"/>
+        <source>There is no message %1 to edit.</source>
+        <translation>Es gibt keine Nachricht %1 zum Bearbeiten.</translation>
     </message>
 </context>
 </TS>
