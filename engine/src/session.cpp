@@ -172,6 +172,7 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
   // Takes a sampled token into the reply; false when generation ends with it (the reason is set).
   auto accept = [&](int32_t tok) -> bool {
     result.tokens.push_back(tok);
+    if (options.on_token) options.on_token(tok);
     if (result.tokens.size() == 1) {
       t_first = Clock::now();
       st.ttft_ms = ms_since(t0);

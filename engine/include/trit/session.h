@@ -48,6 +48,8 @@ struct GenerateOptions {
   std::vector<std::string> stop_strings;  // generation stops before any of these; they are not returned
   // Called on the generating thread with each new piece of text (whole UTF-8 characters only).
   std::function<void(std::string_view piece)> on_text;
+  // Called on the generating thread with each sampled token id, before its text (token counters, tests).
+  std::function<void(int32_t token)> on_token;
   // Called on the generating thread as the prompt is processed: tokens done so far of `total`.
   std::function<void(int32_t done, int32_t total)> on_prefill_progress;
 };
