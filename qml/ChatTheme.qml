@@ -15,7 +15,7 @@ QtObject {
     readonly property color mutedText: dark ? "#a0a2a8" : "#5f6168"
     readonly property color border: dark ? "#3a3c42" : "#d9d9de"
     readonly property color accent: dark ? "#7aa2ff" : "#2f5bd3"
-    readonly property color accentText: "#ffffff"
+    readonly property color accentText: dark ? "#0d1424" : "#ffffff"  // 4.5:1 or better on accent
     readonly property color userBubble: dark ? "#2f3d5c" : "#dfe8ff"
     readonly property color assistantBubble: dark ? "#26282c" : "#ffffff"
     readonly property color codeBackground: dark ? "#141517" : "#f1f2f4"
