@@ -27,6 +27,7 @@ layout(std430, binding = 5) coherent buffer Part { real part[]; };
 layout(std430, binding = 6) coherent buffer Count { uint arrived[]; };  // per (token, head); zero between uses
 shared bool last_to_arrive;
 shared real wsplit[gl_WorkGroupSize.x];
+#include "attention_merge.glsl"
 #else
 layout(std430, binding = 5) writeonly buffer Part { real part[]; };
 #endif
@@ -168,40 +169,7 @@ void main() {
     if (!last_to_arrive) return;
     memoryBarrierBuffer();
     if (tid == 0) arrived[slot] = 0u;
-    // attention_combine's merge: each split's weight e^(m_s - m) once, in shared memory, then every
-    // output dimension sums over the splits with eight loads in flight.
-    const uint base = (t * pc.heads + h) * pc.splits * (pc.hd + 2), stride = pc.hd + 2;
-    real mloc = real(-3.0e38);
-    for (uint s = tid; s < n_splits; s += wg) mloc = max(mloc, part[base + s * stride]);
-    const real mx = wg_max(mloc);
-    real lloc = real(0);
-    for (uint r = 0; r < 4; ++r) acc[r] = real(0);
-    for (uint s0 = 0; s0 < n_splits; s0 += wg) {
-      const uint s = s0 + tid;
-      real w = real(0);
-      if (s < n_splits) {
-        w = exp_real(part[base + s * stride] - mx);
-        lloc += part[base + s * stride + 1] * w;
-      }
-      wsplit[tid] = w;
-      barrier();
-      const uint cnt = min(wg, n_splits - s0);
-      for (uint r = 0; r < 4; ++r) {
-        const uint d = tid + r * wg;
-        if (d >= pc.hd) break;
-        real a = acc[r];
-        uint i = 0;
-        for (; i + 8 <= cnt; i += 8) {
-          real pv[8];
-          for (uint u = 0; u < 8; ++u) pv[u] = part[base + (s0 + i + u) * stride + 2 + d];
-          for (uint u = 0; u < 8; ++u) a += pv[u] * wsplit[i + u];
-        }
-        for (; i < cnt; ++i) a += part[base + (s0 + i) * stride + 2 + d] * wsplit[i];
-        acc[r] = a;
-      }
-      barrier();
-    }
-    l = wg_sum(lloc);
+    merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, n_splits, pc.hd, acc, l);
 #else
     return;
 #endif

@@ -1,7 +1,5 @@
-// Merges the split-K partials of attention.glsl, one workgroup per (query head, token):
-// m = max of the splits' maxima (splits with l = 0 saw no key), o = sum_s acc_s e^(m_s - m) / sum_s l_s e^(m_s - m).
-// The weights e^(m_s - m) are computed once per split (a workgroup-wide chunk at a time, in shared
-// memory), not once per split and output dimension.
+// Merges the split-K partials of attention.glsl, one workgroup per (query head, token), with
+// attention_merge.glsl's merge_splits.
 #include "common.glsl"
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 1) readonly buffer Part { real part[]; };
@@ -9,51 +7,15 @@ layout(std430, binding = 2) writeonly buffer O { real o[]; };
 layout(push_constant) uniform Push { uint heads; uint hd; uint splits; } pc;
 
 shared real wsplit[gl_WorkGroupSize.x];
+#include "attention_merge.glsl"
 
 void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
   if (t >= params.n_tokens) return;
   const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  const uint base = (t * pc.heads + h) * pc.splits * (pc.hd + 2);
-  const uint stride = pc.hd + 2;
-  // Global max over the splits that saw keys (-3e38 marks none in this thread).
-  real m = real(-3.0e38);
-  for (uint s = tid; s < pc.splits; s += wg)
-    if (part[base + s * stride + 1] != real(0)) m = max(m, part[base + s * stride]);
-  m = wg_max(m);
-  real acc[4] = real[4](real(0), real(0), real(0), real(0));
-  real l = real(0);
-  for (uint s0 = 0; s0 < pc.splits; s0 += wg) {
-    const uint s = s0 + tid;
-    real w = real(0);
-    if (s < pc.splits) {
-      const real ls = part[base + s * stride + 1];
-      if (ls != real(0)) w = exp_real(part[base + s * stride] - m);
-      l += ls * w;
-    }
-    wsplit[tid] = w;
-    barrier();
-    const uint cnt = min(wg, pc.splits - s0);
-    for (uint r = 0; r < 4; ++r) {
-      const uint d = tid + r * wg;
-      if (d >= pc.hd) break;
-      real a = acc[r];
-      // Eight loads in flight at a time; splits that saw no key (weight 0, stale accumulators) are
-      // never read, so the sum is the same as one split at a time.
-      uint i = 0;
-      for (; i + 8 <= cnt; i += 8) {
-        real pv[8];
-        for (uint u = 0; u < 8; ++u) pv[u] = wsplit[i + u] != real(0) ? part[base + (s0 + i + u) * stride + 2 + d] : real(0);
-        for (uint u = 0; u < 8; ++u)
-          if (wsplit[i + u] != real(0)) a += pv[u] * wsplit[i + u];
-      }
-      for (; i < cnt; ++i)
-        if (wsplit[i] != real(0)) a += part[base + (s0 + i) * stride + 2 + d] * wsplit[i];
-      acc[r] = a;
-    }
-    barrier();
-  }
-  l = wg_sum(l);
+  real acc[4];
+  real l;
+  merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, pc.splits, pc.hd, acc, l);
   for (uint r = 0; r < 4; ++r) {
     const uint d = tid + r * wg;
     if (d >= pc.hd) break;

@@ -21,11 +21,8 @@
 // MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), W1 at binding 1, W2 at binding 2.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_shuffle : require
-#ifdef TRIT_DOT
-#extension GL_EXT_spirv_intrinsics : require
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
-int sdot4x8(int a, int b, spirv_literal int packed_format);
-#endif
+#include "ternary_codes.glsl"
+#include "rope_f16.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TPR = 16;
 layout(constant_id = 2) const uint MODE = 1;
@@ -54,28 +51,16 @@ shared uvec4 sq[K / 16];
 const uint RPW = gl_WorkGroupSize.x / TPR;
 shared real res[RPW];
 
-real round_away(real v) {
-  real t = trunc(v);
-  if (abs(v - t) >= 0.5) t += sign(v);
-  return t;
-}
-
 #ifdef TRIT_DOT
-int ternary_word(uint wword, uint shift) { return int((((wword >> shift) & 0x03030303u) + 0x7F7F7F7Fu) ^ 0x80808080u); }
 int dot_block(uvec4 w, uint j) {
   int r = 0;
   for (uint g = 0; g < 4; ++g) {
     const uvec4 a = sq[g * (K / 64) + j];
-    for (uint q = 0; q < 4; ++q) r += sdot4x8(ternary_word(w[q], 6u - 2u * g), int(a[q]), 0);
+    for (uint q = 0; q < 4; ++q) r += sdot4x8(int(ternary_word(w[q], 6u - 2u * g)), int(a[q]), 0);
   }
   return r;
 }
 #else
-int dot4(uint wword, uint shift, uint a) {
-  int r = 0;
-  for (int b = 0; b < 4; ++b) r += (int((wword >> (shift + 8u * uint(b))) & 3u) - 1) * bitfieldExtract(int(a), 8 * b, 8);
-  return r;
-}
 int dot_block(uvec4 w, uint j) {
   int r = 0;
   for (uint g = 0; g < 4; ++g) {
@@ -86,30 +71,7 @@ int dot_block(uvec4 w, uint j) {
 }
 #endif
 
-// IEEE binary16 bits of v, rounded once to nearest even (as rope_kv.glsl and ref::f32_to_f16).
-uint to_f16(real v) {
-  const uint sgn = v < real(0) ? 0x8000u : 0u;
-  const real a = abs(v);
-  if (isnan(a)) return sgn | 0x7e00u;
-  if (a >= real(65520)) return sgn | 0x7c00u;
-  if (a < real(6.103515625e-05)) return sgn | uint(roundEven(a * real(16777216.0)));
-  int e;
-  frexp(a, e);
-  uint m = uint(roundEven(ldexp(a, 11 - e)));
-  uint biased = uint(e - 1 + 15);
-  if (m == 2048u) {
-    m = 1024u;
-    ++biased;
-  }
-  return sgn | (biased << 10) | (m - 1024u);
-}
 uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
-
-real2 rotate(real a, real b, real2 c) {
-  precise real rx = a * c.x - b * c.y;
-  precise real ry = a * c.y + b * c.x;
-  return real2(rx, ry);
-}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -185,7 +147,7 @@ void main() {
     if (e >= k4) break;
     const real4 qv = xv[i] * sc;
     uint packed = 0u;
-    for (int b = 0; b < 4; ++b) packed |= uint(int(clamp(round_away(qv[b]), real(-128), real(127))) & 0xff) << (8 * b);
+    for (int b = 0; b < 4; ++b) packed |= uint(int(clamp(round_half_away(qv[b]), real(-128), real(127))) & 0xff) << (8 * b);
     // Natural word e is word q of group g of the row's uvec4 j (ternary_matmul.glsl's layout).
     const uint r = e % 32, g = r / 8, j = (e / 32) * 2 + (r % 8) / 4;
     sq[g * (K / 64) + j][r % 4] = packed;

@@ -4,6 +4,7 @@
 // accurate near zero, and angles reach thousands of radians). KV_F16 stores the cache as packed F16
 // pairs (rounded to nearest even here, not by the driver's conversion), else as F32.
 #include "common.glsl"
+#include "rope_f16.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool KV_F16 = true;
 layout(std430, binding = 1) buffer Q { real q[]; };
@@ -13,32 +14,6 @@ layout(std430, binding = 4) readonly buffer Rope { real2 cs[]; };  // [context][
 layout(std430, binding = 5) writeonly buffer KC { uint kc[]; };
 layout(std430, binding = 6) writeonly buffer VC { uint vc[]; };
 layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; } pc;
-
-real2 rotate(real a, real b, real2 c) {
-  precise real x = a * c.x - b * c.y;
-  precise real y = a * c.y + b * c.x;
-  return real2(x, y);
-}
-
-// IEEE binary16 bits of v, rounded once to nearest even (as ref::f32_to_f16 / f64_to_f16).
-uint to_f16(real v) {
-  const uint sign = v < real(0) ? 0x8000u : 0u;
-  const real a = abs(v);
-  if (isnan(a)) return sign | 0x7e00u;
-  if (a >= real(65520)) return sign | 0x7c00u;
-  if (a < real(6.103515625e-05)) return sign | uint(roundEven(a * real(16777216.0)));  // 2^-14, 2^24
-  int e;
-  frexp(a, e);  // a in [2^(e-1), 2^e)
-  uint m = uint(roundEven(ldexp(a, 11 - e)));  // [1024, 2048]
-  uint biased = uint(e - 1 + 15);
-  if (m == 2048u) {
-    m = 1024u;
-    ++biased;
-  }
-  return sign | (biased << 10) | (m - 1024u);
-}
-
-uint pack_f16(real a, real b) { return to_f16(a) | (to_f16(b) << 16); }
 
 void main() {
   const uint t = gl_WorkGroupID.x;

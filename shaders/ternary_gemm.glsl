@@ -11,11 +11,8 @@
 // bit-identical to the block kernel's: MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u with the
 // second matrix at binding 2.
 #include "common.glsl"
-#extension GL_EXT_spirv_intrinsics : require
-// OpSDot (4450) with the PackedVectorFormat4x8Bit operand: capabilities DotProduct (6019) and
-// DotProductInput4x8BitPacked (6018); glslang 12 has no GL_EXT_integer_dot_product.
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
-int sdot4x8(int a, int b, spirv_literal int packed_format);
+#define TRIT_DOT 1
+#include "ternary_codes.glsl"
 
 layout(local_size_x = 256) in;
 layout(constant_id = 1) const uint MODE = 0;
@@ -33,12 +30,6 @@ const uint STRIDE = 9;
 shared uvec4 sa[BM * STRIDE];
 shared uvec4 sa2[MODE == 2 ? BM * STRIDE : 1];
 shared uvec4 sb[BN * STRIDE];
-
-// The four codes of group g (bits shift..shift+1 of each byte) as packed int8 (code - 1): codes are
-// 0..2, so c + 0x7F stays inside its byte and flipping bit 7 gives 0xFF, 0x00, 0x01.
-uint ternary_word(uint wword, uint shift) {
-  return (((wword >> shift) & 0x03030303u) + 0x7F7F7F7Fu) ^ 0x80808080u;
-}
 
 // Half h of a block's codes (words 4h..4h+3) into the four uvec4s of packed (code - 1) it covers:
 // word 4h + i holds, for group g, elements 32g + 4(4h + i) .. + 3, i.e. activation word 8g + 4h + i.

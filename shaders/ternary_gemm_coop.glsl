@@ -12,6 +12,7 @@
 // epilogue that is ternary_matmul.glsl's, expression for expression: bit-identical results.
 // MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u with the second matrix at binding 2.
 #include "common.glsl"
+#include "ternary_codes.glsl"
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_NV_integer_cooperative_matrix : require
@@ -44,10 +45,6 @@ const uint CSTRIDE = BM + 4;
 const uint C_END = NMAT * BN * CSTRIDE / 4;
 // One shared array for both phases (the K loop's A and B, then the sums), in uvec4s.
 shared uvec4 smem[AB_END > C_END ? AB_END : C_END];
-
-uint ternary_word(uint wword, uint shift) {
-  return (((wword >> shift) & 0x03030303u) + 0x7F7F7F7Fu) ^ 0x80808080u;
-}
 
 // Half h of a block's codes (words 4h..4h+3): word 4h + i holds, for group g, elements
 // 32g + 4(4h + i) .. + 3, i.e. int8 word 8g + 4h + i of the row (row-major A, K contiguous).

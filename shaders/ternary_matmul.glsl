@@ -13,13 +13,7 @@
 // with OpSDot (SPV_KHR_integer_dot_product), which the NVIDIA driver maps to dp4a; the decoded words are
 // reused for all NT tokens of the tile. The sums are the same exact integers as the baseline's.
 #include "common.glsl"
-#ifdef TRIT_DOT
-#extension GL_EXT_spirv_intrinsics : require
-// OpSDot (4450) with the PackedVectorFormat4x8Bit operand: capabilities DotProduct (6019) and
-// DotProductInput4x8BitPacked (6018). glslang 12 has no GL_EXT_integer_dot_product, hence the intrinsic.
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
-int sdot4x8(int a, int b, spirv_literal int packed_format);
-#endif
+#include "ternary_codes.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TPR = 16;
 layout(constant_id = 2) const uint MODE = 0;
@@ -35,16 +29,6 @@ const uint MAXNT = 8;
 shared int part[gl_WorkGroupSize.x * MAXNT];
 shared int part2[MODE == 2 ? gl_WorkGroupSize.x * MAXNT : 1];
 
-int dot4(uint wword, uint shift, uint a) {
-  // (code - 1) * x for the four bytes: codes at bits shift + 8b, activations int8 in byte b of a.
-  int r = 0;
-  for (int b = 0; b < 4; ++b) {
-    int c = int((wword >> (shift + 8u * uint(b))) & 3u) - 1;
-    r += c * bitfieldExtract(int(a), 8 * b, 8);
-  }
-  return r;
-}
-
 int dot_uvec4(uvec4 w, uvec4 a0, uvec4 a1, uvec4 a2, uvec4 a3) {
   int r = 0;
   for (int q = 0; q < 4; ++q) {
@@ -52,14 +36,6 @@ int dot_uvec4(uvec4 w, uvec4 a0, uvec4 a1, uvec4 a2, uvec4 a3) {
   }
   return r;
 }
-
-#ifdef TRIT_DOT
-// The four codes of group g (bits 6-2g of each byte) as packed int8 (code - 1): codes are 0..2, so
-// c + 0x7F stays inside its byte and flipping bit 7 gives 0xFF, 0x00, 0x01.
-int ternary_word(uint wword, uint shift) {
-  return int((((wword >> shift) & 0x03030303u) + 0x7F7F7F7Fu) ^ 0x80808080u);
-}
-#endif
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -83,8 +59,8 @@ void main() {
       int c[16], c2[16];  // [4 * g + word]
       for (uint q = 0; q < 4; ++q)
         for (uint g = 0; g < 4; ++g) {
-          c[4 * g + q] = ternary_word(w[q], 6u - 2u * g);
-          c2[4 * g + q] = MODE == 2 ? ternary_word(w2[q], 6u - 2u * g) : 0;
+          c[4 * g + q] = int(ternary_word(w[q], 6u - 2u * g));
+          c2[4 * g + q] = MODE == 2 ? int(ternary_word(w2[q], 6u - 2u * g)) : 0;
         }
       for (uint tt = 0; tt < NT; ++tt) {
         if (t0 + tt >= n) break;
