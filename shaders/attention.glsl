@@ -169,7 +169,7 @@ void main() {
     if (!last_to_arrive) return;
     memoryBarrierBuffer();
     if (tid == 0) arrived[slot] = 0u;
-    merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, n_splits, pc.hd, acc, l);
+    merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, n_splits, pc.hd, true, acc, l);
 #else
     return;
 #endif

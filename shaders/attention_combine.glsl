@@ -15,7 +15,7 @@ void main() {
   const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   real acc[4];
   real l;
-  merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, pc.splits, pc.hd, acc, l);
+  merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, pc.splits, pc.hd, false, acc, l);
   for (uint r = 0; r < 4; ++r) {
     const uint d = tid + r * wg;
     if (d >= pc.hd) break;
