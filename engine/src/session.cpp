@@ -75,8 +75,15 @@ std::unique_ptr<Session> Session::create(std::shared_ptr<const Model> model, con
   fo.kv = options.kv;
   fo.device = options.device;
   auto forward = make_forward(options.backend, model, fo);
+  // 0: the backend's own block (the Vulkan engine's, 512 tokens where it fits one binding), so a
+  // prompt is not cut into smaller submits than the engine takes at once; 128 on the CPU.
+  int32_t block = options.prefill_block;
+  if (block <= 0) {
+    const auto* vf = dynamic_cast<const VulkanForward*>(forward.get());
+    block = vf ? static_cast<int32_t>(vf->block_size()) : 128;
+  }
   auto session = std::make_unique<Session>(std::move(model), std::move(forward));
-  session->prefill_block_ = std::max<int32_t>(1, options.prefill_block);
+  session->prefill_block_ = std::max<int32_t>(1, block);
   return session;
 }
 
