@@ -136,16 +136,21 @@ bool DownloadTask::prepare() {
   const QString part = partPath(finalPath());
   const auto saved = readPartState(partStatePath(finalPath()));
   offset_ = 0;
+  hash_.reset();
   part_ = PartState{request_.url.toString(), request_.expectedSha256, request_.expectedSize, {}, {}, {}, -1};
   const qint64 partSize = QFileInfo(part).size();
   // Resume only bytes that are known to belong to this very download.
   if (saved && partSize > 0 && saved->url == part_.url && saved->expectedSha256 == part_.expectedSha256 &&
-      saved->expectedSize == part_.expectedSize && (saved->total < 0 || partSize <= saved->total) &&
-      QFileInfo(part).isReadable()) {
-    // No re-hash here: the whole file is hashed from disk once it is complete (verifyAndInstall).
-    part_ = *saved;
-    offset_ = partSize;
-    setState(State::Connecting, QStringLiteral("Resuming from %1.").arg(formatBytes(offset_)));
+      saved->expectedSize == part_.expectedSize && (saved->total < 0 || partSize <= saved->total)) {
+    // The streaming hash continues from the bytes an earlier run wrote, read back once.
+    QString error;
+    if (addFileToHash(part, partSize, &hash_, &error)) {
+      part_ = *saved;
+      offset_ = partSize;
+      setState(State::Connecting, QStringLiteral("Resuming from %1.").arg(formatBytes(offset_)));
+    } else {
+      hash_.reset();
+    }
   }
   if (request_.expectedSize > 0) {
     const qint64 need = request_.expectedSize - offset_ + options_.freeSpaceMarginBytes;
@@ -165,6 +170,7 @@ void DownloadTask::resetPart() {
   closePart();
   offset_ = 0;
   attemptStart_ = 0;
+  hash_.reset();
   part_.etag.clear();
   part_.lastModified.clear();
   part_.total = -1;
@@ -308,7 +314,10 @@ bool DownloadTask::consume(QByteArrayView data) {
   if (written != data.size()) {
     // Disk full (or I/O error) while writing: keep what was written for a later resume.
     const QString why = file_.errorString();
-    if (written > 0) offset_ += written;
+    if (written > 0) {
+      hash_.addData(QByteArrayView(data.data(), written));
+      offset_ += written;
+    }
     file_.resize(offset_);
     refused_ = QStringLiteral("Cannot write to %1: %2. The disk may be full; free some space and resume — the "
                               "partial download (%3) is kept.")
@@ -317,6 +326,7 @@ bool DownloadTask::consume(QByteArrayView data) {
     reply_->abort();
     return false;
   }
+  hash_.addData(data);
   offset_ += written;
   if (state_ == State::Stalled) setState(State::Downloading, {});
   emitProgress(false);
@@ -450,20 +460,23 @@ void DownloadTask::verifyAndInstall() {
     return fail(QStringLiteral("%1 cannot be verified: the catalogue gives no SHA-256 and the server sent no "
                                "X-Linked-ETag. The file was not accepted and was deleted.").arg(request_.fileName), true);
   setState(State::Verifying, QStringLiteral("Checking the SHA-256 of %1.").arg(request_.fileName));
-  // One hash, of the complete file as it is on disk: what gets accepted is what was written (and, for a
-  // resumed download, the bytes of earlier runs too), and hashing while streaming as well would cost a
-  // second pass over every byte (docs/downloads.md, "Throughput").
+  // Twice (issue 9): the hash of the bytes as they streamed in, then the file as it is on disk, so what
+  // gets accepted is what was received and what was written.
   const QString sourceName = source == QLatin1String("catalogue") ? QStringLiteral("the catalogue")
                                                                   : QStringLiteral("the server's X-Linked-ETag");
+  const QString streamed = QString::fromLatin1(hash_.result().toHex());
+  if (streamed != expected)
+    return fail(QStringLiteral("The downloaded file for %1 is damaged or not the expected file: its SHA-256 is %2, but "
+                               "%3 was expected (from %4). The file was deleted; try downloading again.")
+                    .arg(request_.id, streamed, expected, sourceName), true);
   QString error;
   const QString onDisk = sha256OfFile(part, &error);
   if (onDisk.isEmpty())
     return fail(QStringLiteral("The downloaded file %1 cannot be checked: %2 It was deleted; try downloading again.")
                     .arg(part, error), true);
   if (onDisk != expected)
-    return fail(QStringLiteral("The downloaded file for %1 is damaged or not the expected file: its SHA-256 is %2, but "
-                               "%3 was expected (from %4). The file was deleted; try downloading again.")
-                    .arg(request_.id, onDisk, expected, sourceName), true);
+    return fail(QStringLiteral("The downloaded file %1 changed on disk before it could be accepted (its SHA-256 is "
+                               "now %2). It was deleted; try downloading again.").arg(part, onDisk), true);
   if (options_.validate) {
     const QString invalid = options_.validate(part);
     if (!invalid.isEmpty())

@@ -1,10 +1,10 @@
 #pragma once
 // One model download, run on the download worker thread (DownloadManager moves it there).
-// Streams into NAME.gguf.part, resumes with HTTP Range (appending only after a 206 whose
+// Streams into NAME.gguf.part while hashing, resumes with HTTP Range (appending only after a 206 whose
 // Content-Range starts where the part ends), follows redirects itself so it can read Hugging Face's
 // X-Linked-ETag on the first response and apply url_policy.h to every hop, detects stalls, retries
-// transient failures with exponential back-off, verifies the SHA-256 of the complete file on disk and
-// renames atomically.
+// transient failures with exponential back-off, verifies the SHA-256 twice (the bytes as they streamed
+// in, then the complete file on disk) and renames atomically.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QObject>
@@ -15,6 +15,7 @@
 
 #include "download_types.h"
 #include "part_state.h"
+#include "sha256.h"
 
 class QNetworkAccessManager;
 class QNetworkReply;
@@ -78,7 +79,8 @@ class DownloadTask : public QObject {
   // Received bytes are read into this one block (allocated once) and written from it: a fresh QByteArray
   // per readyRead (readAll()) cost an allocation, page faults and a copy for every chunk.
   QByteArray block_;
-  qint64 offset_ = 0;         // bytes in the .part
+  Sha256 hash_;               // of the bytes in the .part, as they were received (and, resumed, read back)
+  qint64 offset_ = 0;         // bytes in the .part (== hashed bytes)
   qint64 attemptStart_ = 0;   // offset when the current request began
   QNetworkAccessManager* nam_ = nullptr;
   QNetworkReply* reply_ = nullptr;  // the request in flight; cleared in onFinished()
