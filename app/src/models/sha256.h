@@ -1,7 +1,7 @@
 #pragma once
 // Streaming SHA-256 through OpenSSL's libcrypto, which uses the CPU's SHA extensions (about 1.7 GB/s
-// here, against about 0.1-0.25 GB/s for Qt 6.4's portable QCryptographicHash): verifying a
-// downloaded model must never be what limits a fast connection.
+// here, against about 0.1-0.25 GB/s for Qt 6.4's portable QCryptographicHash): hashing while
+// downloading must never be what limits a fast connection.
 #include <QByteArray>
 #include <QByteArrayView>
 
