@@ -39,14 +39,7 @@ shared real qs[MAX_HD];
 shared real ps[SPLIT_KEYS];               // the chunk's scores, then its probabilities
 shared real slice[gl_WorkGroupSize.x];    // per-thread partial dot products of the score pass
 
-real cache_at(bool is_k, uint e) {
-  if (KV_F16) {
-    const uint w = is_k ? kc[e / 2] : vc[e / 2];
-    const vec2 p = unpackHalf2x16(w);
-    return real((e & 1u) == 0u ? p.x : p.y);
-  }
-  return real(uintBitsToFloat(is_k ? kc[e] : vc[e]));
-}
+#include "kv_cache.glsl"
 
 void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;

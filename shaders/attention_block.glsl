@@ -22,14 +22,7 @@ shared real ps[G * CHUNK];                    // per head: the chunk's scores, t
 shared real slice[G * gl_WorkGroupSize.x];    // per head: per-thread partial dot products
 shared real red_g[G * 64];                    // per head: one partial per subgroup
 
-real cache_at(bool is_k, uint e) {
-  if (KV_F16) {
-    const uint w = is_k ? kc[e / 2] : vc[e / 2];
-    const vec2 p = unpackHalf2x16(w);
-    return real((e & 1u) == 0u ? p.x : p.y);
-  }
-  return real(uintBitsToFloat(is_k ? kc[e] : vc[e]));
-}
+#include "kv_cache.glsl"
 
 // G workgroup maxima / sums at once, each exactly as common.glsl's wg_max / wg_sum.
 void wg_max_g(inout real v[MAXG]) {

@@ -4,25 +4,23 @@
 #include <vector>
 
 #include "bench/bench.h"
+#include "bench/gpu_timing.h"
 #include "vulkan/context.h"
 
 namespace trit::bench {
 
-namespace {
-// Median seconds of five timed runs of `seq` after a warm-up (GPU timestamps 0..1 where available).
-double median_seconds(vk::CommandSequence& seq, const vk::TimestampPool& pool, bool ts) {
+double median_seconds(vk::CommandSequence& seq, const vk::TimestampPool& pool, bool timestamps) {
   std::vector<double> seconds;
   for (int i = 0; i < 6; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     seq.run();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (i == 0) continue;  // warm-up
-    seconds.push_back(ts ? pool.elapsed_ns(0, 1) * 1e-9 : wall);
+    seconds.push_back(timestamps ? pool.elapsed_ns(0, 1) * 1e-9 : wall);
   }
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
 }
-}  // namespace
 
 double measure_copy_bandwidth(int device) {
   vk::ContextOptions opt;

@@ -1,10 +1,10 @@
 // The fixed cost of one dependent kernel step (dispatch + barrier) on the device: decode runs a few
 // hundred such steps per token, so this floor, not bandwidth, bounds a short-context decode step.
-#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "bench/bench.h"
+#include "bench/gpu_timing.h"
 #include "vulkan/context.h"
 
 namespace trit::bench {
@@ -39,13 +39,7 @@ double chain_us(vk::Context& ctx, vk::MemoryUse params_use, uint32_t groups, uin
   }
   seq.timestamp(pool.handle(), 1);
   seq.end();
-  std::vector<double> us;
-  for (int i = 0; i < 6; ++i) {
-    seq.run();
-    if (i > 0) us.push_back(pool.elapsed_ns(0, 1) * 1e-3 / kSteps);
-  }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  return median_seconds(seq, pool, true) * 1e6 / kSteps;
 }
 }  // namespace
 
