@@ -30,6 +30,11 @@ class Sampler {
   // softmax, top-p, min-p, then one draw from the renormalised distribution.
   int32_t sample(std::span<float> logits, std::span<const int32_t> history);
 
+  // sample() drawing with `uniform` (in [0, 1)) instead of the next value of the seed's stream, which
+  // stays untouched. Tests use it to reach the extremes of the draw (the largest uniform lands on the
+  // least likely kept candidates); a caller with its own random stream can use it too.
+  int32_t sample_with_uniform(std::span<float> logits, std::span<const int32_t> history, double uniform);
+
   const SamplingParams& params() const { return params_; }
 
   // The uniform in [0, 1) that the next sample() with temperature > 0 would use, consuming it exactly as
@@ -47,6 +52,20 @@ class Sampler {
   };
   std::vector<Candidate> candidates_;  // reused between calls: no per-token allocation
   std::vector<double> probs_;
+  // The fast path sorts order keys of logit values only (sampler.cpp, descending_key): equal logits
+  // are told apart by id at the end, for the one candidate drawn.
+  std::vector<uint32_t> keys_;
+  std::vector<uint32_t> key_scratch_;  // the radix sort's second buffer
+  std::vector<int32_t> seen_;          // distinct tokens of the repetition window
+
+  // The definition of sample() after the penalty, sorting every candidate (but only the best top_k
+  // where top-k is on). sample() takes it for a top-k of at most 1024 (already fast) and for logits
+  // with a NaN or no finite maximum, where the fast path's bounds do not hold.
+  int32_t sample_sorted(std::span<const float> logits, const double* uniform);
+  // sample() with the draw's uniform given, or taken from the stream where `uniform` is null.
+  int32_t choose(std::span<float> logits, std::span<const int32_t> history, const double* uniform);
+  // Sorts the first n keys_ ascending (highest logit first).
+  void sort_keys(size_t n);
 };
 
 // Index of the largest value; the lowest index wins ties (matches the GPU argmax).
