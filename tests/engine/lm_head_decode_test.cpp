@@ -1,0 +1,120 @@
+// The one-token LM head (shaders/lm_head.glsl, decode_rows) in double, as the engine runs it wherever
+// shaderFloat64 exists: x staged in shared memory as four planes, several rows per subgroup at once
+// (Kernels::lm_head). Checked against a double reference tightly enough that float accumulation
+// would fail, on chunks whose row counts are multiples of neither the rows in flight nor the
+// workgroup's rows (the partial groups at a chunk's end), and run twice for bitwise-equal logits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "trit/reference_ops.h"
+#include "vulkan/context.h"
+#include "vulkan/kernels.h"
+
+namespace {
+
+using trit::vk::Buffer;
+using trit::vk::BufferRange;
+using trit::vk::CommandSequence;
+using trit::vk::MemoryUse;
+
+struct Table {
+  uint32_t vocab, dim;
+  std::vector<uint16_t> f16;  // vocab x dim
+};
+
+Table random_table(uint32_t vocab, uint32_t dim, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  Table t{vocab, dim, std::vector<uint16_t>(size_t{vocab} * dim)};
+  for (auto& h : t.f16) h = trit::ref::f32_to_f16(d(rng));
+  return t;
+}
+
+// Values no float holds, so a kernel that narrowed x to float would be caught.
+std::vector<double> random_x(uint32_t dim, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(-2.0, 2.0);
+  std::vector<double> x(dim);
+  for (auto& v : x) v = d(rng) * (1.0 + 1e-10);
+  return x;
+}
+
+// The logits of one token through Kernels::lm_head in double, with the table split by max_range.
+std::vector<float> gpu_logits(const Table& t, const std::vector<double>& x, uint64_t max_range, size_t* chunks_out) {
+  trit::vk::ContextOptions o;
+  o.max_binding_range = max_range;
+  trit::vk::Context ctx(o);
+  if (!ctx.info().shader_float64) return {};
+  trit::vk::Kernels k(ctx, true, true);
+  trit::vk::DescriptorAllocator da(ctx);
+  const auto chunks = trit::vk::split_rows(t.vocab, uint64_t{t.dim} * 2, ctx.max_binding_range());
+  if (chunks_out) *chunks_out = chunks.size();
+  std::vector<Buffer> parts;
+  parts.reserve(chunks.size());
+  for (const auto& c : chunks) {
+    parts.emplace_back(ctx, uint64_t{c.rows} * t.dim * 2, MemoryUse::Device);
+    parts.back().upload(t.f16.data() + size_t{c.row0} * t.dim, uint64_t{c.rows} * t.dim * 2);
+  }
+  Buffer xb(ctx, x.size() * sizeof(double), MemoryUse::Device);
+  xb.upload(x.data(), x.size() * sizeof(double));
+  Buffer lb(ctx, uint64_t{t.vocab} * 4, MemoryUse::Device);
+  const std::vector<float> nan(t.vocab, std::nanf(""));
+  lb.upload(nan.data(), nan.size() * 4);  // every logit must be written
+  const trit::vk::Params p{0, 1};
+  Buffer pb(ctx, sizeof p, MemoryUse::Upload);
+  pb.upload(&p, sizeof p);
+  CommandSequence cs(ctx);
+  cs.begin();
+  for (size_t i = 0; i < chunks.size(); ++i)
+    k.lm_head(cs, da, BufferRange{&pb, 0, 0}, BufferRange{&parts[i], 0, 0}, BufferRange{&xb, 0, 0},
+              BufferRange{&lb, 0, 0}, chunks[i].rows, t.dim, chunks[i].row0, t.vocab, 1);
+  cs.end();
+  cs.run();
+  std::vector<float> out(t.vocab);
+  lb.download(out.data(), out.size() * 4);
+  return out;
+}
+
+void expect_double_accuracy(const Table& t, const std::vector<double>& x, const std::vector<float>& got) {
+  ASSERT_EQ(got.size(), t.vocab);
+  for (uint32_t r = 0; r < t.vocab; ++r) {
+    double want = 0, mag = 0;
+    for (uint32_t d = 0; d < t.dim; ++d) {
+      const double p = double(trit::ref::f16_to_f32(t.f16[size_t{r} * t.dim + d])) * x[d];
+      want += p;
+      mag += std::fabs(p);
+    }
+    // One rounding to float of a double sum (whose order error is ~dim * 2^-53 of the magnitudes);
+    // float accumulation would be off by ~dim * 2^-24 of them.
+    ASSERT_NEAR(double(got[r]), want, std::ldexp(std::fabs(want), -24) + 1e-13 * mag) << "row " << r;
+  }
+}
+
+TEST(LmHeadDecodeF64, MatchesTheDoubleReferenceAcrossChunkEnds) {
+  // 528-byte rows under a 100 KiB binding limit: chunks of 193 rows and a last one of 38.
+  const Table t = random_table(1003, 264, 5);
+  const auto x = random_x(264, 6);
+  size_t chunks = 0;
+  const auto got = gpu_logits(t, x, 100 * 1024, &chunks);
+  if (got.empty()) GTEST_SKIP() << "the device has no shaderFloat64";
+  EXPECT_EQ(chunks, 6u);
+  expect_double_accuracy(t, x, got);
+}
+
+TEST(LmHeadDecodeF64, ModelWidthRowsAreAccurateAndDeterministic) {
+  // The 2B4T hidden size; 777 rows are a multiple of neither 4 rows in flight nor 64 or 512 rows a workgroup.
+  const Table t = random_table(777, 2560, 7);
+  const auto x = random_x(2560, 8);
+  const auto a = gpu_logits(t, x, 0, nullptr);
+  if (a.empty()) GTEST_SKIP() << "the device has no shaderFloat64";
+  expect_double_accuracy(t, x, a);
+  const auto b = gpu_logits(t, x, 0, nullptr);
+  ASSERT_EQ(b.size(), a.size());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "two runs gave different logits";
+}
+
+}  // namespace
