@@ -64,6 +64,10 @@ struct DeviceInfo {
   uint32_t max_shared_memory = 0;
   uint32_t max_push_constants = 0;
   bool timestamps = false;                 // the compute queue can write timestamps
+  // VK_NV_shader_sm_builtins: multiprocessors and resident warps per multiprocessor (0 where the device
+  // does not say). The persistent decode kernel sizes its grid from them: all its workgroups must be
+  // resident at once.
+  uint32_t sm_count = 0, warps_per_sm = 0;
   float timestamp_period_ns = 0.f;
 
   bool has_compute_queue = false;

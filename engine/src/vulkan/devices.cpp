@@ -102,6 +102,8 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   m3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
   VkPhysicalDeviceShaderIntegerDotProductProperties dotp{};
   dotp.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES;
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smp{};
+  smp.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sg, {}};
   sg.pNext = &m3;
   void** tail = &m3.pNext;
@@ -110,7 +112,13 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   if (has_sgc) { *tail = &sgc; tail = &sgc.pNext; }
   if (v12) { *tail = &p12; tail = &p12.pNext; }
   if (has_dot) { *tail = &dotp; tail = &dotp.pNext; }
+  const bool has_sm = has_ext(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  if (has_sm) { *tail = &smp; tail = &smp.pNext; }
   vkGetPhysicalDeviceProperties2(pd, &props);
+  if (has_sm) {
+    d.sm_count = smp.shaderSMCount;
+    d.warps_per_sm = smp.shaderWarpsPerSM;
+  }
 
   // Features.
   VkPhysicalDeviceVulkan11Features f11{};
@@ -304,7 +312,9 @@ std::string describe_device(const DeviceInfo& d) {
     << " invocations\n";
   o << "    timestamps " << yn(d.timestamps);
   if (d.timestamps) o << " (period " << d.timestamp_period_ns << " ns)";
-  o << ", memory budget " << yn(d.memory_budget) << "\n";
+  o << ", memory budget " << yn(d.memory_budget);
+  if (d.sm_count) o << ", " << d.sm_count << " SMs of " << d.warps_per_sm << " warps";
+  o << "\n";
   return o.str();
 }
 
