@@ -32,7 +32,7 @@ std::vector<int32_t> parse_depths(const std::string& s) {
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed"}, {"--json", "--profile", "--baseline-kernels"});
+  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed"}, {"--json", "--profile", "--baseline-kernels", "--no-persistent"});
   const std::string& path = a.single_positional("MODEL");
   trit::bench::BenchOptions o;
   o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
@@ -47,6 +47,7 @@ int run_bench(const std::vector<std::string>& argv) {
   o.kv = kv == "f16" ? trit::KvPrecision::F16 : trit::KvPrecision::F32;
   o.profile = a.has("--profile");
   o.tuned_kernels = !a.has("--baseline-kernels");
+  o.persistent = !a.has("--no-persistent");
 
   auto model = trit::Model::open(path);
   const auto report = trit::bench::run_bench(model, o);
@@ -57,7 +58,7 @@ int run_bench(const std::vector<std::string>& argv) {
 
 const trit::cli::Registration reg{{"bench",
                                    "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
-                                   "[--device N] [--kv f16|f32] [--profile] [--baseline-kernels] [--json]",
+                                   "[--device N] [--kv f16|f32] [--profile] [--baseline-kernels] [--no-persistent] [--json]",
                                    "prompt processing and generation speed (median of runs after a warm-up) with the "
                                    "roofline ratio",
                                    run_bench}};

@@ -247,8 +247,14 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
     return nullptr;
   };
   ASSERT_TRUE(prof.fused_decode());
-  for (const char* kernel : {"embed", "norm+qkv+rope_kv", "attention", "norm+wo+residual", "norm+gate_up_relu2",
-                             "norm+down+residual", "final_norm", "lm_head"}) {
+  // Decode layers are one persistent kernel each where the device runs it (the H100), else the fused steps.
+  const std::vector<const char*> layer_kernels =
+      prof.persistent_groups() ? std::vector<const char*>{"decode_layer"}
+                               : std::vector<const char*>{"norm+qkv+rope_kv", "attention", "norm+wo+residual",
+                                                          "norm+gate_up_relu2", "norm+down+residual"};
+  std::vector<const char*> kernels{"embed", "final_norm", "lm_head"};
+  kernels.insert(kernels.end(), layer_kernels.begin(), layer_kernels.end());
+  for (const char* kernel : kernels) {
     const KernelTime* d = find("decode", kernel);
     ASSERT_NE(d, nullptr) << kernel;
     EXPECT_EQ(d->submits, 3u) << kernel;

@@ -42,6 +42,11 @@ struct VulkanForwardOptions {
   // ternary kernels, the shared-memory one-token LM head); false: the portable baseline kernels
   // everywhere, for A/B measurements (trit-cli bench --baseline-kernels).
   bool tuned_kernels = true;
+  // Decode runs each layer as one dispatch of persistent workgroups (vulkan/persistent_decode.h) where
+  // all of them can be resident at once: 0 = one workgroup per multiprocessor where the device reports
+  // its multiprocessors (else the fused kernels), > 0 = exactly that many (tests: the caller vouches that
+  // they fit), < 0 = never (A/B measurements). Needs tuned_kernels.
+  int32_t persistent_groups = 0;
 };
 
 // GPU time of one kernel kind summed over the submits since reset_profile() (profile mode only).
@@ -91,6 +96,12 @@ class VulkanForward final : public Forward {
   uint64_t device_bytes() const;      // device memory the weights, caches and buffers take
   bool f64() const;                   // activations in double
   bool fused_decode() const;          // one-token steps run the fused kernels (vulkan/fused_decode.h)
+  // Workgroups of the persistent one-dispatch-per-layer decode kernel; 0 when decode does not use it
+  // (also after it once gave up waiting for a workgroup and the fused kernels took over).
+  uint32_t persistent_groups() const;
+  // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
+  // waiting (no effect without it), to exercise the recovery onto the fused kernels.
+  void debug_fail_persistent_decode();
   int32_t cached_positions() const;
 
   // Debugging: the current contents of an intermediate buffer of the last submitted block, as floats:

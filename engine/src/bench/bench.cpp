@@ -91,15 +91,16 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   const auto t_load = Clock::now();
   std::unique_ptr<Forward> fwd;
   VulkanForward* vf = nullptr;  // set in profile mode
-  if (o.profile || !o.tuned_kernels) {
+  if (o.profile || !o.tuned_kernels || !o.persistent) {
     if (o.backend != "vulkan")
-      throw std::invalid_argument("--profile and --baseline-kernels need the vulkan backend");
+      throw std::invalid_argument("--profile, --baseline-kernels and --no-persistent need the vulkan backend");
     VulkanForwardOptions vo;
     vo.kv = o.kv;
     vo.context = need;
     vo.device.index = o.device;
     vo.profile = o.profile;
     vo.tuned_kernels = o.tuned_kernels;
+    vo.persistent_groups = o.persistent ? 0 : -1;
     auto p = std::make_unique<VulkanForward>(*model, vo);
     if (o.profile) vf = p.get();
     fwd = std::move(p);
@@ -108,6 +109,10 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   }
   rep.load_ms = ms_between(t_load, Clock::now());
   rep.resident_mb = resident_mb();
+  if (const auto* v = dynamic_cast<const VulkanForward*>(fwd.get()))
+    rep.decode_kernels = v->persistent_groups() ? "persistent (" + std::to_string(v->persistent_groups()) + " workgroups)"
+                         : v->fused_decode()    ? "fused"
+                                                : "unfused";
   if (o.backend == "vulkan") {
     rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
     rep.dispatch = measure_dispatch_latency(o.device);
@@ -174,6 +179,7 @@ std::string to_json(const BenchReport& r) {
   j["model"] = r.model;
   j["backend"] = r.backend;
   j["load_ms"] = r.load_ms;
+  if (!r.decode_kernels.empty()) j["decode_kernels"] = r.decode_kernels;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
@@ -202,6 +208,7 @@ std::string to_table(const BenchReport& r) {
   std::snprintf(line, sizeof line, "model %s, backend %s, load %.0f ms, resident %.0f MB after load, copy bandwidth %.0f GB/s\n",
                 r.model.c_str(), r.backend.c_str(), r.load_ms, r.resident_mb, r.copy_bandwidth_gbs);
   out += line;
+  if (!r.decode_kernels.empty()) out += "decode kernels: " + r.decode_kernels + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(line, sizeof line,
                   "dependent kernel step: %.2f us (1 workgroup, parameters in device memory), %.2f us (in host memory), "

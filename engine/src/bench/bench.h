@@ -23,6 +23,7 @@ struct BenchOptions {
   uint64_t seed = 1;                    // the random token ids used as input
   bool profile = false;                 // Vulkan only: GPU time per kernel kind (timestamp queries)
   bool tuned_kernels = true;            // Vulkan only: false runs the portable baseline kernels
+  bool persistent = true;               // Vulkan only: false keeps decode off the persistent kernel (A/B)
 };
 
 // GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).
@@ -59,6 +60,7 @@ struct BenchReport {
   double resident_mb = 0;             // this process's resident memory (VmRSS) right after the load
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
   DispatchLatency dispatch;           // Vulkan only (0: not measured)
+  std::string decode_kernels;         // Vulkan only: "persistent (132 workgroups)", "fused" or "unfused"
   std::vector<Figure> figures;
 };
 

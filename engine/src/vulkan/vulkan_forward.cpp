@@ -11,6 +11,7 @@
 
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
+#include "vulkan/persistent_decode.h"
 #include "vulkan/gpu_sampler.h"
 #include "vulkan/kernels.h"
 
@@ -78,6 +79,10 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::Context> ctx;
   std::unique_ptr<vk::Kernels> kernels;
   std::unique_ptr<vk::FusedDecode> fused;  // null: decode runs the unfused kernels
+  // One dispatch per layer on persistent workgroups (vulkan/persistent_decode.h); null where the device
+  // cannot run it, and after it once failed (the fused kernels take over).
+  std::unique_ptr<vk::PersistentDecode> persistent;
+  Buffer pact, ppart;  // its activations (q | o | a) and attention partials
   std::unique_ptr<vk::DescriptorAllocator> da;
 
   std::vector<LayerSlots> slots;
@@ -109,6 +114,8 @@ struct VulkanForward::Impl {
   void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
               const Buffer& tokens_buf);
   void collect(SeqProfile& p);
+  void record_decoders();
+  bool persistent_failed();
   void check_shape() const;
 };
 
@@ -244,6 +251,17 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     auto N = [&](const NormSlot& n) { return BufferRange{&lb, n.offset, n.bytes}; };
     const BufferRange scratch{&attn_scratch, 0, 0};
 
+    if (persistent && max_tokens == 1) {
+      // Decode: one dispatch per layer (vulkan/persistent_decode.h).
+      const vk::LayerOffsets off{s.wq.offset, s.wk.offset, s.wv.offset, s.wo.offset, s.gate.offset, s.up.offset,
+                                 s.down.offset, s.attn_norm.offset, s.attn_sub_norm.offset, s.ffn_norm.offset,
+                                 s.ffn_sub_norm.offset, s.wq.scale, s.wk.scale, s.wv.scale, s.wo.scale, s.gate.scale,
+                                 s.up.scale, s.down.scale};
+      persistent->record(cs, d, P, R(lb), off, eps, X, R(pact), R(rope), R(k_cache[l]), R(v_cache[l]), R(ppart));
+      cs.barrier();
+      mark("decode_layer");
+      continue;
+    }
     if (fused && max_tokens == 1) {
       // Decode: five dependent steps per layer (vulkan/fused_decode.h).
       vk::FusedDecode& fd = *fused;
@@ -372,6 +390,15 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                   cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64))
       m.fused = std::make_unique<vk::FusedDecode>(*m.ctx, *layout, m.kv == KvPrecision::F16, f64,
                                                   m.kernels->dot_product());
+    // One dispatch per layer where all its workgroups can be resident (the device says how many
+    // multiprocessors it has, or the caller chose the grid).
+    const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers,
+                                            static_cast<uint32_t>(m.context)};
+    if (options.persistent_groups >= 0)
+      if (const auto layout = vk::PersistentDecode::plan(m.ctx->info(), shape, f64,
+                                                         static_cast<uint32_t>(options.persistent_groups)))
+        m.persistent = std::make_unique<vk::PersistentDecode>(*m.ctx, *layout, shape, m.kv == KvPrecision::F16, f64,
+                                                              m.kernels->dot_product());
   }
   m.da = std::make_unique<vk::DescriptorAllocator>(*m.ctx);
   m.check_shape();
@@ -395,6 +422,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   if (rope_bytes > range) throw VulkanError("the RoPE table exceeds one storage binding; use a shorter context");
 
   m.plan_layers(model);
+  // The persistent kernel binds a layer's whole buffer at once.
+  if (m.persistent)
+    for (const auto& sl : m.slots)
+      if (sl.total > range) m.persistent.reset();
   m.embd_chunks = vk::split_rows(cfg.vocab, uint64_t{cfg.dim} * 2, range);
 
   // Everything this engine allocates, checked against the free device memory before allocating.
@@ -412,6 +443,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     throw VulkanError("the attention scratch (" + std::to_string(scratch_bytes) + " bytes) exceeds one storage binding; "
                       "use a shorter context or a smaller block");
   total += act + scratch_bytes;
+  if (m.persistent) total += m.persistent->act_bytes() + m.persistent->partial_bytes();
   m.device_bytes = total;
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
                                  std::to_string(m.context));
@@ -432,6 +464,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.hn = Buffer(*m.ctx, B * cfg.dim * rb, MemoryUse::Device);
   m.logits = Buffer(*m.ctx, BL * cfg.vocab * 4, MemoryUse::Device);
   m.attn_scratch = Buffer(*m.ctx, scratch_bytes, MemoryUse::Device);
+  if (m.persistent) {
+    m.pact = Buffer(*m.ctx, m.persistent->act_bytes(), MemoryUse::Device);
+    m.ppart = Buffer(*m.ctx, m.persistent->partial_bytes(), MemoryUse::Device);
+  }
   m.params = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Upload);
   m.tokens = Buffer(*m.ctx, B * 4, MemoryUse::Upload);
   m.readback = Buffer(*m.ctx, BL * cfg.vocab * 4, MemoryUse::Readback);
@@ -444,8 +480,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     p.pass = pass;
     return m.profiling ? &p : nullptr;
   };
-  m.decode = std::make_unique<vk::CommandSequence>(*m.ctx);
-  m.record(*m.decode, 1, Head::Last, P(m.prof_decode, "decode"), m.params, m.tokens);
+  m.prof_decode.pass = "decode";
   if (m.block > 1) {
     m.block_none = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.block_last = std::make_unique<vk::CommandSequence>(*m.ctx);
@@ -461,27 +496,45 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.ring = Buffer(*m.ctx, kGreedyRing * 4, MemoryUse::Readback);
   const uint32_t argmax_wg = m.ctx->info().subgroup_size >= 32 ? std::min(1024u, m.ctx->info().max_workgroup_invocations) : 128u;
   m.greedy_step = std::make_unique<vk::Pipeline>(*m.ctx, "greedy_step", 4, 8, std::vector<uint32_t>{argmax_wg});
-  for (auto& g : m.greedy) {
-    g = std::make_unique<vk::CommandSequence>(*m.ctx);
-    m.record(*g, 1, Head::Greedy, nullptr, m.step, m.next_token);
-  }
   // Device-side sampling, where the device runs the sampler (else sessions sample on the host).
   try {
     m.sampler = std::make_unique<vk::GpuSampler>(*m.ctx, cfg.vocab);
   } catch (const VulkanError&) {
     m.sampler.reset();
   }
-  if (m.sampler) {
-    m.sample_state = Buffer(*m.ctx, vk::GpuSampler::kStateBytes, MemoryUse::Readback);
-    m.decode_sampled = std::make_unique<vk::CommandSequence>(*m.ctx);
-    m.record(*m.decode_sampled, 1, Head::Sample, nullptr, m.params, m.tokens);
-  }
+  if (m.sampler) m.sample_state = Buffer(*m.ctx, vk::GpuSampler::kStateBytes, MemoryUse::Readback);
+  m.record_decoders();
   // Every weight now lives in device memory: drop the process's resident pages of the mapped file,
   // so the host holds no second copy of the weights (they are re-read from disk if ever touched).
   model.file().release_resident_pages();
 }
 
 VulkanForward::~VulkanForward() = default;
+
+// The one-token command buffers: decode with logits, the two device-greedy steps, decode + GPU sampler.
+// Recorded at load, and again if the persistent decode kernel fails and the fused kernels take over.
+void VulkanForward::Impl::record_decoders() {
+  if (!decode) decode = std::make_unique<vk::CommandSequence>(*ctx);
+  record(*decode, 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
+  for (auto& g : greedy) {
+    if (!g) g = std::make_unique<vk::CommandSequence>(*ctx);
+    record(*g, 1, Head::Greedy, nullptr, step, next_token);
+  }
+  if (sampler) {
+    if (!decode_sampled) decode_sampled = std::make_unique<vk::CommandSequence>(*ctx);
+    record(*decode_sampled, 1, Head::Sample, nullptr, params, tokens);
+  }
+}
+
+// After a one-token submit finished: whether the persistent kernel gave up waiting at a grid barrier (a
+// workgroup never became resident). Then its results are garbage, so the fused kernels take over for
+// good and the caller recomputes the step. Every submission must have finished.
+bool VulkanForward::Impl::persistent_failed() {
+  if (!persistent || !persistent->failed()) return false;
+  persistent.reset();
+  record_decoders();
+  return true;
+}
 
 void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all_logits) {
   Impl& m = *impl_;
@@ -505,6 +558,7 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
                               std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
 
   m.filled = pos;  // positions from pos on are rewritten; if a submit fails they are gone
+  if (m.persistent) m.persistent->begin_call();
   for (std::size_t done = 0; done < n;) {
     const uint32_t per_submit = all_logits ? std::min(m.block, kAllLogitsBlock) : m.block;
     const auto cnt = static_cast<uint32_t>(std::min<std::size_t>(per_submit, n - done));
@@ -521,6 +575,7 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
       seq = last_block ? m.block_last.get() : m.block_none.get();
     if (!seq) seq = m.decode.get();  // block size 1: every submit is a decode (its logits unused here)
     seq->run();
+    if (seq == m.decode.get() && m.persistent_failed()) seq->run();  // recomputed on the fused kernels
     if (m.profiling)
       m.collect(seq == m.decode.get() ? m.prof_decode : seq == m.block_all.get() ? m.prof_all
                 : seq == m.block_last.get() ? m.prof_last : m.prof_none);
@@ -547,9 +602,10 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
                            std::to_string(pos) + " would pass the context length of " + std::to_string(m.context));
   const vk::Params p{static_cast<uint32_t>(pos), 1};
   m.step.upload(&p, sizeof p);
-  const uint32_t first = static_cast<uint32_t>(token);
-  m.next_token.upload(&first, 4);
+  uint32_t input = static_cast<uint32_t>(token);  // the input of step `done`
+  m.next_token.upload(&input, 4);
   m.filled = pos;
+  if (m.persistent) m.persistent->begin_call();
 
   int32_t submitted = 0, done = 0, delivered = 0;
   bool more = true;
@@ -571,8 +627,20 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
       ++submitted;
     }
     m.greedy[done % kGreedyInFlight]->wait();
+    if (m.persistent && m.persistent->failed()) {
+      // Step `done` or the one queued after it went wrong: redo both on the fused kernels from step
+      // done's input.
+      for (auto& g : m.greedy) g->wait();
+      m.persistent_failed();
+      const vk::Params rp{static_cast<uint32_t>(pos + done), 1};
+      m.step.upload(&rp, sizeof rp);
+      m.next_token.upload(&input, 4);
+      submitted = done;
+      continue;
+    }
     uint32_t tok = 0;
     m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kGreedyRing} * 4);
+    input = tok;
     ++done;
     if (!more) continue;  // a step queued before the stop: its token is not wanted
     ++delivered;
@@ -606,7 +674,12 @@ int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, Sampler& sample
   m.params.upload(&p, sizeof p);
   m.tokens.upload(&token, 4);
   m.filled = pos;
+  if (m.persistent) m.persistent->begin_call();
   m.decode_sampled->run();
+  if (m.persistent_failed()) {  // recomputed on the fused kernels, with the same draw
+    m.sample_state.upload(&st, sizeof st);
+    m.decode_sampled->run();
+  }
   m.filled = pos + 1;
   m.sample_state.download(&st, sizeof st);
   if (st.status != 0 || st.token < 0 || static_cast<uint32_t>(st.token) >= m.cfg.vocab)
@@ -662,6 +735,12 @@ uint64_t VulkanForward::device_bytes() const { return impl_->device_bytes; }
 int32_t VulkanForward::cached_positions() const { return impl_->filled; }
 bool VulkanForward::f64() const { return impl_->kernels->f64(); }
 bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
+void VulkanForward::debug_fail_persistent_decode() {
+  if (impl_->persistent) impl_->persistent->raise_failure_for_test();
+}
+uint32_t VulkanForward::persistent_groups() const {
+  return impl_->persistent ? impl_->persistent->layout().groups : 0;
+}
 
 std::vector<float> VulkanForward::debug_buffer(const std::string& name) const {
   const Impl& m = *impl_;

@@ -1,0 +1,151 @@
+// Plan, pipeline and recording of the persistent one-layer decode kernel (vulkan/persistent_decode.h).
+#include "vulkan/persistent_decode.h"
+
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+namespace trit::vk {
+namespace {
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+constexpr uint32_t kWorkgroup = 512;
+constexpr uint32_t kChunkKeys = 64, kThreadsPerKey = 8;  // decode_layer.glsl's CH, TPK
+// Polls of the barrier generation before a workgroup gives up: seconds on a GPU, where a normal wait
+// is a few microseconds.
+constexpr uint32_t kSpinLimit = 1u << 24;
+
+struct Push {
+  uint32_t wq, wk, wv, wo, wgate, wup, wdown;
+  uint32_t n_attn, n_sub, n_ffn, n_fsub;
+  float eps;
+  float sq, sk, sv, so, sgate, sup, sdown;
+};
+
+struct Derived {
+  uint32_t rpw, qdim, kvdim, gq, kmax, xpt, prefetch;
+};
+
+Derived derive(const PersistentDecode::Shape& s, uint32_t wg, uint32_t tpr, uint32_t groups) {
+  Derived d;
+  d.rpw = wg / tpr;
+  d.qdim = s.heads * s.head_dim;
+  d.kvdim = s.kv_heads * s.head_dim;
+  d.gq = s.kv_heads ? s.heads / s.kv_heads : 0;
+  d.kmax = std::max({s.dim, d.qdim, s.ffn});
+  d.xpt = ceil_div(d.kmax / 4, wg);
+  auto vpl = [&](uint32_t k) { return ceil_div(k / 64, tpr); };
+  auto its = [&](uint32_t rows) { return ceil_div(rows / d.rpw, groups); };
+  d.prefetch = std::max({its(d.qdim + 2 * d.kvdim) * vpl(s.dim), its(s.dim) * vpl(d.qdim), 2 * its(s.ffn) * vpl(s.dim),
+                         its(s.dim) * vpl(s.ffn)});
+  return d;
+}
+
+}  // namespace
+
+std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo& d, const Shape& s, bool f64,
+                                                               uint32_t groups, std::string* why) {
+  auto no = [&](const std::string& reason) -> std::optional<Layout> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (groups == 0) {
+    // One workgroup per multiprocessor: 512 invocations with this kernel's registers fill one.
+    if (d.sm_count == 0) return no("the device does not report its multiprocessors (VK_NV_shader_sm_builtins)");
+    groups = d.sm_count;
+  }
+  const uint32_t min_sg = std::max(1u, d.min_subgroup_size), max_sg = std::max(min_sg, d.max_subgroup_size);
+  if (!d.subgroup_shuffle || !d.subgroup_arithmetic) return no("no subgroup shuffles or arithmetic");
+  if (!std::has_single_bit(min_sg) || min_sg < kThreadsPerKey) return no("subgroups narrower than 8 invocations");
+  if (d.max_workgroup_invocations < kWorkgroup || kWorkgroup / min_sg > 64) return no("workgroups of 512 not possible");
+  Layout l;
+  l.wg = kWorkgroup;
+  l.tpr = std::min(16u, min_sg);
+  l.groups = groups;
+  const Derived x = derive(s, l.wg, l.tpr, groups);
+  const uint32_t rpw = x.rpw;
+  if (s.kv_heads == 0 || s.heads % s.kv_heads) return no("the query heads are not a multiple of the KV heads");
+  if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % rpw)
+    return no("the head size and projection widths must be multiples of " + std::to_string(rpw) + " rows");
+  if (s.dim % 128 || x.qdim % 128 || s.ffn % 128) return no("input widths must be multiples of 128");
+  if (s.head_dim % 16 || 2 * s.head_dim > l.wg || x.gq * s.head_dim > 8 * l.wg)
+    return no("head size " + std::to_string(s.head_dim) + " does not suit the attention step");
+  if (x.gq > l.wg / max_sg) return no("more query heads per KV head than subgroups per workgroup");
+  l.max_splits = std::max(1u, groups / s.kv_heads);
+  l.prefetch = x.prefetch;
+  // A step's weights for one lane sit in registers: 48 uvec4s at most.
+  if (l.prefetch > 48)
+    return no("a step's weights take more than 48 registers per lane at " + std::to_string(groups) + " workgroups");
+  // Shared memory: the quantized row, reductions, q of a head group, scores, the value pass's
+  // partial sums (VPARTS of them: 4, or 2 where 4 do not fit), the merge's weights.
+  const uint64_t rb = f64 ? 8 : 4;
+  auto shared = [&](uint64_t parts) {
+    return x.kmax + rpw * rb + 64 * (rb + 4) +
+           rb * (uint64_t{x.gq} * s.head_dim * (1 + parts) + x.gq * (kChunkKeys + 3) + 3ull * x.gq * l.max_splits + 64) + 16;
+  };
+  l.value_parts = shared(4) <= d.max_shared_memory ? 4 : 2;
+  if (shared(l.value_parts) > d.max_shared_memory) return no("the kernel's shared memory exceeds the device's");
+  return l;
+}
+
+PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64,
+                                   bool dot)
+    : ctx_(ctx), layout_(layout), shape_(shape), f64_(f64) {
+  const Derived x = derive(shape, layout.wg, layout.tpr, layout.groups);
+  const std::string stem = std::string("decode_layer") + (dot ? "_dot" : "") + (f64 ? "_f64" : "");
+  pipe_ = std::make_unique<Pipeline>(
+      ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)),
+      std::vector<uint32_t>{layout.wg, layout.tpr, layout.groups, shape.dim, shape.ffn, shape.heads, shape.kv_heads,
+                            shape.head_dim, kv_f16 ? 1u : 0u, layout.max_splits, layout.prefetch, x.kmax, x.xpt,
+                            kSpinLimit, layout.value_parts});
+  sync_ = Buffer(ctx, uint64_t{2 + shape.kv_heads} * 4, MemoryUse::Device);
+  failed_ = Buffer(ctx, 16, MemoryUse::Upload);
+  const std::vector<uint32_t> zeros(2 + shape_.kv_heads, 0u);
+  sync_.upload(zeros.data(), zeros.size() * 4);
+  failed_.upload(zeros.data(), 4);
+}
+
+PersistentDecode::~PersistentDecode() = default;
+
+uint64_t PersistentDecode::act_bytes() const {
+  const Derived x = derive(shape_, layout_.wg, layout_.tpr, layout_.groups);
+  return (2ull * x.qdim + shape_.ffn) * (f64_ ? 8 : 4);
+}
+
+uint64_t PersistentDecode::partial_bytes() const {
+  return uint64_t{shape_.heads} * layout_.max_splits * (shape_.head_dim + 2) * (f64_ ? 8 : 4);
+}
+
+void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                              const BufferRange& layer, const LayerOffsets& off, float eps, const BufferRange& x,
+                              const BufferRange& act, const BufferRange& rope, const BufferRange& k_cache,
+                              const BufferRange& v_cache, const BufferRange& partials) {
+  auto vec4s = [&](uint64_t bytes) {
+    if (bytes % 16) throw VulkanError("persistent decode: a weight offset is not 16-byte aligned");
+    return static_cast<uint32_t>(bytes / 16);
+  };
+  const Push push{vec4s(off.wq), vec4s(off.wk), vec4s(off.wv), vec4s(off.wo), vec4s(off.gate), vec4s(off.up),
+                  vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
+                  vec4s(off.ffn_sub_norm), eps, off.sq, off.sk, off.sv, off.so, off.sgate, off.sup, off.sdown};
+  const BufferRange r[] = {params, layer, layer, x, act, rope, k_cache, v_cache, partials, {&sync_, 0, 0}, {&failed_, 0, 0}};
+  cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, layout_.groups);
+}
+
+bool PersistentDecode::failed() const {
+  uint32_t f = 0;
+  failed_.download(&f, 4);
+  return f != 0;
+}
+
+void PersistentDecode::raise_failure_for_test() {
+  const uint32_t one = 1;
+  failed_.upload(&one, 4);
+}
+
+void PersistentDecode::begin_call() {
+  const uint32_t zero = 0;
+  sync_.upload(&zero, 4);
+}
+
+}  // namespace trit::vk

@@ -1,0 +1,77 @@
+#pragma once
+// One decoder layer of one token as one dispatch of persistent workgroups (shaders/decode_layer.glsl):
+// the five steps of a layer separated by grid barriers instead of dispatch boundaries, with each
+// workgroup's next-step weights loading into registers while it waits. Needs every workgroup resident
+// at once, so it runs only where the device reports its multiprocessors (VK_NV_shader_sm_builtins) or a
+// caller forces a grid small enough to be resident (tests on lavapipe); the fused kernels
+// (vulkan/fused_decode.h) stay the path everywhere else.
+//
+// A grid barrier that waits too long (a workgroup that never ran) gives up and raises a host-visible
+// flag instead of hanging the device: failed() reports it, and the caller recomputes the token on the
+// fused kernels and stops using this path.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "vulkan/context.h"
+
+namespace trit::vk {
+
+struct LayerOffsets {
+  // Byte offsets of the seven ternary matrices and four norms in the layer's buffer, and the scales.
+  uint64_t wq, wk, wv, wo, gate, up, down;
+  uint64_t attn_norm, attn_sub_norm, ffn_norm, ffn_sub_norm;
+  float sq, sk, sv, so, sgate, sup, sdown;
+};
+
+class PersistentDecode {
+ public:
+  struct Shape {
+    uint32_t dim, ffn, heads, kv_heads, head_dim, layers;
+    uint32_t context;  // positions the caches hold
+  };
+  struct Layout {
+    uint32_t wg = 0, tpr = 0, groups = 0;
+    uint32_t max_splits = 0;  // attention splits per KV head at most
+    uint32_t prefetch = 0;    // uvec4s per lane for the widest step
+    uint32_t value_parts = 4; // attention's value pass: key groups summed in shared memory
+  };
+  // The layout for this shape on this device, or nullopt with the reason. groups: workgroups to run
+  // (0: one per multiprocessor where the device reports them, else the path is not used).
+  static std::optional<Layout> plan(const DeviceInfo& d, const Shape& s, bool f64, uint32_t groups,
+                                    std::string* why = nullptr);
+
+  PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64, bool dot);
+  ~PersistentDecode();
+
+  // Bytes of the buffers record() takes besides the model's: act (q | o | a) and the attention partials.
+  uint64_t act_bytes() const;
+  uint64_t partial_bytes() const;
+
+  // One layer: reads x and the caches, writes x (and the caches at params.pos0). `layer` is the layer's
+  // whole buffer; `act`, `partials` sized as above.
+  void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& layer,
+              const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act, const BufferRange& rope,
+              const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& partials);
+
+  // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
+  // grid barriers' arrival count, which only grows within a call.
+  void begin_call();
+  // The flag a grid barrier raises when it gave up waiting.
+  bool failed() const;
+  // Tests: raises the flag as a barrier that gave up would, so the recovery can be tested where no
+  // workgroup ever waits too long.
+  void raise_failure_for_test();
+  const Layout& layout() const { return layout_; }
+
+ private:
+  const Context& ctx_;
+  Layout layout_;
+  Shape shape_;
+  bool f64_;
+  std::unique_ptr<Pipeline> pipe_;
+  Buffer sync_, failed_;
+};
+
+}  // namespace trit::vk

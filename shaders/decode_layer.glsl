@@ -1,0 +1,639 @@
+// One decoder layer of one token (decode) as ONE dispatch of persistent workgroups. The fused kernels
+// (bitlinear_decode.glsl) still pay a dispatch boundary per step: the launch floor, the ramp-up and
+// drain of every workgroup, and a full memory round trip for the weights after the previous step
+// ends. Here G workgroups, all resident at once (the host sizes G from the device's multiprocessor
+// count), run the layer's five steps separated by grid barriers, and each workgroup issues the loads
+// of its NEXT step's weights into registers before it waits at the barrier, so the weight traffic of
+// a step overlaps the previous step's tail and the barrier itself.
+//
+// Steps (the arithmetic of bitlinear_decode.glsl / attention.glsl up to the order of double operations;
+// golden logits are unchanged, and the fused kernels' logits are matched to 1e-4):
+//   1. norm(x) -> int8 -> q, k, v rows (RoPE pair order), rotated; k and v appended to the caches
+//   2. attention: work items (KV head, split of keys) share each key and value row across the head's
+//      GQ query heads; a head's last split to finish merges the partials (arrival counter)
+//   3. norm(o) -> int8 -> x += Wo o
+//   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h)
+//   5. norm(a) -> int8 -> x += Wd a
+//
+// BitLinear steps: a workgroup takes chunks of RPW = WG / TPR consecutive rows (chunk c = workgroup
+// + it * G), TPR lanes per row, each lane VPL uvec4s of the row; the row's partial sums meet through
+// subgroup shuffles.
+//
+// Residency: the grid barrier spins, so a workgroup that never runs would hang the others. The
+// device cannot promise residency, so every wait is bounded (SPIN_LIMIT polls); a workgroup that gives
+// up writes 1 to `failed` (host-visible) and stops waiting, and the host recomputes on the fused
+// kernels (vulkan/persistent_decode.h).
+#include "common.glsl"
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "ternary_codes.glsl"
+#include "rope_f16.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint TPR = 16;
+layout(constant_id = 2) const uint G = 1;           // workgroups (all resident)
+layout(constant_id = 3) const uint DIM = 2560;
+layout(constant_id = 4) const uint FFN = 6912;
+layout(constant_id = 5) const uint HEADS = 20;
+layout(constant_id = 6) const uint KV_HEADS = 5;
+layout(constant_id = 7) const uint HD = 128;
+layout(constant_id = 8) const bool KV_F16 = true;
+layout(constant_id = 9) const uint MAXS = 1;        // attention splits per KV head at most
+layout(constant_id = 10) const uint PF = 1;         // prefetched uvec4s per lane (the widest step)
+layout(constant_id = 11) const uint KMAX = 6912;    // widest input row: max(DIM, HEADS * HD, FFN)
+layout(constant_id = 12) const uint XPT = 4;        // input real4s per invocation: ceil(KMAX / 4 / WG)
+layout(constant_id = 13) const uint SPIN_LIMIT = 1u << 22;
+layout(constant_id = 14) const uint VPARTS = 4;     // the value pass splits a chunk's keys over VPARTS groups
+
+layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };   // the layer's buffer: I2_S codes
+layout(std430, binding = 2) readonly buffer LN { vec4 ln[]; };    // the same buffer: norm weights
+layout(std430, binding = 3) coherent buffer XB { real xa[]; };    // the residual stream x [DIM]
+layout(std430, binding = 4) coherent buffer AB { real act[]; };   // q [QDIM] | o [QDIM] | a [FFN]
+layout(std430, binding = 5) readonly buffer Rope { real2 cs[]; }; // [context][HD/2] (cos, sin)
+layout(std430, binding = 6) coherent buffer KC { uint kc[]; };
+layout(std430, binding = 7) coherent buffer VC { uint vc[]; };
+// Attention partials: (m, l, acc[HD]) of (KV head g, query head h of its group, split s).
+layout(std430, binding = 8) coherent buffer Part { real part[]; };
+// [0] grid-barrier arrivals during this host call, [1] unused, [2 + g] splits of KV head g done.
+layout(std430, binding = 9) volatile coherent buffer Sync { uint sync[]; };
+layout(std430, binding = 10) coherent buffer Failed { uint failed; };
+
+// Offsets into the layer's buffer: matrices in uvec4s, norms in vec4s.
+layout(push_constant) uniform Push {
+  uint wq, wk, wv, wo, wgate, wup, wdown;
+  uint n_attn, n_sub, n_ffn, n_fsub;
+  float eps;
+  float sq, sk, sv, so, sgate, sup, sdown;
+} pc;
+
+const uint WG = gl_WorkGroupSize.x;
+const uint RPW = WG / TPR;
+const uint QDIM = HEADS * HD, KVDIM = KV_HEADS * HD, GQ = HEADS / KV_HEADS;
+const uint O_OFF = QDIM, A_OFF = 2u * QDIM;  // regions of act[]
+const uint NQ = QDIM / RPW, NK = KVDIM / RPW;
+const uint QKV_CHUNKS = NQ + 2u * NK, DIM_CHUNKS = DIM / RPW, FFN_CHUNKS = FFN / RPW;
+const uint IT_QKV = (QKV_CHUNKS + G - 1u) / G, IT_DIM = (DIM_CHUNKS + G - 1u) / G, IT_FFN = (FFN_CHUNKS + G - 1u) / G;
+const uint VPL_D = (DIM / 64u + TPR - 1u) / TPR, VPL_Q = (QDIM / 64u + TPR - 1u) / TPR,
+           VPL_F = (FFN / 64u + TPR - 1u) / TPR;
+
+shared uvec4 sq[KMAX / 16];  // the quantized input row, laid out as in bitlinear_decode.glsl
+shared real res[RPW];
+// Invocation coordinates (macros, not globals: lavapipe keeps module-scope variables in storage that
+// concurrently running workgroups share).
+#define tid gl_LocalInvocationID.x
+#define lane (gl_LocalInvocationID.x % TPR)
+#define lr (gl_LocalInvocationID.x / TPR)
+
+// ---- grid barrier -------------------------------------------------------------------------------
+// sync[0] counts arrivals; it only grows during a host call (the host zeroes it before each one) and
+// every dispatch adds exactly BARRIERS * G, so a dispatch's base is the count at its start rounded
+// down to a multiple of that (no workgroup can have passed its first barrier before this one arrives).
+// Arriving is one atomic that nobody waits for; the k-th barrier opens when the count reaches base + k G.
+const uint BARRIERS = 4u;
+// Module-scope variables are avoided on purpose: lavapipe keeps them in storage that its concurrently
+// running workgroups share, so every per-invocation value lives in main() and is passed down.
+
+// A grid barrier in two halves, so a workgroup issues its next step's weight loads in between: the
+// fence in arrive() would wait for loads issued before it, and nothing after it does. Reads after
+// wait() see the other workgroups' writes: each fenced its writes before arriving, and those reads are
+// `coherent` (from L2, not a stale L1).
+void arrive(inout uint bar_k) {
+  memoryBarrierBuffer();
+  barrier();
+  if (tid == 0u) {
+    bar_k += 1u;
+    atomicAdd(sync[0], 1u);
+  }
+}
+
+void wait_all(uint bar_base, uint bar_k, inout bool gave_up) {
+  if (tid == 0u && !gave_up) {
+    const uint target = bar_base + bar_k * G;
+    uint spins = 0u;
+    while (sync[0] < target) {
+      if (++spins >= SPIN_LIMIT) {
+        gave_up = true;
+        failed = 1u;
+        break;
+      }
+    }
+  }
+  barrier();
+}
+
+// ---- BitLinear pieces -----------------------------------------------------------------------------
+#ifdef TRIT_DOT
+int dot_block(uvec4 w, uint j, uint k) {
+  int r = 0;
+  for (uint g = 0; g < 4; ++g) {
+    const uvec4 a = sq[g * (k / 64u) + j];
+    for (uint q = 0; q < 4; ++q) r += sdot4x8(int(ternary_word(w[q], 6u - 2u * g)), int(a[q]), 0);
+  }
+  return r;
+}
+#else
+int dot_block(uvec4 w, uint j, uint k) {
+  int r = 0;
+  for (uint g = 0; g < 4; ++g) {
+    const uvec4 a = sq[g * (k / 64u) + j];
+    for (uint q = 0; q < 4; ++q) r += dot4(w[q], 6u - 2u * g, a[q]);
+  }
+  return r;
+}
+#endif
+
+// Element e of an input row: src 0 = x, else act[] from offset src_off.
+real4 in4(uint src_off, bool from_x, uint e) {
+  if (from_x) return real4(xa[4u * e], xa[4u * e + 1u], xa[4u * e + 2u], xa[4u * e + 3u]);
+  const uint b = src_off + 4u * e;
+  return real4(act[b], act[b + 1u], act[b + 2u], act[b + 3u]);
+}
+
+// RMSNorm of a k-wide input row (norm weights at ln[nw4]) and its int8 quantization into sq[];
+// returns the quantization scale (127 / absmax). Ends with a barrier: sq[] is ready.
+shared real red_max[64];
+
+// 1 / sqrt(v) and 1 / v. In double, Newton steps from the float approximation (a double sqrt or
+// division is a long software sequence, and every invocation of every workgroup runs these): three
+// steps take the float seed's 22 bits past double precision. Outside float's range, the plain forms.
+real inv_sqrt(real v) {
+#ifdef TRIT_F64
+  if (!(v > 1e-30LF && v < 1e30LF)) return 1.0LF / sqrt(v);
+  double y = double(inversesqrt(float(v)));
+  for (int i = 0; i < 3; ++i) y = y * fma(-0.5LF * v, y * y, 1.5LF);
+  return y;
+#else
+  return 1.0 / sqrt(v);
+#endif
+}
+real recip(real v) {
+#ifdef TRIT_F64
+  if (!(v > 1e-30LF && v < 1e30LF)) return 1.0LF / v;
+  double y = double(1.0 / float(v));
+  for (int i = 0; i < 3; ++i) y = fma(y, fma(-v, y, 1.0LF), y);
+  return y;
+#else
+  return 1.0 / v;
+#endif
+}
+// The next step's norm weights, loaded before its grid barrier.
+void prefetch_norm(inout real4 nvp[XPT], uint nw4, uint k) {
+  for (uint i = 0; i < XPT; ++i) {
+    const uint e = tid + i * WG;
+    nvp[i] = real4(e < k / 4u ? ln[nw4 + e] : vec4(0));
+  }
+}
+
+// The norm needs the row's sum of squares and the quantization its absmax after the norm; since the
+// norm only scales, absmax(x * nw) * inv is that absmax (to the last bit but for the order of rounding),
+// so both come from ONE workgroup reduction instead of two in sequence.
+real quantize_input(in real4 nvp[XPT], bool from_x, uint src_off, uint k) {
+  const uint k4 = k / 4u;
+  real4 xv[XPT];
+  real ss = real(0), am = real(0);
+  for (uint i = 0; i < XPT; ++i) {
+    const uint e = tid + i * WG;
+    xv[i] = e < k4 ? in4(src_off, from_x, e) : real4(0);
+  }
+  for (uint i = 0; i < XPT; ++i) {
+    ss += dot(xv[i], xv[i]);
+    const real4 a = abs(xv[i] * nvp[i]);
+    am = max(am, max(max(a.x, a.y), max(a.z, a.w)));
+  }
+  ss = subgroupAdd(ss);
+  am = subgroupMax(am);
+  if (subgroupElect()) {
+    red_f[gl_SubgroupID] = ss;
+    red_max[gl_SubgroupID] = am;
+  }
+  barrier();
+  if (gl_NumSubgroups <= gl_SubgroupSize) {
+    // Every subgroup sums the partials itself: no second barrier, no serial loop.
+    const bool has = gl_SubgroupInvocationID < gl_NumSubgroups;
+    ss = subgroupAdd(has ? red_f[gl_SubgroupInvocationID] : real(0));
+    am = subgroupMax(has ? red_max[gl_SubgroupInvocationID] : real(0));
+  } else {
+    ss = real(0);
+    am = real(0);
+    for (uint i = 0; i < gl_NumSubgroups; ++i) {
+      ss += red_f[i];
+      am = max(am, red_max[i]);
+    }
+  }
+  const real inv = inv_sqrt(ss / real(k) + real(pc.eps));
+  const real sc = real(127) * recip(max(am * inv, real(1e-5)));
+  // q = round_half_away(x * inv * nw * sc): the products in another order and the rounding as
+  // trunc(v +- 0.5) differ from rmsnorm_quant.glsl's only where v lies within an ulp of a rounding
+  // boundary (never seen in double); this is the work every workgroup repeats for the whole row.
+  const real f = inv * sc;
+  for (uint i = 0; i < XPT; ++i) {
+    const uint e = tid + i * WG;
+    if (e >= k4) break;
+    const real4 qv = xv[i] * nvp[i] * f;
+    uint packed = 0u;
+    for (int b = 0; b < 4; ++b)
+      packed |= uint(clamp(int(qv[b] + (qv[b] >= real(0) ? real(0.5) : real(-0.5))), -128, 127) & 0xff) << (8 * b);
+    const uint r = e % 32u, g = r / 8u, j = (e / 32u) * 2u + (r % 8u) / 4u;
+    sq[g * (k / 64u) + j][r % 4u] = packed;
+  }
+  barrier();
+  return sc;
+}
+
+// Row `row` of the matrix at lw[base] (k wide) into pf[at .. at + vpl).
+void load_row(inout uvec4 pf[PF], uint at, uint vpl, uint base, uint row, uint k, bool live) {
+  for (uint i = 0; i < vpl; ++i) {
+    const uint j = lane + i * TPR;
+    pf[at + i] = live && j < k / 64u ? lw[base + row * (k / 64u) + j] : uvec4(0);
+  }
+}
+
+// The exact integer dot product of the row in pf[at .. at + vpl) with sq[], summed over the row's lanes.
+int row_dot(in uvec4 pf[PF], uint at, uint vpl, uint k) {
+  int acc = 0;
+  for (uint i = 0; i < vpl; ++i) {
+    const uint j = lane + i * TPR;
+    if (j < k / 64u) acc += dot_block(pf[at + i], j, k);
+  }
+  for (uint off = TPR / 2u; off > 0u; off /= 2u) acc += subgroupShuffleXor(acc, off);
+  return acc;
+}
+
+// ---- step 1: QKV ------------------------------------------------------------------------------------
+// Chunk c of the QKV step: its matrix, first visiting index, and lane group's row (RoPE pair order for
+// q and k: visiting index 2p + half is dimension p + half * HD/2 of the head).
+uint qkv_row(uint c, out uint mat, out uint first) {
+  mat = c < NQ ? 0u : c < NQ + NK ? 1u : 2u;
+  first = (c - (mat == 0u ? 0u : mat == 1u ? NQ : NQ + NK)) * RPW;
+  const uint v = first + lr;
+  if (mat == 2u) return v;
+  const uint within = v % HD;
+  return v - within + within / 2u + (within % 2u) * (HD / 2u);
+}
+
+void prefetch_qkv(inout uvec4 pf[PF]) {
+  for (uint it = 0; it < IT_QKV; ++it) {
+    const uint c = gl_WorkGroupID.x + it * G;
+    uint mat, first;
+    const uint row = qkv_row(min(c, QKV_CHUNKS - 1u), mat, first);
+    const uint base = mat == 0u ? pc.wq : mat == 1u ? pc.wk : pc.wv;
+    load_row(pf, it * VPL_D, VPL_D, base, row, DIM, c < QKV_CHUNKS);
+  }
+}
+
+uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
+
+void step_qkv(in uvec4 pf[PF], inout real4 nvp[XPT], uint pos) {
+  prefetch_norm(nvp, pc.n_attn, DIM);
+  const real sc = quantize_input(nvp, true, 0u, DIM);
+  const uint half_hd = HD / 2u;
+  for (uint it = 0; it < IT_QKV; ++it) {
+    const uint c = gl_WorkGroupID.x + it * G;
+    if (c >= QKV_CHUNKS) break;  // uniform
+    uint mat, first;
+    qkv_row(c, mat, first);
+    const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM);
+    const float scale = mat == 0u ? pc.sq : mat == 1u ? pc.sk : pc.sv;
+    if (lane == 0u) res[lr] = real(acc) / sc * real(scale);
+    barrier();
+    if (mat == 0u) {
+      if (tid < RPW / 2u) {
+        const uint vv = first + 2u * tid;
+        const uint h = vv / HD, i = (vv % HD) / 2u;
+        const real2 r = rotate(res[2u * tid], res[2u * tid + 1u], cs[pos * half_hd + i]);
+        act[h * HD + i] = r.x;
+        act[h * HD + i + half_hd] = r.y;
+      }
+    } else if (mat == 1u) {
+      if (tid < RPW / 4u) {
+        const uint vv = first + 4u * tid;
+        const uint h = vv / HD, i = (vv % HD) / 2u;
+        const real2 r0 = rotate(res[4u * tid], res[4u * tid + 1u], cs[pos * half_hd + i]);
+        const real2 r1 = rotate(res[4u * tid + 2u], res[4u * tid + 3u], cs[pos * half_hd + i + 1u]);
+        const uint dst = pos * KVDIM + h * HD + i;
+        if (KV_F16) {
+          kc[dst / 2u] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
+          kc[(dst + half_hd) / 2u] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
+        } else {
+          kc[dst] = kv_bits(r0.x);
+          kc[dst + 1u] = kv_bits(r1.x);
+          kc[dst + half_hd] = kv_bits(r0.y);
+          kc[dst + half_hd + 1u] = kv_bits(r1.y);
+        }
+      }
+    } else {
+      if (tid < RPW / 2u) {
+        const uint dst = pos * KVDIM + first + 2u * tid;
+        if (KV_F16) {
+          vc[dst / 2u] = kv_bits(res[2u * tid]) | (kv_bits(res[2u * tid + 1u]) << 16);
+        } else {
+          vc[dst] = kv_bits(res[2u * tid]);
+          vc[dst + 1u] = kv_bits(res[2u * tid + 1u]);
+        }
+      }
+    }
+    barrier();
+  }
+}
+
+// ---- step 2: attention --------------------------------------------------------------------------------
+const uint TPK = 8u;        // invocations per key in the score pass
+const uint CH = WG / TPK;   // keys per chunk of a work item: one score pass (scores sit in ps[])
+const uint VW = HD / 2u;    // dimension pairs of a value row
+const uint KW = HD / 2u / TPK;  // pairs of a key row per invocation in the score pass
+const uint VK = CH / VPARTS;    // value pairs per invocation per chunk
+shared real qs[GQ * HD];
+shared real ps[GQ * CH];
+shared real hm[GQ], hl[GQ], hf[GQ];
+shared real vred[VPARTS * GQ * HD];
+shared real wsplit[GQ * MAXS], lsplit[GQ * MAXS], wexp[GQ * MAXS];  // the merge's m, l, weights
+shared bool last_to_arrive;
+
+// The cache words of dimensions 2w, 2w + 1 of a row (F16: one packed word in .x; F32: two words).
+uvec2 k_word(uint row, uint g, uint w) {
+  const uint b = row * KVDIM + g * HD;
+  return KV_F16 ? uvec2(kc[b / 2u + w], 0u) : uvec2(kc[b + 2u * w], kc[b + 2u * w + 1u]);
+}
+uvec2 v_word(uint row, uint g, uint w) {
+  const uint b = row * KVDIM + g * HD;
+  return KV_F16 ? uvec2(vc[b / 2u + w], 0u) : uvec2(vc[b + 2u * w], vc[b + 2u * w + 1u]);
+}
+real2 pair_of(uvec2 w) {
+  return KV_F16 ? real2(unpackHalf2x16(w.x)) : real2(uintBitsToFloat(w.x), uintBitsToFloat(w.y));
+}
+
+// This invocation's key and value words of the chunk [c0, c0 + cnt) of KV head g, loaded ahead of use:
+// the cache is read with latency of microseconds, so a chunk's loads are issued while the grid barrier
+// before attention (the first chunk) or the previous chunk (the others) is still in progress. Only rows
+// in [lo, hi) are loaded: before the barrier the current token's row is not written yet.
+void load_chunk(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint c0, uint cnt, uint lo, uint hi) {
+  const uint kslot = tid / TPK, kpart = tid % TPK, vw = tid % VW, vpart = tid / VW;
+  const uint kr = c0 + kslot;
+  if (kslot < cnt && kr >= lo && kr < hi)
+    for (uint i = 0; i < KW; ++i) kpre[i] = k_word(kr, g, kpart + TPK * i);
+  if (vpart < VPARTS)
+    for (uint i = 0; i < VK; ++i) {
+      const uint j = vpart + VPARTS * i;
+      if (j < cnt && c0 + j >= lo && c0 + j < hi) vpre[i] = v_word(c0 + j, g, vw);
+    }
+}
+
+// How the keys [0, n_all) split into work items: keys per split a multiple of 16, few enough splits
+// that every KV head has at most MAXS of them (one work item per workgroup), so short contexts still
+// spread over many workgroups. Item i is KV head i % KV_HEADS, split i / KV_HEADS.
+void attention_items(uint n_all, out uint split, out uint n_splits) {
+  const uint per = (n_all + MAXS - 1u) / MAXS;
+  split = ((per + 15u) / 16u) * 16u;
+  n_splits = (n_all + split - 1u) / split;
+}
+
+// Keys [k0, k1) of KV head g for its GQ query heads: online softmax over chunks of CH keys. kpre/vpre
+// hold the first chunk's words except rows >= `have` (loaded here). On return vred[] holds the value
+// pass's partial sums (reduced by out_at), hm[] / hl[] the heads' running max and sum.
+void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have) {
+  const real scale = real(1) / sqrt(real(HD));
+  for (uint e = tid; e < GQ * HD; e += WG) qs[e] = act[(g * GQ) * HD + e];
+  load_chunk(kpre, vpre, g, k0, min(CH, k1 - k0), have, 0xffffffffu);
+  barrier();
+  const uint kslot = tid / TPK, kpart = tid % TPK;
+  const uint vw = tid % VW, vpart = tid / VW;
+  real va[GQ][2];
+  for (uint h = 0; h < GQ; ++h) va[h][0] = va[h][1] = real(0);
+  bool first = true;
+  for (uint c0 = k0; c0 < k1; c0 += CH) {
+    const uint cnt = min(CH, k1 - c0);
+    uvec2 kcur[KW], vcur[VK];
+    for (uint i = 0; i < KW; ++i) kcur[i] = kpre[i];
+    for (uint i = 0; i < VK; ++i) vcur[i] = vpre[i];
+    if (c0 + CH < k1) load_chunk(kpre, vpre, g, c0 + CH, min(CH, k1 - c0 - CH), 0u, 0xffffffffu);
+    // Scores: TPK invocations per key, each a strided slice of the dimensions, for all GQ heads (one
+    // load of a key row serves every query head of its group).
+    real d[GQ];
+    for (uint h = 0; h < GQ; ++h) d[h] = real(0);
+    if (kslot < cnt)
+      for (uint i = 0; i < KW; ++i) {
+        const uint d2 = kpart + TPK * i;
+        const real2 kk = pair_of(kcur[i]);
+        for (uint h = 0; h < GQ; ++h) d[h] += qs[h * HD + 2u * d2] * kk.x + qs[h * HD + 2u * d2 + 1u] * kk.y;
+      }
+    for (uint h = 0; h < GQ; ++h) {
+      real sum = d[h];
+      for (uint off = TPK / 2u; off > 0u; off /= 2u) sum += subgroupShuffleXor(sum, off);
+      if (kpart == 0u && kslot < cnt) ps[h * CH + kslot] = sum * scale;
+    }
+    barrier();
+    // Softmax bookkeeping: subgroup h takes head h.
+    if (gl_SubgroupID < GQ) {
+      const uint h = gl_SubgroupID;
+      real cmax = real(-3.0e38);
+      for (uint j = gl_SubgroupInvocationID; j < cnt; j += gl_SubgroupSize) cmax = max(cmax, ps[h * CH + j]);
+      cmax = subgroupMax(cmax);
+      const real m_new = first ? cmax : max(hm[h], cmax);
+      const real factor = first ? real(0) : exp_real(hm[h] - m_new);
+      real psum = real(0);
+      for (uint j = gl_SubgroupInvocationID; j < cnt; j += gl_SubgroupSize) {
+        const real p = exp_real(ps[h * CH + j] - m_new);
+        ps[h * CH + j] = p;
+        psum += p;
+      }
+      psum = subgroupAdd(psum);
+      if (subgroupElect()) {
+        hl[h] = first ? psum : hl[h] * factor + psum;
+        hm[h] = m_new;
+        hf[h] = factor;
+      }
+    }
+    barrier();
+    // Values: VW invocations per value row, VPARTS rows at a time, all GQ heads per load.
+    if (vpart < VPARTS) {
+      for (uint h = 0; h < GQ; ++h) {
+        va[h][0] *= hf[h];
+        va[h][1] *= hf[h];
+      }
+      for (uint i = 0; i < VK; ++i) {
+        const uint j = vpart + VPARTS * i;
+        if (j >= cnt) break;
+        const real2 vv = pair_of(vcur[i]);
+        for (uint h = 0; h < GQ; ++h) {
+          const real p = ps[h * CH + j];
+          va[h][0] += p * vv.x;
+          va[h][1] += p * vv.y;
+        }
+      }
+    }
+    first = false;
+    barrier();  // ps[] is rewritten by the next chunk
+  }
+  if (vpart < VPARTS)
+    for (uint h = 0; h < GQ; ++h) {
+      vred[(vpart * GQ + h) * HD + 2u * vw] = va[h][0];
+      vred[(vpart * GQ + h) * HD + 2u * vw + 1u] = va[h][1];
+    }
+  barrier();
+}
+
+// The unnormalised output e = h * HD + d of the last attend().
+real out_at(uint e) {
+  real r = real(0);
+  for (uint p = 0; p < VPARTS; ++p) r += vred[p * GQ * HD + e];
+  return r;
+}
+
+void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos) {
+  const uint n_all = pos + 1u;
+  uint split, n_splits;
+  attention_items(n_all, split, n_splits);
+  const uint stride = HD + 2u;
+  for (uint item = gl_WorkGroupID.x; item < KV_HEADS * n_splits; item += G) {
+    const uint g = item % KV_HEADS, s = item / KV_HEADS;
+    const uint k0 = s * split, k1 = min(n_all, k0 + split);
+    // The first item's first chunk was loaded before the grid barrier, all but the current token's row.
+    attend(kpre, vpre, g, k0, k1, item == gl_WorkGroupID.x ? pos : 0u);
+    if (n_splits == 1u) {
+      for (uint e = tid; e < GQ * HD; e += WG) act[O_OFF + g * GQ * HD + e] = out_at(e) / hl[e / HD];
+      barrier();
+      continue;
+    }
+    // Publish this split's partial, count in; the head group's last split merges them all.
+    for (uint e = tid; e < GQ * HD; e += WG) {
+      const uint h = e / HD, d = e % HD;
+      const uint pb = ((g * GQ + h) * MAXS + s) * stride;
+      if (d == 0u) {
+        part[pb] = hm[h];
+        part[pb + 1u] = hl[h];
+      }
+      part[pb + 2u + d] = out_at(e);
+    }
+    memoryBarrierBuffer();
+    barrier();
+    if (tid == 0u) last_to_arrive = atomicAdd(sync[2u + g], 1u) == n_splits - 1u;
+    barrier();
+    if (!last_to_arrive) continue;
+    memoryBarrierBuffer();
+    if (tid == 0u) atomicExchange(sync[2u + g], 0u);
+    // Every split's (m, l) in one round of loads, then the weights e^(m_s - m) per (head, split) and
+    // the denominators once, in shared memory; then each output sums its splits with eight loads in
+    // flight (a loop of dependent L2 round trips per split was most of attention's time).
+    for (uint e = tid; e < GQ * n_splits; e += WG) {
+      const uint hh = e / n_splits, ss = e % n_splits;
+      const uint pb = ((g * GQ + hh) * MAXS + ss) * stride;
+      wsplit[hh * MAXS + ss] = part[pb];
+      lsplit[hh * MAXS + ss] = part[pb + 1u];
+    }
+    barrier();
+    for (uint e = tid; e < GQ * n_splits; e += WG) {
+      const uint hh = e / n_splits, ss = e % n_splits;
+      real m = real(-3.0e38);
+      for (uint s2 = 0; s2 < n_splits; ++s2) m = max(m, wsplit[hh * MAXS + s2]);
+      wexp[hh * MAXS + ss] = exp_real(wsplit[hh * MAXS + ss] - m);
+    }
+    barrier();
+    for (uint e = tid; e < GQ * HD; e += WG) {
+      const uint h = e / HD, d = e % HD;
+      real o = real(0), l = real(0);
+      const uint hb = (g * GQ + h) * MAXS;
+      uint s2 = 0u;
+      for (; s2 + 8u <= n_splits; s2 += 8u) {
+        real pv[8];
+        for (uint u = 0; u < 8u; ++u) pv[u] = part[(hb + s2 + u) * stride + 2u + d];
+        for (uint u = 0; u < 8u; ++u) {
+          const real w = wexp[h * MAXS + s2 + u];
+          l += lsplit[h * MAXS + s2 + u] * w;
+          o += pv[u] * w;
+        }
+      }
+      for (; s2 < n_splits; ++s2) {
+        const real w = wexp[h * MAXS + s2];
+        l += lsplit[h * MAXS + s2] * w;
+        o += part[(hb + s2) * stride + 2u + d] * w;
+      }
+      act[O_OFF + g * GQ * HD + e] = o / l;
+    }
+    barrier();
+  }
+}
+
+// ---- steps 3-5: wo, gate/up, down -------------------------------------------------------------------
+void prefetch_rows(inout uvec4 pf[PF], uint base, uint chunks, uint its, uint vpl, uint k) {
+  for (uint it = 0; it < its; ++it) {
+    const uint c = gl_WorkGroupID.x + it * G;
+    load_row(pf, it * vpl, vpl, base, min(c, chunks - 1u) * RPW + lr, k, c < chunks);
+  }
+}
+
+void prefetch_gate(inout uvec4 pf[PF]) {
+  for (uint it = 0; it < IT_FFN; ++it) {
+    const uint c = gl_WorkGroupID.x + it * G;
+    const uint row = min(c, FFN_CHUNKS - 1u) * RPW + lr;
+    load_row(pf, (2u * it) * VPL_D, VPL_D, pc.wgate, row, DIM, c < FFN_CHUNKS);
+    load_row(pf, (2u * it + 1u) * VPL_D, VPL_D, pc.wup, row, DIM, c < FFN_CHUNKS);
+  }
+}
+
+// x += W int8(norm(input)) for the DIM rows of W (wo: input o, width QDIM; down: input a, width FFN).
+void step_residual(in uvec4 pf[PF], in real4 nvp[XPT], uint src_off, uint k, uint vpl, float scale) {
+  const real sc = quantize_input(nvp, false, src_off, k);
+  for (uint it = 0; it < IT_DIM; ++it) {
+    const uint c = gl_WorkGroupID.x + it * G;
+    if (c >= DIM_CHUNKS) break;
+    const int acc = row_dot(pf, it * vpl, vpl, k);
+    if (lane == 0u) xa[c * RPW + lr] += real(acc) / sc * real(scale);
+  }
+}
+
+void step_gate(in uvec4 pf[PF], in real4 nvp[XPT]) {
+  const real sc = quantize_input(nvp, true, 0u, DIM);
+  for (uint it = 0; it < IT_FFN; ++it) {
+    const uint c = gl_WorkGroupID.x + it * G;
+    if (c >= FFN_CHUNKS) break;
+    const int a1 = row_dot(pf, (2u * it) * VPL_D, VPL_D, DIM);
+    const int a2 = row_dot(pf, (2u * it + 1u) * VPL_D, VPL_D, DIM);
+    if (lane == 0u) {
+      const real g = real(a1) / sc * real(pc.sgate);
+      const real u = real(a2) / sc * real(pc.sup);
+      const real r = max(g, real(0));
+      act[A_OFF + c * RPW + lr] = r * r * u;
+    }
+  }
+}
+
+void main() {
+  if (params.n_tokens == 0u) return;
+  const uint pos = params.pos0;
+  uvec4 pf[PF];        // this lane's weights for the current step, loaded a step ahead
+  real4 nvp[XPT];      // the current step's norm weights
+  uvec2 kpre[KW], vpre[VK];  // attention: the next chunk's key and value words
+  uint bar_base = 0u, bar_k = 0u;  // grid barriers (invocation 0)
+  bool gave_up = false;
+  if (tid == 0u) {
+    const uint c = sync[0];
+    bar_base = c - c % (BARRIERS * G);
+  }
+  prefetch_qkv(pf);
+  step_qkv(pf, nvp, pos);
+  arrive(bar_k);
+  {
+    uint split, n_splits;
+    attention_items(pos + 1u, split, n_splits);
+    const uint item = gl_WorkGroupID.x;
+    if (item < KV_HEADS * n_splits) {
+      const uint k0 = (item / KV_HEADS) * split;
+      load_chunk(kpre, vpre, item % KV_HEADS, k0, min(CH, min(pos + 1u, k0 + split) - k0), 0u, pos);
+    }
+  }
+  wait_all(bar_base, bar_k, gave_up);
+  step_attention(kpre, vpre, pos);
+  arrive(bar_k);
+  prefetch_rows(pf, pc.wo, DIM_CHUNKS, IT_DIM, VPL_Q, QDIM);
+  prefetch_norm(nvp, pc.n_sub, QDIM);
+  wait_all(bar_base, bar_k, gave_up);
+  step_residual(pf, nvp, O_OFF, QDIM, VPL_Q, pc.so);
+  arrive(bar_k);
+  prefetch_gate(pf);
+  prefetch_norm(nvp, pc.n_ffn, DIM);
+  wait_all(bar_base, bar_k, gave_up);
+  step_gate(pf, nvp);
+  arrive(bar_k);
+  prefetch_rows(pf, pc.wdown, DIM_CHUNKS, IT_DIM, VPL_F, FFN);
+  prefetch_norm(nvp, pc.n_fsub, FFN);
+  wait_all(bar_base, bar_k, gave_up);
+  step_residual(pf, nvp, A_OFF, FFN, VPL_F, pc.sdown);
+}

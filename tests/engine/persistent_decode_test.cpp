@@ -1,0 +1,216 @@
+// The persistent one-dispatch-per-layer decode kernel (vulkan/persistent_decode.h): every golden
+// position decoded alone against the golden logits and against the fused kernels, device-side greedy
+// decoding against the fused path, and the recovery onto the fused kernels when a grid barrier gives up.
+//
+// The grid: one workgroup per multiprocessor where the device reports them (the H100: the path users
+// get, 132 workgroups), else one workgroup (lavapipe: it computes wrong results with a forced grid of two
+// or more, which the engine never uses there; the H100 gives results identical to the fused kernels with
+// 2 and with 132 workgroups). One workgroup still runs every step, every row distribution and split and
+// every grid barrier of the kernel. golden-b is left out: at one workgroup its layers need more
+// registers per invocation than the plan allows (the H100 runs it through vulkan_forward_test).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "golden_support.h"
+#include "trit/model.h"
+#include "trit/reference_ops.h"
+#include "trit/sampler.h"
+#include "trit/vulkan_forward.h"
+
+namespace {
+
+using namespace trit;
+
+struct Param {
+  std::string name;
+  KvPrecision kv;
+  bool f64 = true;
+};
+
+std::string param_name(const testing::TestParamInfo<Param>& info) {
+  std::string n = info.param.name + (info.param.kv == KvPrecision::F16 ? "_f16kv" : "_f32kv") +
+                  (info.param.f64 ? "" : "_fp32");
+  for (auto& c : n)
+    if (c == '-') c = '_';
+  return n;
+}
+
+// Options for the persistent kernel with the grid this device runs (see the file comment), and for
+// the fused kernels.
+VulkanForwardOptions persistent_options(KvPrecision kv = KvPrecision::F16, bool f64 = true) {
+  VulkanForwardOptions o;
+  o.kv = kv;
+  o.prefer_f64 = f64;
+  o.persistent_groups = 0;
+  return o;
+}
+
+std::unique_ptr<VulkanForward> open_persistent(const Model& model, VulkanForwardOptions o) {
+  auto f = std::make_unique<VulkanForward>(model, o);
+  if (f->persistent_groups() == 0 && o.persistent_groups == 0) {
+    o.persistent_groups = 1;  // the device does not report its multiprocessors
+    f = std::make_unique<VulkanForward>(model, o);
+  }
+  return f;
+}
+
+VulkanForwardOptions fused_options(KvPrecision kv = KvPrecision::F16, bool f64 = true) {
+  VulkanForwardOptions o;
+  o.kv = kv;
+  o.prefer_f64 = f64;
+  o.persistent_groups = -1;
+  return o;
+}
+
+// Every position of the golden sequence decoded alone (one-token submits).
+std::vector<float> decode_alone(VulkanForward& fwd, const test::GoldenCase& g) {
+  std::vector<float> logits(g.sequence.size() * g.vocab);
+  for (size_t t = 0; t < g.sequence.size(); ++t)
+    fwd.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t),
+             std::span<float>(logits).subspan(t * g.vocab, g.vocab), false);
+  return logits;
+}
+
+float max_abs_diff(std::span<const float> a, std::span<const float> b) {
+  float worst = 0.f;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]));
+  return worst;
+}
+
+class PersistentDecode : public testing::TestWithParam<Param> {};
+
+TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
+  const Param& p = GetParam();
+  const auto g = test::load_golden(p.name);
+  auto model = Model::open(g.gguf);
+  auto fwd = open_persistent(*model, persistent_options(p.kv, p.f64));
+  ASSERT_GT(fwd->persistent_groups(), 0u) << "the persistent kernel must be the one tested";
+  VulkanForward fused(*model, fused_options(p.kv, p.f64));
+  ASSERT_EQ(fused.persistent_groups(), 0u);
+  ASSERT_TRUE(fused.fused_decode());
+
+  const auto got = decode_alone(*fwd, g);
+  const auto want = decode_alone(fused, g);
+  const auto c = test::compare_logits(got, g.logits(p.kv), g.vocab, g.margin_floor);
+  const float vs_fused = max_abs_diff(got, want);
+  std::printf("[ measured ] persistent decode %s (%u workgroups): %s; vs fused kernels max |diff| %.3g\n",
+              param_name({p, 0}).c_str(), fwd->persistent_groups(), c.summary().c_str(), vs_fused);
+  EXPECT_LE(c.max_abs_diff, g.max_abs_diff) << c.summary();
+  EXPECT_TRUE(c.top1_mismatches.empty()) << c.summary();
+  // Only the order of double operations differs from the fused kernels (the attention split, one
+  // reduction for norm and absmax, Newton steps for 1/sqrt): far below any int8 or F16 rounding step.
+  // In float a rounding step may flip, which moves logits by more.
+  if (p.f64) {
+    EXPECT_LE(vs_fused, 1e-4f);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
+                         testing::Values(Param{"golden-a", KvPrecision::F16}, Param{"golden-a", KvPrecision::F32},
+                                         Param{"golden-a", KvPrecision::F32, false}),
+                         param_name);
+
+// Device-side greedy decoding through the persistent kernel picks what the fused path picks.
+TEST(PersistentDecodeGreedy, DeviceGreedyEqualsTheFusedPath) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  auto pers = open_persistent(*model, persistent_options());
+  ASSERT_GT(pers->persistent_groups(), 0u);
+  VulkanForward fused(*model, fused_options());
+  std::vector<float> lp(g.vocab), lf(g.vocab);
+  pers->eval(g.prompt, 0, lp, false);
+  fused.eval(g.prompt, 0, lf, false);
+  const auto first = static_cast<int32_t>(ref::argmax(lp));
+  ASSERT_EQ(first, static_cast<int32_t>(ref::argmax(lf)));
+  const auto pos = static_cast<int32_t>(g.prompt.size());
+  std::vector<int32_t> a, b;
+  pers->decode_greedy(first, pos, 12, [&](int32_t t) { return a.push_back(t), true; });
+  fused.decode_greedy(first, pos, 12, [&](int32_t t) { return b.push_back(t), true; });
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(pers->cached_positions(), pos + 12);
+  EXPECT_GT(pers->persistent_groups(), 0u) << "nothing failed, so the persistent kernel stays in use";
+}
+
+// A grid barrier that gave up (a workgroup that never became resident) leaves garbage: the engine must
+// notice after the submit, recompute that token on the fused kernels and keep using them. Nothing is
+// lost: logits, greedy tokens and sampled tokens equal the fused path's.
+TEST(PersistentDecodeFallback, EvalRecomputesTheTokenOnTheFusedKernels) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  auto pers = open_persistent(*model, persistent_options());
+  ASSERT_GT(pers->persistent_groups(), 0u);
+  VulkanForward fused(*model, fused_options());
+  std::vector<float> lp(g.vocab), lf(g.vocab);
+  const size_t n = 20;
+  pers->eval(std::span<const int32_t>(g.sequence.data(), n), 0, lp, false);
+  fused.eval(std::span<const int32_t>(g.sequence.data(), n), 0, lf, false);
+  pers->debug_fail_persistent_decode();
+  pers->eval(std::span<const int32_t>(&g.sequence[n], 1), static_cast<int32_t>(n), lp, false);
+  fused.eval(std::span<const int32_t>(&g.sequence[n], 1), static_cast<int32_t>(n), lf, false);
+  EXPECT_EQ(pers->persistent_groups(), 0u) << "the engine must stop using a kernel that gave up";
+  EXPECT_LE(max_abs_diff(lp, lf), 0.f);
+  for (size_t t = n + 1; t < n + 6; ++t) {
+    pers->eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t), lp, false);
+    fused.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t), lf, false);
+    EXPECT_LE(max_abs_diff(lp, lf), 0.f) << "position " << t;
+  }
+}
+
+TEST(PersistentDecodeFallback, DeviceGreedyRedoesTheQueuedSteps) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  auto pers = open_persistent(*model, persistent_options());
+  VulkanForward fused(*model, fused_options());
+  std::vector<float> lp(g.vocab), lf(g.vocab);
+  pers->eval(g.prompt, 0, lp, false);
+  fused.eval(g.prompt, 0, lf, false);
+  ASSERT_GT(pers->persistent_groups(), 0u);
+  const auto first = static_cast<int32_t>(ref::argmax(lp));
+  const auto pos = static_cast<int32_t>(g.prompt.size());
+  std::vector<int32_t> a, b;
+  // Fail after a few steps, with two steps queued: both are redone from the right input.
+  int32_t seen = 0;
+  pers->decode_greedy(first, pos, 10, [&](int32_t t) {
+    a.push_back(t);
+    if (++seen == 3) pers->debug_fail_persistent_decode();
+    return true;
+  });
+  fused.decode_greedy(first, pos, 10, [&](int32_t t) { return b.push_back(t), true; });
+  EXPECT_EQ(pers->persistent_groups(), 0u);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(pers->cached_positions(), pos + 10);
+}
+
+TEST(PersistentDecodeFallback, DeviceSamplingDrawsTheSameToken) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  auto pers = open_persistent(*model, persistent_options());
+  VulkanForward fused(*model, fused_options());
+  SamplingParams sp;
+  sp.seed = 7;
+  sp.temperature = 1.5f;
+  Sampler sa(sp), sb(sp);
+  ASSERT_TRUE(pers->samples_on_device(sp));
+  std::vector<float> lp(g.vocab), lf(g.vocab);
+  pers->eval(g.prompt, 0, lp, false);
+  fused.eval(g.prompt, 0, lf, false);
+  std::vector<int32_t> ha(g.prompt), hb(g.prompt);
+  int32_t ta = static_cast<int32_t>(ref::argmax(lp)), tb = ta;
+  for (int i = 0; i < 6; ++i) {
+    const auto pos = static_cast<int32_t>(ha.size());
+    ha.push_back(ta);
+    hb.push_back(tb);
+    if (i == 2) pers->debug_fail_persistent_decode();
+    ta = pers->decode_sample(ta, pos, sa, ha);
+    tb = fused.decode_sample(tb, pos, sb, hb);
+    EXPECT_EQ(ta, tb) << "draw " << i;
+  }
+  EXPECT_EQ(pers->persistent_groups(), 0u);
+}
+
+}  // namespace
