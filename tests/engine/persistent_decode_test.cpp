@@ -115,25 +115,40 @@ INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                                          Param{"golden-a", KvPrecision::F32, false}),
                          param_name);
 
+// The persistent engine (at the grid this device runs) and the fused one on the same model, both after
+// the golden prompt, with the prompt's last logits.
+struct PrimedPair {
+  std::unique_ptr<VulkanForward> pers, fused;
+  std::vector<float> lp, lf;
+  int32_t first = 0, pos = 0;  // the greedy next token, its position
+};
+
+PrimedPair prime(const Model& model, const test::GoldenCase& g) {
+  PrimedPair p;
+  p.pers = open_persistent(model, persistent_options());
+  p.fused = std::make_unique<VulkanForward>(model, fused_options());
+  p.lp.resize(g.vocab);
+  p.lf.resize(g.vocab);
+  p.pers->eval(g.prompt, 0, p.lp, false);
+  p.fused->eval(g.prompt, 0, p.lf, false);
+  p.first = static_cast<int32_t>(ref::argmax(p.lp));
+  p.pos = static_cast<int32_t>(g.prompt.size());
+  return p;
+}
+
 // Device-side greedy decoding through the persistent kernel picks what the fused path picks.
 TEST(PersistentDecodeGreedy, DeviceGreedyEqualsTheFusedPath) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  auto pers = open_persistent(*model, persistent_options());
-  ASSERT_GT(pers->persistent_groups(), 0u);
-  VulkanForward fused(*model, fused_options());
-  std::vector<float> lp(g.vocab), lf(g.vocab);
-  pers->eval(g.prompt, 0, lp, false);
-  fused.eval(g.prompt, 0, lf, false);
-  const auto first = static_cast<int32_t>(ref::argmax(lp));
-  ASSERT_EQ(first, static_cast<int32_t>(ref::argmax(lf)));
-  const auto pos = static_cast<int32_t>(g.prompt.size());
+  PrimedPair p = prime(*model, g);
+  ASSERT_GT(p.pers->persistent_groups(), 0u);
+  ASSERT_EQ(p.first, static_cast<int32_t>(ref::argmax(p.lf)));
   std::vector<int32_t> a, b;
-  pers->decode_greedy(first, pos, 12, [&](int32_t t) { return a.push_back(t), true; });
-  fused.decode_greedy(first, pos, 12, [&](int32_t t) { return b.push_back(t), true; });
+  p.pers->decode_greedy(p.first, p.pos, 12, [&](int32_t t) { return a.push_back(t), true; });
+  p.fused->decode_greedy(p.first, p.pos, 12, [&](int32_t t) { return b.push_back(t), true; });
   EXPECT_EQ(a, b);
-  EXPECT_EQ(pers->cached_positions(), pos + 12);
-  EXPECT_GT(pers->persistent_groups(), 0u) << "nothing failed, so the persistent kernel stays in use";
+  EXPECT_EQ(p.pers->cached_positions(), p.pos + 12);
+  EXPECT_GT(p.pers->persistent_groups(), 0u) << "nothing failed, so the persistent kernel stays in use";
 }
 
 // A grid barrier that gave up (a workgroup that never became resident) leaves garbage: the engine must
@@ -164,53 +179,43 @@ TEST(PersistentDecodeFallback, EvalRecomputesTheTokenOnTheFusedKernels) {
 TEST(PersistentDecodeFallback, DeviceGreedyRedoesTheQueuedSteps) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  auto pers = open_persistent(*model, persistent_options());
-  VulkanForward fused(*model, fused_options());
-  std::vector<float> lp(g.vocab), lf(g.vocab);
-  pers->eval(g.prompt, 0, lp, false);
-  fused.eval(g.prompt, 0, lf, false);
-  ASSERT_GT(pers->persistent_groups(), 0u);
-  const auto first = static_cast<int32_t>(ref::argmax(lp));
-  const auto pos = static_cast<int32_t>(g.prompt.size());
+  PrimedPair p = prime(*model, g);
+  ASSERT_GT(p.pers->persistent_groups(), 0u);
   std::vector<int32_t> a, b;
   // Fail after a few steps, with two steps queued: both are redone from the right input.
   int32_t seen = 0;
-  pers->decode_greedy(first, pos, 10, [&](int32_t t) {
+  p.pers->decode_greedy(p.first, p.pos, 10, [&](int32_t t) {
     a.push_back(t);
-    if (++seen == 3) pers->debug_fail_persistent_decode();
+    if (++seen == 3) p.pers->debug_fail_persistent_decode();
     return true;
   });
-  fused.decode_greedy(first, pos, 10, [&](int32_t t) { return b.push_back(t), true; });
-  EXPECT_EQ(pers->persistent_groups(), 0u);
+  p.fused->decode_greedy(p.first, p.pos, 10, [&](int32_t t) { return b.push_back(t), true; });
+  EXPECT_EQ(p.pers->persistent_groups(), 0u);
   EXPECT_EQ(a, b);
-  EXPECT_EQ(pers->cached_positions(), pos + 10);
+  EXPECT_EQ(p.pers->cached_positions(), p.pos + 10);
 }
 
 TEST(PersistentDecodeFallback, DeviceSamplingDrawsTheSameToken) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  auto pers = open_persistent(*model, persistent_options());
-  VulkanForward fused(*model, fused_options());
+  PrimedPair p = prime(*model, g);
   SamplingParams sp;
   sp.seed = 7;
   sp.temperature = 1.5f;
   Sampler sa(sp), sb(sp);
-  ASSERT_TRUE(pers->samples_on_device(sp));
-  std::vector<float> lp(g.vocab), lf(g.vocab);
-  pers->eval(g.prompt, 0, lp, false);
-  fused.eval(g.prompt, 0, lf, false);
+  ASSERT_TRUE(p.pers->samples_on_device(sp));
   std::vector<int32_t> ha(g.prompt), hb(g.prompt);
-  int32_t ta = static_cast<int32_t>(ref::argmax(lp)), tb = ta;
+  int32_t ta = p.first, tb = p.first;
   for (int i = 0; i < 6; ++i) {
     const auto pos = static_cast<int32_t>(ha.size());
     ha.push_back(ta);
     hb.push_back(tb);
-    if (i == 2) pers->debug_fail_persistent_decode();
-    ta = pers->decode_sample(ta, pos, sa, ha);
-    tb = fused.decode_sample(tb, pos, sb, hb);
+    if (i == 2) p.pers->debug_fail_persistent_decode();
+    ta = p.pers->decode_sample(ta, pos, sa, ha);
+    tb = p.fused->decode_sample(tb, pos, sb, hb);
     EXPECT_EQ(ta, tb) << "draw " << i;
   }
-  EXPECT_EQ(pers->persistent_groups(), 0u);
+  EXPECT_EQ(p.pers->persistent_groups(), 0u);
 }
 
 }  // namespace

@@ -28,8 +28,7 @@ struct LayerOffsets {
 class PersistentDecode {
  public:
   struct Shape {
-    uint32_t dim, ffn, heads, kv_heads, head_dim, layers;
-    uint32_t context;  // positions the caches hold
+    uint32_t dim, ffn, heads, kv_heads, head_dim;
   };
   struct Layout {
     uint32_t wg = 0, tpr = 0, groups = 0;

@@ -392,8 +392,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                   m.kernels->dot_product());
     // One dispatch per layer where all its workgroups can be resident (the device says how many
     // multiprocessors it has, or the caller chose the grid).
-    const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers,
-                                            static_cast<uint32_t>(m.context)};
+    const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim};
     if (options.persistent_groups >= 0)
       if (const auto layout = vk::PersistentDecode::plan(m.ctx->info(), shape, f64,
                                                          static_cast<uint32_t>(options.persistent_groups)))
