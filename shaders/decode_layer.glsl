@@ -88,8 +88,7 @@ shared real res[RPW];
 // down to a multiple of that (no workgroup can have passed its first barrier before this one arrives).
 // Arriving is one atomic that nobody waits for; the k-th barrier opens when the count reaches base + k G.
 const uint BARRIERS = 4u;
-// Module-scope variables are avoided on purpose: lavapipe keeps them in storage that its concurrently
-// running workgroups share, so every per-invocation value lives in main() and is passed down.
+// Per-invocation state (weights in flight, barrier counts) lives in main() and is passed down.
 
 // A grid barrier in two halves, so a workgroup issues its next step's weight loads in between: the
 // fence in arrive() would wait for loads issued before it, and nothing after it does. Reads after
