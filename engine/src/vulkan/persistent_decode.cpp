@@ -93,7 +93,11 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                                    bool dot)
     : ctx_(ctx), layout_(layout), shape_(shape), f64_(f64) {
   const Derived x = derive(shape, layout.wg, layout.tpr, layout.groups);
-  const std::string stem = std::string("decode_layer") + (dot ? "_dot" : "") + (f64 ? "_f64" : "");
+  // Clustered subgroup adds for the row and key reductions where the device has them (the variant
+  // hard-codes 16 lanes per row: a cluster size must be a literal).
+  const bool clustered = dot && ctx.info().subgroup_clustered && layout.tpr == 16;
+  const std::string stem = std::string("decode_layer") + (dot ? "_dot" : "") + (clustered ? "_clustered" : "") +
+                           (f64 ? "_f64" : "");
   pipe_ = std::make_unique<Pipeline>(
       ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)),
       std::vector<uint32_t>{layout.wg, layout.tpr, layout.groups, shape.dim, shape.ffn, shape.heads, shape.kv_heads,
