@@ -97,8 +97,10 @@ class VulkanForward final : public Forward {
   bool f64() const;                   // activations in double
   bool fused_decode() const;          // one-token steps run the fused kernels (vulkan/fused_decode.h)
   // Workgroups of the persistent one-dispatch-per-layer decode kernel; 0 when decode does not use it
-  // (also after it once gave up waiting for a workgroup and the fused kernels took over).
-  uint32_t persistent_groups() const;
+  // (also after it once gave up waiting for a workgroup and the fused kernels took over). The kernel
+  // compiles in the background from load on and decode switches to it at the next call once it is
+  // ready; this waits for that compilation.
+  uint32_t persistent_groups();
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();

@@ -109,7 +109,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   }
   rep.load_ms = ms_between(t_load, Clock::now());
   rep.resident_mb = resident_mb();
-  if (const auto* v = dynamic_cast<const VulkanForward*>(fwd.get()))
+  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
     rep.decode_kernels = v->persistent_groups() ? "persistent (" + std::to_string(v->persistent_groups()) + " workgroups)"
                          : v->fused_decode()    ? "fused"
                                                 : "unfused";

@@ -2,6 +2,7 @@
 #include "vulkan/persistent_decode.h"
 
 #include <algorithm>
+#include <chrono>
 #include <bit>
 #include <vector>
 
@@ -98,11 +99,15 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   const bool clustered = dot && ctx.info().subgroup_clustered && layout.tpr == 16;
   const std::string stem = std::string("decode_layer") + (dot ? "_dot" : "") + (clustered ? "_clustered" : "") +
                            (f64 ? "_f64" : "");
-  pipe_ = std::make_unique<Pipeline>(
-      ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)),
-      std::vector<uint32_t>{layout.wg, layout.tpr, layout.groups, shape.dim, shape.ffn, shape.heads, shape.kv_heads,
-                            shape.head_dim, kv_f16 ? 1u : 0u, layout.max_splits, layout.prefetch, x.kmax, x.xpt,
-                            kSpinLimit, layout.value_parts});
+  std::vector<uint32_t> spec{layout.wg,       layout.tpr,       layout.groups,    shape.dim, shape.ffn,
+                             shape.heads,     shape.kv_heads,   shape.head_dim,   kv_f16 ? 1u : 0u,
+                             layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
+                             layout.value_parts};
+  // Pipeline creation touches no queue and no object another thread uses, so it may run beside the
+  // engine's own work.
+  building_ = std::async(std::launch::async, [&ctx, stem, spec = std::move(spec)] {
+    return std::make_unique<Pipeline>(ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)), spec);
+  });
   sync_ = Buffer(ctx, uint64_t{2 + shape.kv_heads} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
   const std::vector<uint32_t> zeros(2 + shape_.kv_heads, 0u);
@@ -110,7 +115,18 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   failed_.upload(zeros.data(), 4);
 }
 
-PersistentDecode::~PersistentDecode() = default;
+PersistentDecode::~PersistentDecode() {
+  if (building_.valid()) building_.wait();
+}
+
+bool PersistentDecode::ready() {
+  if (!pipe_ && building_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) pipe_ = building_.get();
+  return pipe_ != nullptr;
+}
+
+void PersistentDecode::wait() {
+  if (!pipe_) pipe_ = building_.get();
+}
 
 uint64_t PersistentDecode::act_bytes() const {
   const Derived x = derive(shape_, layout_.wg, layout_.tpr, layout_.groups);
@@ -132,6 +148,7 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
   const Push push{vec4s(off.wq), vec4s(off.wk), vec4s(off.wv), vec4s(off.wo), vec4s(off.gate), vec4s(off.up),
                   vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
                   vec4s(off.ffn_sub_norm), eps, off.sq, off.sk, off.sv, off.so, off.sgate, off.sup, off.sdown};
+  wait();
   const BufferRange r[] = {params, layer, layer, x, act, rope, k_cache, v_cache, partials, {&sync_, 0, 0}, {&failed_, 0, 0}};
   cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, layout_.groups);
 }

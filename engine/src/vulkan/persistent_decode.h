@@ -10,6 +10,7 @@
 // flag instead of hanging the device: failed() reports it, and the caller recomputes the token on the
 // fused kernels and stops using this path.
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,8 +42,15 @@ class PersistentDecode {
   static std::optional<Layout> plan(const DeviceInfo& d, const Shape& s, bool f64, uint32_t groups,
                                     std::string* why = nullptr);
 
+  // Starts compiling the kernel on another thread (the NVIDIA driver takes seconds for it the first
+  // time on a machine, before its disk cache holds it): ready() says when record() can use it.
   PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64, bool dot);
   ~PersistentDecode();
+
+  // Whether the kernel is compiled (never blocks); wait() blocks until it is. Both throw VulkanError if
+  // the compilation failed.
+  bool ready();
+  void wait();
 
   // Bytes of the buffers record() takes besides the model's: act (q | o | a) and the attention partials.
   uint64_t act_bytes() const;
@@ -69,6 +77,7 @@ class PersistentDecode {
   Layout layout_;
   Shape shape_;
   bool f64_;
+  std::future<std::unique_ptr<Pipeline>> building_;
   std::unique_ptr<Pipeline> pipe_;
   Buffer sync_, failed_;
 };

@@ -82,6 +82,7 @@ struct VulkanForward::Impl {
   // One dispatch per layer on persistent workgroups (vulkan/persistent_decode.h); null where the device
   // cannot run it, and after it once failed (the fused kernels take over).
   std::unique_ptr<vk::PersistentDecode> persistent;
+  bool persistent_live = false;  // its kernel is compiled and the one-token command buffers use it
   Buffer pact, ppart;  // its activations (q | o | a) and attention partials
   std::unique_ptr<vk::DescriptorAllocator> da;
 
@@ -115,6 +116,7 @@ struct VulkanForward::Impl {
               const Buffer& tokens_buf);
   void collect(SeqProfile& p);
   void record_decoders();
+  void adopt_persistent(bool wait);
   bool persistent_failed();
   void check_shape() const;
 };
@@ -251,7 +253,7 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     auto N = [&](const NormSlot& n) { return BufferRange{&lb, n.offset, n.bytes}; };
     const BufferRange scratch{&attn_scratch, 0, 0};
 
-    if (persistent && max_tokens == 1) {
+    if (persistent_live && max_tokens == 1) {
       // Decode: one dispatch per layer (vulkan/persistent_decode.h).
       const vk::LayerOffsets off{s.wq.offset, s.wk.offset, s.wv.offset, s.wo.offset, s.gate.offset, s.up.offset,
                                  s.down.offset, s.attn_norm.offset, s.attn_sub_norm.offset, s.ffn_norm.offset,
@@ -525,12 +527,31 @@ void VulkanForward::Impl::record_decoders() {
   }
 }
 
+// Switches the one-token command buffers to the persistent kernel once it is compiled (it compiles on
+// another thread from load on: the first load on a machine would otherwise wait seconds for it). No
+// submission may be in flight. A compilation that failed leaves the fused kernels in place.
+void VulkanForward::Impl::adopt_persistent(bool wait) {
+  if (!persistent || persistent_live) return;
+  try {
+    if (wait)
+      persistent->wait();
+    else if (!persistent->ready())
+      return;
+  } catch (const VulkanError&) {
+    persistent.reset();
+    return;
+  }
+  persistent_live = true;
+  record_decoders();
+}
+
 // After a one-token submit finished: whether the persistent kernel gave up waiting at a grid barrier (a
 // workgroup never became resident). Then its results are garbage, so the fused kernels take over for
 // good and the caller recomputes the step. Every submission must have finished.
 bool VulkanForward::Impl::persistent_failed() {
-  if (!persistent || !persistent->failed()) return false;
+  if (!persistent_live || !persistent->failed()) return false;
   persistent.reset();
+  persistent_live = false;
   record_decoders();
   return true;
 }
@@ -556,8 +577,9 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
       throw std::out_of_range("VulkanForward::eval: token " + std::to_string(tokens[t]) + " at index " +
                               std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
 
+  m.adopt_persistent(false);
   m.filled = pos;  // positions from pos on are rewritten; if a submit fails they are gone
-  if (m.persistent) m.persistent->begin_call();
+  if (m.persistent_live) m.persistent->begin_call();
   for (std::size_t done = 0; done < n;) {
     const uint32_t per_submit = all_logits ? std::min(m.block, kAllLogitsBlock) : m.block;
     const auto cnt = static_cast<uint32_t>(std::min<std::size_t>(per_submit, n - done));
@@ -604,7 +626,8 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
   uint32_t input = static_cast<uint32_t>(token);  // the input of step `done`
   m.next_token.upload(&input, 4);
   m.filled = pos;
-  if (m.persistent) m.persistent->begin_call();
+  m.adopt_persistent(false);
+  if (m.persistent_live) m.persistent->begin_call();
 
   int32_t submitted = 0, done = 0, delivered = 0;
   bool more = true;
@@ -626,7 +649,7 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
       ++submitted;
     }
     m.greedy[done % kGreedyInFlight]->wait();
-    if (m.persistent && m.persistent->failed()) {
+    if (m.persistent_live && m.persistent->failed()) {
       // Step `done` or the one queued after it went wrong: redo both on the fused kernels from step
       // done's input.
       for (auto& g : m.greedy) g->wait();
@@ -673,7 +696,8 @@ int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, Sampler& sample
   m.params.upload(&p, sizeof p);
   m.tokens.upload(&token, 4);
   m.filled = pos;
-  if (m.persistent) m.persistent->begin_call();
+  m.adopt_persistent(false);
+  if (m.persistent_live) m.persistent->begin_call();
   m.decode_sampled->run();
   if (m.persistent_failed()) {  // recomputed on the fused kernels, with the same draw
     m.sample_state.upload(&st, sizeof st);
@@ -735,10 +759,11 @@ int32_t VulkanForward::cached_positions() const { return impl_->filled; }
 bool VulkanForward::f64() const { return impl_->kernels->f64(); }
 bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
 void VulkanForward::debug_fail_persistent_decode() {
-  if (impl_->persistent) impl_->persistent->raise_failure_for_test();
+  if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
 }
-uint32_t VulkanForward::persistent_groups() const {
-  return impl_->persistent ? impl_->persistent->layout().groups : 0;
+uint32_t VulkanForward::persistent_groups() {
+  impl_->adopt_persistent(true);
+  return impl_->persistent_live ? impl_->persistent->layout().groups : 0;
 }
 
 std::vector<float> VulkanForward::debug_buffer(const std::string& name) const {
