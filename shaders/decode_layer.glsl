@@ -323,7 +323,10 @@ void prefetch_qkv(inout uvec4 pf[PF]) {
 
 uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 
+// Workgroups without a row chunk in a step skip it whole (the quantization too: every workgroup reads
+// the whole input row from L2 for it, and idle ones would only add to that traffic).
 void step_qkv(in uvec4 pf[PF], inout real4 nvp[XPT], uint pos) {
+  if (gl_WorkGroupID.x >= QKV_CHUNKS) return;
   prefetch_norm(nvp, pc.n_attn, DIM);
   int qsum;
   const real sc = quantize_input(nvp, true, 0u, DIM, qsum);
@@ -612,6 +615,7 @@ void prefetch_gate(inout uvec4 pf[PF]) {
 
 // x += W int8(norm(input)) for the DIM rows of W (wo: input o, width QDIM; down: input a, width FFN).
 void step_residual(in uvec4 pf[PF], in real4 nvp[XPT], uint src_off, uint k, uint vpl, float scale) {
+  if (gl_WorkGroupID.x >= DIM_CHUNKS) return;
   int qsum;
   const real sc = quantize_input(nvp, false, src_off, k, qsum);
   for (uint it = 0; it < IT_DIM; ++it) {
@@ -623,6 +627,7 @@ void step_residual(in uvec4 pf[PF], in real4 nvp[XPT], uint src_off, uint k, uin
 }
 
 void step_gate(in uvec4 pf[PF], in real4 nvp[XPT]) {
+  if (gl_WorkGroupID.x >= FFN_CHUNKS) return;
   int qsum;
   const real sc = quantize_input(nvp, true, 0u, DIM, qsum);
   for (uint it = 0; it < IT_FFN; ++it) {
