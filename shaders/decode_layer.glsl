@@ -79,8 +79,7 @@ const uint VPL_D = (DIM / 64u + TPR - 1u) / TPR, VPL_Q = (QDIM / 64u + TPR - 1u)
 
 shared uvec4 sq[KMAX / 16];  // the quantized input row, laid out as in bitlinear_decode.glsl
 shared real res[RPW];
-// Invocation coordinates (macros, not globals: lavapipe keeps module-scope variables in storage that
-// concurrently running workgroups share).
+// Invocation coordinates.
 #define tid gl_LocalInvocationID.x
 #define lane (gl_LocalInvocationID.x % TPR)
 #define lr (gl_LocalInvocationID.x / TPR)
@@ -173,8 +172,6 @@ real4 in4(uint src_off, bool from_x, uint e) {
   return real4(act[b], act[b + 1u], act[b + 2u], act[b + 3u]);
 }
 
-// RMSNorm of a k-wide input row (norm weights at ln[nw4]) and its int8 quantization into sq[];
-// returns the quantization scale (127 / absmax). Ends with a barrier: sq[] is ready.
 shared real red_max[64];
 
 // 1 / sqrt(v) and 1 / v. In double, Newton steps from the float approximation (a double sqrt or
@@ -208,6 +205,9 @@ void prefetch_norm(inout real4 nvp[XPT], uint nw4, uint k) {
   }
 }
 
+// RMSNorm of a k-wide input row (norm weights in nvp) and its int8 quantization into sq[]; returns the
+// quantization scale (127 / absmax) and, in qsum, the sum of the int8 values. Ends with a barrier: sq[]
+// is ready.
 // The norm needs the row's sum of squares and the quantization its absmax after the norm; since the
 // norm only scales, absmax(x * nw) * inv is that absmax (to the last bit but for the order of rounding),
 // so both come from ONE workgroup reduction instead of two in sequence.

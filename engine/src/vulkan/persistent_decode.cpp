@@ -92,7 +92,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
 
 PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64,
                                    bool dot)
-    : ctx_(ctx), layout_(layout), shape_(shape), f64_(f64) {
+    : layout_(layout), shape_(shape), f64_(f64) {
   const Derived x = derive(shape, layout.wg, layout.tpr, layout.groups);
   // Clustered subgroup adds for the row and key reductions where the device has them (the variant
   // hard-codes 16 lanes per row: a cluster size must be a literal).

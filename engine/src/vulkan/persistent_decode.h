@@ -73,7 +73,6 @@ class PersistentDecode {
   const Layout& layout() const { return layout_; }
 
  private:
-  const Context& ctx_;
   Layout layout_;
   Shape shape_;
   bool f64_;
