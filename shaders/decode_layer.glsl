@@ -50,6 +50,13 @@ layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };   // the layer's
 layout(std430, binding = 2) readonly buffer LN { vec4 ln[]; };    // the same buffer: norm weights
 layout(std430, binding = 3) coherent buffer XB { real xa[]; };    // the residual stream x [DIM]
 layout(std430, binding = 4) coherent buffer AB { real act[]; };   // q [QDIM] | o [QDIM] | a [FFN]
+// The same two buffers read as pairs, for the input rows every workgroup reads whole (quantize_input).
+// Those reads bypass L1 (`coherent`), so each load instruction fetches every sector it touches from
+// L2: four element loads per real4 fetched each sector four times, two pair loads twice (H100: 22k
+// instead of 28k cycles a layer in the four quantisations). One pair per invocation fetches each
+// sector once but needs twice the iterations and a shuffle to pack the codes, and was slower still.
+layout(std430, binding = 3) coherent buffer XB2 { real2 xa2[]; };
+layout(std430, binding = 4) coherent buffer AB2 { real2 act2[]; };
 layout(std430, binding = 5) readonly buffer Rope { real2 cs[]; }; // [context][HD/2] (cos, sin)
 layout(std430, binding = 6) coherent buffer KC { uint kc[]; };
 layout(std430, binding = 7) coherent buffer VC { uint vc[]; };
@@ -165,23 +172,24 @@ int dot_block(uvec4 w, uint j, uint k) {
 }
 #endif
 
-// Element e of an input row: src 0 = x, else act[] from offset src_off.
+// Elements 4e .. 4e + 3 of an input row: x, or act[] from offset src_off (even).
 real4 in4(uint src_off, bool from_x, uint e) {
-  if (from_x) return real4(xa[4u * e], xa[4u * e + 1u], xa[4u * e + 2u], xa[4u * e + 3u]);
-  const uint b = src_off + 4u * e;
-  return real4(act[b], act[b + 1u], act[b + 2u], act[b + 3u]);
+  if (from_x) return real4(xa2[2u * e], xa2[2u * e + 1u]);
+  const uint b = src_off / 2u + 2u * e;
+  return real4(act2[b], act2[b + 1u]);
 }
 
 shared real red_max[64];
 
 // 1 / sqrt(v) and 1 / v. In double, Newton steps from the float approximation (a double sqrt or
-// division is a long software sequence, and every invocation of every workgroup runs these): three
-// steps take the float seed's 22 bits past double precision. Outside float's range, the plain forms.
+// division is a long software sequence, and every invocation of every workgroup runs these): each
+// step doubles the correct bits, so two take the float seed's 22 past double's 53. Outside float's
+// range, the plain forms.
 real inv_sqrt(real v) {
 #ifdef TRIT_F64
   if (!(v > 1e-30LF && v < 1e30LF)) return 1.0LF / sqrt(v);
   double y = double(inversesqrt(float(v)));
-  for (int i = 0; i < 3; ++i) y = y * fma(-0.5LF * v, y * y, 1.5LF);
+  for (int i = 0; i < 2; ++i) y = y * fma(-0.5LF * v, y * y, 1.5LF);
   return y;
 #else
   return 1.0 / sqrt(v);
@@ -191,17 +199,18 @@ real recip(real v) {
 #ifdef TRIT_F64
   if (!(v > 1e-30LF && v < 1e30LF)) return 1.0LF / v;
   double y = double(1.0 / float(v));
-  for (int i = 0; i < 3; ++i) y = fma(y, fma(-v, y, 1.0LF), y);
+  for (int i = 0; i < 2; ++i) y = fma(y, fma(-v, y, 1.0LF), y);
   return y;
 #else
   return 1.0 / v;
 #endif
 }
-// The next step's norm weights, loaded before its grid barrier.
-void prefetch_norm(inout real4 nvp[XPT], uint nw4, uint k) {
+// The next step's norm weights, loaded before its grid barrier (as float: they are float in the file,
+// and the registers are scarce).
+void prefetch_norm(inout vec4 nvp[XPT], uint nw4, uint k) {
   for (uint i = 0; i < XPT; ++i) {
     const uint e = tid + i * WG;
-    nvp[i] = real4(e < k / 4u ? ln[nw4 + e] : vec4(0));
+    nvp[i] = e < k / 4u ? ln[nw4 + e] : vec4(0);
   }
 }
 
@@ -211,7 +220,7 @@ void prefetch_norm(inout real4 nvp[XPT], uint nw4, uint k) {
 // The norm needs the row's sum of squares and the quantization its absmax after the norm; since the
 // norm only scales, absmax(x * nw) * inv is that absmax (to the last bit but for the order of rounding),
 // so both come from ONE workgroup reduction instead of two in sequence.
-real quantize_input(in real4 nvp[XPT], bool from_x, uint src_off, uint k, out int qsum) {
+real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int qsum) {
   const uint k4 = k / 4u;
   real4 xv[XPT];
   real ss = real(0), am = real(0);
@@ -221,7 +230,7 @@ real quantize_input(in real4 nvp[XPT], bool from_x, uint src_off, uint k, out in
   }
   for (uint i = 0; i < XPT; ++i) {
     ss += dot(xv[i], xv[i]);
-    const real4 a = abs(xv[i] * nvp[i]);
+    const real4 a = abs(xv[i] * real4(nvp[i]));
     am = max(am, max(max(a.x, a.y), max(a.z, a.w)));
   }
   ss = subgroupAdd(ss);
@@ -254,7 +263,7 @@ real quantize_input(in real4 nvp[XPT], bool from_x, uint src_off, uint k, out in
   for (uint i = 0; i < XPT; ++i) {
     const uint e = tid + i * WG;
     if (e >= k4) break;
-    const real4 qv = xv[i] * nvp[i] * f;
+    const real4 qv = xv[i] * real4(nvp[i]) * f;
     uint packed = 0u;
     for (int b = 0; b < 4; ++b) {
       const int q = clamp(int(qv[b] + (qv[b] >= real(0) ? real(0.5) : real(-0.5))), -128, 127);
@@ -325,7 +334,7 @@ uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 
 // Workgroups without a row chunk in a step skip it whole (the quantization too: every workgroup reads
 // the whole input row from L2 for it, and idle ones would only add to that traffic).
-void step_qkv(in uvec4 pf[PF], inout real4 nvp[XPT], uint pos) {
+void step_qkv(in uvec4 pf[PF], inout vec4 nvp[XPT], uint pos) {
   if (gl_WorkGroupID.x >= QKV_CHUNKS) return;
   prefetch_norm(nvp, pc.n_attn, DIM);
   int qsum;
@@ -614,7 +623,7 @@ void prefetch_gate(inout uvec4 pf[PF]) {
 }
 
 // x += W int8(norm(input)) for the DIM rows of W (wo: input o, width QDIM; down: input a, width FFN).
-void step_residual(in uvec4 pf[PF], in real4 nvp[XPT], uint src_off, uint k, uint vpl, float scale) {
+void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, float scale) {
   if (gl_WorkGroupID.x >= DIM_CHUNKS) return;
   int qsum;
   const real sc = quantize_input(nvp, false, src_off, k, qsum);
@@ -626,7 +635,7 @@ void step_residual(in uvec4 pf[PF], in real4 nvp[XPT], uint src_off, uint k, uin
   }
 }
 
-void step_gate(in uvec4 pf[PF], in real4 nvp[XPT]) {
+void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   if (gl_WorkGroupID.x >= FFN_CHUNKS) return;
   int qsum;
   const real sc = quantize_input(nvp, true, 0u, DIM, qsum);
@@ -648,7 +657,7 @@ void main() {
   if (params.n_tokens == 0u) return;
   const uint pos = params.pos0;
   uvec4 pf[PF];        // this lane's weights for the current step, loaded a step ahead
-  real4 nvp[XPT];      // the current step's norm weights
+  vec4 nvp[XPT];      // the current step's norm weights
   uvec2 kpre[KW], vpre[VK];  // attention: the next chunk's key and value words
   uint bar_base = 0u, bar_k = 0u;  // grid barriers (invocation 0)
   bool gave_up = false;
