@@ -1,10 +1,13 @@
-// The block attention kernel (shaders/attention_block.glsl: the G query heads of a KV head in one
-// workgroup) against the one-token kernel (attention.glsl without split-K) run token by token over the
-// same cache, bit for bit: both take the same steps per head in the same order. f32 and f64
-// activations, F16 and F32 caches, GQA groups of 1, 3, 4 and 8, blocks that cross key-chunk edges
-// and submits of fewer tokens than the recording's block (the rows past them stay untouched).
+// The block attention kernel (shaders/attention_block.glsl: a tile of tokens and the G query heads of
+// a KV head in one workgroup) against the one-token kernel (attention.glsl without split-K) run token
+// by token over the same cache. The two sum in different orders, so they agree to rounding: within
+// 1e-12 in double and 2e-6 in float, on outputs of magnitude up to 2 (a wrong mask, scale, key or
+// softmax step moves them by far more). f32 and f64 activations, F16 and F32 caches, GQA groups of 1,
+// 3, 4, 5 and 8, blocks that cross key-chunk and tile edges, and submits of fewer tokens than the
+// recording's block (the rows past them stay untouched, bit for bit).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -44,7 +47,7 @@ void run(const trit::vk::Context& ctx, uint32_t pos0, uint32_t n, const std::fun
 }
 
 template <typename R>
-void expect_block_equals_tokens(bool kv_f16, const Shape& s) {
+void expect_block_matches_tokens(bool kv_f16, const Shape& s) {
   const bool f64 = sizeof(R) == 8;
   SCOPED_TRACE(testing::Message() << (f64 ? "f64" : "f32") << (kv_f16 ? " F16" : " F32") << " cache, heads " << s.heads
                                   << "/" << s.kv << " hd " << s.hd << " pos0 " << s.pos0 << " n " << s.n << " of "
@@ -84,9 +87,15 @@ void expect_block_equals_tokens(bool kv_f16, const Shape& s) {
   std::vector<R> a(sentinel.size()), b(sentinel.size());
   block_out.download(a.data(), a.size() * sizeof(R));
   token_out.download(b.data(), b.size() * sizeof(R));
-  for (size_t i = 0; i < a.size(); ++i)
-    ASSERT_EQ(0, std::memcmp(&a[i], &b[i], sizeof(R)))
+  const double tol = f64 ? 1e-12 : 2e-6;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i / qdim >= s.n) {
+      ASSERT_EQ(0, std::memcmp(&a[i], &sentinel[i], sizeof(R))) << "token " << i / qdim << " is past the submit";
+      continue;
+    }
+    ASSERT_LE(std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])), tol)
         << "token " << i / qdim << " element " << i % qdim << ": block " << a[i] << ", token by token " << b[i];
+  }
 }
 
 // Query rows of heads x hd values must be aligned binding offsets (256 bytes covers every device).
@@ -96,17 +105,19 @@ const Shape kShapes[] = {
     {6, 2, 64, 63, 5, 5},       // groups of 3, the block starts at a chunk's last key
     {8, 1, 32, 10, 12, 12},     // groups of 8 (the kernel's largest)
     {4, 4, 64, 3, 33, 40},      // no GQA
+    {10, 2, 128, 31, 45, 48},   // groups of 5 (golden-b's), tiles that do not divide the block
 };
 
-TEST(AttentionBlock, EqualsTokenByTokenF64) {
-  for (const Shape& s : kShapes) expect_block_equals_tokens<double>(true, s);
-  expect_block_equals_tokens<double>(false, kShapes[0]);
+TEST(AttentionBlock, MatchesTokenByTokenF64) {
+  for (const Shape& s : kShapes) expect_block_matches_tokens<double>(true, s);
+  expect_block_matches_tokens<double>(false, kShapes[0]);
+  expect_block_matches_tokens<double>(false, kShapes[5]);
 }
 
-TEST(AttentionBlock, EqualsTokenByTokenF32) {
-  expect_block_equals_tokens<float>(true, kShapes[0]);
-  expect_block_equals_tokens<float>(true, kShapes[3]);
-  expect_block_equals_tokens<float>(false, kShapes[2]);
+TEST(AttentionBlock, MatchesTokenByTokenF32) {
+  expect_block_matches_tokens<float>(true, kShapes[0]);
+  expect_block_matches_tokens<float>(true, kShapes[3]);
+  expect_block_matches_tokens<float>(false, kShapes[2]);
 }
 
 }  // namespace

@@ -16,6 +16,10 @@ uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 // workgroups): 2 rows 0.245 ms, 4 rows 0.229 ms, 8 rows 0.488 ms (registers).
 constexpr uint32_t kLmHeadRowsInFlight = 4;
 
+// Block attention (shaders/attention_block.glsl): 256 invocations, chunks of 32 keys (32 keys x 8 query
+// groups in the score pass), head sizes up to 128 (the shared query rows are sized for it).
+constexpr uint32_t kBlockAttentionWorkgroup = 256, kBlockAttentionChunk = 32, kBlockAttentionMaxHeadDim = 128;
+
 uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
 
 void require(bool ok, const std::string& what) {
@@ -137,11 +141,11 @@ void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const Buff
           "attention: head_dim " + std::to_string(head_dim) + " is not supported (even, at most " +
               std::to_string(max_head_dim()) + ")");
   require(kv_heads > 0 && heads % kv_heads == 0, "attention: heads are not a multiple of KV heads");
-  if (max_tokens > 1) {
-    if (const Pipeline* bp = attention_block(heads / kv_heads)) {
+  if (max_tokens > 1 && head_dim <= kBlockAttentionMaxHeadDim && head_dim % 8 == 0) {
+    if (const BlockAttention* b = attention_block(heads / kv_heads)) {
       const BufferRange r[] = {params, q, k_cache, v_cache, out};
       const uint32_t push[] = {heads, kv_heads, head_dim};
-      cs.dispatch(*bp, da.make(*bp, r), push, sizeof push, kv_heads, max_tokens);
+      cs.dispatch(*b->pipe, da.make(*b->pipe, r), push, sizeof push, kv_heads, ceil_div(max_tokens, b->tile));
       return;
     }
   }
@@ -196,17 +200,31 @@ const Pipeline* Kernels::lm_head_decode(uint32_t dim) {
   return lm_head_decode_.back().second.get();
 }
 
-const Pipeline* Kernels::attention_block(uint32_t group) {
-  for (const auto& [g, p] : attn_block_)
-    if (g == group) return p.get();
-  // As the shader: q (4 x workgroup values per head), scores, slices and reduction slots per head,
-  // plus common.glsl's; the per-thread arrays hold at most 8 heads.
-  const uint64_t need = uint64_t{group} * (4 * attn_wg_ + split_keys() + attn_wg_ + 64) * real_bytes() + 64 * (8 + 4);
-  if (group > 8 || need > ctx_.info().max_shared_memory) return nullptr;
-  attn_block_.emplace_back(group, std::make_unique<Pipeline>(ctx_, std::string("attention_block") + (f64_ ? "_f64" : ""),
-                                                             5, 12, std::vector<uint32_t>{attn_wg_, kv_f16_ ? 1u : 0u,
-                                                                                          split_keys(), group}));
-  return attn_block_.back().second.get();
+const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {
+  for (const auto& b : attn_block_)
+    if (b.group == group) return &b;
+  // The tile: up to 32 queries (tokens x group), as many as shared memory holds. Per query the shader
+  // keeps a row of kBlockAttentionMaxHeadDim values, a score per key of a chunk and three softmax
+  // values; common.glsl adds its reduction slots.
+  const DeviceInfo& d = ctx_.info();
+  const uint64_t per_query = (kBlockAttentionMaxHeadDim + kBlockAttentionChunk + 3) * real_bytes();
+  // A staged key row: uvec4s of 8 F16 or 4 F32 values, plus one of padding.
+  const uint32_t key_row = kBlockAttentionMaxHeadDim / (kv_f16_ ? 8 : 4) + 1;
+  // The staged key rows (padded) and value rows.
+  const uint64_t fixed = 64 * (8 + 4) + 64 + uint64_t{kBlockAttentionChunk} * (2 * key_row - 1) * 16;
+  const uint64_t fit = d.max_shared_memory > fixed ? (d.max_shared_memory - fixed) / per_query : 0;
+  const uint32_t tile = static_cast<uint32_t>(std::min<uint64_t>(32 / std::max(group, 1u), fit / std::max(group, 1u)));
+  if (group == 0 || tile == 0 || d.max_workgroup_invocations < kBlockAttentionWorkgroup || !d.subgroup_shuffle ||
+      std::max(1u, d.min_subgroup_size) < 8)
+    return nullptr;
+  BlockAttention b;
+  b.group = group;
+  b.tile = tile;
+  b.pipe = std::make_unique<Pipeline>(ctx_, std::string("attention_block") + (f64_ ? "_f64" : ""), 5, 12,
+                                      std::vector<uint32_t>{kBlockAttentionWorkgroup, kv_f16_ ? 1u : 0u,
+                                                            kBlockAttentionChunk, group, tile, key_row});
+  attn_block_.push_back(std::move(b));
+  return &attn_block_.back();
 }
 
 void Kernels::argmax(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& values,

@@ -119,10 +119,15 @@ class Kernels {
   // The one-token LM head with x staged in shared memory, per hidden size (made on first use).
   std::vector<std::pair<uint32_t, std::unique_ptr<Pipeline>>> lm_head_decode_;
   const Pipeline* lm_head_decode(uint32_t dim);
-  // Block attention with the `group` query heads of a KV head in one workgroup (shaders/attention_block),
-  // per group size (made on first use); null where it does not fit (then attention.glsl runs).
-  std::vector<std::pair<uint32_t, std::unique_ptr<Pipeline>>> attn_block_;
-  const Pipeline* attention_block(uint32_t group);
+  // Block attention for a tile of tokens and the `group` query heads of a KV head per workgroup
+  // (shaders/attention_block), per group size (made on first use), with the tile's token count; null
+  // where the device cannot run it (then attention.glsl runs token by token).
+  struct BlockAttention {
+    uint32_t group = 0, tile = 0;
+    std::unique_ptr<Pipeline> pipe;
+  };
+  std::vector<BlockAttention> attn_block_;
+  const BlockAttention* attention_block(uint32_t group);
 };
 
 }  // namespace trit::vk
