@@ -2,6 +2,7 @@
 #include "vulkan/context.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -390,22 +391,50 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
   pli.pPushConstantRanges = &pr;
   check(vkCreatePipelineLayout(ctx.device(), &pli, nullptr, &layout_), "vkCreatePipelineLayout");
 
-  std::vector<VkSpecializationMapEntry> entries(spec.size());
-  for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4u};
-  VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4u, spec.data()};
-  VkComputePipelineCreateInfo cpi{};
-  cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-  cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpi.stage.module = module_;
-  cpi.stage.pName = "main";
-  cpi.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
-  cpi.layout = layout_;
-  check(vkCreateComputePipelines(ctx.device(), VK_NULL_HANDLE, 1, &cpi, nullptr, &pipeline_),
-        ("vkCreateComputePipelines " + stem).c_str());
+  // vkCreateComputePipelines may run on several threads at once; the module and layout it reads live
+  // until the destructor, which waits for it.
+  building_ = std::async(std::launch::async, [device = ctx.device(), module = module_, layout = layout_, stem,
+                                               spec = std::move(spec)] {
+    std::vector<VkSpecializationMapEntry> entries(spec.size());
+    for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4u};
+    VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4u, spec.data()};
+    VkComputePipelineCreateInfo cpi{};
+    cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    cpi.stage.module = module;
+    cpi.stage.pName = "main";
+    cpi.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
+    cpi.layout = layout;
+    VkPipeline p = VK_NULL_HANDLE;
+    check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p), ("vkCreateComputePipelines " + stem).c_str());
+    return p;
+  });
+}
+
+VkPipeline Pipeline::handle() const {
+  if (building_.valid()) {
+    try {
+      pipeline_ = building_.get();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+  if (error_) std::rethrow_exception(error_);
+  return pipeline_;
+}
+
+bool Pipeline::ready() const {
+  return !building_.valid() || building_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
 Pipeline::~Pipeline() {
+  if (building_.valid()) {
+    try {
+      pipeline_ = building_.get();
+    } catch (...) {
+    }
+  }
   if (pipeline_) vkDestroyPipeline(ctx_.device(), pipeline_, nullptr);
   if (layout_) vkDestroyPipelineLayout(ctx_.device(), layout_, nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(ctx_.device(), set_layout_, nullptr);

@@ -6,6 +6,8 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <exception>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -126,6 +128,10 @@ struct BufferRange {
 // A compute pipeline from shaders/<stem>.comp: `bindings` storage buffers at bindings 0..n-1, a push
 // constant block of `push_bytes`, and specialization constants 0..spec.size()-1 (32-bit each; constant 0
 // is the workgroup size by convention, `layout(local_size_x_id = 0)`).
+//
+// The driver's compilation (seconds in all on a machine whose driver cache does not hold the kernels
+// yet) runs on its own thread from construction, so an engine's pipelines compile side by side while
+// it uploads weights; handle() waits for it and throws its VulkanError, if any.
 class Pipeline {
  public:
   Pipeline(const Context& ctx, const std::string& stem, uint32_t bindings, uint32_t push_bytes,
@@ -134,7 +140,9 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  VkPipeline handle() const { return pipeline_; }
+  VkPipeline handle() const;
+  // Whether the compilation has finished (handle() will not wait).
+  bool ready() const;
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   uint32_t bindings() const { return bindings_; }
@@ -148,7 +156,9 @@ class Pipeline {
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  mutable std::future<VkPipeline> building_;
+  mutable VkPipeline pipeline_ = VK_NULL_HANDLE;
+  mutable std::exception_ptr error_;
 };
 
 // Owns descriptor pools; hands out sets written once (they live as long as the allocator).

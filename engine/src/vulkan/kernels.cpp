@@ -200,6 +200,11 @@ const Pipeline* Kernels::lm_head_decode(uint32_t dim) {
   return lm_head_decode_.back().second.get();
 }
 
+void Kernels::prepare(uint32_t group, uint32_t dim) {
+  attention_block(group);
+  if (staged_lm_head_) lm_head_decode(dim);
+}
+
 const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {
   for (const auto& b : attn_block_)
     if (b.group == group) return &b;

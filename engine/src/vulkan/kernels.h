@@ -50,6 +50,11 @@ class Kernels {
   Kernels(const Context& ctx, bool kv_f16, bool f64 = false, DotProduct dot = DotProduct::Auto,
           bool staged_lm_head = true);
 
+  // Starts compiling the kernels that are made on first use, for a model with query heads per KV head
+  // `group` and hidden size `dim`, so they compile beside the others (each Pipeline compiles on its
+  // own thread) instead of one after another when a recording first needs them.
+  void prepare(uint32_t group, uint32_t dim);
+
   // x[t] = table[tok[t]] (F16 -> F32) for the tokens whose id is in [row0, row0 + rows) of this chunk.
   void embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
              const BufferRange& table_chunk, const BufferRange& x, uint32_t dim, uint32_t row0, uint32_t rows,

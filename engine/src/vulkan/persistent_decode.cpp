@@ -2,7 +2,6 @@
 #include "vulkan/persistent_decode.h"
 
 #include <algorithm>
-#include <chrono>
 #include <bit>
 #include <vector>
 
@@ -103,11 +102,8 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              shape.heads,     shape.kv_heads,   shape.head_dim,   kv_f16 ? 1u : 0u,
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
                              layout.value_parts};
-  // Pipeline creation touches no queue and no object another thread uses, so it may run beside the
-  // engine's own work.
-  building_ = std::async(std::launch::async, [&ctx, stem, spec = std::move(spec)] {
-    return std::make_unique<Pipeline>(ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)), spec);
-  });
+  // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
+  pipe_ = std::make_unique<Pipeline>(ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   sync_ = Buffer(ctx, uint64_t{2 + shape.kv_heads} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
   const std::vector<uint32_t> zeros(2 + shape_.kv_heads, 0u);
@@ -115,18 +111,15 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   failed_.upload(zeros.data(), 4);
 }
 
-PersistentDecode::~PersistentDecode() {
-  if (building_.valid()) building_.wait();
-}
+PersistentDecode::~PersistentDecode() = default;
 
 bool PersistentDecode::ready() {
-  if (!pipe_ && building_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) pipe_ = building_.get();
-  return pipe_ != nullptr;
+  if (!pipe_->ready()) return false;
+  pipe_->handle();  // throws if the compilation failed
+  return true;
 }
 
-void PersistentDecode::wait() {
-  if (!pipe_) pipe_ = building_.get();
-}
+void PersistentDecode::wait() { pipe_->handle(); }
 
 uint64_t PersistentDecode::act_bytes() const {
   const Derived x = derive(shape_, layout_.wg, layout_.tpr, layout_.groups);

@@ -10,7 +10,6 @@
 // flag instead of hanging the device: failed() reports it, and the caller recomputes the token on the
 // fused kernels and stops using this path.
 #include <cstdint>
-#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,7 +75,6 @@ class PersistentDecode {
   Layout layout_;
   Shape shape_;
   bool f64_;
-  std::future<std::unique_ptr<Pipeline>> building_;
   std::unique_ptr<Pipeline> pipe_;
   Buffer sync_, failed_;
 };
