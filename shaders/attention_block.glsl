@@ -61,7 +61,8 @@ void key_words(uint k, uint w, out real4 lo, out real4 hi) {
 }
 
 void main() {
-  const uint kvh = gl_WorkGroupID.x, t0 = gl_WorkGroupID.y * TT;
+  // The last tiles see the most keys: they are launched first, so the short ones fill in behind them.
+  const uint kvh = gl_WorkGroupID.x, t0 = (gl_NumWorkGroups.y - 1u - gl_WorkGroupID.y) * TT;
   if (t0 >= params.n_tokens) return;
   const uint tid = gl_LocalInvocationID.x;
   const uint hd = pc.hd, qdim = pc.heads * hd, kvdim = pc.kv_heads * hd;
