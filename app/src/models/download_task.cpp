@@ -90,6 +90,8 @@ void DownloadTask::start() {
     connect(stallTimer_, &QTimer::timeout, this, &DownloadTask::onStallCheck);
     retryTimer_ = new QTimer(this);
     retryTimer_->setSingleShot(true);
+    // A coarse timer may fire up to 5% early: a back-off (or a server's Retry-After) is a minimum.
+    retryTimer_->setTimerType(Qt::PreciseTimer);
     connect(retryTimer_, &QTimer::timeout, this, [this] {
       firstHop_ = true;
       sendRequest(request_.url);
