@@ -50,6 +50,9 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
     // it should be as wide as allowed; its passes over the row are chains of dependent loads, and 1024
     // threads take a 2560-wide row in one step instead of five (measured: 8.7 us per norm at 128).
     token_wg_ = std::min<uint32_t>({1024, d.max_workgroup_invocations, 64 * std::max(1u, d.min_subgroup_size)});
+    // A block has a workgroup per token already: narrower ones leave fewer idle invocations (a
+    // 2560-wide row is 640 real4s) and fewer subgroup partials to sum, and more fit an SM at once.
+    block_token_wg_ = std::min(256u, token_wg_);
     // The one-token LM head: as many rows per workgroup as threads (x staged once per 512 rows, 1.6%
     // of the rows' bytes). Measured on the H100 (2B4T head of 657 MB, threads / rows per workgroup:
     // ms): 128/64: 0.267, 256/256: 0.260, 512/512: 0.229, 1024/1024: 0.226, 1024/2048: 0.276.
@@ -57,21 +60,24 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
   }
   // common.glsl keeps one partial per subgroup in 64 slots.
   const uint32_t min_sg = std::max(1u, d.min_subgroup_size);
-  for (uint32_t w : {wg_, mat_wg_, attn_wg_, token_wg_, lm_wg_})
+  for (uint32_t w : {wg_, mat_wg_, attn_wg_, token_wg_, block_token_wg_, lm_wg_})
     require(w / min_sg <= 64 && w <= d.max_workgroup_invocations,
             "workgroup size " + std::to_string(w) + " does not suit " + d.name);
 
   embed_ = std::make_unique<Pipeline>(ctx, "embed" + sfx, 4, 12, std::vector<uint32_t>{wg_});
-  norm_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{token_wg_, 1, 0, 1});
-  quant_q8_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{token_wg_, 0, 0, 1});
-  norm_f32_ = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{token_wg_, 1, 1, 0});
+  for (uint32_t b = 0; b < 2; ++b) {
+    const uint32_t twg = b ? block_token_wg_ : token_wg_;
+    norm_q8_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{twg, 1, 0, 1});
+    quant_q8_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{twg, 0, 0, 1});
+    norm_f32_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{twg, 1, 1, 0});
+    rope_[b] = std::make_unique<Pipeline>(ctx, "rope_kv" + sfx, 7, 12, std::vector<uint32_t>{twg, kv_f16 ? 1u : 0u});
+  }
   for (uint32_t mode = 0; mode < 3; ++mode)
     for (uint32_t b = 0; b < 2; ++b)
       ternary_[mode][b] = std::make_unique<Pipeline>(ctx, (dot_ ? "ternary_matmul_dot" : "ternary_matmul") + sfx, 6, 16,
                                                       std::vector<uint32_t>{mat_wg_, tpr_, mode, b ? kTokenTile : 1});
   for (uint32_t b = 0; b < 2; ++b)
     lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, 4, 16, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
-  rope_ = std::make_unique<Pipeline>(ctx, "rope_kv" + sfx, 7, 12, std::vector<uint32_t>{token_wg_, kv_f16 ? 1u : 0u});
   attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 6, 16,
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
@@ -92,12 +98,13 @@ void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const 
                             const BufferRange* s, uint32_t k, float eps, uint32_t max_tokens, bool last_only) {
   require(k % 4 == 0 && k > 0, "rmsnorm_quant: size " + std::to_string(k) + " is not a positive multiple of 4");
   const Pipeline* p = nullptr;
+  const size_t block = max_tokens > 1 && !last_only ? 1 : 0;
   if (q && s) {
     require(h == nullptr, "rmsnorm_quant: writing both h and q is not a variant");
-    p = w ? norm_q8_.get() : quant_q8_.get();
+    p = w ? norm_q8_[block].get() : quant_q8_[block].get();
   } else {
     require(w && h, "rmsnorm_quant: the f32 variant needs a weight and an output");
-    p = norm_f32_.get();
+    p = norm_f32_[block].get();
   }
   const BufferRange r[] = {params, x, w ? *w : x, h ? *h : x, q ? *q : x, s ? *s : x};
   struct {
@@ -130,7 +137,8 @@ void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   require(kv_heads > 0 && heads % kv_heads == 0, "rope_kv: heads are not a multiple of KV heads");
   const BufferRange r[] = {params, q, k, v, rope_table, k_cache, v_cache};
   const uint32_t push[] = {heads, kv_heads, head_dim};
-  cs.dispatch(*rope_, da.make(*rope_, r), push, sizeof push, max_tokens);
+  const Pipeline& p = *rope_[max_tokens > 1 ? 1 : 0];
+  cs.dispatch(p, da.make(p, r), push, sizeof push, max_tokens);
 }
 
 void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,

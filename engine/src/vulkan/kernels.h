@@ -117,7 +117,10 @@ class Kernels {
   bool staged_lm_head_ = true;
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64, token_wg_ = 64;
   uint32_t lm_wg_ = 64;  // threads (and rows) per workgroup of the one-token LM head
-  std::unique_ptr<Pipeline> embed_, norm_q8_, quant_q8_, norm_f32_, rope_, attn_, attn_combine_, argmax_;
+  std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, argmax_;
+  // One workgroup per token, [one token, block]: a block's workgroups are narrower (block_token_wg_).
+  std::unique_ptr<Pipeline> norm_q8_[2], quant_q8_[2], norm_f32_[2], rope_[2];
+  uint32_t block_token_wg_ = 64;
   std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
   std::unique_ptr<TernaryGemm> gemm_;        // blocks, where the int8 dot product is in use
   std::unique_ptr<Pipeline> lm_head_[2];
