@@ -398,7 +398,10 @@ const uint VK = CH / VPARTS;    // value pairs per invocation per chunk
 shared real qs[GQ * HD];
 shared real ps[GQ * CH];
 shared real hm[GQ], hl[GQ], hf[GQ];
-shared real vred[VPARTS * GQ * HD];
+// The value pass's partial sums: VRED slots; with more groups than 4, the upper half adds into the
+// lower half's slots first (shared memory: eight slots of double would not fit beside the rest).
+const uint VRED = VPARTS > 4u ? VPARTS / 2u : VPARTS;
+shared real vred[VRED * GQ * HD];
 shared real wsplit[GQ * MAXS], lsplit[GQ * MAXS], wexp[GQ * MAXS];  // the merge's m, l, weights
 shared bool last_to_arrive;
 
@@ -516,18 +519,28 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
     first = false;
     barrier();  // ps[] is rewritten by the next chunk
   }
-  if (vpart < VPARTS)
+  if (vpart < VPARTS && vpart >= VPARTS - VRED)
     for (uint h = 0; h < GQ; ++h) {
-      vred[(vpart * GQ + h) * HD + 2u * vw] = va[h][0];
-      vred[(vpart * GQ + h) * HD + 2u * vw + 1u] = va[h][1];
+      const uint b = ((vpart - (VPARTS - VRED)) * GQ + h) * HD + 2u * vw;
+      vred[b] = va[h][0];
+      vred[b + 1u] = va[h][1];
     }
+  if (VPARTS > VRED) {
+    barrier();
+    if (vpart < VPARTS - VRED)
+      for (uint h = 0; h < GQ; ++h) {
+        const uint b = (vpart * GQ + h) * HD + 2u * vw;
+        vred[b] += va[h][0];
+        vred[b + 1u] += va[h][1];
+      }
+  }
   barrier();
 }
 
 // The unnormalised output e = h * HD + d of the last attend().
 real out_at(uint e) {
   real r = real(0);
-  for (uint p = 0; p < VPARTS; ++p) r += vred[p * GQ * HD + e];
+  for (uint p = 0; p < VRED; ++p) r += vred[p * GQ * HD + e];
   return r;
 }
 

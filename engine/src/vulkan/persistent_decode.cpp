@@ -84,8 +84,16 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
     return x.kmax + rpw * rb + 64 * (rb + 4) +
            rb * (uint64_t{x.gq} * s.head_dim * (1 + parts) + x.gq * (kChunkKeys + 3) + 3ull * x.gq * l.max_splits + 64) + 16;
   };
-  l.value_parts = shared(4) <= d.max_shared_memory ? 4 : 2;
-  if (shared(l.value_parts) > d.max_shared_memory) return no("the kernel's shared memory exceeds the device's");
+  // The value pass: as many groups of HD / 2 invocations as the workgroup holds (up to 8: every
+  // invocation then takes its share of a chunk's values, and holds fewer of them in registers), fewer
+  // where their partial sums do not fit (more than 4 groups need half as many slots).
+  l.value_parts = 0;
+  for (const uint32_t parts : {8u, 4u, 2u})
+    if (parts * s.head_dim / 2 <= l.wg && shared(parts > 4 ? parts / 2 : parts) <= d.max_shared_memory) {
+      l.value_parts = parts;
+      break;
+    }
+  if (l.value_parts == 0) return no("the kernel's shared memory exceeds the device's");
   return l;
 }
 
