@@ -79,10 +79,14 @@ const uint RPW = WG / TPR;
 const uint QDIM = HEADS * HD, KVDIM = KV_HEADS * HD, GQ = HEADS / KV_HEADS;
 const uint O_OFF = QDIM, A_OFF = 2u * QDIM;  // regions of act[]
 const uint NQ = QDIM / RPW, NK = KVDIM / RPW;
-const uint QKV_CHUNKS = NQ + 2u * NK, DIM_CHUNKS = DIM / RPW, FFN_CHUNKS = FFN / RPW;
+// The gate step gives each row half the lanes (TPRG) and each chunk twice the rows (RPWG): with 16
+// lanes, 216 chunks of 32 rows left 84 of the H100's 132 workgroups two chunks (12 uvec4s a lane,
+// the kernel's largest array); 108 chunks of 64 rows are one each (10 uvec4s, no lane idle).
+const uint TPRG = TPR > 4u ? TPR / 2u : TPR, RPWG = WG / TPRG;
+const uint QKV_CHUNKS = NQ + 2u * NK, DIM_CHUNKS = DIM / RPW, FFN_CHUNKS = FFN / RPWG;
 const uint IT_QKV = (QKV_CHUNKS + G - 1u) / G, IT_DIM = (DIM_CHUNKS + G - 1u) / G, IT_FFN = (FFN_CHUNKS + G - 1u) / G;
 const uint VPL_D = (DIM / 64u + TPR - 1u) / TPR, VPL_Q = (QDIM / 64u + TPR - 1u) / TPR,
-           VPL_F = (FFN / 64u + TPR - 1u) / TPR;
+           VPL_F = (FFN / 64u + TPR - 1u) / TPR, VPL_G = (DIM / 64u + TPRG - 1u) / TPRG;
 
 shared uvec4 sq[KMAX / 16];  // the quantized input row, laid out as in bitlinear_decode.glsl
 shared real res[RPW];
@@ -284,26 +288,30 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int
   return sc;
 }
 
-// Row `row` of the matrix at lw[base] (k wide) into pf[at .. at + vpl).
-void load_row(inout uvec4 pf[PF], uint at, uint vpl, uint base, uint row, uint k, bool live) {
+// Row `row` of the matrix at lw[base] (k wide) into pf[at .. at + vpl), tpr lanes per row.
+void load_row(inout uvec4 pf[PF], uint at, uint vpl, uint base, uint row, uint k, bool live, uint tpr) {
   for (uint i = 0; i < vpl; ++i) {
-    const uint j = lane + i * TPR;
+    const uint j = tid % tpr + i * tpr;
     pf[at + i] = live && j < k / 64u ? lw[base + row * (k / 64u) + j] : uvec4(0);
   }
 }
 
 // The exact integer dot product of the row in pf[at .. at + vpl) with sq[], summed over the row's lanes.
 // qsum: the sum of the row's int8 activations (quantize_input), for CODES_AS_STORED.
-int row_dot(in uvec4 pf[PF], uint at, uint vpl, uint k, int qsum) {
+int row_dot(in uvec4 pf[PF], uint at, uint vpl, uint k, int qsum, uint tpr) {
   int acc = 0;
   for (uint i = 0; i < vpl; ++i) {
-    const uint j = lane + i * TPR;
+    const uint j = tid % tpr + i * tpr;
     if (j < k / 64u) acc += dot_block(pf[at + i], j, k);
   }
 #ifdef TRIT_CLUSTERED
-  acc = subgroupClusteredAdd(acc, 16u);  // the clustered variants run with TPR = 16 (a cluster size must be a literal)
+  // The clustered variants run with TPR = 16, TPRG = 8 (a cluster size must be a literal).
+  if (tpr == 16u)
+    acc = subgroupClusteredAdd(acc, 16u);
+  else
+    acc = subgroupClusteredAdd(acc, 8u);
 #else
-  acc = butterfly_sum(acc, TPR);
+  acc = butterfly_sum(acc, tpr);
 #endif
   return CODES_AS_STORED ? acc - qsum : acc;
 }
@@ -326,7 +334,7 @@ void prefetch_qkv(inout uvec4 pf[PF]) {
     uint mat, first;
     const uint row = qkv_row(min(c, QKV_CHUNKS - 1u), mat, first);
     const uint base = mat == 0u ? pc.wq : mat == 1u ? pc.wk : pc.wv;
-    load_row(pf, it * VPL_D, VPL_D, base, row, DIM, c < QKV_CHUNKS);
+    load_row(pf, it * VPL_D, VPL_D, base, row, DIM, c < QKV_CHUNKS, TPR);
   }
 }
 
@@ -345,7 +353,7 @@ void step_qkv(in uvec4 pf[PF], inout vec4 nvp[XPT], uint pos) {
     if (c >= QKV_CHUNKS) break;  // uniform
     uint mat, first;
     qkv_row(c, mat, first);
-    const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum);
+    const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum, TPR);
     const float scale = mat == 0u ? pc.sq : mat == 1u ? pc.sk : pc.sv;
     if (lane == 0u) res[lr] = real(acc) / sc * real(scale);
     barrier();
@@ -622,16 +630,16 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos) {
 void prefetch_rows(inout uvec4 pf[PF], uint base, uint chunks, uint its, uint vpl, uint k) {
   for (uint it = 0; it < its; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
-    load_row(pf, it * vpl, vpl, base, min(c, chunks - 1u) * RPW + lr, k, c < chunks);
+    load_row(pf, it * vpl, vpl, base, min(c, chunks - 1u) * RPW + lr, k, c < chunks, TPR);
   }
 }
 
 void prefetch_gate(inout uvec4 pf[PF]) {
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
-    const uint row = min(c, FFN_CHUNKS - 1u) * RPW + lr;
-    load_row(pf, (2u * it) * VPL_D, VPL_D, pc.wgate, row, DIM, c < FFN_CHUNKS);
-    load_row(pf, (2u * it + 1u) * VPL_D, VPL_D, pc.wup, row, DIM, c < FFN_CHUNKS);
+    const uint row = min(c, FFN_CHUNKS - 1u) * RPWG + tid / TPRG;
+    load_row(pf, (2u * it) * VPL_G, VPL_G, pc.wgate, row, DIM, c < FFN_CHUNKS, TPRG);
+    load_row(pf, (2u * it + 1u) * VPL_G, VPL_G, pc.wup, row, DIM, c < FFN_CHUNKS, TPRG);
   }
 }
 
@@ -643,7 +651,7 @@ void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint
   for (uint it = 0; it < IT_DIM; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= DIM_CHUNKS) break;
-    const int acc = row_dot(pf, it * vpl, vpl, k, qsum);
+    const int acc = row_dot(pf, it * vpl, vpl, k, qsum, TPR);
     if (lane == 0u) xa[c * RPW + lr] += real(acc) / sc * real(scale);
   }
 }
@@ -655,13 +663,13 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= FFN_CHUNKS) break;
-    const int a1 = row_dot(pf, (2u * it) * VPL_D, VPL_D, DIM, qsum);
-    const int a2 = row_dot(pf, (2u * it + 1u) * VPL_D, VPL_D, DIM, qsum);
-    if (lane == 0u) {
+    const int a1 = row_dot(pf, (2u * it) * VPL_G, VPL_G, DIM, qsum, TPRG);
+    const int a2 = row_dot(pf, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
+    if (tid % TPRG == 0u) {
       const real g = real(a1) / sc * real(pc.sgate);
       const real u = real(a2) / sc * real(pc.sup);
       const real r = max(g, real(0));
-      act[A_OFF + c * RPW + lr] = r * r * u;
+      act[A_OFF + c * RPWG + tid / TPRG] = r * r * u;
     }
   }
 }

@@ -24,7 +24,7 @@ struct Push {
 };
 
 struct Derived {
-  uint32_t rpw, qdim, kvdim, gq, kmax, xpt, prefetch;
+  uint32_t rpw, rpw_gate, qdim, kvdim, gq, kmax, xpt, prefetch;
 };
 
 Derived derive(const PersistentDecode::Shape& s, uint32_t wg, uint32_t tpr, uint32_t groups) {
@@ -37,8 +37,11 @@ Derived derive(const PersistentDecode::Shape& s, uint32_t wg, uint32_t tpr, uint
   d.xpt = ceil_div(d.kmax / 4, wg);
   auto vpl = [&](uint32_t k) { return ceil_div(k / 64, tpr); };
   auto its = [&](uint32_t rows) { return ceil_div(rows / d.rpw, groups); };
-  d.prefetch = std::max({its(d.qdim + 2 * d.kvdim) * vpl(s.dim), its(s.dim) * vpl(d.qdim), 2 * its(s.ffn) * vpl(s.dim),
-                         its(s.dim) * vpl(s.ffn)});
+  // The gate step: half the lanes per row, twice the rows per chunk (decode_layer.glsl's TPRG, RPWG).
+  const uint32_t tprg = tpr > 4 ? tpr / 2 : tpr;
+  d.rpw_gate = wg / tprg;
+  const uint32_t gate = 2 * ceil_div(s.ffn / d.rpw_gate, groups) * ceil_div(s.dim / 64, tprg);
+  d.prefetch = std::max({its(d.qdim + 2 * d.kvdim) * vpl(s.dim), its(s.dim) * vpl(d.qdim), gate, its(s.dim) * vpl(s.ffn)});
   return d;
 }
 
@@ -66,7 +69,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   const Derived x = derive(s, l.wg, l.tpr, groups);
   const uint32_t rpw = x.rpw;
   if (s.kv_heads == 0 || s.heads % s.kv_heads) return no("the query heads are not a multiple of the KV heads");
-  if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % rpw)
+  if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % x.rpw_gate)
     return no("the head size and projection widths must be multiples of " + std::to_string(rpw) + " rows");
   if (s.dim % 128 || x.qdim % 128 || s.ffn % 128) return no("input widths must be multiples of 128");
   if (s.head_dim % 16 || 2 * s.head_dim > l.wg || x.gq * s.head_dim > 8 * l.wg)
