@@ -23,10 +23,13 @@ std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-// Runs `trit-cli ARGS < stdin` in a scratch folder.
+// Runs `trit-cli ARGS < stdin` in a scratch folder named after the test: ctest runs each test in its
+// own process, several at once, so a per-process counter alone gave concurrent tests the same folder
+// (one test then read another's output).
 Result cli(const std::string& args, const std::string& stdin_text) {
   static int n = 0;
-  auto dir = trit::test::scratch_dir("tokenizer_cli_" + std::to_string(n++));
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  auto dir = trit::test::scratch_dir("tokenizer_cli_" + test + "_" + std::to_string(n++));
   std::ofstream(dir / "in", std::ios::binary) << stdin_text;
   std::string cmd = std::string("'") + TRIT_CLI_EXE + "' " + args + " < '" + (dir / "in").string() + "' > '" +
                     (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
