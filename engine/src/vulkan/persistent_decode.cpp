@@ -24,7 +24,7 @@ struct Push {
 };
 
 struct Derived {
-  uint32_t rpw, rpw_gate, qdim, kvdim, gq, kmax, xpt, prefetch;
+  uint32_t rpw, qdim, kvdim, gq, kmax, xpt, prefetch;
 };
 
 Derived derive(const PersistentDecode::Shape& s, uint32_t wg, uint32_t tpr, uint32_t groups) {
@@ -39,8 +39,8 @@ Derived derive(const PersistentDecode::Shape& s, uint32_t wg, uint32_t tpr, uint
   auto its = [&](uint32_t rows) { return ceil_div(rows / d.rpw, groups); };
   // The gate step: half the lanes per row, twice the rows per chunk (decode_layer.glsl's TPRG, RPWG).
   const uint32_t tprg = tpr > 4 ? tpr / 2 : tpr;
-  d.rpw_gate = wg / tprg;
-  const uint32_t gate = 2 * ceil_div(s.ffn / d.rpw_gate, groups) * ceil_div(s.dim / 64, tprg);
+  const uint32_t rpw_gate = wg / tprg;
+  const uint32_t gate = 2 * ceil_div(s.ffn / rpw_gate, groups) * ceil_div(s.dim / 64, tprg);
   d.prefetch = std::max({its(d.qdim + 2 * d.kvdim) * vpl(s.dim), its(s.dim) * vpl(d.qdim), gate, its(s.dim) * vpl(s.ffn)});
   return d;
 }
@@ -69,7 +69,8 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   const Derived x = derive(s, l.wg, l.tpr, groups);
   const uint32_t rpw = x.rpw;
   if (s.kv_heads == 0 || s.heads % s.kv_heads) return no("the query heads are not a multiple of the KV heads");
-  if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % x.rpw_gate)
+  // (The gate step's chunks of up to 128 rows divide ffn too: ffn is a multiple of 128 below.)
+  if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % rpw)
     return no("the head size and projection widths must be multiples of " + std::to_string(rpw) + " rows");
   if (s.dim % 128 || x.qdim % 128 || s.ffn % 128) return no("input widths must be multiples of 128");
   if (s.head_dim % 16 || 2 * s.head_dim > l.wg || x.gq * s.head_dim > 8 * l.wg)
@@ -81,11 +82,12 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   if (l.prefetch > 48)
     return no("a step's weights take more than 48 registers per lane at " + std::to_string(groups) + " workgroups");
   // Shared memory: the quantized row, reductions, q of a head group, scores, the value pass's
-  // partial sums (VPARTS of them: 4, or 2 where 4 do not fit), the merge's weights.
+  // partial sums (value_slots rows of them), the merge's weights.
   const uint64_t rb = f64 ? 8 : 4;
-  auto shared = [&](uint64_t parts) {
+  auto shared = [&](uint64_t value_slots) {
     return x.kmax + rpw * rb + 64 * (rb + 4) +
-           rb * (uint64_t{x.gq} * s.head_dim * (1 + parts) + x.gq * (kChunkKeys + 3) + 3ull * x.gq * l.max_splits + 64) + 16;
+           rb * (uint64_t{x.gq} * s.head_dim * (1 + value_slots) + x.gq * (kChunkKeys + 3) + 3ull * x.gq * l.max_splits + 64) +
+           16;
   };
   // The value pass: as many groups of HD / 2 invocations as the workgroup holds (up to 8: every
   // invocation then takes its share of a chunk's values, and holds fewer of them in registers), fewer
