@@ -86,17 +86,37 @@ void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const B
   cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, layout_.rows_per_wg()));
 }
 
+const Pipeline& FusedDecode::attention_pipeline(uint32_t wg, uint32_t split_keys) {
+  if (!attention_) {
+    attention_ = std::make_unique<Pipeline>(ctx_, std::string("attention_decode") + (f64_ ? "_f64" : ""), 7, 16,
+                                            std::vector<uint32_t>{wg, kv_f16_ ? 1u : 0u, split_keys});
+    attention_wg_ = wg;
+    attention_split_ = split_keys;
+  } else if (wg != attention_wg_ || split_keys != attention_split_) {
+    throw VulkanError("fused decode: attention asked for workgroups of " + std::to_string(wg) + " and splits of " +
+                      std::to_string(split_keys) + " keys, its kernel was made for " + std::to_string(attention_wg_) +
+                      " and " + std::to_string(attention_split_));
+  }
+  return *attention_;
+}
+
+void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t attention_wg, uint32_t split_keys) {
+  pipeline(kQkv, dim);
+  pipeline(kResidual, qdim);
+  pipeline(kResidual, ffn);
+  pipeline(kGate, dim);
+  attention_pipeline(attention_wg, split_keys);
+}
+
 void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                             const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
                             const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
                             uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys) {
-  if (!attention_)
-    attention_ = std::make_unique<Pipeline>(ctx_, std::string("attention_decode") + (f64_ ? "_f64" : ""), 7, 16,
-                                            std::vector<uint32_t>{wg, kv_f16_ ? 1u : 0u, split_keys});
+  const Pipeline& p = attention_pipeline(wg, split_keys);
   const uint32_t splits = ceil_div(max_context, split_keys);
   const BufferRange r[] = {params, q, k_cache, v_cache, out, scratch, arrived};
   const uint32_t push[] = {heads, kv_heads, head_dim, splits};
-  cs.dispatch(*attention_, da.make(*attention_, r), push, sizeof push, heads, 1, splits);
+  cs.dispatch(p, da.make(p, r), push, sizeof push, heads, 1, splits);
 }
 
 void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,

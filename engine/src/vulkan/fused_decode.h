@@ -34,6 +34,12 @@ class FusedDecode {
   FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot);
   ~FusedDecode();
 
+  // Starts compiling the kernels a model of this shape records (each Pipeline compiles on its own
+  // thread), so they build during the weight upload instead of one after another when the decode
+  // command buffers are recorded (on the H100 with an empty driver cache that was ~1.2 s of load).
+  // attention_wg, split_keys: as attention() will be called with.
+  void prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t attention_wg, uint32_t split_keys);
+
   // q = rope(Wq h), and rope(Wk h), Wv h appended to the caches at params.pos0, with h = norm(x) * nw
   // quantized to int8. dim: width of x; qdim/kvdim: rows of Wq and of Wk/Wv.
   void qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
@@ -61,6 +67,7 @@ class FusedDecode {
 
  private:
   const Pipeline& pipeline(uint32_t mode, uint32_t k);
+  const Pipeline& attention_pipeline(uint32_t wg, uint32_t split_keys);
   const Context& ctx_;
   Layout layout_;
   bool kv_f16_, f64_, dot_;
@@ -70,6 +77,7 @@ class FusedDecode {
   };
   std::vector<Entry> pipes_;
   std::unique_ptr<Pipeline> attention_;
+  uint32_t attention_wg_ = 0, attention_split_ = 0;  // what attention_ was made for
 };
 
 }  // namespace trit::vk

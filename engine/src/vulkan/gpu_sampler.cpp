@@ -46,8 +46,9 @@ GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(
   candidates_ = Buffer(ctx, bytes, MemoryUse::Device);
   const uint32_t zero[2] = {0, 0};
   candidates_.upload(zero, sizeof zero);
-  pipeline_->handle();  // a kernel the driver cannot compile fails here, where callers fall back to the host
 }
+
+void GpuSampler::wait() { pipeline_->handle(); }
 
 GpuSampler::~GpuSampler() = default;
 

@@ -61,6 +61,10 @@ class GpuSampler {
   // otherwise (close, not identical). Throws VulkanError when the device cannot run it.
   GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64);
   explicit GpuSampler(const Context& ctx, uint32_t max_vocab) : GpuSampler(ctx, max_vocab, ctx.info().shader_float64) {}
+  // The kernel compiles on its own thread from construction (Pipeline); wait() blocks until it is
+  // built and throws VulkanError if the driver could not compile it, so a caller can fall back to
+  // sampling on the host before recording anything.
+  void wait();
   ~GpuSampler();
   GpuSampler(const GpuSampler&) = delete;
   GpuSampler& operator=(const GpuSampler&) = delete;

@@ -119,6 +119,11 @@ struct VulkanForward::Impl {
   void adopt_persistent(bool wait);
   bool persistent_failed();
   void check_shape() const;
+  // The fused decode attention's workgroup: wider than the split's keys scores more keys per pass (32
+  // instead of 8 at 256; H100 at context 3872: 1.06 ms of attention per token at 256, 1.11 at 64).
+  uint32_t decode_attention_wg() const {
+    return std::max(kernels->split_keys(), std::min(256u, ctx->info().max_workgroup_invocations));
+  }
 };
 
 void VulkanForward::Impl::check_shape() const {
@@ -267,17 +272,13 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     if (fused && max_tokens == 1) {
       // Decode: five dependent steps per layer (vulkan/fused_decode.h).
       vk::FusedDecode& fd = *fused;
-      // A workgroup wider than the split's keys scores more keys per pass (32 instead of 8 at 256;
-      // H100 at context 3872: 1.06 ms of attention per token at 256, 1.11 at 64).
-      const uint32_t decode_attention_wg =
-          std::max(kn.split_keys(), std::min(256u, ctx->info().max_workgroup_invocations));
       auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale}; };
       fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), R(k_cache[l]), R(v_cache[l]),
              dim, qdim, cfg.kv_heads * cfg.head_dim, cfg.head_dim);
       cs.barrier();
       mark("norm+qkv+rope_kv");
       fd.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), scratch, R(arrived), cfg.heads, cfg.kv_heads,
-                   cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg, kn.split_keys());
+                   cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys());
       cs.barrier();
       mark("attention");
       fd.residual(cs, d, P, W(s.wo), R(o), N(s.attn_sub_norm), eps, X, s.wo.rows, qdim);
@@ -393,6 +394,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                   cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64))
       m.fused = std::make_unique<vk::FusedDecode>(*m.ctx, *layout, m.kv == KvPrecision::F16, f64,
                                                   m.kernels->dot_product());
+    if (m.fused)
+      m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
     // One dispatch per layer where all its workgroups can be resident (the device says how many
     // multiprocessors it has, or the caller chose the grid).
     const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim};
@@ -450,6 +453,14 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
                                  std::to_string(m.context));
 
+  // The greedy step's and the GPU sampler's kernels compile on their own threads during the upload.
+  const uint32_t argmax_wg = m.ctx->info().subgroup_size >= 32 ? std::min(1024u, m.ctx->info().max_workgroup_invocations) : 128u;
+  m.greedy_step = std::make_unique<vk::Pipeline>(*m.ctx, "greedy_step", 4, 8, std::vector<uint32_t>{argmax_wg});
+  try {
+    m.sampler = std::make_unique<vk::GpuSampler>(*m.ctx, cfg.vocab);
+  } catch (const VulkanError&) {
+    m.sampler.reset();
+  }
   m.upload(model);
   for (uint32_t l = 0; l < cfg.layers; ++l) {
     m.k_cache.emplace_back(*m.ctx, cache_bytes, MemoryUse::Device);
@@ -496,14 +507,13 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.step = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Device);
   m.next_token = Buffer(*m.ctx, 4, MemoryUse::Device);
   m.ring = Buffer(*m.ctx, kGreedyRing * 4, MemoryUse::Readback);
-  const uint32_t argmax_wg = m.ctx->info().subgroup_size >= 32 ? std::min(1024u, m.ctx->info().max_workgroup_invocations) : 128u;
-  m.greedy_step = std::make_unique<vk::Pipeline>(*m.ctx, "greedy_step", 4, 8, std::vector<uint32_t>{argmax_wg});
-  // Device-side sampling, where the device runs the sampler (else sessions sample on the host).
-  try {
-    m.sampler = std::make_unique<vk::GpuSampler>(*m.ctx, cfg.vocab);
-  } catch (const VulkanError&) {
-    m.sampler.reset();
-  }
+  // Device-side sampling, where the device runs the sampler (else sessions sample on the host). Its
+  // kernel has compiled during the upload; one the driver could not compile is found here.
+  if (m.sampler) try {
+      m.sampler->wait();
+    } catch (const VulkanError&) {
+      m.sampler.reset();
+    }
   if (m.sampler) m.sample_state = Buffer(*m.ctx, vk::GpuSampler::kStateBytes, MemoryUse::Readback);
   m.record_decoders();
   // Every weight now lives in device memory: drop the process's resident pages of the mapped file,
