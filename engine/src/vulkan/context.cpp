@@ -412,14 +412,17 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
   });
 }
 
-VkPipeline Pipeline::handle() const {
-  if (building_.valid()) {
-    try {
-      pipeline_ = building_.get();
-    } catch (...) {
-      error_ = std::current_exception();
-    }
+void Pipeline::collect() const {
+  if (!building_.valid()) return;
+  try {
+    pipeline_ = building_.get();
+  } catch (...) {
+    error_ = std::current_exception();
   }
+}
+
+VkPipeline Pipeline::handle() const {
+  collect();
   if (error_) std::rethrow_exception(error_);
   return pipeline_;
 }
@@ -429,12 +432,7 @@ bool Pipeline::ready() const {
 }
 
 Pipeline::~Pipeline() {
-  if (building_.valid()) {
-    try {
-      pipeline_ = building_.get();
-    } catch (...) {
-    }
-  }
+  collect();  // the compilation reads module_ and layout_, destroyed below
   if (pipeline_) vkDestroyPipeline(ctx_.device(), pipeline_, nullptr);
   if (layout_) vkDestroyPipelineLayout(ctx_.device(), layout_, nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(ctx_.device(), set_layout_, nullptr);

@@ -156,6 +156,8 @@ class Pipeline {
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  // Waits for the compilation, once, keeping its pipeline or its error.
+  void collect() const;
   mutable std::future<VkPipeline> building_;
   mutable VkPipeline pipeline_ = VK_NULL_HANDLE;
   mutable std::exception_ptr error_;
