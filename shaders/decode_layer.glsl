@@ -219,8 +219,8 @@ void prefetch_norm(inout vec4 nvp[XPT], uint nw4, uint k) {
 }
 
 // RMSNorm of a k-wide input row (norm weights in nvp) and its int8 quantization into sq[]; returns the
-// quantization scale (127 / absmax) and, in qsum, the sum of the int8 values. Ends with a barrier: sq[]
-// is ready.
+// dequantization factor (absmax / 127: a row's integer dot product times it and the matrix scale is the
+// output) and, in qsum, the sum of the int8 values. Ends with a barrier: sq[] is ready.
 // The norm needs the row's sum of squares and the quantization its absmax after the norm; since the
 // norm only scales, absmax(x * nw) * inv is that absmax (to the last bit but for the order of rounding),
 // so both come from ONE workgroup reduction instead of two in sequence.
@@ -257,12 +257,16 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int
       am = max(am, red_max[i]);
     }
   }
-  const real inv = inv_sqrt(ss / real(k) + real(pc.eps));
-  const real sc = real(127) * recip(max(am * inv, real(1e-5)));
-  // q = round_half_away(x * inv * nw * sc): the products in another order and the rounding as
-  // trunc(v +- 0.5) differ from rmsnorm_quant.glsl's only where v lies within an ulp of a rounding
+  // Every workgroup runs this chain between its two barriers, so its length is on the critical path of
+  // every step: 1/k is a constant, and 1/absmax is computed beside 1/sqrt rather than after it. With
+  // the norm's absmax am * inv above the floor, x * inv * nw * 127 / (am * inv) is x * nw * 127 / am.
+  const real inv = inv_sqrt(ss * (real(1) / real(k)) + real(pc.eps));
+  const real r_am = recip(am);
+  const real m = max(am * inv, real(1e-5));
+  // q = round_half_away(x * inv * nw * 127 / m): the products in another order and the rounding as
+  // trunc(v +- 0.5) differ from rmsnorm_quant.glsl's only where v lies within a few ulps of a rounding
   // boundary (never seen in double); this is the work every workgroup repeats for the whole row.
-  const real f = inv * sc;
+  const real f = am * inv >= real(1e-5) ? real(127) * r_am : inv * (real(127) / real(1e-5));
   int qs = 0;
   for (uint i = 0; i < XPT; ++i) {
     const uint e = tid + i * WG;
@@ -283,9 +287,15 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int
     if (subgroupElect()) red_i[gl_SubgroupID] = qs;
   }
   barrier();
-  if (CODES_AS_STORED)
-    for (uint i = 0; i < gl_NumSubgroups; ++i) qsum += red_i[i];
-  return sc;
+  // The partials as above: one subgroup reduction, not a loop of dependent shared loads (a loop over
+  // the 16 partials cost ~400 cycles a step on the H100).
+  if (CODES_AS_STORED) {
+    if (gl_NumSubgroups <= gl_SubgroupSize)
+      qsum = subgroupAdd(gl_SubgroupInvocationID < gl_NumSubgroups ? red_i[gl_SubgroupInvocationID] : 0);
+    else
+      for (uint i = 0; i < gl_NumSubgroups; ++i) qsum += red_i[i];
+  }
+  return m * (real(1) / real(127));
 }
 
 // Row `row` of the matrix at lw[base] (k wide) into pf[at .. at + vpl), tpr lanes per row.
@@ -346,7 +356,7 @@ void step_qkv(in uvec4 pf[PF], inout vec4 nvp[XPT], uint pos) {
   if (gl_WorkGroupID.x >= QKV_CHUNKS) return;
   prefetch_norm(nvp, pc.n_attn, DIM);
   int qsum;
-  const real sc = quantize_input(nvp, true, 0u, DIM, qsum);
+  const real deq = quantize_input(nvp, true, 0u, DIM, qsum);
   const uint half_hd = HD / 2u;
   for (uint it = 0; it < IT_QKV; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
@@ -355,7 +365,7 @@ void step_qkv(in uvec4 pf[PF], inout vec4 nvp[XPT], uint pos) {
     qkv_row(c, mat, first);
     const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum, TPR);
     const float scale = mat == 0u ? pc.sq : mat == 1u ? pc.sk : pc.sv;
-    if (lane == 0u) res[lr] = real(acc) / sc * real(scale);
+    if (lane == 0u) res[lr] = real(acc) * deq * real(scale);
     barrier();
     if (mat == 0u) {
       if (tid < RPW / 2u) {
@@ -647,27 +657,27 @@ void prefetch_gate(inout uvec4 pf[PF]) {
 void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, float scale) {
   if (gl_WorkGroupID.x >= DIM_CHUNKS) return;
   int qsum;
-  const real sc = quantize_input(nvp, false, src_off, k, qsum);
+  const real deq = quantize_input(nvp, false, src_off, k, qsum);
   for (uint it = 0; it < IT_DIM; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= DIM_CHUNKS) break;
     const int acc = row_dot(pf, it * vpl, vpl, k, qsum, TPR);
-    if (lane == 0u) xa[c * RPW + lr] += real(acc) / sc * real(scale);
+    if (lane == 0u) xa[c * RPW + lr] += real(acc) * deq * real(scale);
   }
 }
 
 void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   if (gl_WorkGroupID.x >= FFN_CHUNKS) return;
   int qsum;
-  const real sc = quantize_input(nvp, true, 0u, DIM, qsum);
+  const real deq = quantize_input(nvp, true, 0u, DIM, qsum);
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= FFN_CHUNKS) break;
     const int a1 = row_dot(pf, (2u * it) * VPL_G, VPL_G, DIM, qsum, TPRG);
     const int a2 = row_dot(pf, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
     if (tid % TPRG == 0u) {
-      const real g = real(a1) / sc * real(pc.sgate);
-      const real u = real(a2) / sc * real(pc.sup);
+      const real g = real(a1) * deq * real(pc.sgate);
+      const real u = real(a2) * deq * real(pc.sup);
       const real r = max(g, real(0));
       act[A_OFF + c * RPWG + tid / TPRG] = r * r * u;
     }
