@@ -25,6 +25,7 @@
 // kernels (vulkan/persistent_decode.h).
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_memory_scope_semantics : require
 #ifdef TRIT_CLUSTERED
 #extension GL_KHR_shader_subgroup_clustered : require
 #endif
@@ -105,11 +106,20 @@ const uint BARRIERS = 4u;
 
 // A grid barrier in two halves, so a workgroup issues its next step's weight loads in between: the
 // fence in arrive() would wait for loads issued before it, and nothing after it does. Reads after
-// wait() see the other workgroups' writes: each fenced its writes before arriving, and those reads are
-// `coherent` (from L2, not a stale L1).
+// wait() see the other workgroups' writes: each published its writes before arriving, and those reads
+// are `coherent` (from L2, not a stale L1).
+// Publishing: the workgroup barrier orders every invocation's buffer writes before invocation 0's
+// device-scope release fence, which makes them all available before its arrival (the pattern of CUDA's
+// grid sync). A device-scope fence in every invocation cost ~950 cycles a barrier on the H100 (16 warps
+// each waiting for the memory system), 4-5% of decode.
+void publish_writes() {
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
+  if (tid == 0u) memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+}
+
 void arrive(inout uint bar_k) {
-  memoryBarrierBuffer();
-  barrier();
+  publish_writes();
   if (tid == 0u) {
     bar_k += 1u;
     atomicAdd(sync[0], 1u);
@@ -420,8 +430,7 @@ shared real hm[GQ], hl[GQ], hf[GQ];
 // lower half's slots first (shared memory: eight slots of double would not fit beside the rest).
 const uint VRED = VPARTS > 4u ? VPARTS / 2u : VPARTS;
 shared real vred[VRED * GQ * HD];
-shared real wsplit[GQ * MAXS], lsplit[GQ * MAXS], wexp[GQ * MAXS];  // the merge's m, l, weights
-shared bool last_to_arrive;
+shared uint arrival;  // this workgroup's place among its head group's splits (0: first to finish)
 
 // The cache words of dimensions 2w, 2w + 1 of a row (F16: one packed word in .x; F32: two words).
 uvec2 k_word(uint row, uint g, uint w) {
@@ -562,7 +571,36 @@ real out_at(uint e) {
   return r;
 }
 
-void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos) {
+// The split partials of query head h of KV head g, merged: o = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M)
+// l_s with M the largest m_s. MP invocations per output dimension, each summing every MP-th split with
+// all its loads in flight; each subgroup derives the weights itself (lane s: split s, so MAXS is at most
+// the subgroup size) and hands them round by shuffles: no shared memory, no workgroup barrier.
+const uint MP = WG / HD >= 8u ? 8u : WG / HD >= 4u ? 4u : WG / HD >= 2u ? 2u : 1u;
+const uint MPS = (MAXS + MP - 1u) / MP;  // splits per invocation at most
+void merge_head(uint g, uint h, uint n_splits) {
+  const uint stride = HD + 2u;
+  const uint hb = (g * GQ + h) * MAXS;
+  const uint d = tid / MP, p = tid % MP;
+  const bool live = d < HD;
+  real pv[MPS];
+  for (uint i = 0; i < MPS; ++i) {
+    const uint s2 = p + i * MP;
+    pv[i] = live && s2 < n_splits ? part[(hb + s2) * stride + 2u + d] : real(0);
+  }
+  const uint sl = gl_SubgroupInvocationID;
+  const bool has = sl < n_splits;
+  const real ms = has ? part[(hb + sl) * stride] : real(-3.0e38);
+  const real ls = has ? part[(hb + sl) * stride + 1u] : real(0);
+  const real mx = subgroupMax(ms);
+  const real ws = has ? exp_real(ms - mx) : real(0);
+  const real den = subgroupAdd(ls * ws);
+  real o = real(0);
+  for (uint i = 0; i < MPS; ++i) o += pv[i] * subgroupShuffle(ws, min(p + i * MP, gl_SubgroupSize - 1u));
+  o = butterfly_sum(o, MP);
+  if (live && p == 0u) act[O_OFF + (g * GQ + h) * HD + d] = o / den;
+}
+
+void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout bool gave_up) {
   const uint n_all = pos + 1u;
   uint split, n_splits;
   attention_items(n_all, split, n_splits);
@@ -577,7 +615,9 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos) {
       barrier();
       continue;
     }
-    // Publish this split's partial, count in; the head group's last split merges them all.
+    // Publish this split's partial and count in; the head group's last min(GQ, n_splits) splits to
+    // finish merge them, one query head each (docs/benchmarks.md, pass 5: a merge of every head by the last
+    // split alone took ~8.5k cycles at context 4000, on the path of every workgroup).
     for (uint e = tid; e < GQ * HD; e += WG) {
       const uint h = e / HD, d = e % HD;
       const uint pb = ((g * GQ + h) * MAXS + s) * stride;
@@ -587,52 +627,27 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos) {
       }
       part[pb + 2u + d] = out_at(e);
     }
-    memoryBarrierBuffer();
+    publish_writes();
+    if (tid == 0u) arrival = atomicAdd(sync[2u + g], 1u);
     barrier();
-    if (tid == 0u) last_to_arrive = atomicAdd(sync[2u + g], 1u) == n_splits - 1u;
-    barrier();
-    if (!last_to_arrive) continue;
-    memoryBarrierBuffer();
-    if (tid == 0u) atomicExchange(sync[2u + g], 0u);
-    // Every split's (m, l) in one round of loads, then the weights e^(m_s - m) per (head, split) and
-    // the denominators once, in shared memory; then each output sums its splits with eight loads in
-    // flight (a loop of dependent L2 round trips per split was most of attention's time).
-    for (uint e = tid; e < GQ * n_splits; e += WG) {
-      const uint hh = e / n_splits, ss = e % n_splits;
-      const uint pb = ((g * GQ + hh) * MAXS + ss) * stride;
-      wsplit[hh * MAXS + ss] = part[pb];
-      lsplit[hh * MAXS + ss] = part[pb + 1u];
-    }
-    barrier();
-    for (uint e = tid; e < GQ * n_splits; e += WG) {
-      const uint hh = e / n_splits, ss = e % n_splits;
-      real m = real(-3.0e38);
-      for (uint s2 = 0; s2 < n_splits; ++s2) m = max(m, wsplit[hh * MAXS + s2]);
-      wexp[hh * MAXS + ss] = exp_real(wsplit[hh * MAXS + ss] - m);
-    }
-    barrier();
-    for (uint e = tid; e < GQ * HD; e += WG) {
-      const uint h = e / HD, d = e % HD;
-      real o = real(0), l = real(0);
-      const uint hb = (g * GQ + h) * MAXS;
-      uint s2 = 0u;
-      for (; s2 + 8u <= n_splits; s2 += 8u) {
-        real pv[8];
-        for (uint u = 0; u < 8u; ++u) pv[u] = part[(hb + s2 + u) * stride + 2u + d];
-        for (uint u = 0; u < 8u; ++u) {
-          const real w = wexp[h * MAXS + s2 + u];
-          l += lsplit[h * MAXS + s2 + u] * w;
-          o += pv[u] * w;
+    const uint mergers = min(GQ, n_splits), order = arrival;
+    if (order < n_splits - mergers) continue;
+    // Every split of the group has published once the count reaches n_splits (the last one to arrive
+    // does not wait). Bounded like the grid barrier.
+    if (tid == 0u && !gave_up) {
+      uint spins = 0u;
+      while (sync[2u + g] < n_splits) {
+        if (++spins >= SPIN_LIMIT) {
+          gave_up = true;
+          failed = 1u;
+          break;
         }
       }
-      for (; s2 < n_splits; ++s2) {
-        const real w = wexp[h * MAXS + s2];
-        l += lsplit[h * MAXS + s2] * w;
-        o += part[(hb + s2) * stride + 2u + d] * w;
-      }
-      act[O_OFF + g * GQ * HD + e] = o / l;
     }
     barrier();
+    for (uint h = order - (n_splits - mergers); h < GQ; h += mergers) merge_head(g, h, n_splits);
+    // Count out; the last merger to finish zeroes the count for the next layer (a dispatch boundary away).
+    if (tid == 0u && atomicAdd(sync[2u + g], 1u) == n_splits + mergers - 1u) atomicExchange(sync[2u + g], 0u);
   }
 }
 
@@ -709,7 +724,7 @@ void main() {
     }
   }
   wait_all(bar_base, bar_k, gave_up);
-  step_attention(kpre, vpre, pos);
+  step_attention(kpre, vpre, pos, gave_up);
   arrive(bar_k);
   prefetch_rows(pf, pc.wo, DIM_CHUNKS, IT_DIM, VPL_Q, QDIM);
   prefetch_norm(nvp, pc.n_sub, QDIM);

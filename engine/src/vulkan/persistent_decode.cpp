@@ -76,7 +76,8 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   if (s.head_dim % 16 || 2 * s.head_dim > l.wg || x.gq * s.head_dim > 8 * l.wg)
     return no("head size " + std::to_string(s.head_dim) + " does not suit the attention step");
   if (x.gq > l.wg / max_sg) return no("more query heads per KV head than subgroups per workgroup");
-  l.max_splits = std::max(1u, groups / s.kv_heads);
+  // The merge derives a head's split weights one split per subgroup lane (decode_layer.glsl merge_head).
+  l.max_splits = std::clamp(groups / s.kv_heads, 1u, min_sg);
   l.prefetch = x.prefetch;
   // A step's weights for one lane sit in registers: 48 uvec4s at most.
   if (l.prefetch > 48)
@@ -86,8 +87,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   const uint64_t rb = f64 ? 8 : 4;
   auto shared = [&](uint64_t value_slots) {
     return x.kmax + rpw * rb + 64 * (rb + 4) +
-           rb * (uint64_t{x.gq} * s.head_dim * (1 + value_slots) + x.gq * (kChunkKeys + 3) + 3ull * x.gq * l.max_splits + 64) +
-           16;
+           rb * (uint64_t{x.gq} * s.head_dim * (1 + value_slots) + x.gq * (kChunkKeys + 3) + 64) + 16;
   };
   // The value pass: as many groups of HD / 2 invocations as the workgroup holds (up to 8: every
   // invocation then takes its share of a chunk's values, and holds fewer of them in registers), fewer
@@ -171,8 +171,10 @@ void PersistentDecode::raise_failure_for_test() {
 }
 
 void PersistentDecode::begin_call() {
-  const uint32_t zero = 0;
-  sync_.upload(&zero, 4);
+  // The barrier count, and the split counts a merger zeroes after each layer (zeroed here too, so a
+  // call after a workgroup gave up starts clean).
+  const std::vector<uint32_t> zeros(2 + shape_.kv_heads, 0u);
+  sync_.upload(zeros.data(), zeros.size() * 4);
 }
 
 }  // namespace trit::vk
