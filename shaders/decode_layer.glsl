@@ -86,6 +86,7 @@ const uint NQ = QDIM / RPW, NK = KVDIM / RPW;
 const uint TPRG = TPR > 4u ? TPR / 2u : TPR, RPWG = WG / TPRG;
 const uint QKV_CHUNKS = NQ + 2u * NK, DIM_CHUNKS = DIM / RPW, FFN_CHUNKS = FFN / RPWG;
 const uint IT_QKV = (QKV_CHUNKS + G - 1u) / G, IT_DIM = (DIM_CHUNKS + G - 1u) / G, IT_FFN = (FFN_CHUNKS + G - 1u) / G;
+const uint WO_SLOTS = IT_DIM * ((QDIM / 64u + TPR - 1u) / TPR);  // pf slots the wo step uses
 const uint VPL_D = (DIM / 64u + TPR - 1u) / TPR, VPL_Q = (QDIM / 64u + TPR - 1u) / TPR,
            VPL_F = (FFN / 64u + TPR - 1u) / TPR, VPL_G = (DIM / 64u + TPRG - 1u) / TPRG;
 
@@ -308,9 +309,12 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int
   return m * (real(1) / real(127));
 }
 
-// Row `row` of the matrix at lw[base] (k wide) into pf[at .. at + vpl), tpr lanes per row.
-void load_row(inout uvec4 pf[PF], uint at, uint vpl, uint base, uint row, uint k, bool live, uint tpr) {
+// Row `row` of the matrix at lw[base] (k wide) into pf[at .. at + vpl), tpr lanes per row; only the
+// slots in [lo, hi) (a step's loads issued in two parts).
+void load_row(inout uvec4 pf[PF], uint at, uint vpl, uint base, uint row, uint k, bool live, uint tpr, uint lo,
+              uint hi) {
   for (uint i = 0; i < vpl; ++i) {
+    if (at + i < lo || at + i >= hi) continue;
     const uint j = tid % tpr + i * tpr;
     pf[at + i] = live && j < k / 64u ? lw[base + row * (k / 64u) + j] : uvec4(0);
   }
@@ -354,7 +358,7 @@ void prefetch_qkv(inout uvec4 pf[PF]) {
     uint mat, first;
     const uint row = qkv_row(min(c, QKV_CHUNKS - 1u), mat, first);
     const uint base = mat == 0u ? pc.wq : mat == 1u ? pc.wk : pc.wv;
-    load_row(pf, it * VPL_D, VPL_D, base, row, DIM, c < QKV_CHUNKS, TPR);
+    load_row(pf, it * VPL_D, VPL_D, base, row, DIM, c < QKV_CHUNKS, TPR, 0u, PF);
   }
 }
 
@@ -362,9 +366,8 @@ uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 
 // Workgroups without a row chunk in a step skip it whole (the quantization too: every workgroup reads
 // the whole input row from L2 for it, and idle ones would only add to that traffic).
-void step_qkv(in uvec4 pf[PF], inout vec4 nvp[XPT], uint pos) {
+void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
   if (gl_WorkGroupID.x >= QKV_CHUNKS) return;
-  prefetch_norm(nvp, pc.n_attn, DIM);
   int qsum;
   const real deq = quantize_input(nvp, true, 0u, DIM, qsum);
   const uint half_hd = HD / 2u;
@@ -655,16 +658,17 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout 
 void prefetch_rows(inout uvec4 pf[PF], uint base, uint chunks, uint its, uint vpl, uint k) {
   for (uint it = 0; it < its; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
-    load_row(pf, it * vpl, vpl, base, min(c, chunks - 1u) * RPW + lr, k, c < chunks, TPR);
+    load_row(pf, it * vpl, vpl, base, min(c, chunks - 1u) * RPW + lr, k, c < chunks, TPR, 0u, PF);
   }
 }
 
-void prefetch_gate(inout uvec4 pf[PF]) {
+// The gate step's weights in the slots [lo, hi) of pf.
+void prefetch_gate(inout uvec4 pf[PF], uint lo, uint hi) {
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     const uint row = min(c, FFN_CHUNKS - 1u) * RPWG + tid / TPRG;
-    load_row(pf, (2u * it) * VPL_G, VPL_G, pc.wgate, row, DIM, c < FFN_CHUNKS, TPRG);
-    load_row(pf, (2u * it + 1u) * VPL_G, VPL_G, pc.wup, row, DIM, c < FFN_CHUNKS, TPRG);
+    load_row(pf, (2u * it) * VPL_G, VPL_G, pc.wgate, row, DIM, c < FFN_CHUNKS, TPRG, lo, hi);
+    load_row(pf, (2u * it + 1u) * VPL_G, VPL_G, pc.wup, row, DIM, c < FFN_CHUNKS, TPRG, lo, hi);
   }
 }
 
@@ -711,6 +715,8 @@ void main() {
     const uint c = sync[0];
     bar_base = c - c % (BARRIERS * G);
   }
+  // The norm weights first: the quantisation waits for them and for x, the dot products for the rows.
+  if (gl_WorkGroupID.x < QKV_CHUNKS) prefetch_norm(nvp, pc.n_attn, DIM);
   prefetch_qkv(pf);
   step_qkv(pf, nvp, pos);
   arrive(bar_k);
@@ -727,11 +733,15 @@ void main() {
   step_attention(kpre, vpre, pos, gave_up);
   arrive(bar_k);
   prefetch_rows(pf, pc.wo, DIM_CHUNKS, IT_DIM, VPL_Q, QDIM);
+  // The wo step uses the first WO_SLOTS of pf: the gate step's weights for the others load now, a
+  // whole step ahead (the gate step reads the most bytes per workgroup, and its loads issued only at
+  // the barrier before it were still arriving during its dot products).
+  prefetch_gate(pf, WO_SLOTS, PF);
   prefetch_norm(nvp, pc.n_sub, QDIM);
   wait_all(bar_base, bar_k, gave_up);
   step_residual(pf, nvp, O_OFF, QDIM, VPL_Q, pc.so);
   arrive(bar_k);
-  prefetch_gate(pf);
+  prefetch_gate(pf, 0u, WO_SLOTS);
   prefetch_norm(nvp, pc.n_ffn, DIM);
   wait_all(bar_base, bar_k, gave_up);
   step_gate(pf, nvp);
