@@ -187,6 +187,25 @@ int dot_block(uvec4 w, uint j, uint k) {
 }
 #endif
 
+// dot_block for two rows over the same block j of the input: each activation word is read from shared
+// memory once for both (the gate step's gate and up rows; shared-memory reads bound its dot products).
+ivec2 dot_block2(uvec4 w1, uvec4 w2, uint j, uint k) {
+  ivec2 r = ivec2(0);
+  for (uint g = 0; g < 4; ++g) {
+    const uvec4 a = sq[g * (k / 64u) + j];
+    for (uint q = 0; q < 4; ++q) {
+#ifdef TRIT_DOT
+      r.x += sdot4x8(int((w1[q] >> (6u - 2u * g)) & 0x03030303u), int(a[q]), 0);
+      r.y += sdot4x8(int((w2[q] >> (6u - 2u * g)) & 0x03030303u), int(a[q]), 0);
+#else
+      r.x += dot4(w1[q], 6u - 2u * g, a[q]);
+      r.y += dot4(w2[q], 6u - 2u * g, a[q]);
+#endif
+    }
+  }
+  return r;
+}
+
 // Elements 4e .. 4e + 3 of an input row: x, or act[] from offset src_off (even).
 real4 in4(uint src_off, bool from_x, uint e) {
   if (from_x) return real4(xa2[2u * e], xa2[2u * e + 1u]);
@@ -336,6 +355,24 @@ int row_dot(in uvec4 pf[PF], uint at, uint vpl, uint k, int qsum, uint tpr) {
     acc = subgroupClusteredAdd(acc, 8u);
 #else
   acc = butterfly_sum(acc, tpr);
+#endif
+  return CODES_AS_STORED ? acc - qsum : acc;
+}
+
+// row_dot for two rows whose slots hold the same input blocks (pf[at1 ..], pf[at2 ..]), tpr lanes per row.
+ivec2 row_dot2(in uvec4 pf[PF], uint at1, uint at2, uint vpl, uint k, int qsum, uint tpr) {
+  ivec2 acc = ivec2(0);
+  for (uint i = 0; i < vpl; ++i) {
+    const uint j = tid % tpr + i * tpr;
+    if (j < k / 64u) acc += dot_block2(pf[at1 + i], pf[at2 + i], j, k);
+  }
+#ifdef TRIT_CLUSTERED
+  if (tpr == 16u)
+    acc = subgroupClusteredAdd(acc, 16u);
+  else
+    acc = subgroupClusteredAdd(acc, 8u);
+#else
+  acc = ivec2(butterfly_sum(acc.x, tpr), butterfly_sum(acc.y, tpr));
 #endif
   return CODES_AS_STORED ? acc - qsum : acc;
 }
@@ -692,8 +729,8 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= FFN_CHUNKS) break;
-    const int a1 = row_dot(pf, (2u * it) * VPL_G, VPL_G, DIM, qsum, TPRG);
-    const int a2 = row_dot(pf, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
+    const ivec2 a12 = row_dot2(pf, (2u * it) * VPL_G, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
+    const int a1 = a12.x, a2 = a12.y;
     if (tid % TPRG == 0u) {
       const real g = real(a1) * deq * real(pc.sgate);
       const real u = real(a2) * deq * real(pc.sup);
