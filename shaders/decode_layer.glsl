@@ -485,10 +485,11 @@ real2 pair_of(uvec2 w) {
   return KV_F16 ? real2(unpackHalf2x16(w.x)) : real2(uintBitsToFloat(w.x), uintBitsToFloat(w.y));
 }
 
-// This invocation's key and value words of the chunk [c0, c0 + cnt) of KV head g, loaded ahead of use:
-// the cache is read with latency of microseconds, so a chunk's loads are issued while the grid barrier
-// before attention (the first chunk) or the previous chunk (the others) is still in progress. Only rows
-// in [lo, hi) are loaded: before the barrier the current token's row is not written yet.
+// This invocation's key and value words of the chunk [c0, c0 + cnt) of KV head g. A work item's first
+// chunk is loaded while the grid barrier before attention is still in progress, the others at the
+// start of their chunk: loading the next chunk a whole chunk ahead kept 32 more registers live through
+// the chunk's arithmetic, in a kernel at its register cap, and measured ~1% slower at every context.
+// Only rows in [lo, hi) are loaded: before the barrier the current token's row is not written yet.
 void load_chunk(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint c0, uint cnt, uint lo, uint hi) {
   const uint kslot = tid / TPK, kpart = tid % TPK, vw = tid % VW, vpart = tid / VW;
   const uint kr = c0 + kslot;
@@ -525,10 +526,7 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
   bool first = true;
   for (uint c0 = k0; c0 < k1; c0 += CH) {
     const uint cnt = min(CH, k1 - c0);
-    uvec2 kcur[KW], vcur[VK];
-    for (uint i = 0; i < KW; ++i) kcur[i] = kpre[i];
-    for (uint i = 0; i < VK; ++i) vcur[i] = vpre[i];
-    if (c0 + CH < k1) load_chunk(kpre, vpre, g, c0 + CH, min(CH, k1 - c0 - CH), 0u, 0xffffffffu);
+    if (c0 != k0) load_chunk(kpre, vpre, g, c0, cnt, 0u, 0xffffffffu);
     // Scores: TPK invocations per key, each a strided slice of the dimensions, for all GQ heads (one
     // load of a key row serves every query head of its group).
     real d[GQ];
@@ -536,12 +534,27 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
     if (kslot < cnt)
       for (uint i = 0; i < KW; ++i) {
         const uint d2 = kpart + TPK * i;
-        const real2 kk = pair_of(kcur[i]);
+        const real2 kk = pair_of(kpre[i]);
         for (uint h = 0; h < GQ; ++h) d[h] += qs[h * HD + 2u * d2] * kk.x + qs[h * HD + 2u * d2 + 1u] * kk.y;
       }
-    for (uint h = 0; h < GQ; ++h) {
-      const real sum = CLUSTER_SUM(d[h], TPK);
-      if (kpart == 0u && kslot < cnt) ps[h * CH + kslot] = sum * scale;
+    if (GQ == 4u && TPK == 8u) {
+      // Reduce-scatter over the key's 8 lanes: each level halves the values a lane carries, so the
+      // four heads' sums take 4 shuffles instead of 12; lanes 2h and 2h + 1 end with head h's.
+      const bool hi4 = (kpart & 4u) != 0u, hi2 = (kpart & 2u) != 0u;
+      real a0 = hi4 ? d[2 % GQ] : d[0], a1 = hi4 ? d[3 % GQ] : d[1 % GQ];
+      const real s0 = hi4 ? d[0] : d[2 % GQ], s1 = hi4 ? d[1 % GQ] : d[3 % GQ];
+      a0 += subgroupShuffleXor(s0, 4u);
+      a1 += subgroupShuffleXor(s1, 4u);
+      real b = hi2 ? a1 : a0;
+      b += subgroupShuffleXor(hi2 ? a0 : a1, 2u);
+      b += subgroupShuffleXor(b, 1u);
+      const uint h = (hi4 ? 2u : 0u) + (hi2 ? 1u : 0u);
+      if ((kpart & 1u) == 0u && kslot < cnt) ps[h * CH + kslot] = b * scale;
+    } else {
+      for (uint h = 0; h < GQ; ++h) {
+        const real sum = CLUSTER_SUM(d[h], TPK);
+        if (kpart == 0u && kslot < cnt) ps[h * CH + kslot] = sum * scale;
+      }
     }
     barrier();
     // Softmax bookkeeping: subgroup h takes head h.
@@ -575,7 +588,7 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
       for (uint i = 0; i < VK; ++i) {
         const uint j = vpart + VPARTS * i;
         if (j >= cnt) break;
-        const real2 vv = pair_of(vcur[i]);
+        const real2 vv = pair_of(vpre[i]);
         for (uint h = 0; h < GQ; ++h) {
           const real p = ps[h * CH + j];
           va[h][0] += p * vv.x;
