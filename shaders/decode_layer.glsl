@@ -155,6 +155,10 @@ int butterfly_sum(int v, uint n) {
   for (uint off = n / 2u; off > 0u; off /= 2u) v += subgroupShuffleXor(v, off);
   return v;
 }
+ivec2 butterfly_sum(ivec2 v, uint n) {
+  for (uint off = n / 2u; off > 0u; off /= 2u) v += subgroupShuffleXor(v, off);
+  return v;
+}
 real butterfly_sum(real v, uint n) {
   for (uint off = n / 2u; off > 0u; off /= 2u) v += subgroupShuffleXor(v, off);
   return v;
@@ -339,6 +343,18 @@ void load_row(inout uvec4 pf[PF], uint at, uint vpl, uint base, uint row, uint k
   }
 }
 
+// Adds a row's partial sums (int or ivec2) over its tpr lanes, in place: the clustered variants run with
+// TPR = 16, TPRG = 8 (a cluster size must be a literal).
+#ifdef TRIT_CLUSTERED
+#define ROW_SUM(acc, tpr)                  \
+  if ((tpr) == 16u)                        \
+    acc = subgroupClusteredAdd(acc, 16u);  \
+  else                                     \
+    acc = subgroupClusteredAdd(acc, 8u)
+#else
+#define ROW_SUM(acc, tpr) acc = butterfly_sum(acc, tpr)
+#endif
+
 // The exact integer dot product of the row in pf[at .. at + vpl) with sq[], summed over the row's lanes.
 // qsum: the sum of the row's int8 activations (quantize_input), for CODES_AS_STORED.
 int row_dot(in uvec4 pf[PF], uint at, uint vpl, uint k, int qsum, uint tpr) {
@@ -347,15 +363,7 @@ int row_dot(in uvec4 pf[PF], uint at, uint vpl, uint k, int qsum, uint tpr) {
     const uint j = tid % tpr + i * tpr;
     if (j < k / 64u) acc += dot_block(pf[at + i], j, k);
   }
-#ifdef TRIT_CLUSTERED
-  // The clustered variants run with TPR = 16, TPRG = 8 (a cluster size must be a literal).
-  if (tpr == 16u)
-    acc = subgroupClusteredAdd(acc, 16u);
-  else
-    acc = subgroupClusteredAdd(acc, 8u);
-#else
-  acc = butterfly_sum(acc, tpr);
-#endif
+  ROW_SUM(acc, tpr);
   return CODES_AS_STORED ? acc - qsum : acc;
 }
 
@@ -366,14 +374,7 @@ ivec2 row_dot2(in uvec4 pf[PF], uint at1, uint at2, uint vpl, uint k, int qsum, 
     const uint j = tid % tpr + i * tpr;
     if (j < k / 64u) acc += dot_block2(pf[at1 + i], pf[at2 + i], j, k);
   }
-#ifdef TRIT_CLUSTERED
-  if (tpr == 16u)
-    acc = subgroupClusteredAdd(acc, 16u);
-  else
-    acc = subgroupClusteredAdd(acc, 8u);
-#else
-  acc = ivec2(butterfly_sum(acc.x, tpr), butterfly_sum(acc.y, tpr));
-#endif
+  ROW_SUM(acc, tpr);
   return CODES_AS_STORED ? acc - qsum : acc;
 }
 
