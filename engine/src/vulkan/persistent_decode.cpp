@@ -119,9 +119,9 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   pipe_ = std::make_unique<Pipeline>(ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   sync_ = Buffer(ctx, uint64_t{2 + shape.kv_heads} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
-  const std::vector<uint32_t> zeros(2 + shape_.kv_heads, 0u);
-  sync_.upload(zeros.data(), zeros.size() * 4);
-  failed_.upload(zeros.data(), 4);
+  sync_zeros_.assign(2 + shape_.kv_heads, 0u);
+  sync_.upload(sync_zeros_.data(), sync_zeros_.size() * 4);
+  failed_.upload(sync_zeros_.data(), 4);
 }
 
 PersistentDecode::~PersistentDecode() = default;
@@ -173,8 +173,7 @@ void PersistentDecode::raise_failure_for_test() {
 void PersistentDecode::begin_call() {
   // The barrier count, and the split counts a merger zeroes after each layer (zeroed here too, so a
   // call after a workgroup gave up starts clean).
-  const std::vector<uint32_t> zeros(2 + shape_.kv_heads, 0u);
-  sync_.upload(zeros.data(), zeros.size() * 4);
+  sync_.upload(sync_zeros_.data(), sync_zeros_.size() * 4);
 }
 
 }  // namespace trit::vk

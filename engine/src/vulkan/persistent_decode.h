@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "vulkan/context.h"
 
@@ -77,6 +78,7 @@ class PersistentDecode {
   bool f64_;
   std::unique_ptr<Pipeline> pipe_;
   Buffer sync_, failed_;
+  std::vector<uint32_t> sync_zeros_;  // sync_'s words, zeroed (uploaded before each host call)
 };
 
 }  // namespace trit::vk
