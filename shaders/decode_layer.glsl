@@ -10,7 +10,8 @@
 // golden logits are unchanged, and the fused kernels' logits are matched to 1e-4):
 //   1. norm(x) -> int8 -> q, k, v rows (RoPE pair order), rotated; k and v appended to the caches
 //   2. attention: work items (KV head, split of keys) share each key and value row across the head's
-//      GQ query heads; a head's last split to finish merges the partials (arrival counter)
+//      GQ query heads; a head group's last splits to finish merge the partials, one query head each
+//      (arrival counter)
 //   3. norm(o) -> int8 -> x += Wo o
 //   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h)
 //   5. norm(a) -> int8 -> x += Wd a

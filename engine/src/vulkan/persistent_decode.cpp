@@ -83,7 +83,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   if (l.prefetch > 48)
     return no("a step's weights take more than 48 registers per lane at " + std::to_string(groups) + " workgroups");
   // Shared memory: the quantized row, reductions, q of a head group, scores, the value pass's
-  // partial sums (value_slots rows of them), the merge's weights.
+  // partial sums (value_slots rows of them). (The merge of the splits keeps its weights in registers.)
   const uint64_t rb = f64 ? 8 : 4;
   auto shared = [&](uint64_t value_slots) {
     return x.kmax + rpw * rb + 64 * (rb + 4) +
