@@ -18,6 +18,7 @@
 
 #include "golden_support.h"
 #include "test_support.h"
+#include "trit/devices.h"
 #include "trit/model.h"
 #include "trit/model_generator.h"
 #include "trit/reference_ops.h"
@@ -32,11 +33,12 @@ struct Param {
   std::string name;
   KvPrecision kv;
   bool f64 = true;
+  bool dot = false;  // force the packed int8 dot product variant (the one NVIDIA runs) where not accelerated
 };
 
 std::string param_name(const testing::TestParamInfo<Param>& info) {
   std::string n = info.param.name + (info.param.kv == KvPrecision::F16 ? "_f16kv" : "_f32kv") +
-                  (info.param.f64 ? "" : "_fp32");
+                  (info.param.f64 ? "" : "_fp32") + (info.param.dot ? "_dot" : "");
   for (auto& c : n)
     if (c == '-') c = '_';
   return n;
@@ -44,10 +46,11 @@ std::string param_name(const testing::TestParamInfo<Param>& info) {
 
 // Options for the persistent kernel with the grid this device runs (see the file comment), and for
 // the fused kernels.
-VulkanForwardOptions persistent_options(KvPrecision kv = KvPrecision::F16, bool f64 = true) {
+VulkanForwardOptions persistent_options(KvPrecision kv = KvPrecision::F16, bool f64 = true, bool dot = false) {
   VulkanForwardOptions o;
   o.kv = kv;
   o.prefer_f64 = f64;
+  o.force_dot_product = dot;
   o.persistent_groups = 0;
   return o;
 }
@@ -88,9 +91,11 @@ class PersistentDecode : public testing::TestWithParam<Param> {};
 
 TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
   const Param& p = GetParam();
+  if (p.dot && !choose_device(list_vulkan_devices(), {}).integer_dot_product)
+    GTEST_SKIP() << "no integer dot product on this device";
   const auto g = test::load_golden(p.name);
   auto model = Model::open(g.gguf);
-  auto fwd = open_persistent(*model, persistent_options(p.kv, p.f64));
+  auto fwd = open_persistent(*model, persistent_options(p.kv, p.f64, p.dot));
   ASSERT_GT(fwd->persistent_groups(), 0u) << "the persistent kernel must be the one tested";
   VulkanForward fused(*model, fused_options(p.kv, p.f64));
   ASSERT_EQ(fused.persistent_groups(), 0u);
@@ -114,7 +119,8 @@ TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
 
 INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                          testing::Values(Param{"golden-a", KvPrecision::F16}, Param{"golden-a", KvPrecision::F32},
-                                         Param{"golden-a", KvPrecision::F32, false}),
+                                         Param{"golden-a", KvPrecision::F32, false},
+                                         Param{"golden-a", KvPrecision::F16, true, true}),
                          param_name);
 
 // The persistent engine (at the grid this device runs) and the fused one on the same model, both after

@@ -42,6 +42,9 @@ struct VulkanForwardOptions {
   // ternary kernels, the shared-memory one-token LM head); false: the portable baseline kernels
   // everywhere, for A/B measurements (trit-cli bench --baseline-kernels).
   bool tuned_kernels = true;
+  // Tests: the packed int8 dot product variants even where the device has the instructions but does
+  // not call them accelerated (lavapipe), so the variants a GPU runs are also tested on the CPU driver.
+  bool force_dot_product = false;
   // Decode runs each layer as one dispatch of persistent workgroups (vulkan/persistent_decode.h) where
   // all of them can be resident at once: 0 = one workgroup per multiprocessor where the device reports
   // its multiprocessors (else the fused kernels), > 0 = exactly that many (tests: the caller vouches that

@@ -384,7 +384,9 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.ctx = std::make_unique<vk::Context>(co);
   const bool f64 = options.prefer_f64 && m.ctx->info().shader_float64;
   m.kernels = std::make_unique<vk::Kernels>(*m.ctx, m.kv == KvPrecision::F16, f64,
-                                            options.tuned_kernels ? vk::DotProduct::Auto : vk::DotProduct::Off,
+                                            !options.tuned_kernels       ? vk::DotProduct::Off
+                                            : options.force_dot_product ? vk::DotProduct::On
+                                                                        : vk::DotProduct::Auto,
                                             options.tuned_kernels);
   const uint64_t rb = m.kernels->real_bytes();
   if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim);
