@@ -471,6 +471,7 @@ const uint VK = CH / VPARTS;    // value pairs per invocation per chunk
 shared real qs[GQ * HD];
 shared real ps[GQ * CH];
 shared real hm[GQ], hl[GQ], hf[GQ];
+shared real lsum[GQ * CH];  // the unshifted softmax: each score lane's running sum of its keys' weights
 // The value pass's partial sums: VRED slots; with more groups than 4, the upper half adds into the
 // lower half's slots first (shared memory: eight slots of double would not fit beside the rest).
 const uint VRED = VPARTS > 4u ? VPARTS / 2u : VPARTS;
@@ -527,12 +528,39 @@ void attention_items(uint n_all, out uint split, out uint n_splits) {
   n_splits = (n_all + split - 1u) / split;
 }
 
-// Keys [k0, k1) of KV head g for its GQ query heads: online softmax over chunks of CH keys. kpre/vpre
-// hold the first chunk's words except rows >= `have` (loaded here). On return vred[] holds the value
-// pass's partial sums (reduced by out_at), hm[] / hl[] the heads' running max and sum.
-void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have) {
+// The softmax weights need no shift in double: while every score s of a head satisfies |s| < ~575,
+// e^s and the sums of up to a context of them stay far inside double's range and lose nothing, and
+// softmax is unchanged by the shift (the reference subtracts the max only so that float cannot
+// overflow). Without it a chunk needs no maximum before its weights, so the score lanes take e^s at
+// once and keep their own running sums (lsum[]): no workgroup-wide max and sum per chunk, and none of
+// the rescaling. Where the sums leave [SOFTMAX_MIN, SOFTMAX_MAX] (scores beyond +-~575: a degenerate
+// model) the work item is redone with the running maximum (`exact`), as the fused kernels compute it.
+#ifdef TRIT_F64
+const double SOFTMAX_MIN = 1e-250LF, SOFTMAX_MAX = 1e250LF;
+#else
+const float SOFTMAX_MIN = 0.0, SOFTMAX_MAX = 0.0;  // unused: float takes the exact pass
+#endif
+
+// Score s of key slot `slot` for head h: as is for the exact pass (its softmax phase shifts it), else
+// its weight e^s, added to the slot's running sum.
+void put_score(uint h, uint slot, real s, bool exact) {
+  if (exact) {
+    ps[h * CH + slot] = s;
+  } else {
+    const real p = exp_real(s);
+    ps[h * CH + slot] = p;
+    lsum[h * CH + slot] += p;
+  }
+}
+
+// Keys [k0, k1) of KV head g for its GQ query heads: softmax over chunks of CH keys, without a shift
+// or (exact) online with the running maximum. kpre/vpre hold the first chunk's words except rows >=
+// `have` (loaded here). On return vred[] holds the value pass's partial sums (reduced by out_at), hm[]
+// / hl[] the heads' shift (0 unless exact) and sum of weights.
+void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have, bool exact) {
   const real scale = real(1) / sqrt(real(HD));
   for (uint e = tid; e < GQ * HD; e += WG) qs[e] = act[(g * GQ) * HD + e];
+  for (uint e = tid; e < GQ * CH; e += WG) lsum[e] = real(0);
   load_chunk(kpre, vpre, g, k0, min(CH, k1 - k0), have, 0xffffffffu);
   barrier();
   const uint kslot = tid / TPK, kpart = tid % TPK;
@@ -567,16 +595,17 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
       b += subgroupShuffleXor(hi2 ? a0 : a1, 2u);
       b += subgroupShuffleXor(b, 1u);
       const uint h = (hi4 ? 2u : 0u) + (hi2 ? 1u : 0u);
-      if ((kpart & 1u) == 0u && kslot < cnt) ps[h * CH + kslot] = b * scale;
+      if ((kpart & 1u) == 0u && kslot < cnt) put_score(h, kslot, b * scale, exact);
     } else {
       for (uint h = 0; h < GQ; ++h) {
         const real sum = CLUSTER_SUM(d[h], TPK);
-        if (kpart == 0u && kslot < cnt) ps[h * CH + kslot] = sum * scale;
+        if (kpart == 0u && kslot < cnt) put_score(h, kslot, sum * scale, exact);
       }
     }
     barrier();
-    // Softmax bookkeeping: subgroup h takes head h.
-    if (gl_SubgroupID < GQ) {
+    // Exact pass: the running maximum, the chunk's weights shifted by it; subgroup h takes head h.
+    if (exact) {
+      if (gl_SubgroupID < GQ) {
       const uint h = gl_SubgroupID;
       real cmax = real(-3.0e38);
       for (uint j = gl_SubgroupInvocationID; j < cnt; j += gl_SubgroupSize) cmax = max(cmax, ps[h * CH + j]);
@@ -595,16 +624,18 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
         hm[h] = m_new;
         hf[h] = factor;
       }
+      }
+      barrier();
     }
-    barrier();
     // The next chunk's keys, while this chunk's values are summed (the key words are free again).
     if (c0 + CH < k1) load_keys(kpre, g, c0 + CH, min(CH, k1 - c0 - CH), 0u, 0xffffffffu);
     // Values: VW invocations per value row, VPARTS rows at a time, all GQ heads per load.
     if (vpart < VPARTS) {
-      for (uint h = 0; h < GQ; ++h) {
-        va[h][0] *= hf[h];
-        va[h][1] *= hf[h];
-      }
+      if (exact)
+        for (uint h = 0; h < GQ; ++h) {
+          va[h][0] *= hf[h];
+          va[h][1] *= hf[h];
+        }
       for (uint i = 0; i < VK; ++i) {
         const uint j = vpart + VPARTS * i;
         if (j >= cnt) break;
@@ -634,7 +665,33 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
         vred[b + 1u] += va[h][1];
       }
   }
+  if (!exact && gl_SubgroupID < GQ) {
+    const uint h = gl_SubgroupID;
+    real l = real(0);
+    for (uint j = gl_SubgroupInvocationID; j < CH; j += gl_SubgroupSize) l += lsum[h * CH + j];
+    l = subgroupAdd(l);
+    if (subgroupElect()) {
+      hl[h] = l;
+      hm[h] = real(0);
+    }
+  }
   barrier();
+}
+
+// attend() without the shift, redone exactly where a head's sum left the range that keeps it lossless.
+// In float that range is too narrow to be worth it (scores beyond ~+-60): always exact.
+void attend_item(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have) {
+#ifndef TRIT_F64
+  attend(kpre, vpre, g, k0, k1, have, true);
+  return;
+#endif
+  // One copy of attend() in the kernel, its pass chosen at run time.
+  for (uint pass = 0u; pass < 2u; ++pass) {
+    attend(kpre, vpre, g, k0, k1, pass == 0u ? have : k0, pass == 1u);
+    bool ok = true;
+    for (uint h = 0; h < GQ; ++h) ok = ok && hl[h] >= SOFTMAX_MIN && hl[h] <= SOFTMAX_MAX;  // NaN fails
+    if (ok || pass == 1u) break;
+  }
 }
 
 // The unnormalised output e = h * HD + d of the last attend().
@@ -664,8 +721,12 @@ void merge_head(uint g, uint h, uint n_splits) {
   const bool has = sl < n_splits;
   const real ms = has ? part[(hb + sl) * stride] : real(-3.0e38);
   const real ls = has ? part[(hb + sl) * stride + 1u] : real(0);
-  const real mx = subgroupMax(ms);
-  const real ws = has ? exp_real(ms - mx) : real(0);
+  // Shifts are 0 but where a split took attend's exact pass: then no maximum and no e^0 to take.
+  real ws = has ? real(1) : real(0);
+  if (subgroupOr(has && ms != real(0) ? 1u : 0u) != 0u) {
+    const real mx = subgroupMax(ms);
+    ws = has ? exp_real(ms - mx) : real(0);
+  }
   const real den = subgroupAdd(ls * ws);
   real o = real(0);
   for (uint i = 0; i < MPS; ++i) o += pv[i] * subgroupShuffle(ws, min(p + i * MP, gl_SubgroupSize - 1u));
@@ -682,7 +743,7 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout 
     const uint g = item % KV_HEADS, s = item / KV_HEADS;
     const uint k0 = s * split, k1 = min(n_all, k0 + split);
     // The first item's first chunk was loaded before the grid barrier, all but the current token's row.
-    attend(kpre, vpre, g, k0, k1, item == gl_WorkGroupID.x ? pos : 0u);
+    attend_item(kpre, vpre, g, k0, k1, item == gl_WorkGroupID.x ? pos : 0u);
     if (n_splits == 1u) {
       for (uint e = tid; e < GQ * HD; e += WG) act[O_OFF + g * GQ * HD + e] = out_at(e) / hl[e / HD];
       barrier();

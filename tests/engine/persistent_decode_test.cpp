@@ -13,12 +13,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "golden_support.h"
 #include "test_support.h"
 #include "trit/devices.h"
+#include "trit/gguf.h"
 #include "trit/model.h"
 #include "trit/model_generator.h"
 #include "trit/reference_ops.h"
@@ -258,6 +261,56 @@ TEST(PersistentDecodeLongContext, MatchesTheFusedKernelsPastManySplits) {
     fused.eval(std::span<const int32_t>(&tokens[t], 1), static_cast<int32_t>(t), lf, false);
     EXPECT_LE(max_abs_diff(lp, lf), 1e-4f) << "position " << t;
   }
+  EXPECT_GT(pers->persistent_groups(), 0u);
+}
+
+// The attention step takes softmax weights without a shift where every sum of them stays inside
+// [1e-250, 1e250], and redoes a work item with the running maximum where one does not. Scaling q and k
+// up (their I2_S scales times 200 each) gives scores of thousands, both signs: e^s overflows or every
+// weight of a head underflows, so items take the exact pass; its logits must still be the fused
+// kernels' (which always shift by the maximum), with nothing infinite or NaN.
+TEST(PersistentDecodeExtremeScores, RedoesWithTheMaximumWhereUnshiftedWeightsLeaveTheRange) {
+  GeneratorOptions go;
+  go.out = test::scratch_dir("persistent_extreme") / "extreme.gguf";
+  go.shape = parse_generator_shape("256,2,1,256,1");
+  go.vocab = "bytes:300";
+  go.seed = 5;
+  go.context = 256;
+  generate_model(go);
+  {
+    const auto f = GgufFile::open(go.out);
+    std::vector<std::pair<uint64_t, float>> patches;
+    for (const char* name : {"blk.0.attn_q.weight", "blk.0.attn_k.weight"}) {
+      const GgufTensorInfo* t = f->find_tensor(name);
+      ASSERT_NE(t, nullptr) << name;
+      const uint64_t at = t->offset + t->n_elements() / 4;
+      float scale;
+      std::memcpy(&scale, f->bytes().data() + at, sizeof scale);
+      patches.emplace_back(at, scale * 200.f);
+    }
+    std::fstream out(go.out, std::ios::in | std::ios::out | std::ios::binary);
+    for (const auto& [at, scale] : patches) {
+      out.seekp(static_cast<std::streamoff>(at));
+      out.write(reinterpret_cast<const char*>(&scale), sizeof scale);
+    }
+    ASSERT_TRUE(out.good());
+  }
+  auto model = Model::open(go.out);
+  auto pers = open_persistent(*model, persistent_options());
+  ASSERT_GT(pers->persistent_groups(), 0u);
+  VulkanForward fused(*model, fused_options());
+  const int32_t vocab = static_cast<int32_t>(model->config().vocab);
+  std::vector<float> lp(static_cast<size_t>(vocab)), lf(lp.size());
+  float worst = 0.f;
+  for (int32_t t = 0; t < 40; ++t) {
+    const int32_t token = (t * 37 + 11) % vocab;
+    pers->eval(std::span<const int32_t>(&token, 1), t, lp, false);
+    fused.eval(std::span<const int32_t>(&token, 1), t, lf, false);
+    for (float v : lp) ASSERT_TRUE(std::isfinite(v)) << "position " << t;
+    EXPECT_LE(max_abs_diff(lp, lf), 1e-4f) << "position " << t;
+    worst = std::max(worst, max_abs_diff(lp, lf));
+  }
+  std::printf("[ measured ] extreme scores: 40 positions, max |logit diff| to the fused kernels %.3g\n", worst);
   EXPECT_GT(pers->persistent_groups(), 0u);
 }
 

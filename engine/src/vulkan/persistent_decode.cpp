@@ -82,12 +82,13 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   // A step's weights for one lane sit in registers: 48 uvec4s at most.
   if (l.prefetch > 48)
     return no("a step's weights take more than 48 registers per lane at " + std::to_string(groups) + " workgroups");
-  // Shared memory: the quantized row, reductions, q of a head group, scores, the value pass's
-  // partial sums (value_slots rows of them). (The merge of the splits keeps its weights in registers.)
+  // Shared memory: the quantized row, reductions, q of a head group, scores and the score lanes'
+  // sums of weights, the value pass's partial sums (value_slots rows of them). (The merge of the
+  // splits keeps its weights in registers.)
   const uint64_t rb = f64 ? 8 : 4;
   auto shared = [&](uint64_t value_slots) {
     return x.kmax + rpw * rb + 64 * (rb + 4) +
-           rb * (uint64_t{x.gq} * s.head_dim * (1 + value_slots) + x.gq * (kChunkKeys + 3) + 64) + 16;
+           rb * (uint64_t{x.gq} * s.head_dim * (1 + value_slots) + x.gq * (2 * kChunkKeys + 3) + 64) + 16;
   };
   // The value pass: as many groups of HD / 2 invocations as the workgroup holds (up to 8: every
   // invocation then takes its share of a chunk's values, and holds fewer of them in registers), fewer
