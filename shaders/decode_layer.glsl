@@ -172,8 +172,8 @@ real butterfly_sum(real v, uint n) {
 // is code * 4^(3-g), an unsigned byte, and the mixed-signedness dot product with the int8 activations
 // sums code * a * 4^(3-g) exactly. Group g keeps its own sum (component g), divided by 4^(3-g) once per
 // row (each term is a multiple of it, so the shift is exact). Per word that is a mask and a dot product
-// instead of a shift, a mask and a dot product (dot products at their register cap are bound by these
-// integer operations: ~2.4k cycles of them per workgroup in the down step, against ~1.7k of shared reads).
+// instead of a shift, a mask and a dot product (by operation counts the down step's integer work is
+// ~2.4k cycles a workgroup against ~1.7k of shared reads; measured: +2% at context 128).
 // Codes as they are (0..2): sum (code - 1) a is that minus the sum of a, and over a whole row the sum of
 // a is the same for every row (quantize_input's qsum), so it is subtracted once per row.
 spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
@@ -188,6 +188,7 @@ void dot_block(inout ivec4 r, uvec4 w, uint j, uint k) {
 }
 int group_total(ivec4 r) { return (r.x >> 6) + (r.y >> 4) + (r.z >> 2) + r.w; }
 #else
+// The portable variant decodes code - 1 itself and keeps a single sum, in .w.
 const bool CODES_AS_STORED = false;
 void dot_block(inout ivec4 r, uvec4 w, uint j, uint k) {
   for (uint g = 0; g < 4; ++g) {
@@ -537,8 +538,6 @@ void attention_items(uint n_all, out uint split, out uint n_splits) {
 // model) the work item is redone with the running maximum (`exact`), as the fused kernels compute it.
 #ifdef TRIT_F64
 const double SOFTMAX_MIN = 1e-250LF, SOFTMAX_MAX = 1e250LF;
-#else
-const float SOFTMAX_MIN = 0.0, SOFTMAX_MAX = 0.0;  // unused: float takes the exact pass
 #endif
 
 // Score s of key slot `slot` for head h: as is for the exact pass (its softmax phase shifts it), else
@@ -606,24 +605,24 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
     // Exact pass: the running maximum, the chunk's weights shifted by it; subgroup h takes head h.
     if (exact) {
       if (gl_SubgroupID < GQ) {
-      const uint h = gl_SubgroupID;
-      real cmax = real(-3.0e38);
-      for (uint j = gl_SubgroupInvocationID; j < cnt; j += gl_SubgroupSize) cmax = max(cmax, ps[h * CH + j]);
-      cmax = subgroupMax(cmax);
-      const real m_new = first ? cmax : max(hm[h], cmax);
-      const real factor = first ? real(0) : exp_real(hm[h] - m_new);
-      real psum = real(0);
-      for (uint j = gl_SubgroupInvocationID; j < cnt; j += gl_SubgroupSize) {
-        const real p = exp_real(ps[h * CH + j] - m_new);
-        ps[h * CH + j] = p;
-        psum += p;
-      }
-      psum = subgroupAdd(psum);
-      if (subgroupElect()) {
-        hl[h] = first ? psum : hl[h] * factor + psum;
-        hm[h] = m_new;
-        hf[h] = factor;
-      }
+        const uint h = gl_SubgroupID;
+        real cmax = real(-3.0e38);
+        for (uint j = gl_SubgroupInvocationID; j < cnt; j += gl_SubgroupSize) cmax = max(cmax, ps[h * CH + j]);
+        cmax = subgroupMax(cmax);
+        const real m_new = first ? cmax : max(hm[h], cmax);
+        const real factor = first ? real(0) : exp_real(hm[h] - m_new);
+        real psum = real(0);
+        for (uint j = gl_SubgroupInvocationID; j < cnt; j += gl_SubgroupSize) {
+          const real p = exp_real(ps[h * CH + j] - m_new);
+          ps[h * CH + j] = p;
+          psum += p;
+        }
+        psum = subgroupAdd(psum);
+        if (subgroupElect()) {
+          hl[h] = first ? psum : hl[h] * factor + psum;
+          hm[h] = m_new;
+          hf[h] = factor;
+        }
       }
       barrier();
     }
@@ -681,10 +680,7 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
 // attend() without the shift, redone exactly where a head's sum left the range that keeps it lossless.
 // In float that range is too narrow to be worth it (scores beyond ~+-60): always exact.
 void attend_item(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have) {
-#ifndef TRIT_F64
-  attend(kpre, vpre, g, k0, k1, have, true);
-  return;
-#endif
+#ifdef TRIT_F64
   // One copy of attend() in the kernel, its pass chosen at run time.
   for (uint pass = 0u; pass < 2u; ++pass) {
     attend(kpre, vpre, g, k0, k1, pass == 0u ? have : k0, pass == 1u);
@@ -692,6 +688,9 @@ void attend_item(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, ui
     for (uint h = 0; h < GQ; ++h) ok = ok && hl[h] >= SOFTMAX_MIN && hl[h] <= SOFTMAX_MAX;  // NaN fails
     if (ok || pass == 1u) break;
   }
+#else
+  attend(kpre, vpre, g, k0, k1, have, true);
+#endif
 }
 
 // The unnormalised output e = h * HD + d of the last attend().
