@@ -180,24 +180,23 @@ spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [
 int sudot4x8(int a, uint b, spirv_literal int packed_format);  // OpSUDot: a signed, b unsigned
 const bool CODES_AS_STORED = true;
 const uvec4 GROUP_MASK = uvec4(0xC0C0C0C0u, 0x30303030u, 0x0C0C0C0Cu, 0x03030303u);
-void dot_block(inout ivec4 r, uvec4 w, uint j, uint k) {
-  for (uint g = 0; g < 4; ++g) {
-    const uvec4 a = sq[g * (k / 64u) + j];
-    for (uint q = 0; q < 4; ++q) r[g] += sudot4x8(int(a[q]), w[q] & GROUP_MASK[g], 0);
-  }
-}
+// Group g of code word w against the activation word a.
+void word_dot(inout ivec4 r, uint g, uint w, uint a) { r[g] += sudot4x8(int(a), w & GROUP_MASK[g], 0); }
 int group_total(ivec4 r) { return (r.x >> 6) + (r.y >> 4) + (r.z >> 2) + r.w; }
 #else
 // The portable variant decodes code - 1 itself and keeps a single sum, in .w.
 const bool CODES_AS_STORED = false;
+void word_dot(inout ivec4 r, uint g, uint w, uint a) { r.w += dot4(w, 6u - 2u * g, a); }
+int group_total(ivec4 r) { return r.w; }
+#endif
+
+// A row's block w (64 codes) against block j of the quantized input.
 void dot_block(inout ivec4 r, uvec4 w, uint j, uint k) {
   for (uint g = 0; g < 4; ++g) {
     const uvec4 a = sq[g * (k / 64u) + j];
-    for (uint q = 0; q < 4; ++q) r.w += dot4(w[q], 6u - 2u * g, a[q]);
+    for (uint q = 0; q < 4; ++q) word_dot(r, g, w[q], a[q]);
   }
 }
-int group_total(ivec4 r) { return r.w; }
-#endif
 
 // Elements 4e .. 4e + 3 of an input row: x, or act[] from offset src_off (even).
 real4 in4(uint src_off, bool from_x, uint e) {
@@ -368,13 +367,8 @@ ivec2 row_dot2(in uvec4 pf[PF], uint at1, uint at2, uint vpl, uint k, int qsum, 
       const uvec4 a = sq[g * (k / 64u) + j];
       const uvec4 w1 = pf[at1 + i], w2 = pf[at2 + i];
       for (uint q = 0; q < 4; ++q) {
-#ifdef TRIT_DOT
-        r1[g] += sudot4x8(int(a[q]), w1[q] & GROUP_MASK[g], 0);
-        r2[g] += sudot4x8(int(a[q]), w2[q] & GROUP_MASK[g], 0);
-#else
-        r1.w += dot4(w1[q], 6u - 2u * g, a[q]);
-        r2.w += dot4(w2[q], 6u - 2u * g, a[q]);
-#endif
+        word_dot(r1, g, w1[q], a[q]);
+        word_dot(r2, g, w2[q], a[q]);
       }
     }
   }
