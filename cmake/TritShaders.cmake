@@ -1,6 +1,10 @@
 # Compiles GLSL compute shaders to SPIR-V with glslangValidator at build time and embeds them in the
-# engine as uint32_t arrays. A shader that does not compile fails the build with glslang's message.
+# engine as uint32_t arrays. A shader that does not compile fails the build with glslang's message, and
+# so does SPIR-V that spirv-val rejects: glslang has emitted invalid modules for chains of
+# specialization constants, which one driver refused to compile (the engine then silently kept its
+# slower kernels) and another crashed on.
 find_program(GLSLANG_VALIDATOR glslangValidator REQUIRED)
+find_program(SPIRV_VAL spirv-val REQUIRED)
 
 # trit_embed_shaders(TARGET name SOURCES a.comp b.comp ...)
 # Produces a static library `name` with a generated registry `trit_shaders.cpp` that maps each shader's
@@ -16,8 +20,11 @@ function(trit_embed_shaders)
     get_filename_component(stem ${src} NAME_WE)
     get_filename_component(abs ${src} ABSOLUTE)
     set(hdr ${out_dir}/${stem}.spv.h)
+    set(spv ${out_dir}/${stem}.spv)
     add_custom_command(
       OUTPUT ${hdr}
+      COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet -I${CMAKE_CURRENT_SOURCE_DIR} -o ${spv} ${abs}
+      COMMAND ${SPIRV_VAL} --target-env vulkan1.2 ${spv}
       COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet -I${CMAKE_CURRENT_SOURCE_DIR}
               --vn trit_spv_${stem} -o ${hdr} ${abs}
       DEPENDS ${abs} ${ARG_DEPENDS}
