@@ -9,9 +9,9 @@
 // Steps (the arithmetic of bitlinear_decode.glsl / attention.glsl up to the order of double operations;
 // golden logits are unchanged, and the fused kernels' logits are matched to 1e-4):
 //   1. norm(x) -> int8 -> q, k, v rows (RoPE pair order), rotated; k and v appended to the caches
-//   2. attention: work items (KV head, split of keys) share each key and value row across the head's
-//      GQ query heads; a head group's last splits to finish merge the partials, one query head each
-//      (arrival counter)
+//   2. attention: up to WG / 4 keys, one workgroup per query head over all keys; beyond, work items
+//      (KV head, split of keys) share each key and value row across the head's GQ query heads, and a
+//      head group's last splits to finish merge the partials, one query head each (arrival counter)
 //   3. norm(o) -> int8 -> x += Wo o
 //   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h)
 //   5. norm(a) -> int8 -> x += Wd a
@@ -727,8 +727,117 @@ void merge_head(uint g, uint h, uint n_splits) {
   if (live && p == 0u) act[O_OFF + (g * GQ + h) * HD + d] = o / den;
 }
 
+// ---- short contexts: one query head per workgroup --------------------------------------------------
+// While every key fits one score pass of a workgroup (TPQ invocations per key), each of the HEADS
+// query heads is one work item over all keys: no splits, so no partials, fences, arrival counts or
+// merges, which at short context were most of the step (docs/benchmarks.md, pass 8). The key and value
+// rows are read by each of the GQ heads of their group, a few KB each at these lengths. F16 caches
+// only: a lane's words must fit kpre and vpre, which hold two words per uvec2 here (word i is
+// [i / 2][i % 2]).
+const uint TPQ = 4u;              // invocations per key in the score pass
+const uint CHQ = WG / TPQ;        // keys of one pass: the longest context of this path
+const uint KWQ = HD / 2u / TPQ;   // key words per invocation
+const uint VPQ = WG / VW;         // the value pass's key groups
+const uint KVQ = CHQ / VPQ;       // value words per invocation
+// (One test at a time: glslang emits invalid SPIR-V for an && chain of specialization constants.)
+bool head_path(uint n_all) {
+  if (!KV_F16 || n_all > CHQ || HD > WG) return false;
+  if (KWQ > 2u * KW || KVQ > 2u * VK) return false;  // a lane's words fit kpre and vpre
+  if (VPQ > VRED * GQ || CHQ > GQ * CH) return false;   // vred[] and ps[] hold the passes
+  return true;
+}
+
+// This invocation's key and value words for query head h (KV head h / GQ), rows in [lo, hi) only.
+void load_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint lo, uint hi) {
+  const uint g = h / GQ;
+  const uint key = tid / TPQ, kp = tid % TPQ;
+  if (key < n && key >= lo && key < hi)
+    for (uint i = 0; i < KWQ; ++i) kpre[i / 2u][i % 2u] = k_word(key, g, kp + TPQ * i).x;
+  const uint vw = tid % VW, vpart = tid / VW;
+  for (uint i = 0; i < KVQ; ++i) {
+    const uint j = vpart + VPQ * i;
+    if (j < n && j >= lo && j < hi) vpre[i / 2u][i % 2u] = v_word(j, g, vw).x;
+  }
+}
+
+// o of query head h over the keys [0, n): weights in ps[], the softmax unshifted in double (as attend():
+// redone with the maximum where the sum leaves the range), the value pass's key groups summed through
+// vred[]. The words of rows below `have` are in kpre / vpre already.
+void attend_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint have) {
+  const real scale = real(1) / sqrt(real(HD));
+  for (uint e = tid; e < HD; e += WG) qs[e] = act[h * HD + e];
+  load_head(kpre, vpre, h, n, have, 0xffffffffu);
+  barrier();
+  const uint key = tid / TPQ, kp = tid % TPQ;
+  real d = real(0);
+  if (key < n)
+    for (uint i = 0; i < KWQ; ++i) {
+      const uint d2 = kp + TPQ * i;
+      const vec2 kk = unpackHalf2x16(kpre[i / 2u][i % 2u]);
+      d += qs[2u * d2] * real(kk.x) + qs[2u * d2 + 1u] * real(kk.y);
+    }
+  d += subgroupShuffleXor(d, 1u);
+  d += subgroupShuffleXor(d, 2u);
+  const real sc = d * scale;
+#ifdef TRIT_F64
+  bool exact = false;
+#else
+  bool exact = true;
+#endif
+  real l = real(0);
+  for (uint pass = 0u; pass < 2u; ++pass) {
+    real p = real(0);
+    if (!exact) {
+      p = key < n ? exp_real(sc) : real(0);
+    } else {
+      // The running maximum of attend() is one maximum here: every score is in this pass.
+      real mx = subgroupMax(key < n ? sc : real(-3.0e38));
+      if (subgroupElect()) red_f[gl_SubgroupID] = mx;
+      barrier();
+      mx = red_f[0];
+      for (uint i = 1u; i < gl_NumSubgroups; ++i) mx = max(mx, red_f[i]);
+      barrier();
+      p = key < n ? exp_real(sc - mx) : real(0);
+    }
+    if (kp == 0u && key < CHQ) ps[key] = p;
+    l = subgroupAdd(kp == 0u ? p : real(0));
+    if (subgroupElect()) red_f[gl_SubgroupID] = l;
+    barrier();
+    l = real(0);
+    for (uint i = 0u; i < gl_NumSubgroups; ++i) l += red_f[i];
+#ifdef TRIT_F64
+    if (exact || (l >= SOFTMAX_MIN && l <= SOFTMAX_MAX)) break;  // NaN fails the range
+    exact = true;
+    barrier();  // red_f[] and ps[] are rewritten
+#else
+    break;
+#endif
+  }
+  const uint vw = tid % VW, vpart = tid / VW;
+  real2 va = real2(0);
+  for (uint i = 0; i < KVQ; ++i) {
+    const uint j = vpart + VPQ * i;
+    if (j >= n) break;
+    va += ps[j] * real2(unpackHalf2x16(vpre[i / 2u][i % 2u]));
+  }
+  vred[vpart * HD + 2u * vw] = va.x;
+  vred[vpart * HD + 2u * vw + 1u] = va.y;
+  barrier();
+  for (uint e = tid; e < HD; e += WG) {
+    real o = real(0);
+    for (uint pt = 0u; pt < VPQ; ++pt) o += vred[pt * HD + e];
+    act[O_OFF + h * HD + e] = o / l;
+  }
+  barrier();  // qs[], ps[], vred[] and red_f[] are rewritten by the next head
+}
+
 void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout bool gave_up) {
   const uint n_all = pos + 1u;
+  if (head_path(n_all)) {
+    // The first head's words were loaded before the grid barrier, all but the current token's row.
+    for (uint h = gl_WorkGroupID.x; h < HEADS; h += G) attend_head(kpre, vpre, h, n_all, h == gl_WorkGroupID.x ? pos : 0u);
+    return;
+  }
   uint split, n_splits;
   attention_items(n_all, split, n_splits);
   const uint stride = HD + 2u;
@@ -844,7 +953,9 @@ void main() {
   prefetch_qkv(pf);
   step_qkv(pf, nvp, pos);
   arrive(bar_k);
-  {
+  if (head_path(pos + 1u)) {
+    if (gl_WorkGroupID.x < HEADS) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos);
+  } else {
     uint split, n_splits;
     attention_items(pos + 1u, split, n_splits);
     const uint item = gl_WorkGroupID.x;
