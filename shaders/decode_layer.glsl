@@ -786,29 +786,14 @@ void attend_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uin
 #endif
   real l = real(0);
   for (uint pass = 0u; pass < 2u; ++pass) {
-    real p = real(0);
-    if (!exact) {
-      p = key < n ? exp_real(sc) : real(0);
-    } else {
-      // The running maximum of attend() is one maximum here: every score is in this pass.
-      real mx = subgroupMax(key < n ? sc : real(-3.0e38));
-      if (subgroupElect()) red_f[gl_SubgroupID] = mx;
-      barrier();
-      mx = red_f[0];
-      for (uint i = 1u; i < gl_NumSubgroups; ++i) mx = max(mx, red_f[i]);
-      barrier();
-      p = key < n ? exp_real(sc - mx) : real(0);
-    }
+    // The running maximum of attend() is one maximum here: every score is in this pass.
+    const real mx = exact ? wg_max(key < n ? sc : real(-3.0e38)) : real(0);
+    const real p = key < n ? exp_real(sc - mx) : real(0);
     if (kp == 0u && key < CHQ) ps[key] = p;
-    l = subgroupAdd(kp == 0u ? p : real(0));
-    if (subgroupElect()) red_f[gl_SubgroupID] = l;
-    barrier();
-    l = real(0);
-    for (uint i = 0u; i < gl_NumSubgroups; ++i) l += red_f[i];
+    l = wg_sum(kp == 0u ? p : real(0));  // its barriers also publish ps[]
 #ifdef TRIT_F64
     if (exact || (l >= SOFTMAX_MIN && l <= SOFTMAX_MAX)) break;  // NaN fails the range
     exact = true;
-    barrier();  // red_f[] and ps[] are rewritten
 #else
     break;
 #endif
