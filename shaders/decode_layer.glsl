@@ -16,9 +16,12 @@
 //   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h)
 //   5. norm(a) -> int8 -> x += Wd a
 //
-// BitLinear steps: a workgroup takes chunks of RPW = WG / TPR consecutive rows (chunk c = workgroup
+// BitLinear steps: QKV and gate/up take chunks of RPW = WG / TPR consecutive rows (chunk c = workgroup
 // + it * G), TPR lanes per row, each lane VPL uvec4s of the row; the row's partial sums meet through
-// subgroup shuffles.
+// subgroup shuffles. wo and down spread their DIM rows over as many workgroups as possible (RR rows
+// each, LPR lanes a row, not a power of two): chunks of 32 rows left 52 of the H100's 132 workgroups
+// idle and gave the others 55 KB of the down step's weights each; 20 rows take 35 KB (+2% at
+// context 128).
 //
 // Residency: the grid barrier spins, so a workgroup that never runs would hang the others. The
 // device cannot promise residency, so every wait is bounded (SPIN_LIMIT polls); a workgroup that gives
@@ -47,6 +50,8 @@ layout(constant_id = 11) const uint KMAX = 6912;    // widest input row: max(DIM
 layout(constant_id = 12) const uint XPT = 4;        // input real4s per invocation: ceil(KMAX / 4 / WG)
 layout(constant_id = 13) const uint SPIN_LIMIT = 1u << 22;
 layout(constant_id = 14) const uint VPARTS = 4;     // the value pass splits a chunk's keys over VPARTS groups
+layout(constant_id = 15) const uint RR = 32;        // wo and down: rows per workgroup
+layout(constant_id = 16) const uint LPR = 16;       // wo and down: lanes per row
 
 layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };   // the layer's buffer: I2_S codes
 layout(std430, binding = 2) readonly buffer LN { vec4 ln[]; };    // the same buffer: norm weights
@@ -85,11 +90,13 @@ const uint NQ = QDIM / RPW, NK = KVDIM / RPW;
 // lanes, 216 chunks of 32 rows left 84 of the H100's 132 workgroups two chunks (12 uvec4s a lane,
 // the kernel's largest array); 108 chunks of 64 rows are one each (10 uvec4s, no lane idle).
 const uint TPRG = TPR > 4u ? TPR / 2u : TPR, RPWG = WG / TPRG;
-const uint QKV_CHUNKS = NQ + 2u * NK, DIM_CHUNKS = DIM / RPW, FFN_CHUNKS = FFN / RPWG;
-const uint IT_QKV = (QKV_CHUNKS + G - 1u) / G, IT_DIM = (DIM_CHUNKS + G - 1u) / G, IT_FFN = (FFN_CHUNKS + G - 1u) / G;
-const uint WO_SLOTS = IT_DIM * ((QDIM / 64u + TPR - 1u) / TPR);  // pf slots the wo step uses
-const uint VPL_D = (DIM / 64u + TPR - 1u) / TPR, VPL_Q = (QDIM / 64u + TPR - 1u) / TPR,
-           VPL_F = (FFN / 64u + TPR - 1u) / TPR, VPL_G = (DIM / 64u + TPRG - 1u) / TPRG;
+const uint QKV_CHUNKS = NQ + 2u * NK, FFN_CHUNKS = FFN / RPWG;
+const uint IT_QKV = (QKV_CHUNKS + G - 1u) / G, IT_FFN = (FFN_CHUNKS + G - 1u) / G;
+// wo and down: RR rows per workgroup, LPR lanes per row (LPR a multiple of RC lanes: clusters).
+const uint RES_WGS = (DIM + RR - 1u) / RR, RC = LPR >= 8u ? 8u : LPR, RCPR = LPR / RC;
+const uint VPLS_Q = (QDIM / 64u + LPR - 1u) / LPR, VPLS_F = (FFN / 64u + LPR - 1u) / LPR;
+const uint WO_SLOTS = VPLS_Q;  // pf slots the wo step uses
+const uint VPL_D = (DIM / 64u + TPR - 1u) / TPR, VPL_G = (DIM / 64u + TPRG - 1u) / TPRG;
 
 shared uvec4 sq[KMAX / 16];  // the quantized input row, laid out as in bitlinear_decode.glsl
 shared real res[RPW];
@@ -873,13 +880,6 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout 
 }
 
 // ---- steps 3-5: wo, gate/up, down -------------------------------------------------------------------
-void prefetch_rows(inout uvec4 pf[PF], uint base, uint chunks, uint its, uint vpl, uint k) {
-  for (uint it = 0; it < its; ++it) {
-    const uint c = gl_WorkGroupID.x + it * G;
-    load_row(pf, it * vpl, vpl, base, min(c, chunks - 1u) * RPW + lr, k, c < chunks, TPR, 0u, PF);
-  }
-}
-
 // The gate step's weights in the slots [lo, hi) of pf.
 void prefetch_gate(inout uvec4 pf[PF], uint lo, uint hi) {
   for (uint it = 0; it < IT_FFN; ++it) {
@@ -890,16 +890,45 @@ void prefetch_gate(inout uvec4 pf[PF], uint lo, uint hi) {
   }
 }
 
-// x += W int8(norm(input)) for the DIM rows of W (wo: input o, width QDIM; down: input a, width FFN).
+// x += W int8(norm(input)) for the DIM rows of W (wo: input o, width QDIM; down: input a, width FFN):
+// RR rows a workgroup, LPR lanes a row.
+shared int rsum[64];
 void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, float scale) {
-  if (gl_WorkGroupID.x >= DIM_CHUNKS) return;
+  if (gl_WorkGroupID.x >= RES_WGS) return;
   int qsum;
   const real deq = quantize_input(nvp, false, src_off, k, qsum);
-  for (uint it = 0; it < IT_DIM; ++it) {
-    const uint c = gl_WorkGroupID.x + it * G;
-    if (c >= DIM_CHUNKS) break;
-    const int acc = row_dot(pf, it * vpl, vpl, k, qsum, TPR);
-    if (lane == 0u) xa[c * RPW + lr] += real(acc) * deq * real(scale);
+  const uint r = tid / LPR, p = tid % LPR, row = gl_WorkGroupID.x * RR + r;
+  const bool live = r < RR && row < DIM;
+  ivec4 a4 = ivec4(0);
+  for (uint i = 0; i < vpl; ++i) {
+    const uint j = p + LPR * i;
+    if (live && j < k / 64u) dot_block(a4, pf[i], j, k);
+  }
+  int acc = group_total(a4);
+#ifdef TRIT_CLUSTERED
+  if (RC == 8u)
+    acc = subgroupClusteredAdd(acc, 8u);
+  else
+    acc = butterfly_sum(acc, RC);
+#else
+  acc = butterfly_sum(acc, RC);
+#endif
+  if (RCPR > 1u) {
+    if (live && p % RC == 0u) rsum[r * RCPR + p / RC] = acc;
+    barrier();
+    if (live && p == 0u)
+      for (uint q = 1u; q < RCPR; ++q) acc += rsum[r * RCPR + q];
+  }
+  if (live && p == 0u) xa[row] += real(CODES_AS_STORED ? acc - qsum : acc) * deq * real(scale);
+}
+
+// The wo or down step's weights (k wide) into pf[0 .. vpl).
+void prefetch_residual(inout uvec4 pf[PF], uint base, uint k, uint vpl) {
+  const uint r = tid / LPR, p = tid % LPR, row = gl_WorkGroupID.x * RR + r;
+  const bool live = gl_WorkGroupID.x < RES_WGS && r < RR && row < DIM;
+  for (uint i = 0; i < vpl; ++i) {
+    const uint j = p + LPR * i;
+    pf[i] = live && j < k / 64u ? lw[base + row * (k / 64u) + j] : uvec4(0);
   }
 }
 
@@ -952,22 +981,22 @@ void main() {
   wait_all(bar_base, bar_k, gave_up);
   step_attention(kpre, vpre, pos, gave_up);
   arrive(bar_k);
-  prefetch_rows(pf, pc.wo, DIM_CHUNKS, IT_DIM, VPL_Q, QDIM);
+  prefetch_residual(pf, pc.wo, QDIM, VPLS_Q);
   // The wo step uses the first WO_SLOTS of pf: the gate step's weights for the others load now, a
   // whole step ahead (the gate step reads the most bytes per workgroup, and its loads issued only at
   // the barrier before it were still arriving during its dot products).
   prefetch_gate(pf, WO_SLOTS, PF);
   prefetch_norm(nvp, pc.n_sub, QDIM);
   wait_all(bar_base, bar_k, gave_up);
-  step_residual(pf, nvp, O_OFF, QDIM, VPL_Q, pc.so);
+  step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, pc.so);
   arrive(bar_k);
   prefetch_gate(pf, 0u, WO_SLOTS);
   prefetch_norm(nvp, pc.n_ffn, DIM);
   wait_all(bar_base, bar_k, gave_up);
   step_gate(pf, nvp);
   arrive(bar_k);
-  prefetch_rows(pf, pc.wdown, DIM_CHUNKS, IT_DIM, VPL_F, FFN);
+  prefetch_residual(pf, pc.wdown, FFN, VPLS_F);
   prefetch_norm(nvp, pc.n_fsub, FFN);
   wait_all(bar_base, bar_k, gave_up);
-  step_residual(pf, nvp, A_OFF, FFN, VPL_F, pc.sdown);
+  step_residual(pf, nvp, A_OFF, FFN, VPLS_F, pc.sdown);
 }

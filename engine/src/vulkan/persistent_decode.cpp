@@ -25,6 +25,7 @@ struct Push {
 
 struct Derived {
   uint32_t rpw, qdim, kvdim, gq, kmax, xpt, prefetch;
+  uint32_t res_rows, res_lanes;  // wo and down: rows per workgroup, lanes per row (decode_layer.glsl RR, LPR)
 };
 
 Derived derive(const PersistentDecode::Shape& s, uint32_t wg, uint32_t tpr, uint32_t groups) {
@@ -41,7 +42,13 @@ Derived derive(const PersistentDecode::Shape& s, uint32_t wg, uint32_t tpr, uint
   const uint32_t tprg = tpr > 4 ? tpr / 2 : tpr;
   const uint32_t rpw_gate = wg / tprg;
   const uint32_t gate = 2 * ceil_div(s.ffn / rpw_gate, groups) * ceil_div(s.dim / 64, tprg);
-  d.prefetch = std::max({its(d.qdim + 2 * d.kvdim) * vpl(s.dim), its(s.dim) * vpl(d.qdim), gate, its(s.dim) * vpl(s.ffn)});
+  // wo and down spread their DIM rows over as many workgroups as possible: RR rows each, as many lanes a
+  // row as fit (a multiple of 8: a row's lanes reduce in aligned clusters of 8, then in shared memory).
+  d.res_rows = ceil_div(s.dim, groups);
+  const uint32_t fit = wg / d.res_rows;
+  d.res_lanes = fit >= 8 ? fit / 8 * 8 : std::bit_floor(std::max(fit, 1u));
+  auto res = [&](uint32_t k) { return ceil_div(k / 64, d.res_lanes); };
+  d.prefetch = std::max({its(d.qdim + 2 * d.kvdim) * vpl(s.dim), res(d.qdim), gate, res(s.ffn)});
   return d;
 }
 
@@ -72,6 +79,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   // (The gate step's chunks of up to 128 rows divide ffn too: ffn is a multiple of 128 below.)
   if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % rpw)
     return no("the head size and projection widths must be multiples of " + std::to_string(rpw) + " rows");
+  if (x.res_rows > l.wg) return no("more than " + std::to_string(l.wg) + " rows of wo per workgroup");
   if (s.dim % 128 || x.qdim % 128 || s.ffn % 128) return no("input widths must be multiples of 128");
   if (s.head_dim % 16 || 2 * s.head_dim > l.wg || x.gq * s.head_dim > 8 * l.wg)
     return no("head size " + std::to_string(s.head_dim) + " does not suit the attention step");
@@ -115,7 +123,7 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   std::vector<uint32_t> spec{layout.wg,       layout.tpr,       layout.groups,    shape.dim, shape.ffn,
                              shape.heads,     shape.kv_heads,   shape.head_dim,   kv_f16 ? 1u : 0u,
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
-                             layout.value_parts};
+                             layout.value_parts, x.res_rows, x.res_lanes};
   // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
   pipe_ = std::make_unique<Pipeline>(ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   sync_ = Buffer(ctx, uint64_t{2 + shape.kv_heads} * 4, MemoryUse::Device);
