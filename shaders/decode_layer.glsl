@@ -1,10 +1,14 @@
-// One decoder layer of one token (decode) as ONE dispatch of persistent workgroups. The fused kernels
+// The decoder layers of one token (decode) as ONE dispatch of persistent workgroups. The fused kernels
 // (bitlinear_decode.glsl) still pay a dispatch boundary per step: the launch floor, the ramp-up and
 // drain of every workgroup, and a full memory round trip for the weights after the previous step
 // ends. Here G workgroups, all resident at once (the host sizes G from the device's multiprocessor
 // count), run the layer's five steps separated by grid barriers, and each workgroup issues the loads
 // of its NEXT step's weights into registers before it waits at the barrier, so the weight traffic of
-// a step overlaps the previous step's tail and the barrier itself.
+// a step overlaps the previous step's tail and the barrier itself. The dispatch runs every layer of a
+// layer group (all of them where their weights and caches fit one storage binding each): a layer's
+// QKV weights load during the previous layer's down step, and the layers meet at a grid barrier
+// instead of a dispatch boundary (on the H100 the boundary cost ~4 us a layer: the last workgroups'
+// drain, the pipeline barrier and the next launch).
 //
 // Steps (the arithmetic of bitlinear_decode.glsl / attention.glsl up to the order of double operations;
 // golden logits are unchanged, and the fused kernels' logits are matched to 1e-4):
@@ -53,8 +57,9 @@ layout(constant_id = 14) const uint VPARTS = 4;     // the value pass splits a c
 layout(constant_id = 15) const uint RR = 32;        // wo and down: rows per workgroup
 layout(constant_id = 16) const uint LPR = 16;       // wo and down: lanes per row
 
-layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };   // the layer's buffer: I2_S codes
-layout(std430, binding = 2) readonly buffer LN { vec4 ln[]; };    // the same buffer: norm weights
+// The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
+layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
+layout(std430, binding = 2) readonly buffer LN { vec4 ln[]; };
 layout(std430, binding = 3) coherent buffer XB { real xa[]; };    // the residual stream x [DIM]
 layout(std430, binding = 4) coherent buffer AB { real act[]; };   // q [QDIM] | o [QDIM] | a [FFN]
 // The same two buffers read as pairs, for the input rows every workgroup reads whole (quantize_input).
@@ -65,21 +70,33 @@ layout(std430, binding = 4) coherent buffer AB { real act[]; };   // q [QDIM] | 
 layout(std430, binding = 3) coherent buffer XB2 { real2 xa2[]; };
 layout(std430, binding = 4) coherent buffer AB2 { real2 act2[]; };
 layout(std430, binding = 5) readonly buffer Rope { real2 cs[]; }; // [context][HD/2] (cos, sin)
+// The group's key and value caches (layer L at L * pc.cstride words).
 layout(std430, binding = 6) coherent buffer KC { uint kc[]; };
 layout(std430, binding = 7) coherent buffer VC { uint vc[]; };
 // Attention partials: (m, l, acc[HD]) of (KV head g, query head h of its group, split s).
 layout(std430, binding = 8) coherent buffer Part { real part[]; };
-// [0] grid-barrier arrivals during this host call, [1] unused, [2 + g] splits of KV head g done.
+// [g] splits of KV head g done, [pc.counter] this layer group's grid-barrier arrivals during this host call.
 layout(std430, binding = 9) volatile coherent buffer Sync { uint sync[]; };
 layout(std430, binding = 10) coherent buffer Failed { uint failed; };
+// The matrices' scales, SCALES per layer of the model: wq, wk, wv, wo, gate, up, down.
+layout(std430, binding = 11) readonly buffer Scales { float scl[]; };
+const uint SCALES = 8u;
 
-// Offsets into the layer's buffer: matrices in uvec4s, norms in vec4s.
+// Offsets into a layer's part of the buffer: matrices in uvec4s, norms in vec4s. The group: its
+// first layer of the model, its layer count, the strides between its layers, its arrival counter.
 layout(push_constant) uniform Push {
   uint wq, wk, wv, wo, wgate, wup, wdown;
   uint n_attn, n_sub, n_ffn, n_fsub;
   float eps;
-  float sq, sk, sv, so, sgate, sup, sdown;
+  uint layer0, n_layers, lstride, cstride, counter;
 } pc;
+// The current layer: its offset into lw[] / ln[] (uvec4s), into kc[] / vc[] (words), into scl[].
+uint LB = 0u, CB = 0u, SB = 0u;
+void set_layer(uint l) {
+  LB = l * pc.lstride;
+  CB = l * pc.cstride;
+  SB = (pc.layer0 + l) * SCALES;
+}
 
 const uint WG = gl_WorkGroupSize.x;
 const uint RPW = WG / TPR;
@@ -106,11 +123,12 @@ shared real res[RPW];
 #define lr (gl_LocalInvocationID.x / TPR)
 
 // ---- grid barrier -------------------------------------------------------------------------------
-// sync[0] counts arrivals; it only grows during a host call (the host zeroes it before each one) and
-// every dispatch adds exactly BARRIERS * G, so a dispatch's base is the count at its start rounded
-// down to a multiple of that (no workgroup can have passed its first barrier before this one arrives).
-// Arriving is one atomic that nobody waits for; the k-th barrier opens when the count reaches base + k G.
-const uint BARRIERS = 4u;
+// sync[pc.counter] counts arrivals; it only grows during a host call (the host zeroes it before each
+// one) and every dispatch of the group adds exactly BARRIERS * G, so a dispatch's base is the count at
+// its start rounded down to a multiple of that (no workgroup can have passed its first barrier before
+// this one arrives). Arriving is one atomic that nobody waits for; the k-th barrier opens when the
+// count reaches base + k G. Four barriers a layer, and one between layers.
+uint barriers() { return 5u * pc.n_layers - 1u; }
 // Per-invocation state (weights in flight, barrier counts) lives in main() and is passed down.
 
 // A grid barrier in two halves, so a workgroup issues its next step's weight loads in between: the
@@ -131,7 +149,7 @@ void arrive(inout uint bar_k) {
   publish_writes();
   if (tid == 0u) {
     bar_k += 1u;
-    atomicAdd(sync[0], 1u);
+    atomicAdd(sync[pc.counter], 1u);
   }
 }
 
@@ -139,7 +157,7 @@ void wait_all(uint bar_base, uint bar_k, inout bool gave_up) {
   if (tid == 0u && !gave_up) {
     const uint target = bar_base + bar_k * G;
     uint spins = 0u;
-    while (sync[0] < target) {
+    while (sync[pc.counter] < target) {
       if (++spins >= SPIN_LIMIT) {
         gave_up = true;
         failed = 1u;
@@ -401,7 +419,7 @@ void prefetch_qkv(inout uvec4 pf[PF]) {
     const uint c = gl_WorkGroupID.x + it * G;
     uint mat, first;
     const uint row = qkv_row(min(c, QKV_CHUNKS - 1u), mat, first);
-    const uint base = mat == 0u ? pc.wq : mat == 1u ? pc.wk : pc.wv;
+    const uint base = LB + (mat == 0u ? pc.wq : mat == 1u ? pc.wk : pc.wv);
     load_row(pf, it * VPL_D, VPL_D, base, row, DIM, c < QKV_CHUNKS, TPR, 0u, PF);
   }
 }
@@ -421,7 +439,7 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
     uint mat, first;
     qkv_row(c, mat, first);
     const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum, TPR);
-    const float scale = mat == 0u ? pc.sq : mat == 1u ? pc.sk : pc.sv;
+    const float scale = scl[SB + mat];
     if (lane == 0u) res[lr] = real(acc) * deq * real(scale);
     barrier();
     if (mat == 0u) {
@@ -438,25 +456,25 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
         const uint h = vv / HD, i = (vv % HD) / 2u;
         const real2 r0 = rotate(res[4u * tid], res[4u * tid + 1u], cs[pos * half_hd + i]);
         const real2 r1 = rotate(res[4u * tid + 2u], res[4u * tid + 3u], cs[pos * half_hd + i + 1u]);
-        const uint dst = pos * KVDIM + h * HD + i;
+        const uint dst = pos * KVDIM + h * HD + i;  // in elements; CB in words
         if (KV_F16) {
-          kc[dst / 2u] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
-          kc[(dst + half_hd) / 2u] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
+          kc[CB + dst / 2u] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
+          kc[CB + (dst + half_hd) / 2u] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
         } else {
-          kc[dst] = kv_bits(r0.x);
-          kc[dst + 1u] = kv_bits(r1.x);
-          kc[dst + half_hd] = kv_bits(r0.y);
-          kc[dst + half_hd + 1u] = kv_bits(r1.y);
+          kc[CB + dst] = kv_bits(r0.x);
+          kc[CB + dst + 1u] = kv_bits(r1.x);
+          kc[CB + dst + half_hd] = kv_bits(r0.y);
+          kc[CB + dst + half_hd + 1u] = kv_bits(r1.y);
         }
       }
     } else {
       if (tid < RPW / 2u) {
         const uint dst = pos * KVDIM + first + 2u * tid;
         if (KV_F16) {
-          vc[dst / 2u] = kv_bits(res[2u * tid]) | (kv_bits(res[2u * tid + 1u]) << 16);
+          vc[CB + dst / 2u] = kv_bits(res[2u * tid]) | (kv_bits(res[2u * tid + 1u]) << 16);
         } else {
-          vc[dst] = kv_bits(res[2u * tid]);
-          vc[dst + 1u] = kv_bits(res[2u * tid + 1u]);
+          vc[CB + dst] = kv_bits(res[2u * tid]);
+          vc[CB + dst + 1u] = kv_bits(res[2u * tid + 1u]);
         }
       }
     }
@@ -483,11 +501,11 @@ shared uint arrival;  // this workgroup's place among its head group's splits (0
 // The cache words of dimensions 2w, 2w + 1 of a row (F16: one packed word in .x; F32: two words).
 uvec2 k_word(uint row, uint g, uint w) {
   const uint b = row * KVDIM + g * HD;
-  return KV_F16 ? uvec2(kc[b / 2u + w], 0u) : uvec2(kc[b + 2u * w], kc[b + 2u * w + 1u]);
+  return KV_F16 ? uvec2(kc[CB + b / 2u + w], 0u) : uvec2(kc[CB + b + 2u * w], kc[CB + b + 2u * w + 1u]);
 }
 uvec2 v_word(uint row, uint g, uint w) {
   const uint b = row * KVDIM + g * HD;
-  return KV_F16 ? uvec2(vc[b / 2u + w], 0u) : uvec2(vc[b + 2u * w], vc[b + 2u * w + 1u]);
+  return KV_F16 ? uvec2(vc[CB + b / 2u + w], 0u) : uvec2(vc[CB + b + 2u * w], vc[CB + b + 2u * w + 1u]);
 }
 real2 pair_of(uvec2 w) {
   return KV_F16 ? real2(unpackHalf2x16(w.x)) : real2(uintBitsToFloat(w.x), uintBitsToFloat(w.y));
@@ -856,7 +874,7 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout 
       part[pb + 2u + d] = out_at(e);
     }
     publish_writes();
-    if (tid == 0u) arrival = atomicAdd(sync[2u + g], 1u);
+    if (tid == 0u) arrival = atomicAdd(sync[g], 1u);
     barrier();
     const uint mergers = min(GQ, n_splits), order = arrival;
     if (order < n_splits - mergers) continue;
@@ -864,7 +882,7 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout 
     // does not wait). Bounded like the grid barrier.
     if (tid == 0u && !gave_up) {
       uint spins = 0u;
-      while (sync[2u + g] < n_splits) {
+      while (sync[g] < n_splits) {
         if (++spins >= SPIN_LIMIT) {
           gave_up = true;
           failed = 1u;
@@ -874,8 +892,8 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout 
     }
     barrier();
     for (uint h = order - (n_splits - mergers); h < GQ; h += mergers) merge_head(g, h, n_splits);
-    // Count out; the last merger to finish zeroes the count for the next layer (a dispatch boundary away).
-    if (tid == 0u && atomicAdd(sync[2u + g], 1u) == n_splits + mergers - 1u) atomicExchange(sync[2u + g], 0u);
+    // Count out; the last merger to finish zeroes the count for the next layer (grid barriers away).
+    if (tid == 0u && atomicAdd(sync[g], 1u) == n_splits + mergers - 1u) atomicExchange(sync[g], 0u);
   }
 }
 
@@ -885,15 +903,15 @@ void prefetch_gate(inout uvec4 pf[PF], uint lo, uint hi) {
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     const uint row = min(c, FFN_CHUNKS - 1u) * RPWG + tid / TPRG;
-    load_row(pf, (2u * it) * VPL_G, VPL_G, pc.wgate, row, DIM, c < FFN_CHUNKS, TPRG, lo, hi);
-    load_row(pf, (2u * it + 1u) * VPL_G, VPL_G, pc.wup, row, DIM, c < FFN_CHUNKS, TPRG, lo, hi);
+    load_row(pf, (2u * it) * VPL_G, VPL_G, LB + pc.wgate, row, DIM, c < FFN_CHUNKS, TPRG, lo, hi);
+    load_row(pf, (2u * it + 1u) * VPL_G, VPL_G, LB + pc.wup, row, DIM, c < FFN_CHUNKS, TPRG, lo, hi);
   }
 }
 
 // x += W int8(norm(input)) for the DIM rows of W (wo: input o, width QDIM; down: input a, width FFN):
 // RR rows a workgroup, LPR lanes a row.
 shared int rsum[64];
-void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, float scale) {
+void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, uint scale_at) {
   if (gl_WorkGroupID.x >= RES_WGS) return;
   int qsum;
   const real deq = quantize_input(nvp, false, src_off, k, qsum);
@@ -919,7 +937,7 @@ void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint
     if (live && p == 0u)
       for (uint q = 1u; q < RCPR; ++q) acc += rsum[r * RCPR + q];
   }
-  if (live && p == 0u) xa[row] += real(CODES_AS_STORED ? acc - qsum : acc) * deq * real(scale);
+  if (live && p == 0u) xa[row] += real(CODES_AS_STORED ? acc - qsum : acc) * deq * real(scl[SB + scale_at]);
 }
 
 // The wo or down step's weights (k wide) into pf[0 .. vpl).
@@ -942,8 +960,8 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
     const ivec2 a12 = row_dot2(pf, (2u * it) * VPL_G, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
     const int a1 = a12.x, a2 = a12.y;
     if (tid % TPRG == 0u) {
-      const real g = real(a1) * deq * real(pc.sgate);
-      const real u = real(a2) * deq * real(pc.sup);
+      const real g = real(a1) * deq * real(scl[SB + 4u]);
+      const real u = real(a2) * deq * real(scl[SB + 5u]);
       const real r = max(g, real(0));
       act[A_OFF + c * RPWG + tid / TPRG] = r * r * u;
     }
@@ -959,44 +977,54 @@ void main() {
   uint bar_base = 0u, bar_k = 0u;  // grid barriers (invocation 0)
   bool gave_up = false;
   if (tid == 0u) {
-    const uint c = sync[0];
-    bar_base = c - c % (BARRIERS * G);
+    const uint c = sync[pc.counter];
+    bar_base = c - c % (barriers() * G);
   }
   // The norm weights first: the quantisation waits for them and for x, the dot products for the rows.
-  if (gl_WorkGroupID.x < QKV_CHUNKS) prefetch_norm(nvp, pc.n_attn, DIM);
+  set_layer(0u);
+  if (gl_WorkGroupID.x < QKV_CHUNKS) prefetch_norm(nvp, LB + pc.n_attn, DIM);
   prefetch_qkv(pf);
-  step_qkv(pf, nvp, pos);
-  arrive(bar_k);
-  if (head_path(pos + 1u)) {
-    if (gl_WorkGroupID.x < HEADS) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos);
-  } else {
-    uint split, n_splits;
-    attention_items(pos + 1u, split, n_splits);
-    const uint item = gl_WorkGroupID.x;
-    if (item < KV_HEADS * n_splits) {
-      const uint k0 = (item / KV_HEADS) * split;
-      load_chunk(kpre, vpre, item % KV_HEADS, k0, min(CH, min(pos + 1u, k0 + split) - k0), 0u, pos);
+  for (uint layer = 0u;;) {
+    step_qkv(pf, nvp, pos);
+    arrive(bar_k);
+    if (head_path(pos + 1u)) {
+      if (gl_WorkGroupID.x < HEADS) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos);
+    } else {
+      uint split, n_splits;
+      attention_items(pos + 1u, split, n_splits);
+      const uint item = gl_WorkGroupID.x;
+      if (item < KV_HEADS * n_splits) {
+        const uint k0 = (item / KV_HEADS) * split;
+        load_chunk(kpre, vpre, item % KV_HEADS, k0, min(CH, min(pos + 1u, k0 + split) - k0), 0u, pos);
+      }
     }
+    wait_all(bar_base, bar_k, gave_up);
+    step_attention(kpre, vpre, pos, gave_up);
+    arrive(bar_k);
+    prefetch_residual(pf, LB + pc.wo, QDIM, VPLS_Q);
+    // The wo step uses the first WO_SLOTS of pf: the gate step's weights for the others load now, a
+    // whole step ahead (the gate step reads the most bytes per workgroup, and its loads issued only at
+    // the barrier before it were still arriving during its dot products).
+    prefetch_gate(pf, WO_SLOTS, PF);
+    prefetch_norm(nvp, LB + pc.n_sub, QDIM);
+    wait_all(bar_base, bar_k, gave_up);
+    step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, 3u);
+    arrive(bar_k);
+    prefetch_gate(pf, 0u, WO_SLOTS);
+    prefetch_norm(nvp, LB + pc.n_ffn, DIM);
+    wait_all(bar_base, bar_k, gave_up);
+    step_gate(pf, nvp);
+    arrive(bar_k);
+    prefetch_residual(pf, LB + pc.wdown, FFN, VPLS_F);
+    prefetch_norm(nvp, LB + pc.n_fsub, FFN);
+    wait_all(bar_base, bar_k, gave_up);
+    step_residual(pf, nvp, A_OFF, FFN, VPLS_F, 6u);
+    if (++layer == pc.n_layers) break;
+    // The next layer's norm weights and QKV rows load while the other workgroups finish the down step.
+    arrive(bar_k);
+    set_layer(layer);
+    if (gl_WorkGroupID.x < QKV_CHUNKS) prefetch_norm(nvp, LB + pc.n_attn, DIM);
+    prefetch_qkv(pf);
+    wait_all(bar_base, bar_k, gave_up);
   }
-  wait_all(bar_base, bar_k, gave_up);
-  step_attention(kpre, vpre, pos, gave_up);
-  arrive(bar_k);
-  prefetch_residual(pf, pc.wo, QDIM, VPLS_Q);
-  // The wo step uses the first WO_SLOTS of pf: the gate step's weights for the others load now, a
-  // whole step ahead (the gate step reads the most bytes per workgroup, and its loads issued only at
-  // the barrier before it were still arriving during its dot products).
-  prefetch_gate(pf, WO_SLOTS, PF);
-  prefetch_norm(nvp, pc.n_sub, QDIM);
-  wait_all(bar_base, bar_k, gave_up);
-  step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, pc.so);
-  arrive(bar_k);
-  prefetch_gate(pf, 0u, WO_SLOTS);
-  prefetch_norm(nvp, pc.n_ffn, DIM);
-  wait_all(bar_base, bar_k, gave_up);
-  step_gate(pf, nvp);
-  arrive(bar_k);
-  prefetch_residual(pf, pc.wdown, FFN, VPLS_F);
-  prefetch_norm(nvp, pc.n_fsub, FFN);
-  wait_all(bar_base, bar_k, gave_up);
-  step_residual(pf, nvp, A_OFF, FFN, VPLS_F, pc.sdown);
 }

@@ -1,4 +1,4 @@
-// The persistent one-dispatch-per-layer decode kernel (vulkan/persistent_decode.h): every golden
+// The persistent decode kernel, one dispatch per layer group (vulkan/persistent_decode.h): every golden
 // position decoded alone against the golden logits and against the fused kernels, device-side greedy
 // decoding against the fused path, and the recovery onto the fused kernels when a grid barrier gives up.
 //
@@ -125,6 +125,28 @@ INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                                          Param{"golden-a", KvPrecision::F32, false},
                                          Param{"golden-a", KvPrecision::F16, true, true}),
                          param_name);
+
+// Layers in groups smaller than the model (devices whose storage bindings cannot hold every layer's
+// weights, or caches, at once): one dispatch per group, each group with its own barrier count. Bindings
+// of 1.5 MiB hold two of golden-a's three layers (~0.7 MB each): groups of two and one. The caches
+// for a context of 64 are small.
+TEST(PersistentDecodeGroups, LayerGroupsMatchTheFusedKernels) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForwardOptions po = persistent_options(), fo = fused_options();
+  po.max_binding_range = fo.max_binding_range = 1536 * 1024;
+  po.context = fo.context = 64;  // the RoPE table fits the binding
+  auto fwd = open_persistent(*model, po);
+  ASSERT_GT(fwd->persistent_groups(), 0u);
+  EXPECT_EQ(fwd->layer_groups(), 2u);
+  VulkanForward fused(*model, fo);
+  const auto got = decode_alone(*fwd, g);
+  const auto want = decode_alone(fused, g);
+  const auto c = test::compare_logits(got, g.logits(KvPrecision::F16), g.vocab, g.margin_floor);
+  EXPECT_LE(c.max_abs_diff, g.max_abs_diff) << c.summary();
+  EXPECT_LE(max_abs_diff(got, want), 1e-4f);
+  EXPECT_GT(fwd->persistent_groups(), 0u) << "no grid barrier gave up";
+}
 
 // Float activations with an F16 cache (devices without 64-bit floats) take the short-context attention
 // in its float form, whose softmax always subtracts the maximum. Against the fused kernels in float

@@ -250,9 +250,9 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
     return nullptr;
   };
   ASSERT_TRUE(prof.fused_decode());
-  // Decode layers are one persistent kernel each where the device runs it (the H100), else the fused steps.
+  // Decode layers are one persistent kernel where the device runs it (the H100), else the fused steps.
   const std::vector<const char*> layer_kernels =
-      prof.persistent_groups() ? std::vector<const char*>{"decode_layer"}
+      prof.persistent_groups() ? std::vector<const char*>{"decode_layers"}
                                : std::vector<const char*>{"norm+qkv+rope_kv", "attention", "norm+wo+residual",
                                                           "norm+gate_up_relu2", "norm+down+residual"};
   std::vector<const char*> kernels{"embed", "final_norm", "lm_head"};

@@ -96,10 +96,13 @@ class VulkanForward final : public Forward {
   const DeviceInfo& device() const;
   uint32_t block_size() const;        // tokens per prefill submit
   uint32_t embedding_chunks() const;  // bindings the F16 embedding / LM head was split into
+  // Layer groups: consecutive layers whose weights, and caches, share one buffer each (as many as one
+  // storage binding holds); the persistent kernel decodes a group per dispatch.
+  uint32_t layer_groups() const;
   uint64_t device_bytes() const;      // device memory the weights, caches and buffers take
   bool f64() const;                   // activations in double
   bool fused_decode() const;          // one-token steps run the fused kernels (vulkan/fused_decode.h)
-  // Workgroups of the persistent one-dispatch-per-layer decode kernel; 0 when decode does not use it
+  // Workgroups of the persistent decode kernel (one dispatch per layer group); 0 when decode does not use it
   // (also after it once gave up waiting for a workgroup and the fused kernels took over). The kernel
   // compiles in the background from load on and decode switches to it at the next call once it is
   // ready; this waits for that compilation.

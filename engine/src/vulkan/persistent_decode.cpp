@@ -20,8 +20,9 @@ struct Push {
   uint32_t wq, wk, wv, wo, wgate, wup, wdown;
   uint32_t n_attn, n_sub, n_ffn, n_fsub;
   float eps;
-  float sq, sk, sv, so, sgate, sup, sdown;
+  uint32_t layer0, n_layers, lstride, cstride, counter;
 };
+constexpr uint32_t kScalesPerLayer = 8;  // decode_layer.glsl SCALES
 
 struct Derived {
   uint32_t rpw, qdim, kvdim, gq, kmax, xpt, prefetch;
@@ -112,8 +113,9 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
 }
 
 PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64,
-                                   bool dot)
+                                   bool dot, const std::vector<float>& scales)
     : layout_(layout), shape_(shape), f64_(f64) {
+  if (scales.size() != size_t{shape.layers} * 7) throw VulkanError("persistent decode: 7 scales per layer expected");
   const Derived x = derive(shape, layout.wg, layout.tpr, layout.groups);
   // Clustered subgroup adds for the row and key reductions where the device has them (the variant
   // hard-codes 16 lanes per row: a cluster size must be a literal).
@@ -125,10 +127,16 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
                              layout.value_parts, x.res_rows, x.res_lanes};
   // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
-  pipe_ = std::make_unique<Pipeline>(ctx, stem, 11, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
-  sync_ = Buffer(ctx, uint64_t{2 + shape.kv_heads} * 4, MemoryUse::Device);
+  pipe_ = std::make_unique<Pipeline>(ctx, stem, 12, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
+  // The split counts of the KV heads, then one arrival count per layer group (at most one per layer).
+  sync_ = Buffer(ctx, uint64_t{shape.kv_heads + shape.layers} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
-  sync_zeros_.assign(2 + shape_.kv_heads, 0u);
+  sync_zeros_.assign(shape.kv_heads + shape.layers, 0u);
+  std::vector<float> padded(size_t{shape.layers} * kScalesPerLayer, 0.f);
+  for (uint32_t l = 0; l < shape.layers; ++l)
+    std::copy_n(scales.begin() + l * 7, 7, padded.begin() + l * kScalesPerLayer);
+  scales_ = Buffer(ctx, padded.size() * 4, MemoryUse::Device);
+  scales_.upload(padded.data(), padded.size() * 4);
   sync_.upload(sync_zeros_.data(), sync_zeros_.size() * 4);
   failed_.upload(sync_zeros_.data(), 4);
 }
@@ -153,18 +161,26 @@ uint64_t PersistentDecode::partial_bytes() const {
 }
 
 void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
-                              const BufferRange& layer, const LayerOffsets& off, float eps, const BufferRange& x,
-                              const BufferRange& act, const BufferRange& rope, const BufferRange& k_cache,
-                              const BufferRange& v_cache, const BufferRange& partials) {
+                              const LayerGroup& layers, uint32_t group, const LayerOffsets& off, float eps,
+                              const BufferRange& x, const BufferRange& act, const BufferRange& rope,
+                              const BufferRange& partials) {
   auto vec4s = [&](uint64_t bytes) {
-    if (bytes % 16) throw VulkanError("persistent decode: a weight offset is not 16-byte aligned");
+    if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
   };
+  // (Indices into the group's buffers are 32-bit: the host keeps a group within one storage binding,
+  // whose range is below 2^32 bytes.)
+  if (layers.count == 0 || layers.first + layers.count > shape_.layers || group >= shape_.layers)
+    throw VulkanError("persistent decode: layer group out of range");
+  if (layers.cache_stride % 4) throw VulkanError("persistent decode: the cache stride is not word-aligned");
   const Push push{vec4s(off.wq), vec4s(off.wk), vec4s(off.wv), vec4s(off.wo), vec4s(off.gate), vec4s(off.up),
                   vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
-                  vec4s(off.ffn_sub_norm), eps, off.sq, off.sk, off.sv, off.so, off.sgate, off.sup, off.sdown};
+                  vec4s(off.ffn_sub_norm), eps, layers.first, layers.count, vec4s(layers.stride),
+                  static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group};
   wait();
-  const BufferRange r[] = {params, layer, layer, x, act, rope, k_cache, v_cache, partials, {&sync_, 0, 0}, {&failed_, 0, 0}};
+  const BufferRange r[] = {params,          layers.weights,  layers.weights,   x,
+                           act,             rope,            layers.k_cache,   layers.v_cache,
+                           partials,        {&sync_, 0, 0},  {&failed_, 0, 0}, {&scales_, 0, 0}};
   cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, layout_.groups);
 }
 
@@ -180,7 +196,7 @@ void PersistentDecode::raise_failure_for_test() {
 }
 
 void PersistentDecode::begin_call() {
-  // The barrier count, and the split counts a merger zeroes after each layer (zeroed here too, so a
+  // The barrier counts, and the split counts a merger zeroes after each layer (zeroed here too, so a
   // call after a workgroup gave up starts clean).
   sync_.upload(sync_zeros_.data(), sync_zeros_.size() * 4);
 }

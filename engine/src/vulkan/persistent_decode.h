@@ -1,7 +1,8 @@
 #pragma once
-// One decoder layer of one token as one dispatch of persistent workgroups (shaders/decode_layer.glsl):
-// the five steps of a layer separated by grid barriers instead of dispatch boundaries, with each
-// workgroup's next-step weights loading into registers while it waits. Needs every workgroup resident
+// The decoder layers of one token as one dispatch of persistent workgroups (shaders/decode_layer.glsl):
+// the five steps of every layer separated by grid barriers instead of dispatch boundaries, with each
+// workgroup's next-step weights loading into registers while it waits. The layers of a dispatch (a
+// layer group) lie in one buffer at a fixed stride, their caches likewise. Needs every workgroup resident
 // at once, so it runs only where the device reports its multiprocessors (VK_NV_shader_sm_builtins) or a
 // caller forces a grid small enough to be resident (tests on lavapipe); the fused kernels
 // (vulkan/fused_decode.h) stay the path everywhere else.
@@ -20,16 +21,26 @@
 namespace trit::vk {
 
 struct LayerOffsets {
-  // Byte offsets of the seven ternary matrices and four norms in the layer's buffer, and the scales.
+  // Byte offsets of the seven ternary matrices and four norms within a layer (the same for every layer).
   uint64_t wq, wk, wv, wo, gate, up, down;
   uint64_t attn_norm, attn_sub_norm, ffn_norm, ffn_sub_norm;
-  float sq, sk, sv, so, sgate, sup, sdown;
+  bool operator==(const LayerOffsets&) const = default;
+};
+
+// A layer group: its layers' weights in one buffer range at `stride` bytes apart, their key and value
+// caches likewise at `cache_stride`.
+struct LayerGroup {
+  uint32_t first, count;
+  BufferRange weights;
+  uint64_t stride;
+  BufferRange k_cache, v_cache;
+  uint64_t cache_stride;
 };
 
 class PersistentDecode {
  public:
   struct Shape {
-    uint32_t dim, ffn, heads, kv_heads, head_dim;
+    uint32_t dim, ffn, heads, kv_heads, head_dim, layers;
   };
   struct Layout {
     uint32_t wg = 0, tpr = 0, groups = 0;
@@ -44,7 +55,9 @@ class PersistentDecode {
 
   // Starts compiling the kernel on another thread (the NVIDIA driver takes seconds for it the first
   // time on a machine, before its disk cache holds it): ready() says when record() can use it.
-  PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64, bool dot);
+  // scales: the matrices' scales, layer by layer (wq, wk, wv, wo, gate, up, down).
+  PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64, bool dot,
+                   const std::vector<float>& scales);
   ~PersistentDecode();
 
   // Whether the kernel is compiled (never blocks); wait() blocks until it is. Both throw VulkanError if
@@ -56,11 +69,11 @@ class PersistentDecode {
   uint64_t act_bytes() const;
   uint64_t partial_bytes() const;
 
-  // One layer: reads x and the caches, writes x (and the caches at params.pos0). `layer` is the layer's
-  // whole buffer; `act`, `partials` sized as above.
-  void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& layer,
-              const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act, const BufferRange& rope,
-              const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& partials);
+  // The layers of one group: reads x and the caches, writes x (and the caches at params.pos0). `group`
+  // numbers the group (each has its own barrier count); `act`, `partials` sized as above.
+  void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const LayerGroup& layers,
+              uint32_t group, const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act,
+              const BufferRange& rope, const BufferRange& partials);
 
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
   // grid barriers' arrival count, which only grows within a call.
@@ -77,7 +90,7 @@ class PersistentDecode {
   Shape shape_;
   bool f64_;
   std::unique_ptr<Pipeline> pipe_;
-  Buffer sync_, failed_;
+  Buffer sync_, failed_, scales_;
   std::vector<uint32_t> sync_zeros_;  // sync_'s words, zeroed (uploaded before each host call)
 };
 

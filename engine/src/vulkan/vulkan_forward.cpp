@@ -64,6 +64,21 @@ struct LayerSlots {
   MatrixSlot wq, wk, wv, wo, gate, up, down;
   NormSlot attn_norm, attn_sub_norm, ffn_norm, ffn_sub_norm;
   uint64_t total = 0;
+
+  vk::LayerOffsets offsets() const {
+    return {wq.offset,       wk.offset,          wv.offset,
+            wo.offset,       gate.offset,        up.offset,
+            down.offset,     attn_norm.offset,   attn_sub_norm.offset,
+            ffn_norm.offset, ffn_sub_norm.offset};
+  }
+};
+
+// Consecutive layers whose weights share one buffer (layer first + i at i * the layer stride) and whose
+// key and value caches do likewise (at the cache stride): as many as one storage binding and one
+// allocation hold, so the persistent kernel decodes a whole group in one dispatch.
+struct LayerGroupBuffers {
+  uint32_t first = 0, count = 0;
+  Buffer weights, k_cache, v_cache;
 };
 
 }  // namespace
@@ -87,11 +102,12 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::DescriptorAllocator> da;
 
   std::vector<LayerSlots> slots;
-  std::vector<Buffer> layer_bufs;
+  uint64_t layer_stride = 0, cache_stride = 0, cache_bytes = 0;
+  std::vector<LayerGroupBuffers> groups;
+  std::vector<uint32_t> group_of;  // per layer
   std::vector<vk::RowChunk> embd_chunks;
   std::vector<Buffer> embd_bufs;
   Buffer output_norm, rope;
-  std::vector<Buffer> k_cache, v_cache;
   // Activations for a block of `block` tokens.
   Buffer x, xq, xs, q, k, v, o, a, hn, logits, attn_scratch;
   // Host-visible: per-submit parameters and tokens; logits are copied to `readback` for the host.
@@ -111,6 +127,20 @@ struct VulkanForward::Impl {
   SeqProfile prof_decode, prof_none, prof_last, prof_all;
 
   void plan_layers(const Model& model);
+  void plan_groups();
+  // Layer l's weights, key cache and value cache within its group's buffers.
+  BufferRange layer_range(uint32_t l) const {
+    const LayerGroupBuffers& g = groups[group_of[l]];
+    return {&g.weights, (l - g.first) * layer_stride, slots[l].total};
+  }
+  BufferRange k_range(uint32_t l) const {
+    const LayerGroupBuffers& g = groups[group_of[l]];
+    return {&g.k_cache, (l - g.first) * cache_stride, cache_bytes};
+  }
+  BufferRange v_range(uint32_t l) const {
+    const LayerGroupBuffers& g = groups[group_of[l]];
+    return {&g.v_cache, (l - g.first) * cache_stride, cache_bytes};
+  }
   void upload(const Model& model);
   void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
               const Buffer& tokens_buf);
@@ -179,15 +209,43 @@ void VulkanForward::Impl::plan_layers(const Model& model) {
   }
 }
 
+void VulkanForward::Impl::plan_groups() {
+  const uint64_t align = std::max<uint64_t>(256, ctx->info().min_storage_offset_alignment);
+  uint64_t cap = ctx->max_binding_range();
+  if (ctx->info().max_allocation_size) cap = std::min(cap, ctx->info().max_allocation_size);
+  layer_stride = 0;
+  for (const auto& s : slots) layer_stride = std::max(layer_stride, align_up(s.total, align));
+  cache_stride = align_up(cache_bytes, align);
+  uint64_t per = cfg.layers;
+  per = std::min(per, std::max<uint64_t>(1, cap / layer_stride));
+  per = std::min(per, std::max<uint64_t>(1, cap / cache_stride));
+  for (uint32_t first = 0; first < cfg.layers; first += static_cast<uint32_t>(per)) {
+    LayerGroupBuffers g;
+    g.first = first;
+    g.count = static_cast<uint32_t>(std::min<uint64_t>(per, cfg.layers - first));
+    for (uint32_t i = 0; i < g.count; ++i) group_of.push_back(static_cast<uint32_t>(groups.size()));
+    groups.push_back(std::move(g));
+  }
+}
+
 void VulkanForward::Impl::upload(const Model& model) {
   const ModelWeights& w = model.weights();
+  for (LayerGroupBuffers& g : groups) {
+    g.weights = Buffer(*ctx, g.count * layer_stride, MemoryUse::Device);
+    g.k_cache = Buffer(*ctx, g.count * cache_stride, MemoryUse::Device);
+    g.v_cache = Buffer(*ctx, g.count * cache_stride, MemoryUse::Device);
+  }
   for (uint32_t l = 0; l < cfg.layers; ++l) {
     const LayerWeights& lw = w.layers[l];
     const LayerSlots& s = slots[l];
-    layer_bufs.emplace_back(*ctx, s.total, MemoryUse::Device);
-    Buffer& b = layer_bufs.back();
-    auto mat = [&](const TernaryMatrix& m, const MatrixSlot& slot) { b.upload(m.codes, slot.bytes, slot.offset); };
-    auto norm = [&](std::span<const float> vals, const NormSlot& slot) { b.upload(vals.data(), slot.bytes, slot.offset); };
+    const BufferRange at = layer_range(l);
+    Buffer& b = groups[group_of[l]].weights;
+    auto mat = [&](const TernaryMatrix& m, const MatrixSlot& slot) {
+      b.upload(m.codes, slot.bytes, at.offset + slot.offset);
+    };
+    auto norm = [&](std::span<const float> vals, const NormSlot& slot) {
+      b.upload(vals.data(), slot.bytes, at.offset + slot.offset);
+    };
     mat(lw.wq, s.wq);
     mat(lw.wk, s.wk);
     mat(lw.wv, s.wv);
@@ -251,33 +309,30 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     kn.embed(cs, d, P, R(tokens_buf), R(embd_bufs[c]), X, dim, embd_chunks[c].row0, embd_chunks[c].rows, max_tokens);
   cs.barrier();
   mark("embed");
-  for (uint32_t l = 0; l < cfg.layers; ++l) {
+  // Decode on the persistent kernel: one dispatch per layer group (vulkan/persistent_decode.h).
+  for (uint32_t gi = 0; persistent_live && max_tokens == 1 && gi < groups.size(); ++gi) {
+    const LayerGroupBuffers& g = groups[gi];
+    const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
+    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart));
+    cs.barrier();
+    mark("decode_layers");
+  }
+  for (uint32_t l = 0; !(persistent_live && max_tokens == 1) && l < cfg.layers; ++l) {
     const LayerSlots& s = slots[l];
-    const Buffer& lb = layer_bufs[l];
-    auto M = [&](const MatrixSlot& m) { return BufferRange{&lb, m.offset, m.bytes}; };
-    auto N = [&](const NormSlot& n) { return BufferRange{&lb, n.offset, n.bytes}; };
+    const BufferRange lb = layer_range(l), kc = k_range(l), vc = v_range(l);
+    auto M = [&](const MatrixSlot& m) { return BufferRange{lb.buffer, lb.offset + m.offset, m.bytes}; };
+    auto N = [&](const NormSlot& n) { return BufferRange{lb.buffer, lb.offset + n.offset, n.bytes}; };
     const BufferRange scratch{&attn_scratch, 0, 0};
 
-    if (persistent_live && max_tokens == 1) {
-      // Decode: one dispatch per layer (vulkan/persistent_decode.h).
-      const vk::LayerOffsets off{s.wq.offset, s.wk.offset, s.wv.offset, s.wo.offset, s.gate.offset, s.up.offset,
-                                 s.down.offset, s.attn_norm.offset, s.attn_sub_norm.offset, s.ffn_norm.offset,
-                                 s.ffn_sub_norm.offset, s.wq.scale, s.wk.scale, s.wv.scale, s.wo.scale, s.gate.scale,
-                                 s.up.scale, s.down.scale};
-      persistent->record(cs, d, P, R(lb), off, eps, X, R(pact), R(rope), R(k_cache[l]), R(v_cache[l]), R(ppart));
-      cs.barrier();
-      mark("decode_layer");
-      continue;
-    }
     if (fused && max_tokens == 1) {
       // Decode: five dependent steps per layer (vulkan/fused_decode.h).
       vk::FusedDecode& fd = *fused;
       auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale}; };
-      fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), R(k_cache[l]), R(v_cache[l]),
+      fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), kc, vc,
              dim, qdim, cfg.kv_heads * cfg.head_dim, cfg.head_dim);
       cs.barrier();
       mark("norm+qkv+rope_kv");
-      fd.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), scratch, R(arrived), cfg.heads, cfg.kv_heads,
+      fd.attention(cs, d, P, R(q), kc, vc, R(o), scratch, R(arrived), cfg.heads, cfg.kv_heads,
                    cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys());
       cs.barrier();
       mark("attention");
@@ -302,11 +357,11 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wv), s.wv.scale, nullptr, 1.f, XQ, XS, R(v), s.wv.rows, dim, max_tokens);
     cs.barrier();
     mark("qkv");
-    kn.rope_kv(cs, d, P, R(q), R(k), R(v), R(rope), R(k_cache[l]), R(v_cache[l]), cfg.heads, cfg.kv_heads, cfg.head_dim,
+    kn.rope_kv(cs, d, P, R(q), R(k), R(v), R(rope), kc, vc, cfg.heads, cfg.kv_heads, cfg.head_dim,
                max_tokens);
     cs.barrier();
     mark("rope_kv");
-    kn.attention(cs, d, P, R(q), R(k_cache[l]), R(v_cache[l]), R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
+    kn.attention(cs, d, P, R(q), kc, vc, R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
                  static_cast<uint32_t>(context), &scratch);
     cs.barrier();
     mark("attention");
@@ -400,12 +455,17 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
     // One dispatch per layer where all its workgroups can be resident (the device says how many
     // multiprocessors it has, or the caller chose the grid).
-    const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim};
+    const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers};
     if (options.persistent_groups >= 0)
       if (const auto layout = vk::PersistentDecode::plan(m.ctx->info(), shape, f64,
-                                                         static_cast<uint32_t>(options.persistent_groups)))
+                                                         static_cast<uint32_t>(options.persistent_groups))) {
+        std::vector<float> scales;
+        for (const LayerWeights& lw : model.weights().layers)
+          for (const TernaryMatrix* t : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down})
+            scales.push_back(t->scale);
         m.persistent = std::make_unique<vk::PersistentDecode>(*m.ctx, *layout, shape, m.kv == KvPrecision::F16, f64,
-                                                              m.kernels->dot_product());
+                                                              m.kernels->dot_product(), scales);
+      }
   }
   m.da = std::make_unique<vk::DescriptorAllocator>(*m.ctx);
   m.check_shape();
@@ -429,18 +489,21 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   if (rope_bytes > range) throw VulkanError("the RoPE table exceeds one storage binding; use a shorter context");
 
   m.plan_layers(model);
-  // The persistent kernel binds a layer's whole buffer at once.
+  m.cache_bytes = cache_bytes;
+  m.plan_groups();
+  // The persistent kernel binds a group's whole buffers at once, and finds every layer's matrices at the
+  // first layer's offsets.
   if (m.persistent)
     for (const auto& sl : m.slots)
-      if (sl.total > range) m.persistent.reset();
+      if (m.layer_stride > range || m.cache_stride > range || !(sl.offsets() == m.slots[0].offsets()))
+        m.persistent.reset();
   m.embd_chunks = vk::split_rows(cfg.vocab, uint64_t{cfg.dim} * 2, range);
 
   // Everything this engine allocates, checked against the free device memory before allocating.
   const uint64_t B = m.block, BL = std::min<uint64_t>(B, kAllLogitsBlock);  // BL: rows of logits
   uint64_t total = 0;
-  for (const auto& s : m.slots) total += s.total;
+  total += (m.layer_stride + 2 * m.cache_stride) * cfg.layers;
   total += uint64_t{cfg.vocab} * cfg.dim * 2 + cfg.dim * 4 + rope_bytes;
-  total += 2 * cache_bytes * cfg.layers;
   const uint64_t act = B * rb * (cfg.dim + 2ull * qdim + 2ull * kvdim + cfg.ffn + cfg.dim) +
                        B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}) + B * rb + 2 * BL * cfg.vocab * 4;
   // Split-K scratch for one token: blocks never split their keys (Kernels::attention).
@@ -464,10 +527,6 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.sampler.reset();
   }
   m.upload(model);
-  for (uint32_t l = 0; l < cfg.layers; ++l) {
-    m.k_cache.emplace_back(*m.ctx, cache_bytes, MemoryUse::Device);
-    m.v_cache.emplace_back(*m.ctx, cache_bytes, MemoryUse::Device);
-  }
   m.x = Buffer(*m.ctx, B * cfg.dim * rb, MemoryUse::Device);
   m.xq = Buffer(*m.ctx, B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}), MemoryUse::Device);
   m.xs = Buffer(*m.ctx, B * rb, MemoryUse::Device);
@@ -767,6 +826,7 @@ int32_t VulkanForward::vocab_size() const { return static_cast<int32_t>(impl_->c
 const DeviceInfo& VulkanForward::device() const { return impl_->ctx->info(); }
 uint32_t VulkanForward::block_size() const { return impl_->block; }
 uint32_t VulkanForward::embedding_chunks() const { return static_cast<uint32_t>(impl_->embd_chunks.size()); }
+uint32_t VulkanForward::layer_groups() const { return static_cast<uint32_t>(impl_->groups.size()); }
 uint64_t VulkanForward::device_bytes() const { return impl_->device_bytes; }
 int32_t VulkanForward::cached_positions() const { return impl_->filled; }
 bool VulkanForward::f64() const { return impl_->kernels->f64(); }
