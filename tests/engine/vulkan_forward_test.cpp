@@ -149,7 +149,7 @@ TEST_P(VulkanGreedy, DeviceSideGreedyEqualsHostArgmax) {
   host.eval(g.prompt, 0, lh, false);
   const auto first = static_cast<int32_t>(ref::argmax(ld));
   const auto pos = static_cast<int32_t>(g.prompt.size());
-  const int32_t steps = 12;
+  const int32_t steps = 14;  // chained submits of four steps, then two single steps
   std::vector<int32_t> got;
   const int32_t n = dev.decode_greedy(first, pos, steps, [&](int32_t t) {
     got.push_back(t);
@@ -308,8 +308,9 @@ TEST(VulkanForward, DeviceSideGreedyStopsWhereToldAndLeavesTheCacheExact) {
   std::vector<float> l(g.vocab), lf(g.vocab);
   dev.eval(std::span<const int32_t>(g.sequence.data(), 10), 0, l, false);
   std::vector<int32_t> got;
-  // Stop after the third token: the step queued behind it runs, but its token is dropped and the
-  // cache holds exactly the inputs of the three delivered steps.
+  // Stop after the third token: the steps queued behind it (the rest of its chained submit and the
+  // next submit) run, but their tokens are dropped and the cache holds exactly the inputs of the three
+  // delivered steps.
   const int32_t n = dev.decode_greedy(g.sequence[10], 10, 30, [&](int32_t t) {
     got.push_back(t);
     return got.size() < 3;

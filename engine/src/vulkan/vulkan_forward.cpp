@@ -34,10 +34,13 @@ constexpr uint32_t kAllLogitsBlock = 64;
 // Sample: the last token's logits go to the GPU sampler, which leaves only the chosen token.
 enum class Head { None, Last, All, Greedy, Sample };
 
-// Slots of the ring through which device-side greedy steps publish their tokens; more than the steps
-// ever in flight (kGreedyInFlight).
-constexpr uint32_t kGreedyRing = 8;
+// Device-side greedy decoding: submits of kGreedyChain steps each (one of a single step where fewer
+// remain), kGreedyInFlight of them queued at once, their tokens published through a ring of as many
+// slots as steps can be in flight. One submit per token left a submit boundary on every token (H100,
+// context 128: 975-977 tokens/s chained against 928-967).
+constexpr uint32_t kGreedyChain = 4;
 constexpr uint32_t kGreedyInFlight = 2;
+constexpr uint32_t kGreedyRing = kGreedyChain * kGreedyInFlight;
 
 // Profile mode: one timestamp pool per recorded command buffer; labels[i] names the kernel group that
 // ends at query i + 1 (query 0 is written at the start).
@@ -117,7 +120,8 @@ struct VulkanForward::Impl {
   // (written by the previous step's argmax) and the ring the host reads tokens from.
   Buffer step, next_token, ring;
   std::unique_ptr<vk::Pipeline> greedy_step;
-  std::unique_ptr<vk::CommandSequence> greedy[kGreedyInFlight];
+  // Per in-flight slot: a chain of kGreedyChain steps, and a single step.
+  std::unique_ptr<vk::CommandSequence> greedy_chain[kGreedyInFlight], greedy[kGreedyInFlight];
   // Device-side sampling (vulkan/gpu_sampler.h): null where the device cannot run it.
   std::unique_ptr<vk::GpuSampler> sampler;
   Buffer sample_state;
@@ -142,8 +146,11 @@ struct VulkanForward::Impl {
     return {&g.v_cache, (l - g.first) * cache_stride, cache_bytes};
   }
   void upload(const Model& model);
+  // A command buffer of one pass, or of `steps` device-greedy steps back to back.
   void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
-              const Buffer& tokens_buf);
+              const Buffer& tokens_buf, uint32_t steps = 1);
+  void record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
+                   const Buffer& tokens_buf);
   void collect(SeqProfile& p);
   void record_decoders();
   void adopt_persistent(bool wait);
@@ -279,7 +286,14 @@ void VulkanForward::Impl::upload(const Model& model) {
 // The whole forward pass of up to max_tokens tokens as one command buffer. Every kernel reads the
 // position and token count from `params`, so this is recorded once and replayed.
 void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
-                                 const Buffer& params_buf, const Buffer& tokens_buf) {
+                                 const Buffer& params_buf, const Buffer& tokens_buf, uint32_t steps) {
+  cs.begin();
+  for (uint32_t s = 0; s < steps; ++s) record_pass(cs, max_tokens, head, prof, params_buf, tokens_buf);
+  cs.end();
+}
+
+void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
+                                      const Buffer& params_buf, const Buffer& tokens_buf) {
   vk::Kernels& kn = *kernels;
   vk::DescriptorAllocator& d = *da;
   const BufferRange P{&params_buf, 0, 0};
@@ -288,7 +302,6 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
   auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
   const BufferRange X = R(x), XQ = R(xq), XS = R(xs);
 
-  cs.begin();
   // A greedy step follows the previous one in queue order without the host in between: wait for its
   // writes (the next token, the position) before the embedding reads them.
   if (head == Head::Greedy) cs.barrier();
@@ -405,21 +418,18 @@ void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, H
     mark("lm_head");
     if (head == Head::Sample) {
       sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state));
-      cs.end();
       return;
     }
     if (head == Head::Greedy) {
       const BufferRange r[] = {P, R(logits), R(next_token), R(ring)};
       const uint32_t push[] = {cfg.vocab, kGreedyRing};
       cs.dispatch(*greedy_step, d.make(*greedy_step, r), push, sizeof push, 1);
-      cs.end();
       return;
     }
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
     if (prof) cs.barrier(true);  // only so the timestamp waits for the copy; end() orders it for the host
     mark("logits_copy");
   }
-  cs.end();
 }
 
 VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& options) : impl_(std::make_unique<Impl>()) {
@@ -589,9 +599,11 @@ VulkanForward::~VulkanForward() = default;
 void VulkanForward::Impl::record_decoders() {
   if (!decode) decode = std::make_unique<vk::CommandSequence>(*ctx);
   record(*decode, 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
-  for (auto& g : greedy) {
-    if (!g) g = std::make_unique<vk::CommandSequence>(*ctx);
-    record(*g, 1, Head::Greedy, nullptr, step, next_token);
+  for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
+    if (!greedy[i]) greedy[i] = std::make_unique<vk::CommandSequence>(*ctx);
+    if (!greedy_chain[i]) greedy_chain[i] = std::make_unique<vk::CommandSequence>(*ctx);
+    record(*greedy[i], 1, Head::Greedy, nullptr, step, next_token);
+    record(*greedy_chain[i], 1, Head::Greedy, nullptr, step, next_token, kGreedyChain);
   }
   if (sampler) {
     if (!decode_sampled) decode_sampled = std::make_unique<vk::CommandSequence>(*ctx);
@@ -701,45 +713,65 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
   m.adopt_persistent(false);
   if (m.persistent_live) m.persistent->begin_call();
 
+  // Submit n runs in slot n % kGreedyInFlight; steps[slot] says how many steps it chained.
   int32_t submitted = 0, done = 0, delivered = 0;
+  uint32_t next_slot = 0, wait_slot = 0;
+  int32_t steps[kGreedyInFlight] = {};
   bool more = true;
   // Whatever happens, no submission may still be running when this returns.
   struct Drain {
     Impl& m;
     ~Drain() {
-      for (auto& g : m.greedy) {
+      for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
         try {
-          g->wait();
+          m.greedy[i]->wait();
+          m.greedy_chain[i]->wait();
         } catch (...) {  // a lost device: the next call reports it
         }
       }
     }
   } drain{m};
+  auto sequence = [&](uint32_t slot) -> vk::CommandSequence& {
+    return steps[slot] == 1 ? *m.greedy[slot] : *m.greedy_chain[slot];
+  };
   while (done < submitted || (more && submitted < max_steps)) {
-    while (more && submitted < max_steps && submitted - done < static_cast<int32_t>(kGreedyInFlight)) {
-      m.greedy[submitted % kGreedyInFlight]->submit();
-      ++submitted;
+    // (At most kGreedyInFlight submits of at most kGreedyChain steps: the ring holds all their tokens.)
+    while (more && submitted < max_steps && next_slot - wait_slot < kGreedyInFlight) {
+      // Never past max_steps: a chained step beyond it could write the cache past the context.
+      const uint32_t slot = next_slot % kGreedyInFlight;
+      steps[slot] = max_steps - submitted >= static_cast<int32_t>(kGreedyChain) ? kGreedyChain : 1;
+      sequence(slot).submit();
+      submitted += steps[slot];
+      ++next_slot;
     }
-    m.greedy[done % kGreedyInFlight]->wait();
+    const uint32_t slot = wait_slot % kGreedyInFlight;
+    sequence(slot).wait();
     if (m.persistent_live && m.persistent->failed()) {
-      // Step `done` or the one queued after it went wrong: redo both on the fused kernels from step
-      // done's input.
-      for (auto& g : m.greedy) g->wait();
+      // A step from `done` on went wrong: redo everything queued on the fused kernels from step done's
+      // input.
+      for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
+        m.greedy[i]->wait();
+        m.greedy_chain[i]->wait();
+      }
       m.persistent_failed();
       const vk::Params rp{static_cast<uint32_t>(pos + done), 1};
       m.step.upload(&rp, sizeof rp);
       m.next_token.upload(&input, 4);
       submitted = done;
+      wait_slot = next_slot;
       continue;
     }
-    uint32_t tok = 0;
-    m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kGreedyRing} * 4);
-    input = tok;
-    ++done;
-    if (!more) continue;  // a step queued before the stop: its token is not wanted
-    ++delivered;
-    m.filled = pos + delivered;  // step i consumed its input at pos + i
-    if (!on_token(static_cast<int32_t>(tok))) more = false;
+    ++wait_slot;
+    for (int32_t i = 0; i < steps[slot]; ++i) {
+      uint32_t tok = 0;
+      m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kGreedyRing} * 4);
+      input = tok;
+      ++done;
+      if (!more) continue;  // a step queued before the stop: its token is not wanted
+      ++delivered;
+      m.filled = pos + delivered;  // step i consumed its input at pos + i
+      if (!on_token(static_cast<int32_t>(tok))) more = false;
+    }
   }
   // Steps that ran after the stop wrote cache entries past `filled`; later evals overwrite them.
   return delivered;
