@@ -81,6 +81,11 @@ layout(std430, binding = 10) coherent buffer Failed { uint failed; };
 // The matrices' scales, SCALES per layer of the model: wq, wk, wv, wo, gate, up, down.
 layout(std430, binding = 11) readonly buffer Scales { float scl[]; };
 const uint SCALES = 8u;
+// The F16 embedding table (four halves per uvec2) and the token, for a dispatch that starts the model
+// (pc.embed: the table's rows, else 0): its first QKV step reads the token's row itself, and the workgroups of the wo and down
+// rows write their rows of x, so no embedding dispatch (and its boundary) precedes the layers.
+layout(std430, binding = 12) readonly buffer Emb { uvec2 emb[]; };
+layout(std430, binding = 13) readonly buffer Tok { int tok[]; };
 
 // Offsets into a layer's part of the buffer: matrices in uvec4s, norms in vec4s. The group: its
 // first layer of the model, its layer count, the strides between its layers, its arrival counter.
@@ -88,7 +93,7 @@ layout(push_constant) uniform Push {
   uint wq, wk, wv, wo, wgate, wup, wdown;
   uint n_attn, n_sub, n_ffn, n_fsub;
   float eps;
-  uint layer0, n_layers, lstride, cstride, counter;
+  uint layer0, n_layers, lstride, cstride, counter, embed;
 } pc;
 // The current layer: its offset into lw[] / ln[] (uvec4s), into kc[] / vc[] (words), into scl[].
 uint LB = 0u, CB = 0u, SB = 0u;
@@ -223,8 +228,17 @@ void dot_block(inout ivec4 r, uvec4 w, uint j, uint k) {
   }
 }
 
+// The first layer's x is the token's embedding row (pc.embed), read from the table until x holds it.
+bool x_is_embedding = false;
+real4 embedding4(uint e) {
+  const uint row = min(uint(max(tok[0], 0)), pc.embed - 1u);  // (the host checks the token)
+  const uvec2 h = emb[row * (DIM / 4u) + e];
+  return real4(vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
+}
+
 // Elements 4e .. 4e + 3 of an input row: x, or act[] from offset src_off (even).
 real4 in4(uint src_off, bool from_x, uint e) {
+  if (from_x && x_is_embedding) return embedding4(e);
   if (from_x) return real4(xa2[2u * e], xa2[2u * e + 1u]);
   const uint b = src_off / 2u + 2u * e;
   return real4(act2[b], act2[b + 1u]);
@@ -772,8 +786,11 @@ bool head_path(uint n_all) {
   return true;
 }
 
-// This invocation's key and value words for query head h (KV head h / GQ), rows in [lo, hi) only.
-void load_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint lo, uint hi) {
+// This invocation's key and value words for query head h (KV head h / GQ): keys of rows in [lo, hi),
+// values of rows in [vlo, hi). Before the grid barrier only the keys load: with the values too, the
+// words held across the barrier pushed the kernel's register allocation into spills that cost the
+// short path ~6% in some builds (the embedding's reads added to the kernel did it).
+void load_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint lo, uint vlo, uint hi) {
   const uint g = h / GQ;
   const uint key = tid / TPQ, kp = tid % TPQ;
   if (key < n && key >= lo && key < hi)
@@ -781,7 +798,7 @@ void load_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint 
   const uint vw = tid % VW, vpart = tid / VW;
   for (uint i = 0; i < KVQ; ++i) {
     const uint j = vpart + VPQ * i;
-    if (j < n && j >= lo && j < hi) vpre[i / 2u][i % 2u] = v_word(j, g, vw).x;
+    if (j < n && j >= vlo && j < hi) vpre[i / 2u][i % 2u] = v_word(j, g, vw).x;
   }
 }
 
@@ -791,7 +808,7 @@ void load_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint 
 void attend_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint have) {
   const real scale = real(1) / sqrt(real(HD));
   for (uint e = tid; e < HD; e += WG) qs[e] = act[h * HD + e];
-  load_head(kpre, vpre, h, n, have, 0xffffffffu);
+  load_head(kpre, vpre, h, n, have, 0u, 0xffffffffu);
   barrier();
   const uint key = tid / TPQ, kp = tid % TPQ;
   real d = real(0);
@@ -984,11 +1001,22 @@ void main() {
   set_layer(0u);
   if (gl_WorkGroupID.x < QKV_CHUNKS) prefetch_norm(nvp, LB + pc.n_attn, DIM);
   prefetch_qkv(pf);
+  x_is_embedding = pc.embed != 0u;
   for (uint layer = 0u;;) {
     step_qkv(pf, nvp, pos);
+    if (x_is_embedding) {
+      // x = the embedding, each row written by the workgroup that adds to it in the wo step (two grid
+      // barriers later); every other reader of this x has read the table.
+      const uint row = gl_WorkGroupID.x * RR + tid;
+      if (gl_WorkGroupID.x < RES_WGS && tid < RR && row < DIM) {
+        const uvec2 h = emb[min(uint(max(tok[0], 0)), pc.embed - 1u) * (DIM / 4u) + row / 4u];
+        xa[row] = real(unpackHalf2x16(row % 4u < 2u ? h.x : h.y)[row % 2u]);
+      }
+      x_is_embedding = false;
+    }
     arrive(bar_k);
     if (head_path(pos + 1u)) {
-      if (gl_WorkGroupID.x < HEADS) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos);
+      if (gl_WorkGroupID.x < HEADS) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos + 1u, pos);
     } else {
       uint split, n_splits;
       attention_items(pos + 1u, split, n_splits);

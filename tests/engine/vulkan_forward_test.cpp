@@ -250,12 +250,13 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
     return nullptr;
   };
   ASSERT_TRUE(prof.fused_decode());
-  // Decode layers are one persistent kernel where the device runs it (the H100), else the fused steps.
+  // Decode layers are one persistent kernel where the device runs it (the H100; the embedding lookup
+  // included), else the embedding and the fused steps.
   const std::vector<const char*> layer_kernels =
       prof.persistent_groups() ? std::vector<const char*>{"decode_layers"}
-                               : std::vector<const char*>{"norm+qkv+rope_kv", "attention", "norm+wo+residual",
+                               : std::vector<const char*>{"embed", "norm+qkv+rope_kv", "attention", "norm+wo+residual",
                                                           "norm+gate_up_relu2", "norm+down+residual"};
-  std::vector<const char*> kernels{"embed", "final_norm", "lm_head"};
+  std::vector<const char*> kernels{"final_norm", "lm_head"};
   kernels.insert(kernels.end(), layer_kernels.begin(), layer_kernels.end());
   for (const char* kernel : kernels) {
     const KernelTime* d = find("decode", kernel);

@@ -20,7 +20,7 @@ struct Push {
   uint32_t wq, wk, wv, wo, wgate, wup, wdown;
   uint32_t n_attn, n_sub, n_ffn, n_fsub;
   float eps;
-  uint32_t layer0, n_layers, lstride, cstride, counter;
+  uint32_t layer0, n_layers, lstride, cstride, counter, embed;
 };
 constexpr uint32_t kScalesPerLayer = 8;  // decode_layer.glsl SCALES
 
@@ -127,7 +127,7 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
                              layout.value_parts, x.res_rows, x.res_lanes};
   // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
-  pipe_ = std::make_unique<Pipeline>(ctx, stem, 12, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
+  pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   // The split counts of the KV heads, then one arrival count per layer group (at most one per layer).
   sync_ = Buffer(ctx, uint64_t{shape.kv_heads + shape.layers} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
@@ -163,7 +163,7 @@ uint64_t PersistentDecode::partial_bytes() const {
 void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                               const LayerGroup& layers, uint32_t group, const LayerOffsets& off, float eps,
                               const BufferRange& x, const BufferRange& act, const BufferRange& rope,
-                              const BufferRange& partials) {
+                              const BufferRange& partials, const Embedding& embedding) {
   auto vec4s = [&](uint64_t bytes) {
     if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
@@ -173,14 +173,16 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
   if (layers.count == 0 || layers.first + layers.count > shape_.layers || group >= shape_.layers)
     throw VulkanError("persistent decode: layer group out of range");
   if (layers.cache_stride % 4) throw VulkanError("persistent decode: the cache stride is not word-aligned");
+  if (embedding.rows && layers.first != 0) throw VulkanError("persistent decode: only layer 0 reads the embedding");
   const Push push{vec4s(off.wq), vec4s(off.wk), vec4s(off.wv), vec4s(off.wo), vec4s(off.gate), vec4s(off.up),
                   vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
                   vec4s(off.ffn_sub_norm), eps, layers.first, layers.count, vec4s(layers.stride),
-                  static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group};
+                  static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group, embedding.rows};
   wait();
   const BufferRange r[] = {params,          layers.weights,  layers.weights,   x,
                            act,             rope,            layers.k_cache,   layers.v_cache,
-                           partials,        {&sync_, 0, 0},  {&failed_, 0, 0}, {&scales_, 0, 0}};
+                           partials,        {&sync_, 0, 0},  {&failed_, 0, 0}, {&scales_, 0, 0},
+                           embedding.table, embedding.tokens};
   cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, layout_.groups);
 }
 

@@ -37,6 +37,14 @@ struct LayerGroup {
   uint64_t cache_stride;
 };
 
+// The F16 embedding table (one binding) and the token buffer, for a dispatch whose first layer reads
+// the token's row itself (rows: the table's rows; 0: x already holds the embedding, table and tokens
+// are bound but not read).
+struct Embedding {
+  BufferRange table, tokens;
+  uint32_t rows = 0;
+};
+
 class PersistentDecode {
  public:
   struct Shape {
@@ -73,7 +81,7 @@ class PersistentDecode {
   // numbers the group (each has its own barrier count); `act`, `partials` sized as above.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const LayerGroup& layers,
               uint32_t group, const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act,
-              const BufferRange& rope, const BufferRange& partials);
+              const BufferRange& rope, const BufferRange& partials, const Embedding& embedding);
 
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
   // grid barriers' arrival count, which only grows within a call.

@@ -318,19 +318,25 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     if (prof->labels.size() >= prof->pool->count()) throw VulkanError("profile: too many timestamps for the pool");
     cs.timestamp(prof->pool->handle(), static_cast<uint32_t>(prof->labels.size()));
   };
-  for (size_t c = 0; c < embd_chunks.size(); ++c)
-    kn.embed(cs, d, P, R(tokens_buf), R(embd_bufs[c]), X, dim, embd_chunks[c].row0, embd_chunks[c].rows, max_tokens);
-  cs.barrier();
-  mark("embed");
+  // Decode on the persistent kernel reads the embedding itself where the table is one binding.
+  const bool persistent_decode = persistent_live && max_tokens == 1;
+  const bool embed_in_layers = persistent_decode && embd_chunks.size() == 1;
+  if (!embed_in_layers) {
+    for (size_t c = 0; c < embd_chunks.size(); ++c)
+      kn.embed(cs, d, P, R(tokens_buf), R(embd_bufs[c]), X, dim, embd_chunks[c].row0, embd_chunks[c].rows, max_tokens);
+    cs.barrier();
+    mark("embed");
+  }
   // Decode on the persistent kernel: one dispatch per layer group (vulkan/persistent_decode.h).
-  for (uint32_t gi = 0; persistent_live && max_tokens == 1 && gi < groups.size(); ++gi) {
+  for (uint32_t gi = 0; persistent_decode && gi < groups.size(); ++gi) {
     const LayerGroupBuffers& g = groups[gi];
     const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
-    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart));
+    const vk::Embedding emb{R(embd_bufs[0]), R(tokens_buf), embed_in_layers && gi == 0 ? embd_chunks[0].rows : 0};
+    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart), emb);
     cs.barrier();
     mark("decode_layers");
   }
-  for (uint32_t l = 0; !(persistent_live && max_tokens == 1) && l < cfg.layers; ++l) {
+  for (uint32_t l = 0; !persistent_decode && l < cfg.layers; ++l) {
     const LayerSlots& s = slots[l];
     const BufferRange lb = layer_range(l), kc = k_range(l), vc = v_range(l);
     auto M = [&](const MatrixSlot& m) { return BufferRange{lb.buffer, lb.offset + m.offset, m.bytes}; };
