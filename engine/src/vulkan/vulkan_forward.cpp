@@ -469,7 +469,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                   m.kernels->dot_product());
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
-    // One dispatch per layer where all its workgroups can be resident (the device says how many
+    // Decode on persistent workgroups where all of them can be resident (the device says how many
     // multiprocessors it has, or the caller chose the grid).
     const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers};
     if (options.persistent_groups >= 0)
