@@ -78,9 +78,9 @@ layout(std430, binding = 8) coherent buffer Part { real part[]; };
 // [g] splits of KV head g done, [pc.counter] this layer group's grid-barrier arrivals during this host call.
 layout(std430, binding = 9) volatile coherent buffer Sync { uint sync[]; };
 layout(std430, binding = 10) coherent buffer Failed { uint failed; };
-// The matrices' scales, SCALES per layer of the model: wq, wk, wv, wo, gate, up, down.
+// The matrices' scales, SCALES per layer of the model, in this order (persistent_decode.cpp uploads them).
 layout(std430, binding = 11) readonly buffer Scales { float scl[]; };
-const uint SCALES = 8u;
+const uint S_WQ = 0u, S_WK = 1u, S_WV = 2u, S_WO = 3u, S_GATE = 4u, S_UP = 5u, S_DOWN = 6u, SCALES = 7u;
 // The F16 embedding table (four halves per uvec2) and the token, for a dispatch that starts the model
 // (pc.embed: the table's rows, else 0): its first QKV step reads the token's row itself, and the workgroups of the wo and down
 // rows write their rows of x, so no embedding dispatch (and its boundary) precedes the layers.
@@ -230,9 +230,11 @@ void dot_block(inout ivec4 r, uvec4 w, uint j, uint k) {
 
 // The first layer's x is the token's embedding row (pc.embed), read from the table until x holds it.
 bool x_is_embedding = false;
+// Elements 4e .. 4e + 3 of the token's row of the table (the host checks the token; the clamp keeps a
+// bad one inside the table).
+uvec2 embedding_row(uint e) { return emb[min(uint(max(tok[0], 0)), pc.embed - 1u) * (DIM / 4u) + e]; }
 real4 embedding4(uint e) {
-  const uint row = min(uint(max(tok[0], 0)), pc.embed - 1u);  // (the host checks the token)
-  const uvec2 h = emb[row * (DIM / 4u) + e];
+  const uvec2 h = embedding_row(e);
   return real4(vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
 }
 
@@ -453,7 +455,7 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
     uint mat, first;
     qkv_row(c, mat, first);
     const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum, TPR);
-    const float scale = scl[SB + mat];
+    const float scale = scl[SB + S_WQ + mat];
     if (lane == 0u) res[lr] = real(acc) * deq * real(scale);
     barrier();
     if (mat == 0u) {
@@ -977,8 +979,8 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
     const ivec2 a12 = row_dot2(pf, (2u * it) * VPL_G, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
     const int a1 = a12.x, a2 = a12.y;
     if (tid % TPRG == 0u) {
-      const real g = real(a1) * deq * real(scl[SB + 4u]);
-      const real u = real(a2) * deq * real(scl[SB + 5u]);
+      const real g = real(a1) * deq * real(scl[SB + S_GATE]);
+      const real u = real(a2) * deq * real(scl[SB + S_UP]);
       const real r = max(g, real(0));
       act[A_OFF + c * RPWG + tid / TPRG] = r * r * u;
     }
@@ -1009,7 +1011,7 @@ void main() {
       // barriers later); every other reader of this x has read the table.
       const uint row = gl_WorkGroupID.x * RR + tid;
       if (gl_WorkGroupID.x < RES_WGS && tid < RR && row < DIM) {
-        const uvec2 h = emb[min(uint(max(tok[0], 0)), pc.embed - 1u) * (DIM / 4u) + row / 4u];
+        const uvec2 h = embedding_row(row / 4u);
         xa[row] = real(unpackHalf2x16(row % 4u < 2u ? h.x : h.y)[row % 2u]);
       }
       x_is_embedding = false;
@@ -1036,7 +1038,7 @@ void main() {
     prefetch_gate(pf, WO_SLOTS, PF);
     prefetch_norm(nvp, LB + pc.n_sub, QDIM);
     wait_all(bar_base, bar_k, gave_up);
-    step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, 3u);
+    step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, S_WO);
     arrive(bar_k);
     prefetch_gate(pf, 0u, WO_SLOTS);
     prefetch_norm(nvp, LB + pc.n_ffn, DIM);
@@ -1046,7 +1048,7 @@ void main() {
     prefetch_residual(pf, LB + pc.wdown, FFN, VPLS_F);
     prefetch_norm(nvp, LB + pc.n_fsub, FFN);
     wait_all(bar_base, bar_k, gave_up);
-    step_residual(pf, nvp, A_OFF, FFN, VPLS_F, 6u);
+    step_residual(pf, nvp, A_OFF, FFN, VPLS_F, S_DOWN);
     if (++layer == pc.n_layers) break;
     // The next layer's norm weights and QKV rows load while the other workgroups finish the down step.
     arrive(bar_k);

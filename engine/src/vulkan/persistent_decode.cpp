@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <string>
 #include <vector>
 
 namespace trit::vk {
@@ -22,7 +23,7 @@ struct Push {
   float eps;
   uint32_t layer0, n_layers, lstride, cstride, counter, embed;
 };
-constexpr uint32_t kScalesPerLayer = 8;  // decode_layer.glsl SCALES
+constexpr uint32_t kScalesPerLayer = 7;  // decode_layer.glsl SCALES: wq, wk, wv, wo, gate, up, down
 
 struct Derived {
   uint32_t rpw, qdim, kvdim, gq, kmax, xpt, prefetch;
@@ -115,7 +116,8 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
 PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, const Shape& shape, bool kv_f16, bool f64,
                                    bool dot, const std::vector<float>& scales)
     : layout_(layout), shape_(shape), f64_(f64) {
-  if (scales.size() != size_t{shape.layers} * 7) throw VulkanError("persistent decode: 7 scales per layer expected");
+  if (scales.size() != size_t{shape.layers} * kScalesPerLayer)
+    throw VulkanError("persistent decode: " + std::to_string(kScalesPerLayer) + " scales per layer expected");
   const Derived x = derive(shape, layout.wg, layout.tpr, layout.groups);
   // Clustered subgroup adds for the row and key reductions where the device has them (the variant
   // hard-codes 16 lanes per row: a cluster size must be a literal).
@@ -132,11 +134,8 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   sync_ = Buffer(ctx, uint64_t{shape.kv_heads + shape.layers} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
   sync_zeros_.assign(shape.kv_heads + shape.layers, 0u);
-  std::vector<float> padded(size_t{shape.layers} * kScalesPerLayer, 0.f);
-  for (uint32_t l = 0; l < shape.layers; ++l)
-    std::copy_n(scales.begin() + l * 7, 7, padded.begin() + l * kScalesPerLayer);
-  scales_ = Buffer(ctx, padded.size() * 4, MemoryUse::Device);
-  scales_.upload(padded.data(), padded.size() * 4);
+  scales_ = Buffer(ctx, scales.size() * 4, MemoryUse::Device);
+  scales_.upload(scales.data(), scales.size() * 4);
   sync_.upload(sync_zeros_.data(), sync_zeros_.size() * 4);
   failed_.upload(sync_zeros_.data(), 4);
 }
