@@ -3,26 +3,33 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 
-// The per-draw state (GpuSamplerState in gpu_sampler.h, std430): written by the host before each
-// submit, the chosen token written back by phase 2. Doubles are stored as their bits so the fp32
-// variants need no Float64 capability.
+// The sampler's state (GpuSamplerState in gpu_sampler.h, std430): the parameters and the penalty window,
+// written by the host when a chain of steps starts; the window is then kept by phase 2 (one slot per
+// position, see gpu_sampler.h), and the outputs of the last draw are written back. Doubles are stored
+// as their bits so the fp32 variants need no Float64 capability.
 layout(std430, binding = 0) buffer State {
   float temperature;        // <= 0: greedy
   int top_k;
   float top_p;
   float min_p;
   float repeat_penalty;
-  uint penalty_count;       // entries of penalty_ids in use
+  uint penalty_count;       // slots of penalty_ids: repeat_last_n with the penalty on, else 0
   float min_p_offset;       // temperature * logf(min_p): the CPU sampler's min-p prefilter offset
   float inv_temperature_f;  // 1 / temperature in float (fp32 variant)
   uvec2 inv_temperature_bits;  // 1.0 / temperature as double bits (lo, hi)
-  uvec2 uniform_bits;          // the draw's uniform in [0, 1) as double bits
-  int token;                // out: the chosen token, -1 on an error (status)
+  int token;                // out: the last chosen token, -1 on an error (status)
   uint status;              // out: 0 ok, 1 parameters the GPU sampler does not support, 2 internal
   uint kept;                // out: candidates left for the draw after every cutoff
-  float uniform_f;          // the uniform in float (fp32 variant)
-  int penalty_ids[];        // distinct ids of the last repeat_last_n tokens
+  int penalty_ids[];        // token at position p in slot p % penalty_count, -1 for none
 } st;
+
+// The chain the sampler ends a decode step of (as greedy_step.comp): the step's position, advanced by
+// phase 2; per ring slot the draw of the step at that position (the uniform in [0, 1) as double bits
+// in .xy and as float bits in .z) and the token chosen there; the next step's input token.
+layout(std430, binding = 3) readonly buffer Draws { uvec4 draws[]; };
+layout(std430, binding = 4) buffer Step { uint pos0; uint n_tokens; } step;
+layout(std430, binding = 5) writeonly buffer Next { uint next_token[]; };
+layout(std430, binding = 6) writeonly buffer Ring { uint ring[]; };
 
 layout(constant_id = 1) const uint SLICE = 2048;  // logits per workgroup of phase 1
 layout(constant_id = 2) const uint K_MAX = 1024;  // largest top_k

@@ -14,18 +14,28 @@ shared real s_sum;
 // Candidate a goes before b: larger logit, then lower id (padding, key 0, goes last).
 bool before(uint ka, uint ia, uint kb, uint ib) { return ka > kb || (ka == kb && ia < ib); }
 
-void finish(int token, uint status, uint kept) {
+// Ends the step at position `pos` (invocation 0): the outputs into the state, then what greedy_step.comp
+// publishes (the token in the host's ring, the next step's input, the position advanced) and the token
+// into the penalty window at the next position, where it replaces the token that leaves the window. A
+// failed draw leaves an id outside any vocabulary in the ring (the host reports it) and a valid input.
+void finish(int token, uint status, uint kept, uint pos) {
   if (gl_LocalInvocationID.x == 0) {
     st.token = token;
     st.status = status;
     st.kept = kept;
+    const bool ok = status == 0u && token >= 0;
+    next_token[0] = ok ? uint(token) : 0u;
+    ring[pos % pc.ring_size] = ok ? uint(token) : 0xffffffffu;
+    const uint n = penalised_count();
+    if (n > 0u) st.penalty_ids[(pos + 1u) % n] = token;
+    step.pos0 = pos + 1u;
   }
 }
 
-void merge_and_draw(uint vocab, uint k) {
+void merge_and_draw(uint vocab, uint k, uint pos) {
   const uint t = gl_LocalInvocationID.x;
   if (k == 0u || st.penalty_count > P_MAX) {
-    finish(-1, 1u, 0u);
+    finish(-1, 1u, 0u, pos);
     return;
   }
   // The slices' regions: slice s holds min(k, its length) candidates at s * min(K_MAX, SLICE).
@@ -45,7 +55,7 @@ void merge_and_draw(uint vocab, uint k) {
       }
     }
     const uvec2 best = wg_best(bk, bi);
-    finish(int(best.y), 0u, 1u);  // top-1 keeps one candidate: the draw takes it whatever u is
+    finish(int(best.y), 0u, 1u, pos);  // top-1 keeps one candidate: the draw takes it whatever u is
     return;
   }
   rs_begin(k);
@@ -85,7 +95,7 @@ void merge_and_draw(uint vocab, uint k) {
   }
   barrier();
   if (rs_count != k) {  // cannot happen with distinct ids; reported rather than sampled wrongly
-    finish(-1, 2u, rs_count);
+    finish(-1, 2u, rs_count, pos);
     return;
   }
 
@@ -106,7 +116,7 @@ void merge_and_draw(uint vocab, uint k) {
   }
 
   if (st.temperature <= 0.0) {  // greedy: the largest logit, the lowest id on ties
-    finish(int(sid[0]), 0u, 1u);
+    finish(int(sid[0]), 0u, 1u, pos);
     return;
   }
 
@@ -124,10 +134,10 @@ void merge_and_draw(uint vocab, uint k) {
   // Softmax at temperature T: exp((logit - max) / T) in parallel, the sum in order in one invocation.
 #ifdef TRIT_F64
   const double inv_t = packDouble2x32(st.inv_temperature_bits);
-  const double u = packDouble2x32(st.uniform_bits);
+  const double u = packDouble2x32(draws[pos % pc.ring_size].xy);
 #else
   const float inv_t = st.inv_temperature_f;
-  const float u = st.uniform_f;
+  const float u = uintBitsToFloat(draws[pos % pc.ring_size].z);
 #endif
   const real mx = real(key_value(skey[0]));
   for (uint i = t; i < keep; i += WG) prob[i] = exp_real((real(key_value(skey[i])) - mx) * inv_t);
@@ -171,6 +181,6 @@ void merge_and_draw(uint vocab, uint k) {
         break;
       }
     }
-    finish(token, 0u, keep);
+    finish(token, 0u, keep, pos);
   }
 }

@@ -3,6 +3,8 @@
 // its region of `cand`. Then each workgroup counts itself in; the last to arrive sees every region and
 // runs phase 2 (sample_final.glsl): merge, sort, the CPU sampler's cutoffs and the draw, and it resets
 // the counter for the next replay. One dispatch instead of two saves a dependent launch per token.
+// Like greedy_step.comp it ends a decode step on the device: phase 2 publishes the token, the next
+// step's input and position, and keeps the penalty window, so steps chain without the host.
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x_id = 0) in;
 #define WG gl_WorkGroupSize.x
@@ -21,7 +23,7 @@ layout(std430, binding = 2) coherent buffer Cand {
   uint pad_;
   uvec2 cand[];
 };
-layout(push_constant) uniform Push { uint vocab; } pc;
+layout(push_constant) uniform Push { uint vocab; uint ring_size; } pc;
 
 #include "sample_select.glsl"
 #include "sample_final.glsl"
@@ -29,6 +31,8 @@ layout(push_constant) uniform Push { uint vocab; } pc;
 shared bool s_last;
 
 void main() {
+  // The step's position, read before phase 2's invocation 0 advances it (the barriers below order it).
+  const uint pos = step.pos0;
   const uint k = select_count(pc.vocab);
   select_slice(pc.vocab, k);
   // Release: this workgroup's candidates are written before it counts itself in.
@@ -40,5 +44,5 @@ void main() {
   // Acquire: every other workgroup's candidates are visible now.
   memoryBarrierBuffer();
   if (gl_LocalInvocationID.x == 0u) done = 0u;
-  merge_and_draw(pc.vocab, k);
+  merge_and_draw(pc.vocab, k, pos);
 }

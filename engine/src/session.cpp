@@ -211,10 +211,10 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     return true;
   };
 
-  // Where the tokens are chosen: plain greedy runs whole on the GPU (decode_greedy: no host in the
-  // loop), other settings the GPU sampler supports sample on the GPU one token per submit, and the
-  // rest (or the CPU backend) on the host from read-back logits. The first token always comes from
-  // the prompt's logits on the host.
+  // Where the tokens are chosen: on the GPU, in chains of steps with no host in the loop, plain greedy
+  // by argmax (decode_greedy) and every other setting the GPU sampler supports by it (decode_sample);
+  // the rest (or the CPU backend) on the host from read-back logits. The first token always comes
+  // from the prompt's logits on the host.
   auto* vf = dynamic_cast<VulkanForward*>(forward_.get());
   const SamplingParams& sp = options.sampling;
   const bool plain_greedy = sp.temperature <= 0.f && (sp.repeat_penalty == 1.f || sp.repeat_last_n == 0);
@@ -232,11 +232,12 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
   }
   if (vf && plain_greedy) st.sampled_on = "device-greedy";
   else if (device_sampling) st.sampled_on = "device";
-  if (go && vf && plain_greedy) {
+  if (go && vf && (plain_greedy || device_sampling)) {
     int32_t input = tok;
+    const auto pos = static_cast<int32_t>(cached_.size());
     const auto steps = std::min<int32_t>(options.max_tokens - static_cast<int32_t>(result.tokens.size()),
-                                         context_length() - static_cast<int32_t>(cached_.size()));
-    vf->decode_greedy(tok, static_cast<int32_t>(cached_.size()), steps, [&](int32_t out) {
+                                         context_length() - pos);
+    auto on_token = [&](int32_t out) {
       cached_.push_back(input);  // the step that chose `out` consumed `input`
       input = out;
       if (cancel_.load()) {
@@ -244,7 +245,14 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
         return false;
       }
       return accept(out);
-    });
+    };
+    if (plain_greedy) {
+      vf->decode_greedy(tok, pos, steps, on_token);
+    } else {
+      // The window before the first input: the cache as it stands (the device extends it).
+      const std::vector<int32_t> recent = cached_;
+      vf->decode_sample(tok, pos, steps, sampler, recent, on_token);
+    }
     go = false;
   }
   while (go) {
@@ -252,20 +260,9 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
       result.reason = FinishReason::Cancelled;
       break;
     }
-    if (device_sampling) {
-      const auto pos = static_cast<int32_t>(cached_.size());
-      cached_.push_back(tok);
-      try {
-        tok = vf->decode_sample(tok, pos, sampler, cached_);
-      } catch (...) {
-        cached_.pop_back();
-        throw;
-      }
-    } else {
-      decode(tok);
-      std::copy(logits_.begin(), logits_.end(), work.begin());
-      tok = sampler.sample(work, cached_);
-    }
+    decode(tok);
+    std::copy(logits_.begin(), logits_.end(), work.begin());
+    tok = sampler.sample(work, cached_);
     go = accept(tok);
   }
   if (!stopped_on_string) {

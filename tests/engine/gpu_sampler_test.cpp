@@ -2,8 +2,11 @@
 // for several vocabulary sizes (the 128,256 of Llama 3 down to 1), logit distributions (normal, many
 // exact ties, one dominant logit, -inf entries), parameter sets and seeds, the GPU picks exactly the
 // CPU's token given the same uniform (both samplers seeded alike; the GPU side draws its uniform with
-// Sampler::draw_uniform). Greedy equals trit::argmax of the penalised logits. Parameters the GPU does not
-// take are reported by supports() and, if recorded anyway, by the status the shader writes.
+// Sampler::draw_uniform). Greedy equals trit::argmax of the penalised logits. Each draw ends a decode
+// step as on the device: the token lands in the ring slot of its position and in the next input, the
+// position advances, and the penalty window slides, so steps replayed back to back without the host
+// choose what the CPU sampler chooses with the growing history. Parameters the GPU does not take are
+// reported by supports() and, if recorded anyway, by the status the shader writes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +18,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "trit/sampler.h"
@@ -28,44 +32,82 @@ using trit::vk::Buffer;
 using trit::vk::BufferRange;
 using trit::vk::CommandSequence;
 using trit::vk::GpuSampler;
+using trit::vk::GpuSamplerChain;
+using trit::vk::GpuSamplerDraw;
 using trit::vk::GpuSamplerState;
 using trit::vk::MemoryUse;
 
 constexpr uint32_t kMaxVocab = 128256;
 
+constexpr uint32_t kRing = 8;  // ring slots of the chain (as VulkanForward's)
+
+// What a step left: the state, the token in the ring slot of its position, the next input, the position.
+struct StepOut {
+  GpuSamplerState state;
+  uint32_t ring = 0, next = 0, pos = 0;
+};
+
 // One context and sampler for the whole binary: pipelines are built once.
 struct Rig {
   explicit Rig(bool f64)
       : ctx(), sampler(ctx, kMaxVocab, f64), da(ctx), logits(ctx, uint64_t{kMaxVocab} * 4, MemoryUse::Device),
-        state(ctx, GpuSampler::kStateBytes, MemoryUse::Readback) {}
+        state(ctx, GpuSampler::kStateBytes, MemoryUse::Readback), step(ctx, 8, MemoryUse::Readback),
+        draws(ctx, kRing * sizeof(GpuSamplerDraw), MemoryUse::Upload), next(ctx, 4, MemoryUse::Readback),
+        ring(ctx, kRing * 4, MemoryUse::Readback) {}
   trit::vk::Context ctx;
   GpuSampler sampler;
   trit::vk::DescriptorAllocator da;
-  Buffer logits, state;
+  Buffer logits, state, step, draws, next, ring;
   // Logits in device memory, as the LM head leaves them (host-visible memory would time PCIe reads).
   // One recorded sequence per vocabulary size, replayed for every draw.
   std::vector<std::pair<uint32_t, std::unique_ptr<CommandSequence>>> recorded;
 
+  GpuSamplerChain chain() {
+    return {BufferRange{&step, 0, 0}, BufferRange{&draws, 0, 0}, BufferRange{&next, 0, 0}, BufferRange{&ring, 0, 0},
+            kRing};
+  }
+  void record(CommandSequence& cs, uint32_t vocab) {
+    sampler.record(cs, da, BufferRange{&logits, 0, uint64_t{vocab} * 4}, vocab, BufferRange{&state, 0, 0}, chain());
+  }
   CommandSequence& sequence(uint32_t vocab) {
     for (auto& [v, cs] : recorded)
       if (v == vocab) return *cs;
     auto cs = std::make_unique<CommandSequence>(ctx);
     cs->begin();
-    sampler.record(*cs, da, BufferRange{&logits, 0, uint64_t{vocab} * 4}, vocab, BufferRange{&state, 0, 0});
+    record(*cs, vocab);
     cs->end();
     recorded.emplace_back(vocab, std::move(cs));
     return *recorded.back().second;
   }
 
-  // Runs the recorded sampler on these logits with this state; returns the state written back.
-  GpuSamplerState run(const std::vector<float>& row, const GpuSamplerState& in) {
+  // Starts a chain at position pos with this state (uploads flush where the memory is not coherent).
+  void begin(const GpuSamplerState& in, uint32_t pos) {
+    state.upload(&in, sizeof in);
+    const uint32_t params[2] = {pos, 1};
+    step.upload(params, sizeof params);
+  }
+  // The next step of the chain: these logits, this draw in the slot of the device's position.
+  StepOut next_step(const std::vector<float>& row, const GpuSamplerDraw& draw) {
     const auto vocab = static_cast<uint32_t>(row.size());
     logits.upload(row.data(), row.size() * 4);
-    state.upload(&in, sizeof in);  // flushes where the memory is not coherent
+    uint32_t pos = 0;
+    step.download(&pos, 4);
+    draws.upload(&draw, sizeof draw, uint64_t{pos % kRing} * sizeof draw);
+    const uint32_t poison = 0xdeadbeefu;  // so a step that writes nothing is seen
+    ring.upload(&poison, 4, uint64_t{pos % kRing} * 4);
+    next.upload(&poison, 4);
     sequence(vocab).run();
-    GpuSamplerState out;
-    state.download(&out, sizeof out);
+    StepOut out;
+    state.download(&out.state, sizeof out.state);
+    ring.download(&out.ring, 4, uint64_t{pos % kRing} * 4);
+    next.download(&out.next, 4);
+    step.download(&out.pos, 4);
     return out;
+  }
+  // One step on its own: these logits with this state at position pos.
+  StepOut run(const std::vector<float>& row, const GpuSamplerState& in, const GpuSamplerDraw& draw, uint32_t pos) {
+    begin(in, pos);
+    return next_step(row, draw);
   }
 };
 
@@ -169,15 +211,29 @@ void compare(bool f64, const std::vector<uint32_t>& vocabs, int draws, uint32_t 
         trit::Sampler cpu(p), gpu_rng(p);
         for (int i = 0; i < draws; ++i) {
           const auto logits = make_logits(vocab, d, rng);
-          const auto history = make_history(vocab, rng);
+          auto history = make_history(vocab, rng);
+          // Any position at least as far as the history reaches (the window's slots depend on it).
+          const auto pos = static_cast<uint32_t>(history.size() + rng() % 5000);
           GpuSamplerState s;
-          GpuSampler::prepare(s, history, gpu_rng);
-          const GpuSamplerState out = r.run(logits, s);
+          GpuSampler::prepare(s, p, history, pos);
+          const GpuSamplerDraw draw = GpuSampler::draw(gpu_rng);
+          const StepOut out = r.run(logits, s, draw, pos);
           auto cpu_logits = logits;
           const int32_t want = cpu.sample(cpu_logits, history);
-          ASSERT_EQ(out.status, 0u) << describe(p);
-          ASSERT_EQ(out.token, want) << "vocab " << vocab << ", " << name(d) << " logits, draw " << i << ", "
-                                     << describe(p) << ", uniform " << s.uniform << ", GPU kept " << out.kept;
+          ASSERT_EQ(out.state.status, 0u) << describe(p);
+          ASSERT_EQ(out.state.token, want) << "vocab " << vocab << ", " << name(d) << " logits, draw " << i << ", "
+                                           << describe(p) << ", uniform bits " << draw.hi << ":" << draw.lo
+                                           << ", GPU kept " << out.state.kept;
+          // The step's outputs, and the window as the host would set it for the next position.
+          ASSERT_EQ(out.ring, static_cast<uint32_t>(want));
+          ASSERT_EQ(out.next, static_cast<uint32_t>(want));
+          ASSERT_EQ(out.pos, pos + 1);
+          history.push_back(want);
+          GpuSamplerState slid;
+          GpuSampler::prepare(slid, p, history, pos + 1);
+          ASSERT_EQ(out.state.penalty_count, slid.penalty_count);
+          for (uint32_t j = 0; j < slid.penalty_count; ++j)
+            ASSERT_EQ(out.state.penalty_ids[j], slid.penalty_ids[j]) << "window slot " << j << ", " << describe(p);
           ++checked;
         }
       }
@@ -215,9 +271,11 @@ TEST(GpuSampler, GreedyIsArgmaxOfPenalisedLogits) {
       history.push_back(top);
       history.push_back(top);
       GpuSamplerState st;
-      GpuSampler::prepare(st, history, s);
-      EXPECT_EQ(st.uniform, 0.0);  // greedy draws no uniform, as on the CPU
-      const auto out = r.run(logits, st);
+      const auto pos = static_cast<uint32_t>(history.size() - 1);
+      GpuSampler::prepare(st, p, history, pos);
+      const GpuSamplerDraw draw = GpuSampler::draw(s);
+      EXPECT_EQ(draw.lo | draw.hi, 0u);  // greedy draws no uniform, as on the CPU
+      const auto out = r.run(logits, st, draw, pos).state;
       auto penalised = logits;
       std::vector<int32_t> seen(history.end() - std::min<std::ptrdiff_t>(64, static_cast<std::ptrdiff_t>(history.size())),
                                 history.end());
@@ -241,8 +299,7 @@ TEST(GpuSampler, ConsumesTheRandomStreamLikeTheCpuSampler) {
   for (int i = 0; i < 5; ++i) {
     auto l = logits;
     a.sample(l, {});
-    GpuSamplerState st;
-    GpuSampler::prepare(st, {}, b);
+    GpuSampler::draw(b);
   }
   // After five draws each, both streams are at the same place.
   EXPECT_EQ(a.draw_uniform(), b.draw_uniform());
@@ -271,9 +328,8 @@ TEST(GpuSampler, SupportsOnlyWhatItSamplesExactly) {
   EXPECT_FALSE(GpuSampler::supports(p));  // invalid parameters
   p.temperature = 0.8f;
   p.top_k = 0;
-  trit::Sampler s(p);
   GpuSamplerState st;
-  EXPECT_THROW(GpuSampler::prepare(st, {}, s), std::invalid_argument);
+  EXPECT_THROW(GpuSampler::prepare(st, p, {}, 0), std::invalid_argument);
 }
 
 TEST(GpuSampler, ShaderReportsUnsupportedParameters) {
@@ -284,10 +340,16 @@ TEST(GpuSampler, ShaderReportsUnsupportedParameters) {
   st.temperature = 1.f;
   st.top_k = 0;  // the whole vocabulary: more than kMaxTopK candidates
   st.inv_temperature = 1.0;
-  st.uniform = 0.5;
-  const auto out = r.run(logits, st);
-  EXPECT_EQ(out.status, 1u);
-  EXPECT_EQ(out.token, -1);
+  GpuSamplerDraw draw;
+  draw.hi = 0x3fe00000u;  // 0.5
+  draw.f = 0.5f;
+  const auto out = r.run(logits, st, draw, 3);
+  EXPECT_EQ(out.state.status, 1u);
+  EXPECT_EQ(out.state.token, -1);
+  // The host sees an id outside any vocabulary in the ring; the next step gets a valid input.
+  EXPECT_EQ(out.ring, 0xffffffffu);
+  EXPECT_EQ(out.next, 0u);
+  EXPECT_EQ(out.pos, 4u);
 }
 
 TEST(GpuSampler, RecordRejectsBadRanges) {
@@ -296,11 +358,64 @@ TEST(GpuSampler, RecordRejectsBadRanges) {
   cs.begin();
   const BufferRange logits{&r.logits, 0, 400};
   const BufferRange state{&r.state, 0, 0};
-  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 101, state), trit::VulkanError);      // 100 floats, 101 needed
-  EXPECT_THROW(r.sampler.record(cs, r.da, logits, kMaxVocab + 1, state), trit::VulkanError);
-  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 0, state), trit::VulkanError);
-  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 100, BufferRange{&r.state, 0, 64}), trit::VulkanError);
+  const GpuSamplerChain chain = r.chain();
+  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 101, state, chain), trit::VulkanError);  // 100 floats, 101 needed
+  EXPECT_THROW(r.sampler.record(cs, r.da, logits, kMaxVocab + 1, state, chain), trit::VulkanError);
+  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 0, state, chain), trit::VulkanError);
+  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 100, BufferRange{&r.state, 0, 64}, chain), trit::VulkanError);
+  GpuSamplerChain bad = chain;
+  bad.ring_size = 0;
+  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 100, state, bad), trit::VulkanError);
+  bad = chain;
+  bad.ring_size = kRing + 1;  // more slots than the draws and ring buffers hold
+  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 100, state, bad), trit::VulkanError);
+  bad = chain;
+  bad.step = BufferRange{&r.step, 4, 0};
+  EXPECT_THROW(r.sampler.record(cs, r.da, logits, 100, state, bad), trit::VulkanError);
   cs.end();
+}
+
+// Steps replayed back to back with no host between them (the host only writes each step's logits and
+// draw, as the LM head and decode_sample do): the device keeps the position, the ring and the penalty
+// window, and every token equals the CPU sampler's with the history growing by the tokens chosen. A short
+// window on a small vocabulary with a strong penalty, so the window decides many draws and wraps often.
+TEST(GpuSampler, ChainedStepsSlideThePenaltyWindow) {
+  Rig& r = rig();
+  std::mt19937 rng(8);
+  for (const auto& [t, last_n, penalty] : {std::tuple{0.8f, 3, 4.f}, std::tuple{0.f, 5, 3.f}, std::tuple{1.2f, 64, 2.f}}) {
+    SamplingParams p;
+    p.seed = rng();
+    p.temperature = t;
+    p.top_k = 8;
+    p.top_p = 0.9f;
+    p.min_p = 0.f;
+    p.repeat_penalty = penalty;
+    p.repeat_last_n = last_n;
+    trit::Sampler cpu(p), gpu_rng(p);
+    std::vector<int32_t> history = {4, 9, 4, 1};
+    GpuSamplerState st;
+    const auto pos0 = static_cast<uint32_t>(history.size() - 1 + 37);  // positions need not start at 0
+    GpuSampler::prepare(st, p, history, pos0);
+    r.begin(st, pos0);
+    int penalised_top = 0;
+    for (uint32_t i = 0; i < 40; ++i) {
+      // A few strong logits among 12 ids: the recent ones are the likely choices until penalised.
+      std::vector<float> logits(12);
+      for (auto& l : logits) l = std::normal_distribution<float>(0.f, 0.5f)(rng);
+      for (int id : {1, 4, 9}) logits[static_cast<size_t>(id)] += 3.f;
+      // Whether the penalty hits the top logit this step (its id is in the window).
+      const auto window_start = history.end() - std::min<std::ptrdiff_t>(last_n, std::ssize(history));
+      penalised_top += std::find(window_start, history.end(), trit::argmax(logits)) != history.end();
+      auto cpu_logits = logits;
+      const int32_t want = cpu.sample(cpu_logits, history);
+      const StepOut out = r.next_step(logits, GpuSampler::draw(gpu_rng));
+      ASSERT_EQ(out.state.token, want) << "step " << i << ", T=" << t << ", last_n " << last_n;
+      ASSERT_EQ(out.ring, static_cast<uint32_t>(want));
+      ASSERT_EQ(out.pos, pos0 + i + 1);
+      history.push_back(want);
+    }
+    EXPECT_GT(penalised_top, 5) << "the window must penalise the top logit often for this test to mean anything";
+  }
 }
 
 // GPU time of one draw (timestamps around the two dispatches) over the Llama 3 vocabulary, and over one
@@ -322,15 +437,17 @@ TEST(GpuSampler, TimeOfOneDraw) {
       cs.begin();
       ts.reset(cs.handle());
       cs.timestamp(ts.handle(), 0);
-      r.sampler.record(cs, r.da, BufferRange{&r.logits, 0, uint64_t{vocab} * 4}, vocab, BufferRange{&r.state, 0, 0});
+      r.record(cs, vocab);
       cs.timestamp(ts.handle(), 1);
       cs.end();
       const int runs = 20;
       std::vector<double> us;
       for (int i = 0; i < runs; ++i) {
         GpuSamplerState st;
-        GpuSampler::prepare(st, std::vector<int32_t>{1, 2, 3}, s);
-        r.state.upload(&st, sizeof st);
+        GpuSampler::prepare(st, p, std::vector<int32_t>{1, 2, 3}, 2);
+        r.begin(st, 2);
+        const GpuSamplerDraw draw = GpuSampler::draw(s);
+        r.draws.upload(&draw, sizeof draw, 2 * sizeof draw);
         cs.run();
         us.push_back(ts.elapsed_ns(0, 1) / 1000.0);
         GpuSamplerState out;

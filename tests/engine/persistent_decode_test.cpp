@@ -254,27 +254,35 @@ TEST(PersistentDecodeFallback, DeviceGreedyRedoesTheQueuedSteps) {
   EXPECT_EQ(p.pers->cached_positions(), p.pos + 10);
 }
 
-TEST(PersistentDecodeFallback, DeviceSamplingDrawsTheSameToken) {
+TEST(PersistentDecodeFallback, DeviceSamplingRedoesTheQueuedStepsWithTheirDraws) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  PrimedPair p = prime(*model, g);
-  SamplingParams sp;
-  sp.seed = 7;
-  sp.temperature = 1.5f;
-  Sampler sa(sp), sb(sp);
-  ASSERT_TRUE(p.pers->samples_on_device(sp));
-  std::vector<int32_t> ha(g.prompt), hb(g.prompt);
-  int32_t ta = p.first, tb = p.first;
-  for (int i = 0; i < 6; ++i) {
-    const auto pos = static_cast<int32_t>(ha.size());
-    ha.push_back(ta);
-    hb.push_back(tb);
-    if (i == 2) p.pers->debug_fail_persistent_decode();
-    ta = p.pers->decode_sample(ta, pos, sa, ha);
-    tb = p.fused->decode_sample(tb, pos, sb, hb);
-    EXPECT_EQ(ta, tb) << "draw " << i;
+  // Sampled with a penalty, and greedy with a penalty strong enough that the window decides the token;
+  // short windows, so the steps queued past the failure have overwritten every slot of it.
+  for (const auto& [temperature, penalty] : {std::pair{1.5f, 1.3f}, std::pair{0.f, 8.f}}) {
+    PrimedPair p = prime(*model, g);
+    ASSERT_GT(p.pers->persistent_groups(), 0u);
+    SamplingParams sp;
+    sp.seed = 7;
+    sp.temperature = temperature;
+    sp.repeat_penalty = penalty;
+    sp.repeat_last_n = 3;
+    Sampler sa(sp), sb(sp);
+    ASSERT_TRUE(p.pers->samples_on_device(sp));
+    std::vector<int32_t> a, b;
+    // Fail after a few steps, with steps queued: they are redone from the right input, with the same
+    // draws and the window as it stood at the step redone.
+    int32_t seen = 0;
+    p.pers->decode_sample(p.first, p.pos, 14, sa, g.prompt, [&](int32_t t) {
+      a.push_back(t);
+      if (++seen == 3) p.pers->debug_fail_persistent_decode();
+      return true;
+    });
+    p.fused->decode_sample(p.first, p.pos, 14, sb, g.prompt, [&](int32_t t) { return b.push_back(t), true; });
+    EXPECT_EQ(p.pers->persistent_groups(), 0u);
+    EXPECT_EQ(a, b) << "T=" << temperature << ", penalty " << penalty;
+    EXPECT_EQ(p.pers->cached_positions(), p.pos + 14);
   }
-  EXPECT_EQ(p.pers->persistent_groups(), 0u);
 }
 
 // Long contexts: a synthetic model with one KV head, so on the H100 a head's keys spread over up to

@@ -1,5 +1,5 @@
-// Sessions on the Vulkan backend choose tokens on the device: plain greedy through decode_greedy (no
-// host in the loop) and sampling through the GPU sampler (only the token read back). Both must give
+// Sessions on the Vulkan backend choose tokens on the device, in chains of steps with no host in the
+// loop: plain greedy through decode_greedy, sampling through the GPU sampler (decode_sample). Both give
 // exactly the reply the CPU reference session gives with host sampling: on the golden models the two
 // backends' logits agree to float rounding, and the GPU sampler reproduces the CPU sampler's choice.
 #include <gtest/gtest.h>
@@ -85,6 +85,63 @@ TEST(SessionOnDevice, SamplingOnTheDeviceEqualsHostSampling) {
   gpu = p.gpu->generate(p.prompt, o);
   EXPECT_STREQ(gpu.stats.sampled_on, "host");
   expect_same_reply(p.cpu->generate(p.prompt, o), gpu);
+}
+
+// A long reply with a short penalty window: the device slides the window (a ring of repeat_last_n
+// slots) over the prompt and the reply, wrapping many times, and every draw equals the host's.
+TEST(SessionOnDevice, SampledChainsKeepThePenaltyWindowOfTheHost) {
+  auto p = sessions("golden-b", "The ternary weights", 160);
+  GenerateOptions o;
+  o.sampling.temperature = 0.8f;
+  o.sampling.top_k = 20;
+  o.sampling.top_p = 1.f;
+  o.sampling.min_p = 0.f;
+  o.sampling.repeat_penalty = 2.f;
+  o.sampling.repeat_last_n = 3;
+  o.sampling.seed = 99;
+  o.max_tokens = 70;
+  const auto gpu = p.gpu->generate(p.prompt, o);
+  EXPECT_STREQ(gpu.stats.sampled_on, "device");
+  expect_same_reply(p.cpu->generate(p.prompt, o), gpu);
+  EXPECT_EQ(p.gpu->cached_tokens(), p.cpu->cached_tokens());
+  // Greedy with a penalty: the window alone moves the choice off the argmax.
+  o.sampling.temperature = 0.f;
+  o.sampling.repeat_last_n = 5;
+  o.max_tokens = 40;
+  expect_same_reply(p.cpu->generate(p.prompt, o), p.gpu->generate(p.prompt, o));
+  // A window longer than the whole context so far.
+  o.sampling.temperature = 1.1f;
+  o.sampling.repeat_last_n = 256;
+  expect_same_reply(p.cpu->generate(p.prompt, o), p.gpu->generate(p.prompt, o));
+}
+
+TEST(SessionOnDevice, DeviceSamplingCancelsAndLeavesACacheThatContinuesExactly) {
+  auto p = sessions("golden-a", "Sample me", 96);
+  GenerateOptions o;
+  o.sampling.temperature = 0.9f;
+  o.sampling.top_k = 40;
+  o.sampling.repeat_penalty = 1.2f;
+  o.sampling.seed = 5;
+  o.max_tokens = 40;
+  int seen = 0;
+  o.on_token = [&](int32_t) {
+    if (++seen == 6) p.gpu->cancel();
+  };
+  const auto r = p.gpu->generate(p.prompt, o);
+  EXPECT_EQ(r.reason, FinishReason::Cancelled);
+  EXPECT_EQ(r.tokens.size(), 6u);
+  EXPECT_STREQ(r.stats.sampled_on, "device");
+  o.on_token = nullptr;
+  // The six tokens are the host's first six; the next generation is exactly the reference's.
+  const auto ref = p.cpu->generate(p.prompt, o);
+  ASSERT_GE(ref.tokens.size(), 6u);
+  EXPECT_EQ(r.tokens, std::vector<int32_t>(ref.tokens.begin(), ref.tokens.begin() + 6));
+  o.max_tokens = 8;
+  expect_same_reply(p.cpu->generate(p.prompt, o), p.gpu->generate(p.prompt, o));
+  // To the end of the context (or an end-of-turn token), as the host samples it.
+  o.max_tokens = 100000;
+  expect_same_reply(p.cpu->generate(p.prompt, o), p.gpu->generate(p.prompt, o));
+  EXPECT_EQ(p.gpu->cached_tokens(), p.cpu->cached_tokens());
 }
 
 TEST(SessionOnDevice, DeviceGreedyCancelsAndLeavesACacheThatContinuesExactly) {

@@ -333,6 +333,29 @@ TEST(VulkanForward, DeviceSideGreedyStopsWhereToldAndLeavesTheCacheExact) {
   EXPECT_THROW(dev.decode_greedy(0, 14, dev.context_length(), [](int32_t) { return true; }), ContextFullError);
   EXPECT_EQ(dev.cached_positions(), 14);
   EXPECT_EQ(dev.decode_greedy(0, 14, 0, [](int32_t) { return true; }), 0);
+  // The same for device sampling, and settings the GPU sampler does not take are refused.
+  SamplingParams sp;
+  sp.seed = 3;
+  Sampler s(sp);
+  const std::vector<int32_t> recent(g.sequence.begin(), g.sequence.begin() + 14);
+  auto yes = [](int32_t) { return true; };
+  ASSERT_TRUE(dev.samples_on_device(sp));
+  EXPECT_THROW(dev.decode_sample(-1, 14, 1, s, recent, yes), std::out_of_range);
+  EXPECT_THROW(dev.decode_sample(static_cast<int32_t>(g.vocab), 14, 1, s, recent, yes), std::out_of_range);
+  EXPECT_THROW(dev.decode_sample(0, 15, 1, s, recent, yes), std::invalid_argument);
+  EXPECT_THROW(dev.decode_sample(0, 14, dev.context_length(), s, recent, yes), ContextFullError);
+  SamplingParams host = sp;
+  host.top_k = 0;
+  host.min_p = 0.f;
+  Sampler hs(host);
+  EXPECT_FALSE(dev.samples_on_device(host));
+  EXPECT_THROW(dev.decode_sample(0, 14, 1, hs, recent, yes), std::invalid_argument);
+  EXPECT_EQ(dev.cached_positions(), 14);
+  EXPECT_EQ(dev.decode_sample(0, 14, 0, s, recent, yes), 0);
+  // A stop after the second token leaves the cache holding the inputs of the two delivered steps.
+  got.clear();
+  EXPECT_EQ(dev.decode_sample(0, 14, 20, s, recent, [&](int32_t t) { return got.push_back(t), got.size() < 2; }), 2);
+  EXPECT_EQ(dev.cached_positions(), 16);
 }
 
 }  // namespace

@@ -78,19 +78,23 @@ class VulkanForward final : public Forward {
   int32_t vocab_size() const override;
 
   // Greedy decoding on the device: the argmax of each step's logits feeds the next step's embedding
-  // without the host, one submit per token with up to two queued, so the GPU does not wait for the
+  // without the host, chains of steps per submit with two queued, so the GPU does not wait for the
   // host between tokens and no logits are read back. Step i consumes its input at pos + i (the first
   // input is `token`) and hands its argmax (trit::argmax's choice) to on_token; returning false stops
-  // (a step already queued then runs but its token is dropped, and its cache entry lies past
+  // (steps already queued then run but their tokens are dropped, and their cache entries lie past
   // cached_positions(), to be overwritten). At most max_steps steps; returns the tokens delivered.
   // Throws ContextFullError if pos + max_steps passes the context, like eval for bad arguments.
   int32_t decode_greedy(int32_t token, int32_t pos, int32_t max_steps, const std::function<bool(int32_t)>& on_token);
 
-  // Decodes `token` at `pos` and samples the next token on the device (vulkan/gpu_sampler.h) with
-  // `sampler`'s parameters and random stream, exactly as sampler.sample(logits, history) would choose
-  // from the logits; only the token is read back. history: the context including `token` (for the
-  // repetition penalty). Needs samples_on_device(sampler.params()); throws like eval otherwise.
-  int32_t decode_sample(int32_t token, int32_t pos, Sampler& sampler, std::span<const int32_t> history);
+  // decode_greedy with each token sampled on the device (vulkan/gpu_sampler.h) with `sampler`'s
+  // parameters and random stream, exactly as sampler.sample(logits, history) would choose it, history
+  // being the context up to and including the step's input: `recent` holds the tokens before pos (at
+  // least the last repeat_last_n of them for the repetition penalty; more are ignored), and the device
+  // extends the window with each chosen token. Each step's uniform is drawn from sampler when the step
+  // is queued, so steps queued past a stop take draws too. Needs samples_on_device(sampler.params())
+  // (std::invalid_argument otherwise); throws VulkanError if the device sampler fails.
+  int32_t decode_sample(int32_t token, int32_t pos, int32_t max_steps, Sampler& sampler,
+                        std::span<const int32_t> recent, const std::function<bool(int32_t)>& on_token);
   bool samples_on_device(const SamplingParams& params) const;
 
   const DeviceInfo& device() const;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,7 +40,7 @@ GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(
   if (shared > d.max_shared_memory)
     throw VulkanError("the GPU sampler needs " + std::to_string(shared) + " bytes of shared memory, " + d.name +
                       " has " + std::to_string(d.max_shared_memory));
-  pipeline_ = std::make_unique<Pipeline>(ctx, f64 ? "sample_token_f64" : "sample_token", 3, 4,
+  pipeline_ = std::make_unique<Pipeline>(ctx, f64 ? "sample_token_f64" : "sample_token", 7, 8,
                                          std::vector<uint32_t>{wg, kSlice, kMaxTopK, GpuSamplerState::kMaxPenalised});
   // A counter of the workgroups through the first phase (zero between draws), then each slice's region
   // of up to min(kMaxTopK, kSlice) (key, id) pairs.
@@ -59,26 +61,36 @@ bool GpuSampler::supports(const SamplingParams& p) {
   return p.top_k >= 1 && static_cast<uint32_t>(p.top_k) <= kMaxTopK;
 }
 
+namespace {
+
+uint64_t range_bytes(const BufferRange& r) { return r.size ? r.size : r.buffer->size() - r.offset; }
+
+}  // namespace
+
 void GpuSampler::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& logits_row, uint32_t vocab,
-                        const BufferRange& state) {
+                        const BufferRange& state, const GpuSamplerChain& chain) {
   if (vocab == 0 || vocab > max_vocab_)
     throw VulkanError("GPU sampler: vocabulary of " + std::to_string(vocab) + " logits, built for 1.." +
                       std::to_string(max_vocab_));
-  const uint64_t state_bytes = state.size ? state.size : state.buffer->size() - state.offset;
-  if (state_bytes < kStateBytes)
-    throw VulkanError("GPU sampler: the state range holds " + std::to_string(state_bytes) + " bytes, " +
-                      std::to_string(kStateBytes) + " needed");
-  const uint64_t logit_bytes = logits_row.size ? logits_row.size : logits_row.buffer->size() - logits_row.offset;
-  if (logit_bytes < uint64_t{vocab} * 4)
-    throw VulkanError("GPU sampler: the logits range holds " + std::to_string(logit_bytes / 4) + " floats, " +
-                      std::to_string(vocab) + " needed");
-  const uint32_t push[] = {vocab};
-  const BufferRange r[] = {state, logits_row, BufferRange{&candidates_, 0, 0}};
+  auto need = [](const BufferRange& r, uint64_t bytes, const char* what) {
+    if (!r.buffer || range_bytes(r) < bytes)
+      throw VulkanError(std::string("GPU sampler: the ") + what + " range holds " +
+                        std::to_string(r.buffer ? range_bytes(r) : 0) + " bytes, " + std::to_string(bytes) + " needed");
+  };
+  need(state, kStateBytes, "state");
+  need(logits_row, uint64_t{vocab} * 4, "logits");
+  if (chain.ring_size == 0) throw VulkanError("GPU sampler: the chain's ring has no slots");
+  need(chain.step, 8, "step");
+  need(chain.draws, uint64_t{chain.ring_size} * sizeof(GpuSamplerDraw), "draws");
+  need(chain.next_token, 4, "next token");
+  need(chain.ring, uint64_t{chain.ring_size} * 4, "token ring");
+  const uint32_t push[] = {vocab, chain.ring_size};
+  const BufferRange r[] = {state,       logits_row,       BufferRange{&candidates_, 0, 0}, chain.draws,
+                           chain.step, chain.next_token, chain.ring};
   cs.dispatch(*pipeline_, da.make(*pipeline_, r), push, sizeof push, ceil_div(vocab, kSlice));
 }
 
-void GpuSampler::prepare(GpuSamplerState& s, std::span<const int32_t> history, Sampler& sampler) {
-  const SamplingParams& p = sampler.params();
+void GpuSampler::prepare(GpuSamplerState& s, const SamplingParams& p, std::span<const int32_t> recent, uint32_t pos) {
   if (!supports(p)) throw std::invalid_argument("GPU sampler: these sampling parameters are for the CPU sampler");
   s.temperature = p.temperature;
   s.top_k = p.top_k;
@@ -89,21 +101,29 @@ void GpuSampler::prepare(GpuSamplerState& s, std::span<const int32_t> history, S
   s.min_p_offset = p.min_p > 0.f ? p.temperature * std::log(p.min_p) : 0.f;
   s.inv_temperature = p.temperature > 0.f ? 1.0 / p.temperature : 0.0;
   s.inv_temperature_f = p.temperature > 0.f ? 1.f / p.temperature : 0.f;
-  s.penalty_count = 0;
-  if (p.repeat_penalty != 1.f && p.repeat_last_n > 0) {
-    // The distinct ids of the window, as the CPU sampler penalises them (out-of-range ids are skipped
-    // by the shader, as by the CPU).
-    const size_t n = std::min(history.size(), static_cast<size_t>(p.repeat_last_n));
-    int32_t* ids = s.penalty_ids;
-    std::copy(history.end() - static_cast<std::ptrdiff_t>(n), history.end(), ids);
-    std::sort(ids, ids + n);
-    s.penalty_count = static_cast<uint32_t>(std::unique(ids, ids + n) - ids);
-  }
-  s.uniform = p.temperature > 0.f ? sampler.draw_uniform() : 0.0;
-  s.uniform_f = static_cast<float>(s.uniform);
+  s.penalty_count = p.repeat_penalty != 1.f && p.repeat_last_n > 0 ? static_cast<uint32_t>(p.repeat_last_n) : 0;
+  std::fill(std::begin(s.penalty_ids), std::end(s.penalty_ids), -1);
+  // The window's positions pos + 1 - n .. pos, each in its slot (those before recent stay empty;
+  // out-of-range ids are kept, and skipped by the shader as by the CPU).
+  const uint32_t n = s.penalty_count;
+  const size_t have = std::min<size_t>(recent.size(), n);
+  for (size_t i = 0; i < have; ++i)
+    s.penalty_ids[(pos - static_cast<uint32_t>(i)) % n] = recent[recent.size() - 1 - i];
   s.token = -1;
   s.status = 0;
   s.kept = 0;
+}
+
+GpuSamplerDraw GpuSampler::draw(Sampler& sampler) {
+  GpuSamplerDraw d;
+  if (!(sampler.params().temperature > 0.f)) return d;  // greedy draws none, as on the CPU
+  const double u = sampler.draw_uniform();
+  uint64_t bits = 0;
+  std::memcpy(&bits, &u, 8);
+  d.lo = static_cast<uint32_t>(bits);
+  d.hi = static_cast<uint32_t>(bits >> 32);
+  d.f = static_cast<float>(u);
+  return d;
 }
 
 }  // namespace trit::vk

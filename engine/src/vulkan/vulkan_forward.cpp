@@ -30,14 +30,14 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 constexpr uint32_t kAllLogitsBlock = 64;
 
 // Which logits a recorded pass computes: none (a prefill block before the last), the last token's,
-// every token's, or the last token's reduced on the device to the greedy next token (Greedy).
-// Sample: the last token's logits go to the GPU sampler, which leaves only the chosen token.
+// every token's, or the last token's reduced on the device to the next token, which the device feeds
+// to the next step: by argmax (Greedy) or by the GPU sampler (Sample).
 enum class Head { None, Last, All, Greedy, Sample };
 
-// Device-side greedy decoding: submits of kGreedyChain steps each (one of a single step where fewer
-// remain), kGreedyInFlight of them queued at once, their tokens published through a ring of as many
-// slots as steps can be in flight. One submit per token left a submit boundary on every token (H100,
-// context 128: 975-977 tokens/s chained against 928-967).
+// Device-side decoding (greedy or sampled): submits of kGreedyChain steps each (one of a single step
+// where fewer remain), kGreedyInFlight of them queued at once, their tokens published through a ring of
+// as many slots as steps can be in flight. One submit per token left a submit boundary on every token
+// (H100, context 128: 975-977 tokens/s chained against 928-967).
 constexpr uint32_t kGreedyChain = 4;
 constexpr uint32_t kGreedyInFlight = 2;
 constexpr uint32_t kGreedyRing = kGreedyChain * kGreedyInFlight;
@@ -116,16 +116,18 @@ struct VulkanForward::Impl {
   // Host-visible: per-submit parameters and tokens; logits are copied to `readback` for the host.
   Buffer params, tokens, readback;
   Buffer arrived;  // fused decode attention: per-head split counters, zero between uses
-  // Device-side greedy decoding: the step's parameters (advanced by the device), its input token
-  // (written by the previous step's argmax) and the ring the host reads tokens from.
-  Buffer step, next_token, ring;
+  // Device-side decoding: the step's parameters (advanced by the device), its input token (written by
+  // the previous step's argmax or sampler), the ring the host reads tokens from, and the sampled steps'
+  // draws (GpuSamplerDraw per ring slot, written by the host before each submit).
+  Buffer step, next_token, ring, draws;
   std::unique_ptr<vk::Pipeline> greedy_step;
-  // Per in-flight slot: a chain of kGreedyChain steps, and a single step.
-  std::unique_ptr<vk::CommandSequence> greedy_chain[kGreedyInFlight], greedy[kGreedyInFlight];
+  // Per in-flight slot: a chain of kGreedyChain steps, and a single step; greedy and sampled.
+  struct Chained {
+    std::unique_ptr<vk::CommandSequence> chain[kGreedyInFlight], single[kGreedyInFlight];
+  } greedy, sampled;
   // Device-side sampling (vulkan/gpu_sampler.h): null where the device cannot run it.
   std::unique_ptr<vk::GpuSampler> sampler;
   Buffer sample_state;
-  std::unique_ptr<vk::CommandSequence> decode_sampled;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
   bool profiling = false;
   SeqProfile prof_decode, prof_none, prof_last, prof_all;
@@ -155,6 +157,12 @@ struct VulkanForward::Impl {
   void record_decoders();
   void adopt_persistent(bool wait);
   bool persistent_failed();
+  // The loop of decode_greedy and decode_sample on `seqs`: before_submit(first, n) runs before the
+  // submit of steps first .. first + n - 1, restart(done, outs) before they are redone from step done
+  // (outs: the tokens of steps 0 .. done - 1) once the persistent kernel failed.
+  int32_t chain(Chained& seqs, int32_t token, int32_t pos, int32_t max_steps, const std::function<bool(int32_t)>& on_token,
+                const std::function<void(int32_t, int32_t)>& before_submit,
+                const std::function<void(int32_t, const std::vector<int32_t>&)>& restart);
   void check_shape() const;
   // The fused decode attention's workgroup: wider than the split's keys scores more keys per pass (32
   // instead of 8 at 256; H100 at context 3872: 1.06 ms of attention per token at 256, 1.11 at 64).
@@ -302,9 +310,9 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
   const BufferRange X = R(x), XQ = R(xq), XS = R(xs);
 
-  // A greedy step follows the previous one in queue order without the host in between: wait for its
-  // writes (the next token, the position) before the embedding reads them.
-  if (head == Head::Greedy) cs.barrier();
+  // A device-chained step follows the previous one in queue order without the host in between: wait
+  // for its writes (the next token, the position) before the embedding reads them.
+  if (head == Head::Greedy || head == Head::Sample) cs.barrier();
   // Profile mode: a timestamp after the barrier that ends each kernel group, labelled with the group.
   if (prof) {
     prof->pool = std::make_unique<vk::TimestampPool>(*ctx, 16 * cfg.layers + 16);
@@ -423,7 +431,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier(true);
     mark("lm_head");
     if (head == Head::Sample) {
-      sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state));
+      sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
+                      vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kGreedyRing});
       return;
     }
     if (head == Head::Greedy) {
@@ -579,11 +588,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.record(*m.block_last, m.block, Head::Last, P(m.prof_last, "block"), m.params, m.tokens);
     m.record(*m.block_all, static_cast<uint32_t>(BL), Head::All, P(m.prof_all, "block"), m.params, m.tokens);
   }
-  // Device-side greedy decoding: two identical step sequences, so one can be queued while the host
-  // reads the other's token.
+  // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
+  // other's tokens.
   m.step = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Device);
   m.next_token = Buffer(*m.ctx, 4, MemoryUse::Device);
   m.ring = Buffer(*m.ctx, kGreedyRing * 4, MemoryUse::Readback);
+  m.draws = Buffer(*m.ctx, kGreedyRing * sizeof(vk::GpuSamplerDraw), MemoryUse::Upload);
   // Device-side sampling, where the device runs the sampler (else sessions sample on the host). Its
   // kernel has compiled during the upload; one the driver could not compile is found here.
   if (m.sampler) try {
@@ -600,21 +610,22 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
 
 VulkanForward::~VulkanForward() = default;
 
-// The one-token command buffers: decode with logits, the two device-greedy steps, decode + GPU sampler.
-// Recorded at load, and again if the persistent decode kernel fails and the fused kernels take over.
+// The one-token command buffers: decode with logits, and the device-chained steps (greedy, and
+// sampled where the device runs the GPU sampler). Recorded at load, and again if the persistent decode
+// kernel fails and the fused kernels take over.
 void VulkanForward::Impl::record_decoders() {
   if (!decode) decode = std::make_unique<vk::CommandSequence>(*ctx);
   record(*decode, 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
-  for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
-    if (!greedy[i]) greedy[i] = std::make_unique<vk::CommandSequence>(*ctx);
-    if (!greedy_chain[i]) greedy_chain[i] = std::make_unique<vk::CommandSequence>(*ctx);
-    record(*greedy[i], 1, Head::Greedy, nullptr, step, next_token);
-    record(*greedy_chain[i], 1, Head::Greedy, nullptr, step, next_token, kGreedyChain);
-  }
-  if (sampler) {
-    if (!decode_sampled) decode_sampled = std::make_unique<vk::CommandSequence>(*ctx);
-    record(*decode_sampled, 1, Head::Sample, nullptr, params, tokens);
-  }
+  auto chained = [&](Chained& c, Head head) {
+    for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
+      if (!c.single[i]) c.single[i] = std::make_unique<vk::CommandSequence>(*ctx);
+      if (!c.chain[i]) c.chain[i] = std::make_unique<vk::CommandSequence>(*ctx);
+      record(*c.single[i], 1, head, nullptr, step, next_token);
+      record(*c.chain[i], 1, head, nullptr, step, next_token, kGreedyChain);
+    }
+  };
+  chained(greedy, Head::Greedy);
+  if (sampler) chained(sampled, Head::Sample);
 }
 
 // Switches the one-token command buffers to the persistent kernel once it is compiled (it compiles on
@@ -699,18 +710,68 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
   }
 }
 
+// Checks the arguments of a device-chained decode; false when there is nothing to do.
+static bool check_chain(const char* what, int32_t token, int32_t pos, int32_t max_steps, uint32_t vocab, int32_t filled,
+                        int32_t context) {
+  if (token < 0 || static_cast<uint32_t>(token) >= vocab)
+    throw std::out_of_range(std::string("VulkanForward::") + what + ": token " + std::to_string(token) +
+                            " is outside the vocabulary");
+  if (pos < 0 || pos > filled)
+    throw std::invalid_argument(std::string("VulkanForward::") + what + ": position " + std::to_string(pos) +
+                                " is past the " + std::to_string(filled) + " position(s) in the KV cache");
+  if (max_steps <= 0) return false;
+  if (pos + max_steps > context)
+    throw ContextFullError("context full: " + std::to_string(max_steps) + " decode step(s) at position " +
+                           std::to_string(pos) + " would pass the context length of " + std::to_string(context));
+  return true;
+}
+
 int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_steps,
                                      const std::function<bool(int32_t)>& on_token) {
   Impl& m = *impl_;
-  if (token < 0 || static_cast<uint32_t>(token) >= m.cfg.vocab)
-    throw std::out_of_range("VulkanForward::decode_greedy: token " + std::to_string(token) + " is outside the vocabulary");
-  if (pos < 0 || pos > m.filled)
-    throw std::invalid_argument("VulkanForward::decode_greedy: position " + std::to_string(pos) + " is past the " +
-                                std::to_string(m.filled) + " position(s) in the KV cache");
-  if (max_steps <= 0) return 0;
-  if (pos + max_steps > m.context)
-    throw ContextFullError("context full: " + std::to_string(max_steps) + " greedy step(s) at position " +
-                           std::to_string(pos) + " would pass the context length of " + std::to_string(m.context));
+  if (!check_chain("decode_greedy", token, pos, max_steps, m.cfg.vocab, m.filled, m.context)) return 0;
+  return m.chain(m.greedy, token, pos, max_steps, on_token, [](int32_t, int32_t) {},
+                 [](int32_t, const std::vector<int32_t>&) {});
+}
+
+int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, int32_t max_steps, Sampler& sampler,
+                                     std::span<const int32_t> recent, const std::function<bool(int32_t)>& on_token) {
+  Impl& m = *impl_;
+  if (!samples_on_device(sampler.params()))
+    throw std::invalid_argument("VulkanForward::decode_sample: these sampling parameters are sampled on the host");
+  if (!check_chain("decode_sample", token, pos, max_steps, m.cfg.vocab, m.filled, m.context)) return 0;
+  // The penalty window of step `first`: the tokens before pos, the input, the outputs of earlier steps.
+  const auto window = static_cast<size_t>(std::max(0, sampler.params().repeat_last_n));
+  auto prepare = [&](int32_t first, const std::vector<int32_t>& outs) {
+    std::vector<int32_t> w(recent.end() - static_cast<std::ptrdiff_t>(std::min(window, recent.size())), recent.end());
+    w.push_back(token);
+    w.insert(w.end(), outs.begin(), outs.begin() + first);
+    vk::GpuSamplerState st;
+    vk::GpuSampler::prepare(st, sampler.params(), w, static_cast<uint32_t>(pos + first));
+    m.sample_state.upload(&st, sizeof st);
+  };
+  prepare(0, {});
+  // Each step's draw is taken once, when the step is first queued, and written again on a restart.
+  std::vector<vk::GpuSamplerDraw> draws;
+  auto before_submit = [&](int32_t first, int32_t n) {
+    for (int32_t i = first; i < first + n; ++i) {
+      if (static_cast<size_t>(i) == draws.size()) draws.push_back(vk::GpuSampler::draw(sampler));
+      const auto slot = static_cast<uint32_t>(pos + i) % kGreedyRing;
+      m.draws.upload(&draws[static_cast<size_t>(i)], sizeof(vk::GpuSamplerDraw), uint64_t{slot} * sizeof(vk::GpuSamplerDraw));
+    }
+  };
+  return m.chain(m.sampled, token, pos, max_steps, on_token, before_submit, prepare);
+}
+
+bool VulkanForward::samples_on_device(const SamplingParams& params) const {
+  return impl_->sampler && vk::GpuSampler::supports(params);
+}
+
+int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, int32_t max_steps,
+                                   const std::function<bool(int32_t)>& on_token,
+                                   const std::function<void(int32_t, int32_t)>& before_submit,
+                                   const std::function<void(int32_t, const std::vector<int32_t>&)>& restart) {
+  Impl& m = *this;
   const vk::Params p{static_cast<uint32_t>(pos), 1};
   m.step.upload(&p, sizeof p);
   uint32_t input = static_cast<uint32_t>(token);  // the input of step `done`
@@ -723,22 +784,24 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
   int32_t submitted = 0, done = 0, delivered = 0;
   uint32_t next_slot = 0, wait_slot = 0;
   int32_t steps[kGreedyInFlight] = {};
+  std::vector<int32_t> outs;  // the token of every step read back
   bool more = true;
-  // Whatever happens, no submission may still be running when this returns.
+  // Whatever happens, no submission may still be running when this returns. (The sequences are
+  // re-recorded, not replaced, when the fused kernels take over, so `seqs` stays valid.)
   struct Drain {
-    Impl& m;
+    Chained& c;
     ~Drain() {
       for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
         try {
-          m.greedy[i]->wait();
-          m.greedy_chain[i]->wait();
+          c.single[i]->wait();
+          c.chain[i]->wait();
         } catch (...) {  // a lost device: the next call reports it
         }
       }
     }
-  } drain{m};
+  } drain{seqs};
   auto sequence = [&](uint32_t slot) -> vk::CommandSequence& {
-    return steps[slot] == 1 ? *m.greedy[slot] : *m.greedy_chain[slot];
+    return steps[slot] == 1 ? *seqs.single[slot] : *seqs.chain[slot];
   };
   while (done < submitted || (more && submitted < max_steps)) {
     // (At most kGreedyInFlight submits of at most kGreedyChain steps: the ring holds all their tokens.)
@@ -746,6 +809,7 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
       // Never past max_steps: a chained step beyond it could write the cache past the context.
       const uint32_t slot = next_slot % kGreedyInFlight;
       steps[slot] = max_steps - submitted >= static_cast<int32_t>(kGreedyChain) ? kGreedyChain : 1;
+      before_submit(submitted, steps[slot]);
       sequence(slot).submit();
       submitted += steps[slot];
       ++next_slot;
@@ -756,13 +820,14 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
       // A step from `done` on went wrong: redo everything queued on the fused kernels from step done's
       // input.
       for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
-        m.greedy[i]->wait();
-        m.greedy_chain[i]->wait();
+        seqs.single[i]->wait();
+        seqs.chain[i]->wait();
       }
       m.persistent_failed();
       const vk::Params rp{static_cast<uint32_t>(pos + done), 1};
       m.step.upload(&rp, sizeof rp);
       m.next_token.upload(&input, 4);
+      restart(done, outs);
       submitted = done;
       wait_slot = next_slot;
       continue;
@@ -771,7 +836,12 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
     for (int32_t i = 0; i < steps[slot]; ++i) {
       uint32_t tok = 0;
       m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kGreedyRing} * 4);
+      if (tok >= m.cfg.vocab)
+        throw VulkanError("the device chose token " + std::to_string(static_cast<int32_t>(tok)) + " at position " +
+                          std::to_string(pos + done + 1) + ", outside the vocabulary of " + std::to_string(m.cfg.vocab) +
+                          " (the GPU sampler failed)");
       input = tok;
+      outs.push_back(static_cast<int32_t>(tok));
       ++done;
       if (!more) continue;  // a step queued before the stop: its token is not wanted
       ++delivered;
@@ -781,44 +851,6 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
   }
   // Steps that ran after the stop wrote cache entries past `filled`; later evals overwrite them.
   return delivered;
-}
-
-bool VulkanForward::samples_on_device(const SamplingParams& params) const {
-  return impl_->sampler && vk::GpuSampler::supports(params);
-}
-
-int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, Sampler& sampler, std::span<const int32_t> history) {
-  Impl& m = *impl_;
-  if (!samples_on_device(sampler.params()))
-    throw std::invalid_argument("VulkanForward::decode_sample: these sampling parameters are sampled on the host");
-  if (token < 0 || static_cast<uint32_t>(token) >= m.cfg.vocab)
-    throw std::out_of_range("VulkanForward::decode_sample: token " + std::to_string(token) + " is outside the vocabulary");
-  if (pos < 0 || pos > m.filled)
-    throw std::invalid_argument("VulkanForward::decode_sample: position " + std::to_string(pos) + " is past the " +
-                                std::to_string(m.filled) + " position(s) in the KV cache");
-  if (pos + 1 > m.context)
-    throw ContextFullError("context full: a token at position " + std::to_string(pos) +
-                           " would pass the context length of " + std::to_string(m.context));
-  vk::GpuSamplerState st;
-  vk::GpuSampler::prepare(st, history, sampler);
-  m.sample_state.upload(&st, sizeof st);
-  const vk::Params p{static_cast<uint32_t>(pos), 1};
-  m.params.upload(&p, sizeof p);
-  m.tokens.upload(&token, 4);
-  m.filled = pos;
-  m.adopt_persistent(false);
-  if (m.persistent_live) m.persistent->begin_call();
-  m.decode_sampled->run();
-  if (m.persistent_failed()) {  // recomputed on the fused kernels, with the same draw
-    m.sample_state.upload(&st, sizeof st);
-    m.decode_sampled->run();
-  }
-  m.filled = pos + 1;
-  m.sample_state.download(&st, sizeof st);
-  if (st.status != 0 || st.token < 0 || static_cast<uint32_t>(st.token) >= m.cfg.vocab)
-    throw VulkanError("the GPU sampler failed (status " + std::to_string(st.status) + ", token " +
-                      std::to_string(st.token) + ")");
-  return st.token;
 }
 
 void VulkanForward::Impl::collect(SeqProfile& p) {
