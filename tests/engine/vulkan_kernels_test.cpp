@@ -8,9 +8,11 @@
 // Vulkan): ~K * 2^-24 relative to the sum of magnitudes, so bounds are stated against that sum.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -410,22 +412,61 @@ TEST(VulkanKernels, LmHeadFullLlama3Vocabulary) {
   check_lm_head(128256, 128, 1, 1, 4 << 20);  // 128,256 rows in 8 chunks of a 4 MiB limit
 }
 
-TEST(VulkanKernels, ArgmaxFindsTheFirstLargest) {
+// The greedy step over workgroups of slices: the first largest logit (as trit::argmax) wherever it
+// lies (the last element, in the partial last 16-byte word, a tie across slices), -0 and +0 alike, NaN
+// never chosen over a number; it lands in the next input and in the ring slot of the position, and the
+// position advances. Each vocabulary runs three steps on one scratch buffer (the arrival count must
+// reset after every step).
+TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
   Gpu g;
-  for (uint32_t count : {128256u, 1003u, 1u}) {
+  constexpr uint32_t kRing = 8;
+  Buffer step(g.ctx, 8, MemoryUse::Readback), next(g.ctx, 4, MemoryUse::Readback), ring(g.ctx, kRing * 4, MemoryUse::Readback);
+  for (uint32_t count : {128256u, 4097u, 1003u, 6u, 1u}) {
     SCOPED_TRACE(count);
-    auto v = random_floats(size_t{2} * count, count, -5.f, 5.f);
-    if (count > 10) {
-      v[count - 1] = 9.f;         // token 0: the last element wins
-      v[count + 7] = 9.5f;        // token 1: a tie, the first index wins
-      v[count + count - 3] = 9.5f;
+    Buffer scratch = g.zeros(g.k.greedy_scratch_bytes(count));
+    std::vector<std::vector<float>> rows;
+    rows.push_back(random_floats(count, count, -5.f, 5.f));
+    rows.push_back(rows[0]);
+    rows.push_back(rows[0]);
+    if (count > 1) {
+      rows[0][count - 1] = 9.f;  // the last element (in the partial last word where count % 4 != 0)
+      // Ties: the first index wins, within a slice and across slices (every 61st element from a
+      // seventh of the row on: most slices' bests tie, so the invocations that merge several slices
+      // see ties too).
+      for (uint32_t j = count / 7; j < count; j += 61) rows[1][j] = 9.5f;
+      rows[1][count - 1] = 9.5f;
+      rows[2][0] = std::numeric_limits<float>::quiet_NaN();  // NaN first, then -0 and +0 tied on top
+      for (auto& v : rows[2]) v = std::min(v, -1.f);
+      rows[2][count - 1] = 0.f;
+      if (count > 2) rows[2][count / 3 + 1] = -0.f;
+      if (count > 4) rows[2][1] = -std::numeric_limits<float>::infinity();
     }
-    Buffer vb = g.buf(v), rb = g.zeros(8);
-    g.run(0, 2, [&](CommandSequence& cs, const BufferRange& p) { g.k.argmax(cs, g.da, p, all(vb), all(rb), count, 2); });
-    const auto got = g.get<uint32_t>(rb, 2);
-    for (uint32_t t = 0; t < 2; ++t)
-      EXPECT_EQ(got[t], trit::ref::argmax(std::span<const float>(v.data() + size_t{t} * count, count))) << t;
+    for (uint32_t i = 0; i < rows.size(); ++i) {
+      const uint32_t pos = 40 + 7 * i;
+      const trit::vk::Params p{pos, 1};
+      step.upload(&p, sizeof p);
+      Buffer lb = g.buf(rows[i]);
+      CommandSequence cs(g.ctx);
+      cs.begin();
+      g.k.greedy_step(cs, g.da, BufferRange{&step, 0, 0}, BufferRange{&lb, 0, uint64_t{count} * 4}, BufferRange{&next, 0, 0},
+                      BufferRange{&ring, 0, 0}, BufferRange{&scratch, 0, 0}, count, kRing);
+      cs.end();
+      cs.run();
+      std::vector<float> cpu = rows[i];
+      if (i == 2 && count > 1) cpu[0] = -std::numeric_limits<float>::infinity();  // the CPU keeps a NaN at 0
+      const auto want = static_cast<uint32_t>(trit::ref::argmax(cpu));
+      EXPECT_EQ(g.get<uint32_t>(next, 1)[0], want) << "row " << i;
+      EXPECT_EQ(g.get<uint32_t>(ring, kRing)[pos % kRing], want) << "row " << i;
+      EXPECT_EQ(g.get<uint32_t>(step, 1)[0], pos + 1) << "row " << i;
+    }
   }
+  Buffer lb = g.zeros(64), scratch = g.zeros(16);
+  CommandSequence cs(g.ctx);
+  cs.begin();
+  EXPECT_THROW(g.k.greedy_step(cs, g.da, BufferRange{&step, 0, 0}, BufferRange{&lb, 0, 0}, BufferRange{&next, 0, 0},
+                               BufferRange{&ring, 0, 0}, BufferRange{&scratch, 0, 0}, 128256, kRing),
+               trit::VulkanError);  // scratch too small for the workgroups
+  cs.end();
 }
 
 // ---- RoPE + KV cache, attention ---------------------------------------------------------------------

@@ -16,6 +16,9 @@ uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 // workgroups): 2 rows 0.245 ms, 4 rows 0.229 ms, 8 rows 0.488 ms (registers).
 constexpr uint32_t kLmHeadRowsInFlight = 4;
 
+// 16-byte words of logits per invocation of the greedy step (shaders/greedy_step.comp PER).
+constexpr uint32_t kGreedyWordsPerInvocation = 4;
+
 // Block attention (shaders/attention_block.glsl): 256 invocations, chunks of 32 keys (32 keys x 8 query
 // groups in the score pass), head sizes up to 128 (the shared query rows are sized for it).
 constexpr uint32_t kBlockAttentionWorkgroup = 256, kBlockAttentionChunk = 32, kBlockAttentionMaxHeadDim = 128;
@@ -81,7 +84,7 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
   attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 6, 16,
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
-  argmax_ = std::make_unique<Pipeline>(ctx, "argmax", 3, 4, std::vector<uint32_t>{wg_});
+  greedy_ = std::make_unique<Pipeline>(ctx, "greedy_step", 5, 8, std::vector<uint32_t>{wg_, kGreedyWordsPerInvocation});
 }
 
 void Kernels::embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
@@ -240,11 +243,21 @@ const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {
   return &attn_block_.back();
 }
 
-void Kernels::argmax(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& values,
-                     const BufferRange& best, uint32_t count, uint32_t max_tokens) {
-  const BufferRange r[] = {params, values, best};
-  const uint32_t push[] = {count};
-  cs.dispatch(*argmax_, da.make(*argmax_, r), push, sizeof push, max_tokens);
+uint64_t Kernels::greedy_scratch_bytes(uint32_t vocab) const {
+  return 8 + 8 * uint64_t{ceil_div(vocab, wg_ * 4 * kGreedyWordsPerInvocation)};
+}
+
+void Kernels::greedy_step(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& step, const BufferRange& logits,
+                          const BufferRange& next_token, const BufferRange& ring, const BufferRange& scratch,
+                          uint32_t vocab, uint32_t ring_size) {
+  require(vocab > 0 && ring_size > 0, "greedy_step: an empty vocabulary or ring");
+  const uint64_t scratch_bytes = scratch.size ? scratch.size : scratch.buffer->size() - scratch.offset;
+  require(scratch_bytes >= greedy_scratch_bytes(vocab),
+          "greedy_step: the scratch range holds " + std::to_string(scratch_bytes) + " bytes, " +
+              std::to_string(greedy_scratch_bytes(vocab)) + " needed");
+  const BufferRange r[] = {step, logits, next_token, ring, scratch};
+  const uint32_t push[] = {vocab, ring_size};
+  cs.dispatch(*greedy_, da.make(*greedy_, r), push, sizeof push, ceil_div(vocab, wg_ * 4 * kGreedyWordsPerInvocation));
 }
 
 std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max_range) {

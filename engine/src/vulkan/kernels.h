@@ -95,9 +95,14 @@ class Kernels {
                const BufferRange& x, const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0,
                uint32_t vocab, uint32_t max_tokens);
 
-  // best[t] = argmax of values[t][0..count).
-  void argmax(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& values,
-              const BufferRange& best, uint32_t count, uint32_t max_tokens);
+  // Ends a device-side greedy decode step (shaders/greedy_step.comp): the argmax of logits[0..vocab)
+  // (the first on ties) goes to next_token[0] and to ring[pos0 % ring_size], and step's pos0 (vk::Params)
+  // advances. scratch: greedy_scratch_bytes(vocab) bytes, zeroed before first use (each step leaves it
+  // zeroed); steps sharing it must run one after another.
+  void greedy_step(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& step, const BufferRange& logits,
+                   const BufferRange& next_token, const BufferRange& ring, const BufferRange& scratch, uint32_t vocab,
+                   uint32_t ring_size);
+  uint64_t greedy_scratch_bytes(uint32_t vocab) const;
 
   bool kv_f16() const { return kv_f16_; }
   bool f64() const { return f64_; }
@@ -117,7 +122,7 @@ class Kernels {
   bool staged_lm_head_ = true;
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64, token_wg_ = 64;
   uint32_t lm_wg_ = 64;  // threads (and rows) per workgroup of the one-token LM head
-  std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, argmax_;
+  std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, greedy_;
   // One workgroup per token, [one token, block]: a block's workgroups are narrower (block_token_wg_).
   std::unique_ptr<Pipeline> norm_q8_[2], quant_q8_[2], norm_f32_[2], rope_[2];
   uint32_t block_token_wg_ = 64;

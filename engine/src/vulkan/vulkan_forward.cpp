@@ -120,7 +120,7 @@ struct VulkanForward::Impl {
   // the previous step's argmax or sampler), the ring the host reads tokens from, and the sampled steps'
   // draws (GpuSamplerDraw per ring slot, written by the host before each submit).
   Buffer step, next_token, ring, draws;
-  std::unique_ptr<vk::Pipeline> greedy_step;
+  Buffer greedy_scratch;  // the greedy step's arrival count and workgroup bests
   // Per in-flight slot: a chain of kGreedyChain steps, and a single step; greedy and sampled.
   struct Chained {
     std::unique_ptr<vk::CommandSequence> chain[kGreedyInFlight], single[kGreedyInFlight];
@@ -436,9 +436,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       return;
     }
     if (head == Head::Greedy) {
-      const BufferRange r[] = {P, R(logits), R(next_token), R(ring)};
-      const uint32_t push[] = {cfg.vocab, kGreedyRing};
-      cs.dispatch(*greedy_step, d.make(*greedy_step, r), push, sizeof push, 1);
+      kn.greedy_step(cs, d, P, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, R(next_token), R(ring),
+                     R(greedy_scratch), cfg.vocab, kGreedyRing);
       return;
     }
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
@@ -543,9 +542,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
                                  std::to_string(m.context));
 
-  // The greedy step's and the GPU sampler's kernels compile on their own threads during the upload.
-  const uint32_t argmax_wg = m.ctx->info().subgroup_size >= 32 ? std::min(1024u, m.ctx->info().max_workgroup_invocations) : 128u;
-  m.greedy_step = std::make_unique<vk::Pipeline>(*m.ctx, "greedy_step", 4, 8, std::vector<uint32_t>{argmax_wg});
+  // The GPU sampler's kernel compiles on its own thread during the upload.
   try {
     m.sampler = std::make_unique<vk::GpuSampler>(*m.ctx, cfg.vocab);
   } catch (const VulkanError&) {
@@ -594,6 +591,9 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.next_token = Buffer(*m.ctx, 4, MemoryUse::Device);
   m.ring = Buffer(*m.ctx, kGreedyRing * 4, MemoryUse::Readback);
   m.draws = Buffer(*m.ctx, kGreedyRing * sizeof(vk::GpuSamplerDraw), MemoryUse::Upload);
+  m.greedy_scratch = Buffer(*m.ctx, m.kernels->greedy_scratch_bytes(cfg.vocab), MemoryUse::Device);
+  const uint32_t zero = 0;
+  m.greedy_scratch.upload(&zero, 4);
   // Device-side sampling, where the device runs the sampler (else sessions sample on the host). Its
   // kernel has compiled during the upload; one the driver could not compile is found here.
   if (m.sampler) try {
