@@ -8,6 +8,10 @@
 // time (lanes stride over the rows' uvec4s, coalesced 16-byte loads, RIF independent loads in flight
 // per lane that share one read of x) and reduces them with subgroupAdd, so any subgroup size works and
 // no barrier sits in the row loop.
+// It also applies the final RMSNorm itself, to the last submitted token's row of the residual x:
+// logit = (E . (x * w)) / rms(x). Each workgroup stages x * w and sums x^2 as it stages, and scales
+// its dot products by 1 / rms at the end, so the reduction does not hold back the table's loads and no
+// norm dispatch (with its boundary, ~0.8% of a decode step on the H100) precedes the head.
 // x is staged as four planes of real2 (plane p holds elements 8j+2p, 8j+2p+1 at index j), so the
 // lanes of a subgroup read consecutive 16-byte words of shared memory. The former layout (real4 at
 // 2j, 2j+1: a 64-byte stride between lanes) made 4-way bank conflicts, and shared-memory bandwidth
@@ -24,21 +28,37 @@ layout(constant_id = 5) const uint RIF = 4;
 layout(std430, binding = 1) readonly buffer E { uvec4 e[]; };
 layout(std430, binding = 2) readonly buffer X { real4 x[]; };
 layout(std430, binding = 3) writeonly buffer L { float logits[]; };
-layout(push_constant) uniform Push { uint rows; uint dim; uint row0; uint vocab; } pc;
+layout(std430, binding = 4) readonly buffer NW { vec4 nw[]; };  // the final norm's weights (decode)
+layout(push_constant) uniform Push { uint rows; uint dim; uint row0; uint vocab; float eps; } pc;
 
 const uint MAXNT = 8;
 shared real part[XDIM > 0 ? 1 : gl_WorkGroupSize.x * MAXNT];
 shared real2 xs[XDIM > 0 ? XDIM / 2 : 1];
+shared real ssp[XDIM > 0 ? 64 : 1];  // per subgroup: its part of the sum of x^2
 
 void decode_rows() {
   const uint RV = XDIM / 8;  // uvec4s per row, known when the pipeline is made
+  const uint xb = (params.n_tokens - 1) * (XDIM / 4);
+  real ss = real(0);
   for (uint i = gl_LocalInvocationID.x; i < XDIM / 4; i += gl_WorkGroupSize.x) {
-    const real4 v = x[i];
+    const real4 v = x[xb + i];
+    ss += dot(v, v);
+    const real4 vw = v * real4(nw[i]);
     const uint j = i / 2, p = 2 * (i % 2);
-    xs[p * RV + j] = v.xy;
-    xs[(p + 1) * RV + j] = v.zw;
+    xs[p * RV + j] = vw.xy;
+    xs[(p + 1) * RV + j] = vw.zw;
   }
+  ss = subgroupAdd(ss);
+  if (subgroupElect()) ssp[gl_SubgroupID] = ss;
   barrier();
+  // Every subgroup sums the partials in the same way, so all rows share one scale.
+  if (gl_NumSubgroups <= gl_SubgroupSize) {
+    ss = subgroupAdd(gl_SubgroupInvocationID < gl_NumSubgroups ? ssp[gl_SubgroupInvocationID] : real(0));
+  } else {
+    ss = real(0);
+    for (uint s = 0; s < gl_NumSubgroups; ++s) ss += ssp[s];
+  }
+  const real inv = real(1) / sqrt(ss / real(XDIM) + real(pc.eps));
   const uint lane = gl_SubgroupInvocationID, step = gl_SubgroupSize;
   const uint first = gl_WorkGroupID.x * RPW;
   for (uint r = gl_SubgroupID * RIF; r < RPW; r += gl_NumSubgroups * RIF) {
@@ -61,7 +81,7 @@ void decode_rows() {
     }
     for (uint k = 0; k < RIF; ++k) {
       const real total = subgroupAdd(acc[k]);
-      if (subgroupElect() && row + k < pc.rows) logits[pc.row0 + row + k] = float(total);
+      if (subgroupElect() && row + k < pc.rows) logits[pc.row0 + row + k] = float(total * inv);
     }
   }
 }

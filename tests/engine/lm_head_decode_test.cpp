@@ -1,8 +1,9 @@
 // The one-token LM head (shaders/lm_head.glsl, decode_rows) in double, as the engine runs it wherever
-// shaderFloat64 exists: x staged in shared memory as four planes, several rows per subgroup at once
-// (Kernels::lm_head). Checked against a double reference tightly enough that float accumulation
-// would fail, on chunks whose row counts are multiples of neither the rows in flight nor the
-// workgroup's rows (the partial groups at a chunk's end), and run twice for bitwise-equal logits.
+// shaderFloat64 exists: the final RMSNorm applied on the fly to the last token's row of x, x * w
+// staged in shared memory as four planes, several rows per subgroup at once (Kernels::lm_head_normed).
+// Checked against a double reference tightly enough that float accumulation would fail, on chunks
+// whose row counts are multiples of neither the rows in flight nor the workgroup's rows (the partial
+// groups at a chunk's end), and run twice for bitwise-equal logits.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,13 +44,27 @@ std::vector<double> random_x(uint32_t dim, uint32_t seed) {
   return x;
 }
 
-// The logits of one token through Kernels::lm_head in double, with the table split by max_range.
-std::vector<float> gpu_logits(const Table& t, const std::vector<double>& x, uint64_t max_range, size_t* chunks_out) {
+constexpr float kEps = 1e-5f;
+
+// The norm's weights (float, as in the file).
+std::vector<float> random_w(uint32_t dim, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(0.2f, 3.f);
+  std::vector<float> w(dim);
+  for (auto& v : w) v = d(rng);
+  return w;
+}
+
+// The logits of the last of x's rows through Kernels::lm_head_normed in double, with the table split
+// by max_range.
+std::vector<float> gpu_logits(const Table& t, const std::vector<double>& x, const std::vector<float>& w,
+                              uint64_t max_range, size_t* chunks_out) {
   trit::vk::ContextOptions o;
   o.max_binding_range = max_range;
   trit::vk::Context ctx(o);
   if (!ctx.info().shader_float64) return {};
   trit::vk::Kernels k(ctx, true, true);
+  if (!k.lm_head_norms(t.dim)) return {};
   trit::vk::DescriptorAllocator da(ctx);
   const auto chunks = trit::vk::split_rows(t.vocab, uint64_t{t.dim} * 2, ctx.max_binding_range());
   if (chunks_out) *chunks_out = chunks.size();
@@ -61,17 +76,20 @@ std::vector<float> gpu_logits(const Table& t, const std::vector<double>& x, uint
   }
   Buffer xb(ctx, x.size() * sizeof(double), MemoryUse::Device);
   xb.upload(x.data(), x.size() * sizeof(double));
+  Buffer wb(ctx, w.size() * 4, MemoryUse::Device);
+  wb.upload(w.data(), w.size() * 4);
   Buffer lb(ctx, uint64_t{t.vocab} * 4, MemoryUse::Device);
   const std::vector<float> nan(t.vocab, std::nanf(""));
   lb.upload(nan.data(), nan.size() * 4);  // every logit must be written
-  const trit::vk::Params p{0, 1};
+  const trit::vk::Params p{0, static_cast<uint32_t>(x.size() / t.dim)};
   Buffer pb(ctx, sizeof p, MemoryUse::Upload);
   pb.upload(&p, sizeof p);
   CommandSequence cs(ctx);
   cs.begin();
   for (size_t i = 0; i < chunks.size(); ++i)
-    k.lm_head(cs, da, BufferRange{&pb, 0, 0}, BufferRange{&parts[i], 0, 0}, BufferRange{&xb, 0, 0},
-              BufferRange{&lb, 0, 0}, chunks[i].rows, t.dim, chunks[i].row0, t.vocab, 1);
+    k.lm_head_normed(cs, da, BufferRange{&pb, 0, 0}, BufferRange{&parts[i], 0, 0}, BufferRange{&xb, 0, 0},
+                     BufferRange{&wb, 0, 0}, kEps, BufferRange{&lb, 0, 0}, chunks[i].rows, t.dim, chunks[i].row0,
+                     t.vocab);
   cs.end();
   cs.run();
   std::vector<float> out(t.vocab);
@@ -79,12 +97,18 @@ std::vector<float> gpu_logits(const Table& t, const std::vector<double>& x, uint
   return out;
 }
 
-void expect_double_accuracy(const Table& t, const std::vector<double>& x, const std::vector<float>& got) {
+// x: rows of dim values, the last one normalised (in double) and multiplied with the table.
+void expect_double_accuracy(const Table& t, const std::vector<double>& x, const std::vector<float>& w,
+                            const std::vector<float>& got) {
   ASSERT_EQ(got.size(), t.vocab);
+  const double* last = x.data() + x.size() - t.dim;
+  double ss = 0;
+  for (uint32_t d = 0; d < t.dim; ++d) ss += last[d] * last[d];
+  const double inv = 1.0 / std::sqrt(ss / t.dim + double(kEps));
   for (uint32_t r = 0; r < t.vocab; ++r) {
     double want = 0, mag = 0;
     for (uint32_t d = 0; d < t.dim; ++d) {
-      const double p = double(trit::ref::f16_to_f32(t.f16[size_t{r} * t.dim + d])) * x[d];
+      const double p = double(trit::ref::f16_to_f32(t.f16[size_t{r} * t.dim + d])) * (last[d] * inv * double(w[d]));
       want += p;
       mag += std::fabs(p);
     }
@@ -97,24 +121,43 @@ void expect_double_accuracy(const Table& t, const std::vector<double>& x, const 
 TEST(LmHeadDecodeF64, MatchesTheDoubleReferenceAcrossChunkEnds) {
   // 528-byte rows under a 100 KiB binding limit: chunks of 193 rows and a last one of 38.
   const Table t = random_table(1003, 264, 5);
-  const auto x = random_x(264, 6);
+  auto x = random_x(264, 6);
+  const auto second = random_x(264, 9);
+  x.insert(x.end(), second.begin(), second.end());  // two tokens: the last one's logits
+  const auto w = random_w(264, 10);
   size_t chunks = 0;
-  const auto got = gpu_logits(t, x, 100 * 1024, &chunks);
-  if (got.empty()) GTEST_SKIP() << "the device has no shaderFloat64";
+  const auto got = gpu_logits(t, x, w, 100 * 1024, &chunks);
+  if (got.empty()) GTEST_SKIP() << "the device has no shaderFloat64 or no staged one-token head";
   EXPECT_EQ(chunks, 6u);
-  expect_double_accuracy(t, x, got);
+  expect_double_accuracy(t, x, w, got);
 }
 
 TEST(LmHeadDecodeF64, ModelWidthRowsAreAccurateAndDeterministic) {
   // The 2B4T hidden size; 777 rows are a multiple of neither 4 rows in flight nor 64 or 512 rows a workgroup.
   const Table t = random_table(777, 2560, 7);
   const auto x = random_x(2560, 8);
-  const auto a = gpu_logits(t, x, 0, nullptr);
-  if (a.empty()) GTEST_SKIP() << "the device has no shaderFloat64";
-  expect_double_accuracy(t, x, a);
-  const auto b = gpu_logits(t, x, 0, nullptr);
+  const auto w = random_w(2560, 11);
+  const auto a = gpu_logits(t, x, w, 0, nullptr);
+  if (a.empty()) GTEST_SKIP() << "the device has no shaderFloat64 or no staged one-token head";
+  expect_double_accuracy(t, x, w, a);
+  const auto b = gpu_logits(t, x, w, 0, nullptr);
   ASSERT_EQ(b.size(), a.size());
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "two runs gave different logits";
+}
+
+// Without the staged one-token head (the baseline kernels) the fused norm is not offered, and asking
+// for it anyway is an error rather than logits of an unnormalised x.
+TEST(LmHeadDecodeF64, TheFusedNormNeedsTheStagedHead) {
+  trit::vk::Context ctx;
+  trit::vk::Kernels k(ctx, true, false, trit::vk::DotProduct::Off, /*staged_lm_head=*/false);
+  EXPECT_FALSE(k.lm_head_norms(264));
+  trit::vk::DescriptorAllocator da(ctx);
+  Buffer b(ctx, 1 << 16, MemoryUse::Device);
+  const BufferRange r{&b, 0, 0};
+  CommandSequence cs(ctx);
+  cs.begin();
+  EXPECT_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 10, 264, 0, 10), trit::VulkanError);
+  cs.end();
 }
 
 }  // namespace

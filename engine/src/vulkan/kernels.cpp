@@ -80,7 +80,7 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
       ternary_[mode][b] = std::make_unique<Pipeline>(ctx, (dot_ ? "ternary_matmul_dot" : "ternary_matmul") + sfx, 6, 16,
                                                       std::vector<uint32_t>{mat_wg_, tpr_, mode, b ? kTokenTile : 1});
   for (uint32_t b = 0; b < 2; ++b)
-    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, 4, 16, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
+    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, 5, 20, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
   attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 6, 16,
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
@@ -184,28 +184,30 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
                       uint32_t dim, uint32_t row0, uint32_t vocab, uint32_t max_tokens) {
   require(dim % 8 == 0, "lm_head: dim " + std::to_string(dim) + " is not a multiple of 8");
   const bool block = max_tokens > 1;
-  if (!block && staged_lm_head_) {
-    if (const Pipeline* dp = lm_head_decode(dim)) {
-      const BufferRange r[] = {params, table_chunk, x, logits};
-      const uint32_t push[] = {rows, dim, row0, vocab};
-      cs.dispatch(*dp, da.make(*dp, r), push, sizeof push, ceil_div(rows, lm_wg_));
-      return;
-    }
-  }
   const Pipeline& p = *lm_head_[block ? 1 : 0];
-  const BufferRange r[] = {params, table_chunk, x, logits};
-  const uint32_t push[] = {rows, dim, row0, vocab};
+  const BufferRange r[] = {params, table_chunk, x, logits, x};  // (binding 4 unused here)
+  const uint32_t push[] = {rows, dim, row0, vocab, 0};
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
   cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
+}
+
+void Kernels::lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                             const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
+                             const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab) {
+  require(lm_head_norms(dim), "lm_head_normed: no staged one-token LM head for a hidden size of " + std::to_string(dim));
+  const Pipeline& p = *lm_head_decode(dim);
+  const BufferRange r[] = {params, table_chunk, x, logits, norm_w};
+  const uint32_t push[] = {rows, dim, row0, vocab, f32_bits(eps)};
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, lm_wg_));
 }
 
 // Null when x does not fit shared memory beside the reduction arrays (then the generic kernel runs).
 const Pipeline* Kernels::lm_head_decode(uint32_t dim) {
   for (const auto& [d, p] : lm_head_decode_)
     if (d == dim) return p.get();
-  const uint64_t need = uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64;
+  const uint64_t need = uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64 * real_bytes() + 64;
   if (need > ctx_.info().max_shared_memory) return nullptr;
-  lm_head_decode_.emplace_back(dim, std::make_unique<Pipeline>(ctx_, std::string("lm_head") + (f64_ ? "_f64" : ""), 4, 16,
+  lm_head_decode_.emplace_back(dim, std::make_unique<Pipeline>(ctx_, std::string("lm_head") + (f64_ ? "_f64" : ""), 5, 20,
                                                                std::vector<uint32_t>{lm_wg_, tpr_, 1, dim, lm_wg_,
                                                                                      kLmHeadRowsInFlight}));
   return lm_head_decode_.back().second.get();

@@ -94,6 +94,14 @@ class Kernels {
   void lm_head(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& table_chunk,
                const BufferRange& x, const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0,
                uint32_t vocab, uint32_t max_tokens);
+  // The final RMSNorm and the LM head of the last submitted token (row n_tokens - 1 of the residual
+  // x) in one dispatch per chunk: logits[row0 + r] = table_chunk[r] . (x * w) / rms(x). Where
+  // lm_head_norms(dim) is false (no staged one-token head: x too wide for shared memory, or baseline
+  // kernels) it throws; the caller then runs rmsnorm_quant and lm_head.
+  void lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                      const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
+                      const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab);
+  bool lm_head_norms(uint32_t dim) { return staged_lm_head_ && lm_head_decode(dim) != nullptr; }
 
   // Ends a device-side greedy decode step (shaders/greedy_step.comp): the argmax of logits[0..vocab)
   // (the first on ties) goes to next_token[0] and to ring[pos0 % ring_size], and step's pos0 (vk::Params)

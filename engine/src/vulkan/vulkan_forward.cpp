@@ -421,13 +421,22 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   if (head != Head::None) {
     const BufferRange on = R(output_norm), H = R(hn);
     const bool last = head != Head::All;
-    kn.rmsnorm_quant(cs, d, P, X, &on, &H, nullptr, nullptr, dim, eps, max_tokens, last);
-    cs.barrier();
-    mark("final_norm");
+    // The last token's logits: the staged one-token head applies the final norm itself (no norm
+    // dispatch), where the device runs it.
+    const bool normed = last && kn.lm_head_norms(dim);
+    if (!normed) {
+      kn.rmsnorm_quant(cs, d, P, X, &on, &H, nullptr, nullptr, dim, eps, max_tokens, last);
+      cs.barrier();
+      mark("final_norm");
+    }
     const uint32_t rows_out = last ? 1 : max_tokens;
-    for (size_t c = 0; c < embd_chunks.size(); ++c)
-      kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), embd_chunks[c].rows, dim, embd_chunks[c].row0, cfg.vocab,
-                 rows_out);
+    for (size_t c = 0; c < embd_chunks.size(); ++c) {
+      const vk::RowChunk& ch = embd_chunks[c];
+      if (normed)
+        kn.lm_head_normed(cs, d, P, R(embd_bufs[c]), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab);
+      else
+        kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
+    }
     cs.barrier(true);
     mark("lm_head");
     if (head == Head::Sample) {
