@@ -256,7 +256,9 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
       prof.persistent_groups() ? std::vector<const char*>{"decode_layers"}
                                : std::vector<const char*>{"embed", "norm+qkv+rope_kv", "attention", "norm+wo+residual",
                                                           "norm+gate_up_relu2", "norm+down+residual"};
-  std::vector<const char*> kernels{"final_norm", "lm_head"};
+  // The one-token LM head applies the final norm itself (Kernels::lm_head_normed): no norm kernel.
+  EXPECT_EQ(find("decode", "final_norm"), nullptr);
+  std::vector<const char*> kernels{"lm_head"};
   kernels.insert(kernels.end(), layer_kernels.begin(), layer_kernels.end());
   for (const char* kernel : kernels) {
     const KernelTime* d = find("decode", kernel);
