@@ -32,6 +32,16 @@ Pair sessions(const char* golden, const char* text, int32_t context = 0) {
   return p;
 }
 
+// Generates on the device, cancelling as the n-th token arrives (as another thread would; cancel() only
+// sets a flag): the device loop has steps queued already, and must drop their tokens and stop there.
+GenerateResult cancelled_at(Pair& p, GenerateOptions o, int n) {
+  int seen = 0;
+  o.on_token = [&](int32_t) {
+    if (++seen == n) p.gpu->cancel();
+  };
+  return p.gpu->generate(p.prompt, o);
+}
+
 void expect_same_reply(const GenerateResult& a, const GenerateResult& b) {
   EXPECT_EQ(a.tokens, b.tokens);
   EXPECT_EQ(a.text, b.text);
@@ -123,15 +133,10 @@ TEST(SessionOnDevice, DeviceSamplingCancelsAndLeavesACacheThatContinuesExactly) 
   o.sampling.repeat_penalty = 1.2f;
   o.sampling.seed = 5;
   o.max_tokens = 40;
-  int seen = 0;
-  o.on_token = [&](int32_t) {
-    if (++seen == 6) p.gpu->cancel();
-  };
-  const auto r = p.gpu->generate(p.prompt, o);
+  const auto r = cancelled_at(p, o, 6);
   EXPECT_EQ(r.reason, FinishReason::Cancelled);
   EXPECT_EQ(r.tokens.size(), 6u);
   EXPECT_STREQ(r.stats.sampled_on, "device");
-  o.on_token = nullptr;
   // The six tokens are the host's first six; the next generation is exactly the reference's.
   const auto ref = p.cpu->generate(p.prompt, o);
   ASSERT_GE(ref.tokens.size(), 6u);
@@ -152,17 +157,10 @@ TEST(SessionOnDevice, DeviceGreedyCancelsAndLeavesACacheThatContinuesExactly) {
   o.sampling.temperature = 0.f;
   o.sampling.repeat_penalty = 1.f;
   o.max_tokens = 60;
-  // Cancel as the fifth token arrives (as another thread would; cancel() only sets a flag): the device
-  // loop has the next step queued already, and must drop its token and stop there.
-  int seen = 0;
-  o.on_token = [&](int32_t) {
-    if (++seen == 5) p.gpu->cancel();
-  };
-  const auto r = p.gpu->generate(p.prompt, o);
+  const auto r = cancelled_at(p, o, 5);
   EXPECT_EQ(r.reason, FinishReason::Cancelled);
   EXPECT_EQ(r.tokens.size(), 5u);
   EXPECT_STREQ(r.stats.sampled_on, "device-greedy");
-  o.on_token = nullptr;
   // Whatever the cancel left in the cache, the next generation is exactly the reference's.
   o.max_tokens = 6;
   expect_same_reply(p.cpu->generate(p.prompt, o), p.gpu->generate(p.prompt, o));

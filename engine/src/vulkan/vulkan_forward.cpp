@@ -34,13 +34,13 @@ constexpr uint32_t kAllLogitsBlock = 64;
 // to the next step: by argmax (Greedy) or by the GPU sampler (Sample).
 enum class Head { None, Last, All, Greedy, Sample };
 
-// Device-side decoding (greedy or sampled): submits of kGreedyChain steps each (one of a single step
-// where fewer remain), kGreedyInFlight of them queued at once, their tokens published through a ring of
+// Device-side decoding (greedy or sampled): submits of kChainSteps steps each (one of a single step
+// where fewer remain), kChainsInFlight of them queued at once, their tokens published through a ring of
 // as many slots as steps can be in flight. One submit per token left a submit boundary on every token
 // (H100, context 128: 975-977 tokens/s chained against 928-967).
-constexpr uint32_t kGreedyChain = 4;
-constexpr uint32_t kGreedyInFlight = 2;
-constexpr uint32_t kGreedyRing = kGreedyChain * kGreedyInFlight;
+constexpr uint32_t kChainSteps = 4;
+constexpr uint32_t kChainsInFlight = 2;
+constexpr uint32_t kChainRing = kChainSteps * kChainsInFlight;
 
 // Profile mode: one timestamp pool per recorded command buffer; labels[i] names the kernel group that
 // ends at query i + 1 (query 0 is written at the start).
@@ -121,9 +121,9 @@ struct VulkanForward::Impl {
   // draws (GpuSamplerDraw per ring slot, written by the host before each submit).
   Buffer step, next_token, ring, draws;
   Buffer greedy_scratch;  // the greedy step's arrival count and workgroup bests
-  // Per in-flight slot: a chain of kGreedyChain steps, and a single step; greedy and sampled.
+  // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled.
   struct Chained {
-    std::unique_ptr<vk::CommandSequence> chain[kGreedyInFlight], single[kGreedyInFlight];
+    std::unique_ptr<vk::CommandSequence> chain[kChainsInFlight], single[kChainsInFlight];
   } greedy, sampled;
   // Device-side sampling (vulkan/gpu_sampler.h): null where the device cannot run it.
   std::unique_ptr<vk::GpuSampler> sampler;
@@ -441,12 +441,12 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     mark("lm_head");
     if (head == Head::Sample) {
       sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
-                      vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kGreedyRing});
+                      vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kChainRing});
       return;
     }
     if (head == Head::Greedy) {
       kn.greedy_step(cs, d, P, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, R(next_token), R(ring),
-                     R(greedy_scratch), cfg.vocab, kGreedyRing);
+                     R(greedy_scratch), cfg.vocab, kChainRing);
       return;
     }
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
@@ -598,8 +598,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   // other's tokens.
   m.step = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Device);
   m.next_token = Buffer(*m.ctx, 4, MemoryUse::Device);
-  m.ring = Buffer(*m.ctx, kGreedyRing * 4, MemoryUse::Readback);
-  m.draws = Buffer(*m.ctx, kGreedyRing * sizeof(vk::GpuSamplerDraw), MemoryUse::Upload);
+  m.ring = Buffer(*m.ctx, kChainRing * 4, MemoryUse::Readback);
+  m.draws = Buffer(*m.ctx, kChainRing * sizeof(vk::GpuSamplerDraw), MemoryUse::Upload);
   m.greedy_scratch = Buffer(*m.ctx, m.kernels->greedy_scratch_bytes(cfg.vocab), MemoryUse::Device);
   const uint32_t zero = 0;
   m.greedy_scratch.upload(&zero, 4);
@@ -626,11 +626,11 @@ void VulkanForward::Impl::record_decoders() {
   if (!decode) decode = std::make_unique<vk::CommandSequence>(*ctx);
   record(*decode, 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
   auto chained = [&](Chained& c, Head head) {
-    for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
+    for (uint32_t i = 0; i < kChainsInFlight; ++i) {
       if (!c.single[i]) c.single[i] = std::make_unique<vk::CommandSequence>(*ctx);
       if (!c.chain[i]) c.chain[i] = std::make_unique<vk::CommandSequence>(*ctx);
       record(*c.single[i], 1, head, nullptr, step, next_token);
-      record(*c.chain[i], 1, head, nullptr, step, next_token, kGreedyChain);
+      record(*c.chain[i], 1, head, nullptr, step, next_token, kChainSteps);
     }
   };
   chained(greedy, Head::Greedy);
@@ -765,7 +765,7 @@ int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, int32_t max_ste
   auto before_submit = [&](int32_t first, int32_t n) {
     for (int32_t i = first; i < first + n; ++i) {
       if (static_cast<size_t>(i) == draws.size()) draws.push_back(vk::GpuSampler::draw(sampler));
-      const auto slot = static_cast<uint32_t>(pos + i) % kGreedyRing;
+      const auto slot = static_cast<uint32_t>(pos + i) % kChainRing;
       m.draws.upload(&draws[static_cast<size_t>(i)], sizeof(vk::GpuSamplerDraw), uint64_t{slot} * sizeof(vk::GpuSamplerDraw));
     }
   };
@@ -789,10 +789,10 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
   m.adopt_persistent(false);
   if (m.persistent_live) m.persistent->begin_call();
 
-  // Submit n runs in slot n % kGreedyInFlight; steps[slot] says how many steps it chained.
+  // Submit n runs in slot n % kChainsInFlight; steps[slot] says how many steps it chained.
   int32_t submitted = 0, done = 0, delivered = 0;
   uint32_t next_slot = 0, wait_slot = 0;
-  int32_t steps[kGreedyInFlight] = {};
+  int32_t steps[kChainsInFlight] = {};
   std::vector<int32_t> outs;  // the token of every step read back
   bool more = true;
   // Whatever happens, no submission may still be running when this returns. (The sequences are
@@ -800,7 +800,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
   struct Drain {
     Chained& c;
     ~Drain() {
-      for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
+      for (uint32_t i = 0; i < kChainsInFlight; ++i) {
         try {
           c.single[i]->wait();
           c.chain[i]->wait();
@@ -813,22 +813,22 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
     return steps[slot] == 1 ? *seqs.single[slot] : *seqs.chain[slot];
   };
   while (done < submitted || (more && submitted < max_steps)) {
-    // (At most kGreedyInFlight submits of at most kGreedyChain steps: the ring holds all their tokens.)
-    while (more && submitted < max_steps && next_slot - wait_slot < kGreedyInFlight) {
+    // (At most kChainsInFlight submits of at most kChainSteps steps: the ring holds all their tokens.)
+    while (more && submitted < max_steps && next_slot - wait_slot < kChainsInFlight) {
       // Never past max_steps: a chained step beyond it could write the cache past the context.
-      const uint32_t slot = next_slot % kGreedyInFlight;
-      steps[slot] = max_steps - submitted >= static_cast<int32_t>(kGreedyChain) ? kGreedyChain : 1;
+      const uint32_t slot = next_slot % kChainsInFlight;
+      steps[slot] = max_steps - submitted >= static_cast<int32_t>(kChainSteps) ? kChainSteps : 1;
       before_submit(submitted, steps[slot]);
       sequence(slot).submit();
       submitted += steps[slot];
       ++next_slot;
     }
-    const uint32_t slot = wait_slot % kGreedyInFlight;
+    const uint32_t slot = wait_slot % kChainsInFlight;
     sequence(slot).wait();
     if (m.persistent_live && m.persistent->failed()) {
       // A step from `done` on went wrong: redo everything queued on the fused kernels from step done's
       // input.
-      for (uint32_t i = 0; i < kGreedyInFlight; ++i) {
+      for (uint32_t i = 0; i < kChainsInFlight; ++i) {
         seqs.single[i]->wait();
         seqs.chain[i]->wait();
       }
@@ -844,7 +844,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
     ++wait_slot;
     for (int32_t i = 0; i < steps[slot]; ++i) {
       uint32_t tok = 0;
-      m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kGreedyRing} * 4);
+      m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kChainRing} * 4);
       if (tok >= m.cfg.vocab)
         throw VulkanError("the device chose token " + std::to_string(static_cast<int32_t>(tok)) + " at position " +
                           std::to_string(pos + done + 1) + ", outside the vocabulary of " + std::to_string(m.cfg.vocab) +
