@@ -8,7 +8,8 @@
 // reading the 128,256 logits alone with 4-byte loads took ~15 us of a 1.03 ms step on the H100 (a
 // step whose argmax read nothing ran 1.5% faster), bound by the latency of its loads. Each workgroup
 // leaves its slice's best in `best`; the last to finish (an arrival count, as the GPU sampler does)
-// merges them and publishes. NaN ranks below every number (a row of NaN gives its first index).
+// merges them and publishes. NaN ranks below every number (a row of NaN gives its first index), where
+// trit::argmax would keep a NaN found at index 0; logits hold no NaN unless the model is broken.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 layout(local_size_x_id = 0) in;

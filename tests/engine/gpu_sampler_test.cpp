@@ -375,9 +375,9 @@ TEST(GpuSampler, RecordRejectsBadRanges) {
   cs.end();
 }
 
-// Steps replayed back to back with no host between them (the host only writes each step's logits and
-// draw, as the LM head and decode_sample do): the device keeps the position, the ring and the penalty
-// window, and every token equals the CPU sampler's with the history growing by the tokens chosen. A short
+// Steps replayed one after another without the host touching the state (it only writes each step's
+// logits and draw, as the LM head and decode_sample do; several steps in one submit are covered end to
+// end by session_device_test): the device keeps the position, the ring and the penalty window, and every token equals the CPU sampler's with the history growing by the tokens chosen. A short
 // window on a small vocabulary with a strong penalty, so the window decides many draws and wraps often.
 TEST(GpuSampler, ChainedStepsSlideThePenaltyWindow) {
   Rig& r = rig();

@@ -145,10 +145,14 @@ TEST(LmHeadDecodeF64, ModelWidthRowsAreAccurateAndDeterministic) {
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "two runs gave different logits";
 }
 
-// Without the staged one-token head (the baseline kernels) the fused norm is not offered, and asking
-// for it anyway is an error rather than logits of an unnormalised x.
+// Without the staged one-token head (the baseline kernels), or for a width it does not stage (not a
+// multiple of 8), the fused norm is not offered, and asking for it anyway is an error rather than
+// logits of an unnormalised or partly staged x.
 TEST(LmHeadDecodeF64, TheFusedNormNeedsTheStagedHead) {
   trit::vk::Context ctx;
+  trit::vk::Kernels staged(ctx, true, false);
+  EXPECT_TRUE(staged.lm_head_norms(264));
+  EXPECT_FALSE(staged.lm_head_norms(260));
   trit::vk::Kernels k(ctx, true, false, trit::vk::DotProduct::Off, /*staged_lm_head=*/false);
   EXPECT_FALSE(k.lm_head_norms(264));
   trit::vk::DescriptorAllocator da(ctx);

@@ -116,11 +116,6 @@ class VulkanForward final : public Forward {
   void debug_fail_persistent_decode();
   int32_t cached_positions() const;
 
-  // Debugging: the current contents of an intermediate buffer of the last submitted block, as floats:
-  // "x" (residual), "q", "k", "v", "o" (attention output), "a" (FFN gate output), "hn" (final norm),
-  // "xs" (activation scales). Throws std::invalid_argument for another name.
-  std::vector<float> debug_buffer(const std::string& name) const;
-
   // Profile mode: time per kernel kind since the last reset, in recording order; empty otherwise.
   std::vector<KernelTime> profile() const;
   void reset_profile();

@@ -101,7 +101,7 @@ class Kernels {
   void lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                       const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                       const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab);
-  bool lm_head_norms(uint32_t dim) { return staged_lm_head_ && lm_head_decode(dim) != nullptr; }
+  bool lm_head_norms(uint32_t dim) { return staged_lm_head_ && dim % 8 == 0 && lm_head_decode(dim) != nullptr; }
 
   // Ends a device-side greedy decode step (shaders/greedy_step.comp): the argmax of logits[0..vocab)
   // (the first on ties) goes to next_token[0] and to ring[pos0 % ring_size], and step's pos0 (vk::Params)

@@ -610,6 +610,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     } catch (const VulkanError&) {
       m.sampler.reset();
     }
+  // (Host memory: in device memory the chained sampled steps measured the same on the H100, 855-862
+  // against 860 tokens/s.)
   if (m.sampler) m.sample_state = Buffer(*m.ctx, vk::GpuSampler::kStateBytes, MemoryUse::Readback);
   m.record_decoders();
   // Every weight now lives in device memory: drop the process's resident pages of the mapped file,
@@ -916,21 +918,6 @@ void VulkanForward::debug_fail_persistent_decode() {
 uint32_t VulkanForward::persistent_groups() {
   impl_->adopt_persistent(true);
   return impl_->persistent_live ? impl_->persistent->layout().groups : 0;
-}
-
-std::vector<float> VulkanForward::debug_buffer(const std::string& name) const {
-  const Impl& m = *impl_;
-  const Buffer* b = name == "x" ? &m.x : name == "q" ? &m.q : name == "k" ? &m.k : name == "v" ? &m.v
-                  : name == "o" ? &m.o : name == "a" ? &m.a : name == "hn" ? &m.hn : name == "xs" ? &m.xs : nullptr;
-  if (!b) throw std::invalid_argument("VulkanForward::debug_buffer: no buffer named '" + name + "'");
-  if (m.kernels->f64()) {
-    std::vector<double> d(b->size() / 8);
-    b->download(d.data(), d.size() * 8);
-    return std::vector<float>(d.begin(), d.end());
-  }
-  std::vector<float> out(b->size() / 4);
-  b->download(out.data(), out.size() * 4);
-  return out;
 }
 
 }  // namespace trit
