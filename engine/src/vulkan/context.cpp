@@ -459,7 +459,7 @@ VkDescriptorSet DescriptorAllocator::make(const Pipeline& p, std::span<const Buf
   for (size_t i = 0; i < ranges.size(); ++i) {
     const BufferRange& r = ranges[i];
     if (!r.buffer) throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " has no buffer");
-    const uint64_t size = r.size ? r.size : r.buffer->size() - r.offset;
+    const uint64_t size = r.bytes();
     if (r.offset + size > r.buffer->size())
       throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " range overruns its buffer");
     if (size > ctx_.max_binding_range())

@@ -123,6 +123,8 @@ struct BufferRange {
   const Buffer* buffer = nullptr;
   uint64_t offset = 0;
   uint64_t size = 0;  // 0 = to the end of the buffer
+
+  uint64_t bytes() const { return size ? size : buffer->size() - offset; }  // the range's length
 };
 
 // A compute pipeline from shaders/<stem>.comp: `bindings` storage buffers at bindings 0..n-1, a push

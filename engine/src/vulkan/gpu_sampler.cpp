@@ -61,21 +61,15 @@ bool GpuSampler::supports(const SamplingParams& p) {
   return p.top_k >= 1 && static_cast<uint32_t>(p.top_k) <= kMaxTopK;
 }
 
-namespace {
-
-uint64_t range_bytes(const BufferRange& r) { return r.size ? r.size : r.buffer->size() - r.offset; }
-
-}  // namespace
-
 void GpuSampler::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& logits_row, uint32_t vocab,
                         const BufferRange& state, const GpuSamplerChain& chain) {
   if (vocab == 0 || vocab > max_vocab_)
     throw VulkanError("GPU sampler: vocabulary of " + std::to_string(vocab) + " logits, built for 1.." +
                       std::to_string(max_vocab_));
   auto need = [](const BufferRange& r, uint64_t bytes, const char* what) {
-    if (!r.buffer || range_bytes(r) < bytes)
+    if (!r.buffer || r.bytes() < bytes)
       throw VulkanError(std::string("GPU sampler: the ") + what + " range holds " +
-                        std::to_string(r.buffer ? range_bytes(r) : 0) + " bytes, " + std::to_string(bytes) + " needed");
+                        std::to_string(r.buffer ? r.bytes() : 0) + " bytes, " + std::to_string(bytes) + " needed");
   };
   need(state, kStateBytes, "state");
   need(logits_row, uint64_t{vocab} * 4, "logits");

@@ -165,7 +165,7 @@ void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const Buff
   const uint32_t splits = scratch && max_tokens == 1 && max_context > split_keys() ? attention_splits(max_context) : 1;
   if (splits > 1) {
     const uint64_t need = attention_scratch_bytes(heads, head_dim, max_tokens, max_context);
-    const uint64_t have = scratch->size ? scratch->size : scratch->buffer->size() - scratch->offset;
+    const uint64_t have = scratch->bytes();
     require(have >= need, "attention: the split-K scratch holds " + std::to_string(have) +
                                        " bytes, " + std::to_string(need) + " needed");
   }
@@ -253,7 +253,7 @@ void Kernels::greedy_step(CommandSequence& cs, DescriptorAllocator& da, const Bu
                           const BufferRange& next_token, const BufferRange& ring, const BufferRange& scratch,
                           uint32_t vocab, uint32_t ring_size) {
   require(vocab > 0 && ring_size > 0, "greedy_step: an empty vocabulary or ring");
-  const uint64_t scratch_bytes = scratch.size ? scratch.size : scratch.buffer->size() - scratch.offset;
+  const uint64_t scratch_bytes = scratch.bytes();
   require(scratch_bytes >= greedy_scratch_bytes(vocab),
           "greedy_step: the scratch range holds " + std::to_string(scratch_bytes) + " bytes, " +
               std::to_string(greedy_scratch_bytes(vocab)) + " needed");
