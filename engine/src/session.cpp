@@ -249,8 +249,10 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     if (plain_greedy) {
       vf->decode_greedy(tok, pos, steps, on_token);
     } else {
-      // The window before the first input: the cache as it stands (the device extends it).
-      const std::vector<int32_t> recent = cached_;
+      // The penalty window before the first input: the cache's last repeat_last_n tokens, copied (the
+      // callback grows cached_; the device extends the window itself).
+      const auto n = std::min(cached_.size(), static_cast<size_t>(std::max(0, sp.repeat_last_n)));
+      const std::vector<int32_t> recent(cached_.end() - static_cast<std::ptrdiff_t>(n), cached_.end());
       vf->decode_sample(tok, pos, steps, sampler, recent, on_token);
     }
     go = false;
