@@ -56,6 +56,11 @@ layout(constant_id = 13) const uint SPIN_LIMIT = 1u << 22;
 layout(constant_id = 14) const uint VPARTS = 4;     // the value pass splits a chunk's keys over VPARTS groups
 layout(constant_id = 15) const uint RR = 32;        // wo and down: rows per workgroup
 layout(constant_id = 16) const uint LPR = 16;       // wo and down: lanes per row
+// The kernel without the short-context attention (PersistentDecode's long-context twin): the host
+// records it for steps whose every key count is past the short path's, and the code that can never
+// run there is not in it (the driver's register allocation covers the whole kernel: with the short
+// path compiled in, decode at contexts 1024 and 4000 ran 2-2.5% slower on the H100).
+layout(constant_id = 17) const bool SPLIT_ONLY = false;
 
 // The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
 layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
@@ -801,6 +806,7 @@ const uint VPQ = WG / VW;         // the value pass's key groups
 const uint KVQ = CHQ / VPQ;       // value words per invocation
 // (One test at a time: glslang emits invalid SPIR-V for an && chain of specialization constants.)
 bool head_path(uint n_all) {
+  if (SPLIT_ONLY) return false;
   if (!KV_F16 || n_all > CHQ || HD > WG) return false;
   if (KWQ > 2u * KW || KVQ > 2u * VK) return false;  // a lane's words fit kpre and vpre
   if (VPQ > VRED * GQ || CHQ > GQ * CH) return false;   // vred[] and ps[] hold the passes

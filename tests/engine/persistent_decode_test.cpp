@@ -288,7 +288,8 @@ TEST(PersistentDecodeFallback, DeviceSamplingRedoesTheQueuedStepsWithTheirDraws)
 // Long contexts: a synthetic model with one KV head, so on the H100 a head's keys spread over up to
 // 132 splits (at 1,300 keys its merge sums 82 partials); on one workgroup a single split walks 21
 // chunks of keys. Each decoded position after a long prompt must equal the fused kernels' (whose
-// attention splits its keys differently).
+// attention splits its keys differently). These positions run the kernel's long-context twin (past
+// short_keys(), 128 keys at 512 invocations), as do the later positions of the extreme-score test.
 TEST(PersistentDecodeLongContext, MatchesTheFusedKernelsPastManySplits) {
   GeneratorOptions go;
   go.out = test::scratch_dir("persistent_long") / "long.gguf";

@@ -127,9 +127,12 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   std::vector<uint32_t> spec{layout.wg,       layout.tpr,       layout.groups,    shape.dim, shape.ffn,
                              shape.heads,     shape.kv_heads,   shape.head_dim,   kv_f16 ? 1u : 0u,
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
-                             layout.value_parts, x.res_rows, x.res_lanes};
-  // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
-  pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
+                             layout.value_parts, x.res_rows, x.res_lanes, 0u};
+  // The pipelines compile on their own threads (Pipeline); decode keeps the fused kernels until they are
+  // ready. The twin differs in SPLIT_ONLY (constant 17) alone.
+  pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), spec);
+  spec.back() = 1u;
+  pipe_long_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   // The split counts of the KV heads, then one arrival count per layer group (at most one per layer).
   sync_ = Buffer(ctx, uint64_t{shape.kv_heads + shape.layers} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
@@ -143,12 +146,15 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
 PersistentDecode::~PersistentDecode() = default;
 
 bool PersistentDecode::ready() {
-  if (!pipe_->ready()) return false;
-  pipe_->handle();  // throws if the compilation failed
+  if (!pipe_->ready() || !pipe_long_->ready()) return false;
+  wait();  // throws if a compilation failed
   return true;
 }
 
-void PersistentDecode::wait() { pipe_->handle(); }
+void PersistentDecode::wait() {
+  pipe_->handle();
+  pipe_long_->handle();
+}
 
 uint64_t PersistentDecode::act_bytes() const {
   const Derived x = derive(shape_, layout_.wg, layout_.tpr, layout_.groups);
@@ -162,7 +168,7 @@ uint64_t PersistentDecode::partial_bytes() const {
 void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                               const LayerGroup& layers, uint32_t group, const LayerOffsets& off, float eps,
                               const BufferRange& x, const BufferRange& act, const BufferRange& rope,
-                              const BufferRange& partials, const Embedding& embedding) {
+                              const BufferRange& partials, const Embedding& embedding, bool long_context) {
   auto vec4s = [&](uint64_t bytes) {
     if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
@@ -182,7 +188,8 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
                            act,             rope,            layers.k_cache,   layers.v_cache,
                            partials,        {&sync_, 0, 0},  {&failed_, 0, 0}, {&scales_, 0, 0},
                            embedding.table, embedding.tokens};
-  cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, layout_.groups);
+  const Pipeline& pipe = long_context ? *pipe_long_ : *pipe_;
+  cs.dispatch(pipe, da.make(pipe, r), &push, sizeof push, layout_.groups);
 }
 
 bool PersistentDecode::failed() const {

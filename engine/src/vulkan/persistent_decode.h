@@ -68,8 +68,8 @@ class PersistentDecode {
                    const std::vector<float>& scales);
   ~PersistentDecode();
 
-  // Whether the kernel is compiled (never blocks); wait() blocks until it is. Both throw VulkanError if
-  // the compilation failed.
+  // Whether the kernel and its long-context twin are compiled (never blocks); wait() blocks until they
+  // are. Both throw VulkanError if a compilation failed.
   bool ready();
   void wait();
 
@@ -78,10 +78,15 @@ class PersistentDecode {
   uint64_t partial_bytes() const;
 
   // The layers of one group: reads x and the caches, writes x (and the caches at params.pos0). `group`
-  // numbers the group (each has its own barrier count); `act`, `partials` sized as above.
+  // numbers the group (each has its own barrier count); `act`, `partials` sized as above. long_context:
+  // the twin kernel without the short-context attention, which computes the same for every position
+  // and is faster where each position it decodes attends to more than short_keys() keys.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const LayerGroup& layers,
               uint32_t group, const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act,
-              const BufferRange& rope, const BufferRange& partials, const Embedding& embedding);
+              const BufferRange& rope, const BufferRange& partials, const Embedding& embedding, bool long_context);
+  // Keys the short-context attention takes at most (decode_layer.glsl CHQ): a step at position p
+  // attends to p + 1 keys.
+  uint32_t short_keys() const { return layout_.wg / 4; }
 
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
   // grid barriers' arrival count, which only grows within a call.
@@ -97,7 +102,7 @@ class PersistentDecode {
   Layout layout_;
   Shape shape_;
   bool f64_;
-  std::unique_ptr<Pipeline> pipe_;
+  std::unique_ptr<Pipeline> pipe_, pipe_long_;
   Buffer sync_, failed_, scales_;
   std::vector<uint32_t> sync_zeros_;  // sync_'s words, zeroed (uploaded before each host call)
 };

@@ -121,16 +121,24 @@ struct VulkanForward::Impl {
   // draws (GpuSamplerDraw per ring slot, written by the host before each submit).
   Buffer step, next_token, ring, draws;
   Buffer greedy_scratch;  // the greedy step's arrival count and workgroup bests
-  // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled.
+  // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled. The *_long
+  // twins run the persistent kernel's long-context variant (null while decode does not use that kernel).
   struct Chained {
     std::unique_ptr<vk::CommandSequence> chain[kChainsInFlight], single[kChainsInFlight];
+    std::unique_ptr<vk::CommandSequence> chain_long[kChainsInFlight], single_long[kChainsInFlight];
   } greedy, sampled;
   // Device-side sampling (vulkan/gpu_sampler.h): null where the device cannot run it.
   std::unique_ptr<vk::GpuSampler> sampler;
   Buffer sample_state;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
+  std::unique_ptr<vk::CommandSequence> decode_long;  // decode's long-context twin, as in Chained
   bool profiling = false;
-  SeqProfile prof_decode, prof_none, prof_last, prof_all;
+  SeqProfile prof_decode, prof_decode_long, prof_none, prof_last, prof_all;
+  // Whether a one-token step at `pos` (and every later one) runs the persistent kernel's long-context
+  // twin: every key count is past its short-context attention's.
+  bool long_context(int32_t pos) const {
+    return persistent_live && static_cast<int64_t>(pos) + 1 > persistent->short_keys();
+  }
 
   void plan_layers(const Model& model);
   void plan_groups();
@@ -148,11 +156,12 @@ struct VulkanForward::Impl {
     return {&g.v_cache, (l - g.first) * cache_stride, cache_bytes};
   }
   void upload(const Model& model);
-  // A command buffer of one pass, or of `steps` device-greedy steps back to back.
+  // A command buffer of one pass, or of `steps` device-greedy steps back to back; long_context: with the
+  // persistent kernel's long-context twin.
   void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
-              const Buffer& tokens_buf, uint32_t steps = 1);
+              const Buffer& tokens_buf, uint32_t steps = 1, bool long_context = false);
   void record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
-                   const Buffer& tokens_buf);
+                   const Buffer& tokens_buf, bool long_context);
   void collect(SeqProfile& p);
   void record_decoders();
   void adopt_persistent(bool wait);
@@ -294,14 +303,14 @@ void VulkanForward::Impl::upload(const Model& model) {
 // The whole forward pass of up to max_tokens tokens as one command buffer. Every kernel reads the
 // position and token count from `params`, so this is recorded once and replayed.
 void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
-                                 const Buffer& params_buf, const Buffer& tokens_buf, uint32_t steps) {
+                                 const Buffer& params_buf, const Buffer& tokens_buf, uint32_t steps, bool long_context) {
   cs.begin();
-  for (uint32_t s = 0; s < steps; ++s) record_pass(cs, max_tokens, head, prof, params_buf, tokens_buf);
+  for (uint32_t s = 0; s < steps; ++s) record_pass(cs, max_tokens, head, prof, params_buf, tokens_buf, long_context);
   cs.end();
 }
 
 void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
-                                      const Buffer& params_buf, const Buffer& tokens_buf) {
+                                      const Buffer& params_buf, const Buffer& tokens_buf, bool long_context) {
   vk::Kernels& kn = *kernels;
   vk::DescriptorAllocator& d = *da;
   const BufferRange P{&params_buf, 0, 0};
@@ -340,7 +349,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     const LayerGroupBuffers& g = groups[gi];
     const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
     const vk::Embedding emb{R(embd_bufs[0]), R(tokens_buf), embed_in_layers && gi == 0 ? embd_chunks[0].rows : 0};
-    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart), emb);
+    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart), emb, long_context);
     cs.barrier();
     mark("decode_layers");
   }
@@ -585,7 +594,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     p.pass = pass;
     return m.profiling ? &p : nullptr;
   };
-  m.prof_decode.pass = "decode";
+  m.prof_decode.pass = m.prof_decode_long.pass = "decode";
   if (m.block > 1) {
     m.block_none = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.block_last = std::make_unique<vk::CommandSequence>(*m.ctx);
@@ -625,14 +634,27 @@ VulkanForward::~VulkanForward() = default;
 // sampled where the device runs the GPU sampler). Recorded at load, and again if the persistent decode
 // kernel fails and the fused kernels take over.
 void VulkanForward::Impl::record_decoders() {
-  if (!decode) decode = std::make_unique<vk::CommandSequence>(*ctx);
-  record(*decode, 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
+  // (Re-recorded, not replaced, where a sequence exists: callers hold references to them.)
+  auto make = [&](std::unique_ptr<vk::CommandSequence>& s) {
+    if (!s) s = std::make_unique<vk::CommandSequence>(*ctx);
+    return s.get();
+  };
+  record(*make(decode), 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
+  if (persistent_live)
+    record(*make(decode_long), 1, Head::Last, profiling ? &prof_decode_long : nullptr, params, tokens, 1, true);
+  else
+    decode_long.reset();
   auto chained = [&](Chained& c, Head head) {
     for (uint32_t i = 0; i < kChainsInFlight; ++i) {
-      if (!c.single[i]) c.single[i] = std::make_unique<vk::CommandSequence>(*ctx);
-      if (!c.chain[i]) c.chain[i] = std::make_unique<vk::CommandSequence>(*ctx);
-      record(*c.single[i], 1, head, nullptr, step, next_token);
-      record(*c.chain[i], 1, head, nullptr, step, next_token, kChainSteps);
+      record(*make(c.single[i]), 1, head, nullptr, step, next_token);
+      record(*make(c.chain[i]), 1, head, nullptr, step, next_token, kChainSteps);
+      if (!persistent_live) {
+        c.single_long[i].reset();
+        c.chain_long[i].reset();
+        continue;
+      }
+      record(*make(c.single_long[i]), 1, head, nullptr, step, next_token, 1, true);
+      record(*make(c.chain_long[i]), 1, head, nullptr, step, next_token, kChainSteps, true);
     }
   };
   chained(greedy, Head::Greedy);
@@ -700,18 +722,25 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
     m.params.upload(&p, sizeof p);
     m.tokens.upload(tokens.data() + done, cnt * 4);
     vk::CommandSequence* seq = nullptr;
-    if (cnt == 1 && (all_logits || last_block))
-      seq = m.decode.get();
-    else if (all_logits)
-      seq = m.block_all.get();
-    else
+    SeqProfile* prof = nullptr;
+    const bool one = cnt == 1 && (all_logits || last_block);
+    if (one || !(all_logits ? m.block_all : last_block ? m.block_last : m.block_none)) {
+      // One token (or block size 1: every submit is a decode, its logits unused here).
+      const bool twin = m.long_context(static_cast<int32_t>(pos + done));
+      seq = twin ? m.decode_long.get() : m.decode.get();
+      prof = twin ? &m.prof_decode_long : &m.prof_decode;
+    } else if (all_logits) {
+      seq = m.block_all.get(), prof = &m.prof_all;
+    } else {
       seq = last_block ? m.block_last.get() : m.block_none.get();
-    if (!seq) seq = m.decode.get();  // block size 1: every submit is a decode (its logits unused here)
+      prof = last_block ? &m.prof_last : &m.prof_none;
+    }
     seq->run();
-    if (seq == m.decode.get() && m.persistent_failed()) seq->run();  // recomputed on the fused kernels
-    if (m.profiling)
-      m.collect(seq == m.decode.get() ? m.prof_decode : seq == m.block_all.get() ? m.prof_all
-                : seq == m.block_last.get() ? m.prof_last : m.prof_none);
+    if ((prof == &m.prof_decode || prof == &m.prof_decode_long) && m.persistent_failed()) {
+      m.decode->run();  // recomputed on the fused kernels
+      prof = &m.prof_decode;
+    }
+    if (m.profiling) m.collect(*prof);
     if (all_logits)
       m.readback.download(logits.data() + done * vocab, uint64_t{cnt} * vocab * 4);
     else if (last_block)
@@ -802,16 +831,18 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
   struct Drain {
     Chained& c;
     ~Drain() {
-      for (uint32_t i = 0; i < kChainsInFlight; ++i) {
-        try {
-          c.single[i]->wait();
-          c.chain[i]->wait();
-        } catch (...) {  // a lost device: the next call reports it
+      for (uint32_t i = 0; i < kChainsInFlight; ++i)
+        for (auto* s : {c.single[i].get(), c.chain[i].get(), c.single_long[i].get(), c.chain_long[i].get()}) {
+          try {
+            if (s) s->wait();
+          } catch (...) {  // a lost device: the next call reports it
+          }
         }
-      }
     }
   } drain{seqs};
+  bool twin[kChainsInFlight] = {};  // the slot's submit runs the long-context twin
   auto sequence = [&](uint32_t slot) -> vk::CommandSequence& {
+    if (twin[slot]) return steps[slot] == 1 ? *seqs.single_long[slot] : *seqs.chain_long[slot];
     return steps[slot] == 1 ? *seqs.single[slot] : *seqs.chain[slot];
   };
   while (done < submitted || (more && submitted < max_steps)) {
@@ -820,6 +851,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
       // Never past max_steps: a chained step beyond it could write the cache past the context.
       const uint32_t slot = next_slot % kChainsInFlight;
       steps[slot] = max_steps - submitted >= static_cast<int32_t>(kChainSteps) ? kChainSteps : 1;
+      twin[slot] = m.long_context(pos + submitted);
       before_submit(submitted, steps[slot]);
       sequence(slot).submit();
       submitted += steps[slot];
@@ -830,10 +862,9 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
     if (m.persistent_live && m.persistent->failed()) {
       // A step from `done` on went wrong: redo everything queued on the fused kernels from step done's
       // input.
-      for (uint32_t i = 0; i < kChainsInFlight; ++i) {
-        seqs.single[i]->wait();
-        seqs.chain[i]->wait();
-      }
+      for (uint32_t i = 0; i < kChainsInFlight; ++i)
+        for (auto* s : {seqs.single[i].get(), seqs.chain[i].get(), seqs.single_long[i].get(), seqs.chain_long[i].get()})
+          if (s) s->wait();
       m.persistent_failed();
       const vk::Params rp{static_cast<uint32_t>(pos + done), 1};
       m.step.upload(&rp, sizeof rp);
@@ -881,7 +912,7 @@ void VulkanForward::Impl::collect(SeqProfile& p) {
 std::vector<KernelTime> VulkanForward::profile() const {
   const Impl& m = *impl_;
   std::vector<KernelTime> out;
-  for (const SeqProfile* p : {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all}) {
+  for (const SeqProfile* p : {&m.prof_decode, &m.prof_decode_long, &m.prof_none, &m.prof_last, &m.prof_all}) {
     for (const auto& [label, ns] : p->total_ns) {
       auto it = std::find_if(out.begin(), out.end(), [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
       if (it == out.end()) {
@@ -896,7 +927,7 @@ std::vector<KernelTime> VulkanForward::profile() const {
 }
 
 void VulkanForward::reset_profile() {
-  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all}) {
+  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_decode_long, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all}) {
     p->total_ns.clear();
     p->submits = 0;
   }
