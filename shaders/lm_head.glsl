@@ -17,7 +17,9 @@
 // 2j, 2j+1: a 64-byte stride between lanes) made 4-way bank conflicts, and shared-memory bandwidth
 // capped the head at 1.76 TB/s on the H100 (0.373 ms; 0.269 ms with this layout alone, same sizes
 // otherwise). Wider workgroups (512 threads) and RIF = 4 took it to 0.229 ms (2.87 TB/s, 96% of the
-// measured copy bandwidth). RPW must be a multiple of RIF (the host makes RPW the workgroup size).
+// measured copy bandwidth). RPW must be a multiple of RIF: the workgroup size, or on devices that
+// report their multiprocessors as many rows as make two workgroups each (Kernels::lm_head_rows_per_group:
+// 0.227 instead of 0.232 ms on the H100).
 #include "common.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TPR = 16;

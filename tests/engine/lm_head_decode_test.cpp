@@ -58,7 +58,7 @@ std::vector<float> random_w(uint32_t dim, uint32_t seed) {
 // The logits of the last of x's rows through Kernels::lm_head_normed in double, with the table split
 // by max_range.
 std::vector<float> gpu_logits(const Table& t, const std::vector<double>& x, const std::vector<float>& w,
-                              uint64_t max_range, size_t* chunks_out) {
+                              uint64_t max_range, size_t* chunks_out, uint32_t rows_per_group = 0) {
   trit::vk::ContextOptions o;
   o.max_binding_range = max_range;
   trit::vk::Context ctx(o);
@@ -89,7 +89,7 @@ std::vector<float> gpu_logits(const Table& t, const std::vector<double>& x, cons
   for (size_t i = 0; i < chunks.size(); ++i)
     k.lm_head_normed(cs, da, BufferRange{&pb, 0, 0}, BufferRange{&parts[i], 0, 0}, BufferRange{&xb, 0, 0},
                      BufferRange{&wb, 0, 0}, kEps, BufferRange{&lb, 0, 0}, chunks[i].rows, t.dim, chunks[i].row0,
-                     t.vocab);
+                     t.vocab, rows_per_group);
   cs.end();
   cs.run();
   std::vector<float> out(t.vocab);
@@ -143,6 +143,40 @@ TEST(LmHeadDecodeF64, ModelWidthRowsAreAccurateAndDeterministic) {
   const auto b = gpu_logits(t, x, w, 0, nullptr);
   ASSERT_EQ(b.size(), a.size());
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "two runs gave different logits";
+}
+
+// Rows per workgroup other than the workgroup size (the H100 takes 488 for the 2B4T vocabulary, so
+// that its 132 multiprocessors get two workgroups each), more or fewer than its invocations, with a
+// last workgroup that has only some of its rows.
+TEST(LmHeadDecodeF64, AnyRowsPerWorkgroupGivesTheSameLogits) {
+  const Table t = random_table(777, 2560, 12);
+  const auto x = random_x(2560, 13);
+  const auto w = random_w(2560, 14);
+  const auto want = gpu_logits(t, x, w, 0, nullptr);
+  if (want.empty()) GTEST_SKIP() << "the device has no shaderFloat64 or no staged one-token head";
+  for (const uint32_t rpw : {488u, 68u, 1028u}) {
+    const auto got = gpu_logits(t, x, w, 0, nullptr, rpw);
+    expect_double_accuracy(t, x, w, got);
+    // Each row is one subgroup's sum in the same order whatever the workgroup it falls in.
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0) << rpw << " rows per workgroup";
+  }
+}
+
+TEST(LmHeadDecode, RowsPerWorkgroupFillEveryMultiprocessorTwice) {
+  using trit::vk::Kernels;
+  EXPECT_EQ(Kernels::lm_head_rows_per_group(128256, 0, 512), 512u);  // no multiprocessor count: the workgroup
+  EXPECT_EQ(Kernels::lm_head_rows_per_group(128256, 132, 512), 488u);
+  EXPECT_EQ(Kernels::lm_head_rows_per_group(1003, 132, 512), 64u);  // at least a pass of every subgroup
+  for (const uint32_t vocab : {128256u, 151936u, 32000u, 50257u, 262144u})
+    for (const uint32_t sms : {132u, 114u, 108u, 46u, 1u}) {
+      const uint32_t rpw = Kernels::lm_head_rows_per_group(vocab, sms, 512);
+      EXPECT_EQ(rpw % 4, 0u);
+      const uint32_t groups = (vocab + rpw - 1) / rpw;
+      EXPECT_LE(groups, 2 * sms) << vocab << " rows, " << sms << " multiprocessors";
+      if (rpw > 64) {
+        EXPECT_GT(groups, 2 * sms - 2 * sms / 8 - 1) << vocab << " rows, " << sms << " multiprocessors";
+      }
+    }
 }
 
 // Without the staged one-token head (the baseline kernels), or for a width it does not stage (not a

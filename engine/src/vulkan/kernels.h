@@ -51,9 +51,9 @@ class Kernels {
           bool staged_lm_head = true);
 
   // Starts compiling the kernels that are made on first use, for a model with query heads per KV head
-  // `group` and hidden size `dim`, so they compile beside the others (each Pipeline compiles on its
-  // own thread) instead of one after another when a recording first needs them.
-  void prepare(uint32_t group, uint32_t dim);
+  // `group`, hidden size `dim` and vocabulary `vocab`, so they compile beside the others (each Pipeline
+  // compiles on its own thread) instead of one after another when a recording first needs them.
+  void prepare(uint32_t group, uint32_t dim, uint32_t vocab);
 
   // x[t] = table[tok[t]] (F16 -> F32) for the tokens whose id is in [row0, row0 + rows) of this chunk.
   void embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
@@ -97,11 +97,16 @@ class Kernels {
   // The final RMSNorm and the LM head of the last submitted token (row n_tokens - 1 of the residual
   // x) in one dispatch per chunk: logits[row0 + r] = table_chunk[r] . (x * w) / rms(x). Where
   // lm_head_norms(dim) is false (no staged one-token head: x too wide for shared memory, or baseline
-  // kernels) it throws; the caller then runs rmsnorm_quant and lm_head.
+  // kernels) it throws; the caller then runs rmsnorm_quant and lm_head. rows_per_group: rows a
+  // workgroup reads (a multiple of 4; 0: lm_head_rows_per_group(vocab) of this device).
   void lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                       const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
-                      const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab);
-  bool lm_head_norms(uint32_t dim) { return staged_lm_head_ && dim % 8 == 0 && lm_head_decode(dim) != nullptr; }
+                      const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
+                      uint32_t rows_per_group = 0);
+  bool lm_head_norms(uint32_t dim) const;
+  // Rows per workgroup of the one-token LM head for a vocabulary: the workgroup size, or where the
+  // device reports its multiprocessors, as many rows as make two workgroups a multiprocessor.
+  static uint32_t lm_head_rows_per_group(uint32_t vocab, uint32_t sm_count, uint32_t workgroup);
 
   // Ends a device-side greedy decode step (shaders/greedy_step.comp): the argmax of logits[0..vocab)
   // (the first on ties) goes to next_token[0] and to ring[pos0 % ring_size], and step's pos0 (vk::Params)
@@ -137,9 +142,10 @@ class Kernels {
   std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
   std::unique_ptr<TernaryGemm> gemm_;        // blocks, where the int8 dot product is in use
   std::unique_ptr<Pipeline> lm_head_[2];
-  // The one-token LM head with x staged in shared memory, per hidden size (made on first use).
-  std::vector<std::pair<uint32_t, std::unique_ptr<Pipeline>>> lm_head_decode_;
-  const Pipeline* lm_head_decode(uint32_t dim);
+  // The one-token LM head with x staged in shared memory, per hidden size and rows per workgroup (made
+  // on first use).
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::unique_ptr<Pipeline>>> lm_head_decode_;
+  const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group);
   // Block attention for a tile of tokens and the `group` query heads of a KV head per workgroup
   // (shaders/attention_block), per group size (made on first use), with the tile's token count; null
   // where the device cannot run it (then attention.glsl runs token by token).

@@ -486,7 +486,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                                         : vk::DotProduct::Auto,
                                             options.tuned_kernels);
   const uint64_t rb = m.kernels->real_bytes();
-  if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim);
+  if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab);
   if (options.tuned_kernels) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
