@@ -634,7 +634,8 @@ VulkanForward::~VulkanForward() = default;
 // sampled where the device runs the GPU sampler). Recorded at load, and again if the persistent decode
 // kernel fails and the fused kernels take over.
 void VulkanForward::Impl::record_decoders() {
-  // (Re-recorded, not replaced, where a sequence exists: callers hold references to them.)
+  // (Re-recorded, not replaced, where a sequence exists: callers hold references to them. The twins are
+  // dropped once decode leaves the persistent kernel: no submit chooses them after that.)
   auto make = [&](std::unique_ptr<vk::CommandSequence>& s) {
     if (!s) s = std::make_unique<vk::CommandSequence>(*ctx);
     return s.get();
