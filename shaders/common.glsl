@@ -56,6 +56,17 @@ real round_half_away(real v) {
   return t;
 }
 
+// v + ROUND_MAGIC for |v| < 2^22 holds round-to-nearest-even(v) in its low bits (the unit in the last
+// place of the magic is 1); magic_int reads it back as a signed integer. No conversion instruction: the
+// H100 converts to and from 64-bit types at a quarter of its double FMA rate.
+#ifdef TRIT_F64
+const double ROUND_MAGIC = 6755399441055744.0LF;  // 1.5 * 2^52
+int magic_int(double t) { return int(unpackDouble2x32(t).x); }
+#else
+const float ROUND_MAGIC = 12582912.0;  // 1.5 * 2^23
+int magic_int(float t) { return floatBitsToInt(t) - 0x4B400000; }
+#endif
+
 // exp for real: GLSL has no double exp, so double uses range reduction (x = k ln2 + r, |r| <= ln2/2)
 // and the degree-13 Taylor polynomial (relative error below 1e-16 on the reduced range) in Horner form
 // with the coefficients 1/n! as constants: thirteen fused multiply-adds. (It once divided by n at every
@@ -68,13 +79,12 @@ real exp_real(real x) {
   // which then overflow as the exact result does (a larger k would wrap their exponent fields).
   if (x > 710.0LF) x = 710.0LF;
   const double ln2 = 0.6931471805599453094LF;
-  // k = x / ln2 rounded to an integer by the magic number (its low word holds k): no floor and no
-  // conversion to int, which the H100 runs at a quarter of its double FMA rate. `precise`: a compiler
-  // may otherwise fold (x * c + magic) - magic to x * c (Mesa's does), which is not an integer.
-  const double magic = 6755399441055744.0LF;  // 1.5 * 2^52
-  precise const double t = fma(x, 1.4426950408889634074LF, magic);
-  precise const double kd = t - magic;
-  const int k = int(unpackDouble2x32(t).x);
+  // k = x / ln2 rounded to an integer by the magic number: no floor and no conversion to int.
+  // `precise`: a compiler may otherwise fold (x * c + magic) - magic to x * c (Mesa's does), which is
+  // not an integer.
+  precise const double t = fma(x, 1.4426950408889634074LF, ROUND_MAGIC);
+  precise const double kd = t - ROUND_MAGIC;
+  const int k = magic_int(t);
   const double r = fma(-kd, ln2, x);
   const double c[14] = double[14](1.0LF, 1.0LF, 0.5LF, 0.16666666666666666LF, 0.041666666666666664LF, 0.008333333333333333LF, 0.001388888888888889LF, 0.0001984126984126984LF, 2.48015873015873e-05LF, 2.7557319223985893e-06LF, 2.755731922398589e-07LF, 2.505210838544172e-08LF, 2.08767569878681e-09LF, 1.6059043836821613e-10LF);
   double p = c[13];

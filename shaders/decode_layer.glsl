@@ -286,16 +286,11 @@ void prefetch_norm(inout vec4 nvp[XPT], uint nw4, uint k) {
   }
 }
 
-// v + ROUND_MAGIC for |v| < 2^22 holds round-to-nearest-even(v) in its low bits (the unit in the last
-// place of the magic is 1); magic_int reads it back as a signed integer.
+// 1 + 2^-52 (or 2^-23): one ulp up, for quantize_input's rounding (ROUND_MAGIC: common.glsl).
 #ifdef TRIT_F64
-const double ROUND_MAGIC = 6755399441055744.0LF;  // 1.5 * 2^52
-const double ROUND_NUDGE = 1.0LF + 2.220446049250313e-16LF;  // 1 + 2^-52
-int magic_int(double t) { return int(unpackDouble2x32(t).x); }
+const double ROUND_NUDGE = 1.0LF + 2.220446049250313e-16LF;
 #else
-const float ROUND_MAGIC = 12582912.0;  // 1.5 * 2^23
-const float ROUND_NUDGE = 1.0 + 1.1920928955078125e-7;  // 1 + 2^-23
-int magic_int(float t) { return floatBitsToInt(t) - 0x4B400000; }
+const float ROUND_NUDGE = 1.0 + 1.1920928955078125e-7;
 #endif
 
 // RMSNorm of a k-wide input row (norm weights in nvp) and its int8 quantization into sq[]; returns the
@@ -343,16 +338,15 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int
   const real inv = inv_sqrt(ss * (real(1) / real(k)) + real(pc.eps));
   const real r_am = recip(am);
   const real m = max(am * inv, real(1e-5));
-  // q = round_half_away(x * inv * nw * 127 / m): the products in another order and the rounding as
-  // trunc(v +- 0.5) differ from rmsnorm_quant.glsl's only where v lies within a few ulps of a rounding
-  // boundary (never seen in double); this is the work every workgroup repeats for the whole row.
+  // q = round_half_away(x * inv * nw * 127 / m): the products in another order and the rounding below
+  // differ from rmsnorm_quant.glsl's only where v lies within a few ulps of a rounding boundary (never
+  // seen in double); this is the work every workgroup repeats for the whole row.
   const real f = am * inv >= real(1e-5) ? real(127) * r_am : inv * (real(127) / real(1e-5));
-  // Rounding by the magic number: fma(v, f, 1.5 * 2^52) rounds v * f to an integer (to nearest, ties to
-  // even) and leaves it in the low word, so no 64-bit conversion and no +-0.5 per element (the H100
-  // converts to and from 64-bit types at a quarter of its double FMA rate, and every workgroup runs
-  // this loop over the whole row). f is raised by an ulp so an exact tie rounds away from zero, as
-  // std::round does; only values within an ulp or two of a rounding boundary can differ from the
-  // reference, as the order of the products above already allows.
+  // Rounding by the magic number: fma(v, f, ROUND_MAGIC) rounds v * f to an integer (to nearest, ties
+  // to even) and leaves it in the low word, so no 64-bit conversion and no +-0.5 per element. f is
+  // raised by an ulp so an exact tie rounds away from zero, as std::round does; only values within an
+  // ulp or two of a rounding boundary can differ from the reference, as the order of the products above
+  // already allows.
   const real fr = f * ROUND_NUDGE;
   int qs = 0;
   for (uint i = 0; i < XPT; ++i) {

@@ -4,6 +4,7 @@
 #include "trit/gguf.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -126,6 +127,10 @@ struct VulkanForward::Impl {
   struct Chained {
     std::unique_ptr<vk::CommandSequence> chain[kChainsInFlight], single[kChainsInFlight];
     std::unique_ptr<vk::CommandSequence> chain_long[kChainsInFlight], single_long[kChainsInFlight];
+    // Slot i's sequences (null where not recorded).
+    std::array<vk::CommandSequence*, 4> of_slot(uint32_t i) const {
+      return {single[i].get(), chain[i].get(), single_long[i].get(), chain_long[i].get()};
+    }
   } greedy, sampled;
   // Device-side sampling (vulkan/gpu_sampler.h): null where the device cannot run it.
   std::unique_ptr<vk::GpuSampler> sampler;
@@ -833,7 +838,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
     Chained& c;
     ~Drain() {
       for (uint32_t i = 0; i < kChainsInFlight; ++i)
-        for (auto* s : {c.single[i].get(), c.chain[i].get(), c.single_long[i].get(), c.chain_long[i].get()}) {
+        for (auto* s : c.of_slot(i)) {
           try {
             if (s) s->wait();
           } catch (...) {  // a lost device: the next call reports it
@@ -864,7 +869,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
       // A step from `done` on went wrong: redo everything queued on the fused kernels from step done's
       // input.
       for (uint32_t i = 0; i < kChainsInFlight; ++i)
-        for (auto* s : {seqs.single[i].get(), seqs.chain[i].get(), seqs.single_long[i].get(), seqs.chain_long[i].get()})
+        for (auto* s : seqs.of_slot(i))
           if (s) s->wait();
       m.persistent_failed();
       const vk::Params rp{static_cast<uint32_t>(pos + done), 1};
