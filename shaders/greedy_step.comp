@@ -8,10 +8,12 @@
 // reading the 128,256 logits alone with 4-byte loads took ~15 us of a 1.03 ms step on the H100 (a
 // step whose argmax read nothing ran 1.5% faster), bound by the latency of its loads. Each workgroup
 // leaves its slice's best in `best`; the last to finish (an arrival count, as the GPU sampler does)
-// merges them and publishes. NaN ranks below every number (a row of NaN gives its first index), where
-// trit::argmax would keep a NaN found at index 0; logits hold no NaN unless the model is broken.
+// merges them and publishes. The order and the tie rule are argmax.glsl's. Where the one-token LM head
+// is the staged one, it does all this itself (lm_head.glsl ARGMAX) and this kernel does not run.
+#extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#include "argmax.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint PER = 4;  // 16-byte words per invocation
 layout(std430, binding = 0) buffer Step { uint pos0; uint n_tokens; } step;
@@ -23,38 +25,8 @@ layout(std430, binding = 3) writeonly buffer R { uint ring[]; };
 layout(std430, binding = 4) coherent buffer S { uint done; uint pad_; uvec2 best[]; } s;
 layout(push_constant) uniform Push { uint vocab; uint ring_size; } pc;
 
-const uint WG = gl_WorkGroupSize.x, SLICE = WG * 4u * PER, NONE = 0xffffffffu;
-
-// Float to a key whose unsigned order is the float order (-0 and +0 alike); NaN is 0, below -inf.
-uint order_key(float f) {
-  if (isnan(f)) return 0u;
-  const uint u = floatBitsToUint(f == 0.0 ? 0.0 : f);
-  return (u & 0x80000000u) != 0u ? ~u : (u | 0x80000000u);
-}
-
-// (key, index) a beats b: a larger key, or the same key at a lower index; NONE indices lose.
-bool beats(uint ka, uint ia, uint kb, uint ib) {
-  return ia != NONE && (ib == NONE || ka > kb || (ka == kb && ia < ib));
-}
-
-shared uint sk[64], si[64];  // one per subgroup (the host keeps workgroups within 64 subgroups)
+const uint WG = gl_WorkGroupSize.x, SLICE = WG * 4u * PER;
 shared bool s_last;
-
-// The workgroup's best of each invocation's (key, index); invocation 0 holds the result.
-uvec2 workgroup_best(uint k, uint i) {
-  const uint mk = subgroupMax(i == NONE ? 0u : k);
-  const uint mi = subgroupMin(i != NONE && k == mk ? i : NONE);
-  if (subgroupElect()) {
-    sk[gl_SubgroupID] = mk;
-    si[gl_SubgroupID] = mi;
-  }
-  barrier();
-  uvec2 b = uvec2(0u, NONE);
-  if (gl_LocalInvocationID.x == 0u)
-    for (uint g = 0u; g < gl_NumSubgroups; ++g)
-      if (beats(sk[g], si[g], b.x, b.y)) b = uvec2(sk[g], si[g]);
-  return b;
-}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x, w = gl_WorkGroupID.x;
