@@ -20,23 +20,77 @@
 // measured copy bandwidth). RPW must be a multiple of RIF: the workgroup size, or on devices that
 // report their multiprocessors as many rows as make two workgroups each (Kernels::lm_head_rows_per_group:
 // 0.227 instead of 0.232 ms on the H100).
+//
+// ARGMAX (decode): the head also ends a device-side greedy step, so greedy_step.comp (a dispatch, its
+// boundary of ~2.1 us on the H100 and a re-read of the logits) does not run. The lane that writes a
+// row's logit keeps its subgroup's best (order key, row) in argmax.glsl's order, after the row's
+// subgroupAdd, not in the lanes' inner loop. Each workgroup leaves its best in its slot (group0 + its
+// id: one slot per workgroup of every chunk's dispatch, and those may run at once); the last of all
+// `groups` to arrive merges the slots and publishes as greedy_step.comp does. The logits are still
+// written (a store per row; tests read them).
 #include "common.glsl"
+#include "argmax.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TPR = 16;
 layout(constant_id = 2) const uint NT = 1;
 layout(constant_id = 3) const uint XDIM = 0;
 layout(constant_id = 4) const uint RPW = 64;
 layout(constant_id = 5) const uint RIF = 4;
+layout(constant_id = 6) const bool ARGMAX = false;
 layout(std430, binding = 1) readonly buffer E { uvec4 e[]; };
 layout(std430, binding = 2) readonly buffer X { real4 x[]; };
 layout(std430, binding = 3) writeonly buffer L { float logits[]; };
 layout(std430, binding = 4) readonly buffer NW { vec4 nw[]; };  // the final norm's weights (decode)
-layout(push_constant) uniform Push { uint rows; uint dim; uint row0; uint vocab; float eps; } pc;
+// ARGMAX only (placeholders otherwise). Binding 0 again, writable, for the position the last workgroup
+// advances (common.glsl's `params` is read-only; workgroups read only its n_tokens, before arriving).
+// Then the next input token, the host's ring, and the arrival count with one (key, row) slot per
+// workgroup of the whole head.
+layout(std430, binding = 0) buffer StepParams { uint pos0; uint n_tokens; } wparams;
+layout(std430, binding = 5) writeonly buffer T { uint next_token[]; };
+layout(std430, binding = 6) writeonly buffer R { uint ring[]; };
+layout(std430, binding = 7) coherent buffer S { uint done; uint pad_; uvec2 best[]; } s;
+// groups: workgroups of all chunks' dispatches; group0: this chunk's first (ARGMAX).
+layout(push_constant) uniform Push {
+  uint rows; uint dim; uint row0; uint vocab; float eps; uint groups; uint group0; uint ring_size;
+} pc;
 
 const uint MAXNT = 8;
 shared real part[XDIM > 0 ? 1 : gl_WorkGroupSize.x * MAXNT];
 shared real2 xs[XDIM > 0 ? XDIM / 2 : 1];
 shared real ssp[XDIM > 0 ? 64 : 1];  // per subgroup: its part of the sum of x^2
+shared bool s_last;
+
+// ARGMAX: this workgroup's best (per invocation: its rows' best, or NONE) into its slot; the last
+// workgroup of the head to arrive publishes the best of all slots, as greedy_step.comp does.
+void publish_best(uint bk, uint bi) {
+  const uint tid = gl_LocalInvocationID.x;
+  const uvec2 mine = workgroup_best(bk, bi);
+  if (tid == 0u) {
+    s.best[pc.group0 + gl_WorkGroupID.x] = mine;
+    memoryBarrierBuffer();  // release: the slot is written before this workgroup counts in
+    s_last = atomicAdd(s.done, 1u) == pc.groups - 1u;
+  }
+  barrier();
+  if (!s_last) return;
+  memoryBarrierBuffer();  // acquire: every workgroup's slot is visible
+  bk = 0u;
+  bi = NONE;
+  for (uint j = tid; j < pc.groups; j += gl_WorkGroupSize.x) {
+    const uvec2 b = s.best[j];
+    if (beats(b.x, b.y, bk, bi)) {
+      bk = b.x;
+      bi = b.y;
+    }
+  }
+  const uvec2 all = workgroup_best(bk, bi);
+  if (tid == 0u) {
+    s.done = 0u;
+    const uint pos = wparams.pos0;
+    next_token[0] = all.y;
+    ring[pos % pc.ring_size] = all.y;
+    wparams.pos0 = pos + 1u;
+  }
+}
 
 void decode_rows() {
   const uint RV = XDIM / 8;  // uvec4s per row, known when the pipeline is made
@@ -63,6 +117,7 @@ void decode_rows() {
   const real inv = real(1) / sqrt(ss / real(XDIM) + real(pc.eps));
   const uint lane = gl_SubgroupInvocationID, step = gl_SubgroupSize;
   const uint first = gl_WorkGroupID.x * RPW;
+  uint bk = 0u, bi = NONE;  // ARGMAX: the best (key, row) of the rows this invocation wrote
   for (uint r = gl_SubgroupID * RIF; r < RPW; r += gl_NumSubgroups * RIF) {
     const uint row = first + r;
     if (row >= pc.rows) break;  // uniform in the subgroup
@@ -83,9 +138,20 @@ void decode_rows() {
     }
     for (uint k = 0; k < RIF; ++k) {
       const real total = subgroupAdd(acc[k]);
-      if (subgroupElect() && row + k < pc.rows) logits[pc.row0 + row + k] = float(total * inv);
+      if (subgroupElect() && row + k < pc.rows) {
+        const float logit = float(total * inv);
+        logits[pc.row0 + row + k] = logit;
+        if (ARGMAX) {
+          const uint key = order_key(logit);
+          if (bi == NONE || key > bk) {
+            bk = key;
+            bi = pc.row0 + row + k;
+          }
+        }
+      }
     }
   }
+  if (ARGMAX) publish_best(bk, bi);
 }
 
 void main() {

@@ -3,15 +3,20 @@
 // staged in shared memory as four planes, several rows per subgroup at once (Kernels::lm_head_normed).
 // Checked against a double reference tightly enough that float accumulation would fail, on chunks
 // whose row counts are multiples of neither the rows in flight nor the workgroup's rows (the partial
-// groups at a chunk's end), and run twice for bitwise-equal logits.
+// groups at a chunk's end), and run twice for bitwise-equal logits. Then the variant that also ends a
+// device-side greedy step (ARGMAX): the same logits, and the token, ring slot and position that
+// greedy_step would publish, over chunks that may run at once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "trit/reference_ops.h"
+#include "trit/sampler.h"
 #include "vulkan/context.h"
 #include "vulkan/kernels.h"
 
@@ -195,6 +200,245 @@ TEST(LmHeadDecodeF64, TheFusedNormNeedsTheStagedHead) {
   CommandSequence cs(ctx);
   cs.begin();
   EXPECT_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 10, 264, 0, 10), trit::VulkanError);
+  cs.end();
+}
+
+// ---- The head that ends a greedy step (lm_head.glsl ARGMAX) -----------------------------------------
+
+constexpr uint32_t kRing = 8;
+
+// One device's kernels (float or double) and a head loaded on them, run with or without the greedy tail
+// on the same buffers, so a later run finds the scratch and the position an earlier one left.
+class HeadRig {
+ public:
+  HeadRig(bool f64, uint64_t max_range) : ctx_(opts(max_range)) {
+    if (!f64 || ctx_.info().shader_float64) k_ = std::make_unique<trit::vk::Kernels>(ctx_, true, f64);
+    f64_ = f64;
+  }
+
+  // False where the device cannot run the staged head in this precision (then the test skips).
+  bool usable(uint32_t dim) const { return k_ && k_->lm_head_norms(dim); }
+  size_t chunks() const { return chunks_.size(); }
+
+  // The table split by the binding limit, x (one row of t.dim values), the norm's weights, the step
+  // parameters (pos0, 1); next token and ring hold junk, the scratch zeros.
+  void load(const Table& t, uint32_t rows_per_group, const std::vector<double>& x, const std::vector<float>& w,
+            uint32_t pos0) {
+    t_ = &t;
+    rpw_ = rows_per_group;
+    chunks_ = trit::vk::split_rows(t.vocab, uint64_t{t.dim} * 2, ctx_.max_binding_range());
+    parts_.clear();
+    groups_ = 0;
+    for (const auto& c : chunks_) {
+      parts_.emplace_back(ctx_, uint64_t{c.rows} * t.dim * 2, MemoryUse::Device);
+      parts_.back().upload(t.f16.data() + size_t{c.row0} * t.dim, uint64_t{c.rows} * t.dim * 2);
+      groups_ += k_->lm_head_groups(c.rows, t.vocab, rpw_);
+    }
+    set_x(x);
+    wb_ = Buffer(ctx_, w.size() * 4, MemoryUse::Device);
+    wb_.upload(w.data(), w.size() * 4);
+    lb_ = Buffer(ctx_, uint64_t{t.vocab} * 4, MemoryUse::Device);
+    step_ = Buffer(ctx_, 8, MemoryUse::Readback);
+    const trit::vk::Params p{pos0, 1};
+    step_.upload(&p, sizeof p);
+    next_ = Buffer(ctx_, 4, MemoryUse::Readback);
+    ring_ = Buffer(ctx_, kRing * 4, MemoryUse::Readback);
+    const std::vector<uint32_t> junk(kRing, 0xdeadbeefu);  // every slot read must have been written
+    next_.upload(junk.data(), 4);
+    ring_.upload(junk.data(), kRing * 4);
+    scratch_ = Buffer(ctx_, trit::vk::Kernels::head_argmax_scratch_bytes(groups_), MemoryUse::Readback);
+    const std::vector<uint32_t> zeros(scratch_.size() / 4, 0u);
+    scratch_.upload(zeros.data(), scratch_.size());
+  }
+
+  void set_x(const std::vector<double>& x) {
+    if (f64_) {
+      xb_ = Buffer(ctx_, x.size() * 8, MemoryUse::Device);
+      xb_.upload(x.data(), x.size() * 8);
+    } else {
+      const std::vector<float> xf(x.begin(), x.end());
+      xb_ = Buffer(ctx_, xf.size() * 4, MemoryUse::Device);
+      xb_.upload(xf.data(), xf.size() * 4);
+    }
+  }
+
+  // Records every chunk's dispatch (no barrier between them, as VulkanForward records the head), with
+  // the greedy tail or without, runs it and returns the logits (poisoned with NaN before, so every one
+  // must be written).
+  std::vector<float> run(bool argmax) {
+    const std::vector<float> nan(t_->vocab, std::nanf(""));
+    lb_.upload(nan.data(), nan.size() * 4);
+    trit::vk::HeadArgmax am{BufferRange{&next_, 0, 0}, BufferRange{&ring_, 0, 0}, BufferRange{&scratch_, 0, 0}, kRing};
+    am.groups = groups_;
+    trit::vk::DescriptorAllocator da(ctx_);
+    CommandSequence cs(ctx_);
+    cs.begin();
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+      k_->lm_head_normed(cs, da, BufferRange{&step_, 0, 0}, BufferRange{&parts_[i], 0, 0}, BufferRange{&xb_, 0, 0},
+                         BufferRange{&wb_, 0, 0}, kEps, BufferRange{&lb_, 0, 0}, chunks_[i].rows, t_->dim,
+                         chunks_[i].row0, t_->vocab, rpw_, argmax ? &am : nullptr);
+      am.group0 += k_->lm_head_groups(chunks_[i].rows, t_->vocab, rpw_);
+    }
+    cs.end();
+    cs.run();
+    std::vector<float> out(t_->vocab);
+    lb_.download(out.data(), out.size() * 4);
+    return out;
+  }
+
+  uint32_t next_token() const { return word(next_, 0); }
+  uint32_t ring_slot(uint32_t pos) const { return word(ring_, pos % kRing); }
+  uint32_t pos0() const { return word(step_, 0); }
+  uint32_t arrivals() const { return word(scratch_, 0); }  // the count, zero between steps
+
+ private:
+  static trit::vk::ContextOptions opts(uint64_t max_range) {
+    trit::vk::ContextOptions o;
+    o.max_binding_range = max_range;
+    return o;
+  }
+  static uint32_t word(const Buffer& b, uint32_t i) {
+    uint32_t v = 0;
+    b.download(&v, 4, uint64_t{i} * 4);
+    return v;
+  }
+  trit::vk::Context ctx_;
+  bool f64_ = false;
+  std::unique_ptr<trit::vk::Kernels> k_;
+  const Table* t_ = nullptr;
+  uint32_t rpw_ = 0, groups_ = 0;
+  std::vector<trit::vk::RowChunk> chunks_;
+  std::vector<Buffer> parts_;
+  Buffer xb_, wb_, lb_, step_, next_, ring_, scratch_;
+};
+
+// Bit for bit, NaN (a NaN row of the table) matching any NaN.
+bool same_logits(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(std::isnan(a[i]) && std::isnan(b[i])) && std::memcmp(&a[i], &b[i], 4) != 0) return false;
+  return true;
+}
+
+struct Shape {
+  const char* what;
+  uint32_t vocab, dim;
+  uint64_t max_range;  // 0: one chunk
+  uint32_t rows_per_group;  // 0: the device's choice
+};
+
+// 1003 rows of 528 bytes under a 100 KiB binding limit: 5 chunks of 193 rows and one of 38, so with 68
+// rows a workgroup every chunk ends in a partial workgroup, and with 64 (lavapipe's) in one of 1 row.
+const Shape kShapes[] = {
+    {"one chunk", 777, 2560, 0, 0},
+    {"6 chunks, 68 rows a workgroup", 1003, 264, 100 * 1024, 68},
+    {"6 chunks, the device's rows a workgroup", 1003, 264, 100 * 1024, 0},
+    {"13 chunks of 41 rows, 8 a workgroup", 521, 512, 41 * 1024, 8},
+};
+
+// The same logits as the plain head, the token trit::argmax picks from them published to the next
+// input and the ring slot of the position, the position advanced, the count back at zero; then again
+// from the position the device left, with another x (a step that found the scratch dirty would
+// publish nothing).
+TEST(LmHeadArgmax, PublishesTheArgmaxOfTheSameLogits) {
+  for (const bool f64 : {false, true})
+    for (const Shape& sh : kShapes) {
+      SCOPED_TRACE(std::string(sh.what) + (f64 ? ", double" : ", float"));
+      const Table t = random_table(sh.vocab, sh.dim, 21 + sh.vocab);
+      const auto w = random_w(sh.dim, 22);
+      const std::vector<double> xs[] = {random_x(sh.dim, 23), random_x(sh.dim, 24)};
+      HeadRig rig(f64, sh.max_range);
+      if (!rig.usable(sh.dim)) GTEST_SKIP() << "the device has no shaderFloat64 or no staged one-token head";
+      rig.load(t, sh.rows_per_group, xs[0], w, 61);
+      if (sh.max_range) {
+        EXPECT_GT(rig.chunks(), 1u);
+      }
+      uint32_t tokens[2] = {};
+      for (uint32_t i = 0; i < 2; ++i) {
+        rig.set_x(xs[i]);
+        const auto plain = rig.run(false);
+        EXPECT_EQ(rig.pos0(), 61 + i) << "the plain head moved the position";
+        const auto got = rig.run(true);
+        ASSERT_TRUE(same_logits(got, plain)) << "step " << i << ": the argmax variant changed the logits";
+        tokens[i] = static_cast<uint32_t>(trit::argmax(plain));
+        EXPECT_EQ(rig.next_token(), tokens[i]) << "step " << i;
+        EXPECT_EQ(rig.ring_slot(61 + i), tokens[i]) << "step " << i;
+        EXPECT_EQ(rig.pos0(), 62 + i) << "step " << i;
+        EXPECT_EQ(rig.arrivals(), 0u) << "step " << i;
+      }
+      EXPECT_NE(tokens[0], tokens[1]) << "both x pick the same row: the second step shows little";
+    }
+}
+
+// Ties: identical maximal rows (bit-identical logits: a row's sum does not depend on the workgroup it
+// falls in) in different subgroups, workgroups and chunks, at a chunk's first and last row: the lowest
+// index wins, whichever workgroup arrives last. A NaN row (before or after the winner) is never chosen.
+TEST(LmHeadArgmax, TiesGoToTheLowestRowAcrossWorkgroupsAndChunks) {
+  // 1003 rows of 264 under 100 KiB: chunks from rows 0, 193, 386, 579, 772 and 965 (38 rows).
+  struct Tie {
+    std::vector<uint32_t> rows;
+    uint32_t nan_row;
+  };
+  const Tie ties[] = {
+      {{141, 130, 300, 420, 1002}, 128},  // two workgroups of chunk 0 at 68 rows (one at 64), chunks 1, 2, 5
+      {{1002, 999, 965}, 980},            // the last chunk only, from its first row
+      {{386, 385}, 200},                  // the last row of chunk 1 (a workgroup of one row at 64) and the first of 2
+      {{4, 0}, 1},                        // the first rows, in two subgroups
+  };
+  const uint32_t dim = 264;
+  for (const bool f64 : {false, true}) {
+    HeadRig rig(f64, 100 * 1024);
+    if (!rig.usable(dim)) GTEST_SKIP() << "the device has no shaderFloat64 or no staged one-token head";
+    for (const uint32_t rpw : {68u, 0u})
+      for (const Tie& tie : ties) {
+        SCOPED_TRACE(testing::Message() << (f64 ? "double" : "float") << ", " << rpw << " rows a workgroup, tie at "
+                                        << tie.rows[0] << "...");
+        Table t = random_table(1003, dim, 31);
+        const auto x = random_x(dim, 32);
+        const auto w = random_w(dim, 33);
+        // sign(x * w) in every column: the largest logit any row with entries in [-1, 1] can have.
+        std::vector<uint16_t> top(dim);
+        for (uint32_t d = 0; d < dim; ++d) top[d] = trit::ref::f32_to_f16(x[d] * w[d] < 0 ? -1.f : 1.f);
+        for (const uint32_t r : tie.rows) std::copy(top.begin(), top.end(), t.f16.begin() + size_t{r} * dim);
+        std::fill_n(t.f16.begin() + size_t{tie.nan_row} * dim, dim, uint16_t{0x7e00});
+        rig.load(t, rpw, x, w, 5);
+        ASSERT_EQ(rig.chunks(), 6u);
+        const auto got = rig.run(true);
+        ASSERT_TRUE(std::isnan(got[tie.nan_row]));
+        const uint32_t lowest = *std::min_element(tie.rows.begin(), tie.rows.end());
+        for (const uint32_t r : tie.rows)
+          ASSERT_EQ(std::memcmp(&got[r], &got[lowest], 4), 0) << "rows " << r << " and " << lowest;
+        ASSERT_EQ(static_cast<uint32_t>(trit::argmax(got)), lowest);
+        EXPECT_EQ(rig.next_token(), lowest);
+        EXPECT_EQ(rig.ring_slot(5), lowest);
+        EXPECT_EQ(rig.pos0(), 6u);
+        EXPECT_EQ(rig.arrivals(), 0u);
+      }
+  }
+}
+
+// A chunk's workgroups must fit the head's count, and the scratch must hold a slot for each.
+TEST(LmHeadArgmax, ChecksItsCountAndScratch) {
+  trit::vk::Context ctx;
+  trit::vk::Kernels k(ctx, true, false);
+  if (!k.lm_head_norms(264)) GTEST_SKIP() << "no staged one-token head";
+  trit::vk::DescriptorAllocator da(ctx);
+  Buffer b(ctx, 1 << 16, MemoryUse::Device), small(ctx, trit::vk::Kernels::head_argmax_scratch_bytes(3), MemoryUse::Device);
+  const BufferRange r{&b, 0, 0};
+  CommandSequence cs(ctx);
+  cs.begin();
+  // 200 rows at 64 a workgroup: 4 workgroups.
+  EXPECT_EQ(k.lm_head_groups(200, 200, 64), 4u);
+  trit::vk::HeadArgmax am{r, r, r, kRing, 1, 4};
+  EXPECT_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 264, 0, 200, 64, &am), trit::VulkanError);
+  am.group0 = 0;
+  am.scratch = BufferRange{&small, 0, 0};
+  EXPECT_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 264, 0, 200, 64, &am), trit::VulkanError);
+  am.scratch = r;
+  am.ring_size = 0;
+  EXPECT_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 264, 0, 200, 64, &am), trit::VulkanError);
+  am.ring_size = kRing;
+  EXPECT_NO_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 264, 0, 200, 64, &am));
   cs.end();
 }
 

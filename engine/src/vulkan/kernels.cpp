@@ -16,6 +16,10 @@ uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 // workgroups): 2 rows 0.245 ms, 4 rows 0.229 ms, 8 rows 0.488 ms (registers).
 constexpr uint32_t kLmHeadRowsInFlight = 4;
 
+// Every lm_head pipeline declares the ARGMAX variant's bindings and push constants (shaders/lm_head.glsl);
+// the others bind placeholders there.
+constexpr uint32_t kLmHeadBindings = 8, kLmHeadPush = 32;
+
 // 16-byte words of logits per invocation of the greedy step (shaders/greedy_step.comp PER).
 constexpr uint32_t kGreedyWordsPerInvocation = 4;
 
@@ -80,7 +84,8 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
       ternary_[mode][b] = std::make_unique<Pipeline>(ctx, (dot_ ? "ternary_matmul_dot" : "ternary_matmul") + sfx, 6, 16,
                                                       std::vector<uint32_t>{mat_wg_, tpr_, mode, b ? kTokenTile : 1});
   for (uint32_t b = 0; b < 2; ++b)
-    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, 5, 20, std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
+    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, kLmHeadBindings, kLmHeadPush,
+                                             std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
   attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 6, 16,
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
@@ -185,8 +190,8 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   require(dim % 8 == 0, "lm_head: dim " + std::to_string(dim) + " is not a multiple of 8");
   const bool block = max_tokens > 1;
   const Pipeline& p = *lm_head_[block ? 1 : 0];
-  const BufferRange r[] = {params, table_chunk, x, logits, x};  // (binding 4 unused here)
-  const uint32_t push[] = {rows, dim, row0, vocab, 0};
+  const BufferRange r[] = {params, table_chunk, x, logits, x, x, x, x};  // (bindings 4.. unused here)
+  const uint32_t push[] = {rows, dim, row0, vocab, 0, 0, 0, 0};
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
   cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
 }
@@ -194,21 +199,43 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
 void Kernels::lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                              const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                              const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
-                             uint32_t rows_per_group) {
+                             uint32_t rows_per_group, const HeadArgmax* argmax) {
   require(lm_head_norms(dim), "lm_head_normed: no staged one-token LM head for a hidden size of " + std::to_string(dim));
-  const uint32_t rpw = rows_per_group ? rows_per_group : lm_head_rows_per_group(vocab, ctx_.info().sm_count, lm_wg_);
+  const uint32_t rpw = lm_head_rpw(vocab, rows_per_group);
   require(rpw > 0 && rpw % kLmHeadRowsInFlight == 0,
           "lm_head_normed: " + std::to_string(rpw) + " rows per workgroup is not a multiple of " +
               std::to_string(kLmHeadRowsInFlight));
-  const Pipeline& p = lm_head_decode(dim, rpw);
-  const BufferRange r[] = {params, table_chunk, x, logits, norm_w};
-  const uint32_t push[] = {rows, dim, row0, vocab, f32_bits(eps)};
-  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rpw));
+  const uint32_t groups = ceil_div(rows, rpw);
+  if (argmax) {
+    require(argmax->ring_size > 0, "lm_head_normed: an empty ring");
+    require(uint64_t{argmax->group0} + groups <= argmax->groups,
+            "lm_head_normed: workgroups " + std::to_string(argmax->group0) + " + " + std::to_string(groups) +
+                " of this chunk pass the head's " + std::to_string(argmax->groups));
+    require(argmax->scratch.bytes() >= head_argmax_scratch_bytes(argmax->groups),
+            "lm_head_normed: the argmax scratch holds " + std::to_string(argmax->scratch.bytes()) + " bytes, " +
+                std::to_string(head_argmax_scratch_bytes(argmax->groups)) + " needed");
+  }
+  const Pipeline& p = lm_head_decode(dim, rpw, argmax != nullptr);
+  const HeadArgmax plain{x, x, x};  // placeholders: the plain head has no tail
+  const HeadArgmax& am = argmax ? *argmax : plain;
+  const BufferRange r[] = {params, table_chunk, x, logits, norm_w, am.next_token, am.ring, am.scratch};
+  const uint32_t push[] = {rows, dim, row0, vocab, f32_bits(eps), am.groups, am.group0, am.ring_size};
+  cs.dispatch(p, da.make(p, r), push, sizeof push, groups);
 }
 
-// False where x does not fit shared memory beside the reduction arrays (then the generic kernel runs).
+uint32_t Kernels::lm_head_rpw(uint32_t vocab, uint32_t rows_per_group) const {
+  return rows_per_group ? rows_per_group : lm_head_rows_per_group(vocab, ctx_.info().sm_count, lm_wg_);
+}
+
+uint32_t Kernels::lm_head_groups(uint32_t rows, uint32_t vocab, uint32_t rows_per_group) const {
+  const uint32_t rpw = lm_head_rpw(vocab, rows_per_group);
+  return rpw ? ceil_div(rows, rpw) : 0;
+}
+
+// False where x does not fit shared memory beside the reduction arrays and the argmax's per-subgroup
+// bests (then the generic kernel runs).
 bool Kernels::lm_head_norms(uint32_t dim) const {
-  const uint64_t need = uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64 * real_bytes() + 64;
+  const uint64_t need = uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64 * real_bytes() + 64 * (4 + 4) + 64;
   return staged_lm_head_ && dim % 8 == 0 && need <= ctx_.info().max_shared_memory;
 }
 
@@ -221,19 +248,23 @@ uint32_t Kernels::lm_head_rows_per_group(uint32_t vocab, uint32_t sm_count, uint
   return std::max(64u, ceil_div(per, kLmHeadRowsInFlight) * kLmHeadRowsInFlight);
 }
 
-const Pipeline& Kernels::lm_head_decode(uint32_t dim, uint32_t rows_per_group) {
-  for (const auto& [key, p] : lm_head_decode_)
-    if (key == std::pair{dim, rows_per_group}) return *p;
-  lm_head_decode_.emplace_back(
-      std::pair{dim, rows_per_group},
-      std::make_unique<Pipeline>(ctx_, std::string("lm_head") + (f64_ ? "_f64" : ""), 5, 20,
-                                 std::vector<uint32_t>{lm_wg_, tpr_, 1, dim, rows_per_group, kLmHeadRowsInFlight}));
-  return *lm_head_decode_.back().second;
+const Pipeline& Kernels::lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax) {
+  for (const auto& h : lm_head_decode_)
+    if (h.dim == dim && h.rows_per_group == rows_per_group && h.argmax == argmax) return *h.pipe;
+  LmHeadDecode h{dim, rows_per_group, argmax, nullptr};
+  h.pipe = std::make_unique<Pipeline>(
+      ctx_, std::string("lm_head") + (f64_ ? "_f64" : ""), kLmHeadBindings, kLmHeadPush,
+      std::vector<uint32_t>{lm_wg_, tpr_, 1, dim, rows_per_group, kLmHeadRowsInFlight, argmax ? 1u : 0u});
+  lm_head_decode_.push_back(std::move(h));
+  return *lm_head_decode_.back().pipe;
 }
 
 void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab) {
   attention_block(group);
-  if (lm_head_norms(dim)) lm_head_decode(dim, lm_head_rows_per_group(vocab, ctx_.info().sm_count, lm_wg_));
+  if (!lm_head_norms(dim)) return;
+  // Decode with logits (and the GPU sampler's steps), and device-side greedy steps.
+  lm_head_decode(dim, lm_head_rpw(vocab, 0), false);
+  lm_head_decode(dim, lm_head_rpw(vocab, 0), true);
 }
 
 const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {

@@ -43,6 +43,19 @@ std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max
 std::vector<float> make_rope_table(uint32_t positions, uint32_t head_dim, float base);
 std::vector<double> make_rope_table_f64(uint32_t positions, uint32_t head_dim, float base);
 
+// The greedy step folded into the one-token LM head (Kernels::lm_head_normed; shaders/lm_head.glsl
+// ARGMAX): the argmax of the logits of every chunk of the head (the first on ties) goes to next_token[0]
+// and ring[pos0 % ring_size], and pos0 advances, as Kernels::greedy_step does. Each chunk's dispatch
+// is given the same `groups` (lm_head_groups summed over all chunks) and its own first workgroup
+// `group0` (the sum over the chunks before it); the last workgroup of all to finish publishes, so the
+// chunks need no barrier between them. scratch: head_argmax_scratch_bytes(groups) bytes, zeroed before
+// first use (each step leaves it zeroed); steps sharing it must run one after another.
+struct HeadArgmax {
+  BufferRange next_token, ring, scratch;
+  uint32_t ring_size = 0;
+  uint32_t group0 = 0, groups = 0;
+};
+
 class Kernels {
  public:
   // f64: activations (and their buffers) in double (the *_f64 shaders; needs shaderFloat64), else float.
@@ -99,11 +112,15 @@ class Kernels {
   // lm_head_norms(dim) is false (no staged one-token head: x too wide for shared memory, or baseline
   // kernels) it throws; the caller then runs rmsnorm_quant and lm_head. rows_per_group: rows a
   // workgroup reads (a multiple of 4; 0: lm_head_rows_per_group(vocab) of this device).
+  // With `argmax`, the head also ends a device-side greedy step as greedy_step() would (params is then
+  // the step's parameters, which it advances): see HeadArgmax. A submit of no tokens publishes nothing.
   void lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                       const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                       const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
-                      uint32_t rows_per_group = 0);
+                      uint32_t rows_per_group = 0, const HeadArgmax* argmax = nullptr);
   bool lm_head_norms(uint32_t dim) const;
+  // Workgroups of lm_head_normed's dispatch for a chunk of `rows` (rows_per_group as there).
+  uint32_t lm_head_groups(uint32_t rows, uint32_t vocab, uint32_t rows_per_group = 0) const;
   // Rows per workgroup of the one-token LM head for a vocabulary: the workgroup size, or where the
   // device reports its multiprocessors, as many rows as make two workgroups a multiprocessor.
   static uint32_t lm_head_rows_per_group(uint32_t vocab, uint32_t sm_count, uint32_t workgroup);
@@ -116,6 +133,8 @@ class Kernels {
                    const BufferRange& next_token, const BufferRange& ring, const BufferRange& scratch, uint32_t vocab,
                    uint32_t ring_size);
   uint64_t greedy_scratch_bytes(uint32_t vocab) const;
+  // The scratch of a head whose chunks' dispatches have `groups` workgroups in all (HeadArgmax).
+  static uint64_t head_argmax_scratch_bytes(uint32_t groups) { return 8 + 8 * uint64_t{groups}; }
 
   bool kv_f16() const { return kv_f16_; }
   bool f64() const { return f64_; }
@@ -142,10 +161,16 @@ class Kernels {
   std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
   std::unique_ptr<TernaryGemm> gemm_;        // blocks, where the int8 dot product is in use
   std::unique_ptr<Pipeline> lm_head_[2];
-  // The one-token LM head with x staged in shared memory, per hidden size and rows per workgroup (made
-  // on first use).
-  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::unique_ptr<Pipeline>>> lm_head_decode_;
-  const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group);
+  // The one-token LM head with x staged in shared memory, per hidden size, rows per workgroup and
+  // whether it ends a greedy step (made on first use).
+  struct LmHeadDecode {
+    uint32_t dim = 0, rows_per_group = 0;
+    bool argmax = false;
+    std::unique_ptr<Pipeline> pipe;
+  };
+  std::vector<LmHeadDecode> lm_head_decode_;
+  const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax);
+  uint32_t lm_head_rpw(uint32_t vocab, uint32_t rows_per_group) const;  // rows_per_group, 0: the device's
   // Block attention for a tile of tokens and the `group` query heads of a KV head per workgroup
   // (shaders/attention_block), per group size (made on first use), with the tile's token count; null
   // where the device cannot run it (then attention.glsl runs token by token).

@@ -121,7 +121,7 @@ struct VulkanForward::Impl {
   // the previous step's argmax or sampler), the ring the host reads tokens from, and the sampled steps'
   // draws (GpuSamplerDraw per ring slot, written by the host before each submit).
   Buffer step, next_token, ring, draws;
-  Buffer greedy_scratch;  // the greedy step's arrival count and workgroup bests
+  Buffer greedy_scratch;  // the greedy step's (or the head's argmax's) arrival count and workgroup bests
   // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled. The *_long
   // twins run the persistent kernel's long-context variant (null while decode does not use that kernel).
   struct Chained {
@@ -444,15 +444,25 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       mark("final_norm");
     }
     const uint32_t rows_out = last ? 1 : max_tokens;
+    // A greedy step on the staged head: the head's workgroups also take the argmax and publish the token
+    // (lm_head.glsl ARGMAX), so no greedy_step dispatch follows.
+    vk::HeadArgmax argmax{R(next_token), R(ring), R(greedy_scratch), kChainRing};
+    const bool fold = normed && head == Head::Greedy;
+    if (fold)
+      for (const vk::RowChunk& ch : embd_chunks) argmax.groups += kn.lm_head_groups(ch.rows, cfg.vocab);
     for (size_t c = 0; c < embd_chunks.size(); ++c) {
       const vk::RowChunk& ch = embd_chunks[c];
-      if (normed)
-        kn.lm_head_normed(cs, d, P, R(embd_bufs[c]), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab);
-      else
+      if (normed) {
+        kn.lm_head_normed(cs, d, P, R(embd_bufs[c]), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, 0,
+                          fold ? &argmax : nullptr);
+        argmax.group0 += kn.lm_head_groups(ch.rows, cfg.vocab);
+      } else {
         kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
+      }
     }
-    cs.barrier(true);
+    if (!fold) cs.barrier(true);  // (after the folded step, the next step's barrier or end()'s)
     mark("lm_head");
+    if (fold) return;
     if (head == Head::Sample) {
       sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
                       vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kChainRing});
@@ -614,7 +624,13 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.next_token = Buffer(*m.ctx, 4, MemoryUse::Device);
   m.ring = Buffer(*m.ctx, kChainRing * 4, MemoryUse::Readback);
   m.draws = Buffer(*m.ctx, kChainRing * sizeof(vk::GpuSamplerDraw), MemoryUse::Upload);
-  m.greedy_scratch = Buffer(*m.ctx, m.kernels->greedy_scratch_bytes(cfg.vocab), MemoryUse::Device);
+  // Shared by greedy_step and the head that takes its place (one or the other runs each step).
+  uint32_t head_groups = 0;
+  for (const vk::RowChunk& ch : m.embd_chunks) head_groups += m.kernels->lm_head_groups(ch.rows, cfg.vocab);
+  m.greedy_scratch = Buffer(*m.ctx,
+                            std::max(m.kernels->greedy_scratch_bytes(cfg.vocab),
+                                     vk::Kernels::head_argmax_scratch_bytes(head_groups)),
+                            MemoryUse::Device);
   const uint32_t zero = 0;
   m.greedy_scratch.upload(&zero, 4);
   // Device-side sampling, where the device runs the sampler (else sessions sample on the host). Its
