@@ -2,7 +2,8 @@
 // (bitlinear_decode.glsl) still pay a dispatch boundary per step: the launch floor, the ramp-up and
 // drain of every workgroup, and a full memory round trip for the weights after the previous step
 // ends. Here G workgroups, all resident at once (the host sizes G from the device's multiprocessor
-// count), run the layer's five steps separated by grid barriers, and each workgroup issues the loads
+// count), run the layer's five steps separated by grid barriers (attention waits only for its own KV
+// head's QKV rows: wait_ready), and each workgroup issues the loads
 // of its NEXT step's weights into registers before it waits at the barrier, so the weight traffic of
 // a step overlaps the previous step's tail and the barrier itself. The dispatch runs every layer of a
 // layer group (all of them where their weights and caches fit one storage binding each): a layer's
@@ -80,7 +81,8 @@ layout(std430, binding = 6) coherent buffer KC { uint kc[]; };
 layout(std430, binding = 7) coherent buffer VC { uint vc[]; };
 // Attention partials: (m, l, acc[HD]) of (KV head g, query head h of its group, split s).
 layout(std430, binding = 8) coherent buffer Part { real part[]; };
-// [g] splits of KV head g done, [pc.counter] this layer group's grid-barrier arrivals during this host call.
+// [g] splits of KV head g done, [pc.counter] this layer group's grid-barrier arrivals during this host
+// call, [pc.ready + g] its QKV chunks of KV head g written during this host call.
 layout(std430, binding = 9) volatile coherent buffer Sync { uint sync[]; };
 layout(std430, binding = 10) coherent buffer Failed { uint failed; };
 // The matrices' scales, SCALES per layer of the model, in this order (persistent_decode.cpp uploads them).
@@ -93,12 +95,13 @@ layout(std430, binding = 12) readonly buffer Emb { uvec2 emb[]; };
 layout(std430, binding = 13) readonly buffer Tok { int tok[]; };
 
 // Offsets into a layer's part of the buffer: matrices in uvec4s, norms in vec4s. The group: its
-// first layer of the model, its layer count, the strides between its layers, its arrival counter.
+// first layer of the model, its layer count, the strides between its layers, its arrival counter, and
+// where its KV heads' QKV-ready counts start in sync[].
 layout(push_constant) uniform Push {
   uint wq, wk, wv, wo, wgate, wup, wdown;
   uint n_attn, n_sub, n_ffn, n_fsub;
   float eps;
-  uint layer0, n_layers, lstride, cstride, counter, embed;
+  uint layer0, n_layers, lstride, cstride, counter, embed, ready;
 } pc;
 // The current layer: its offset into lw[] / ln[] (uvec4s), into kc[] / vc[] (words), into scl[].
 uint LB = 0u, CB = 0u, SB = 0u;
@@ -137,8 +140,9 @@ shared real res[RPW];
 // one) and every dispatch of the group adds exactly BARRIERS * G, so a dispatch's base is the count at
 // its start rounded down to a multiple of that (no workgroup can have passed its first barrier before
 // this one arrives). Arriving is one atomic that nobody waits for; the k-th barrier opens when the
-// count reaches base + k G. Four barriers a layer, and one between layers.
-uint barriers() { return 5u * pc.n_layers - 1u; }
+// count reaches base + k G. Three barriers a layer (after attention, wo and gate), and one between
+// layers: attention waits for its own KV head's rows instead (wait_ready).
+uint barriers() { return 4u * pc.n_layers - 1u; }
 // Per-invocation state (weights in flight, barrier counts) lives in main() and is passed down.
 
 // A grid barrier in two halves, so a workgroup issues its next step's weight loads in between: the
@@ -168,6 +172,34 @@ void wait_all(uint bar_base, uint bar_k, inout bool gave_up) {
     const uint target = bar_base + bar_k * G;
     uint spins = 0u;
     while (sync[pc.counter] < target) {
+      if (++spins >= SPIN_LIMIT) {
+        gave_up = true;
+        failed = 1u;
+        break;
+      }
+    }
+  }
+  barrier();
+}
+
+// ---- QKV-ready counts ------------------------------------------------------------------------------
+// Attention for KV head g reads only the q rows of its GQ query heads and its own key and value rows:
+// READY chunks of the QKV step, not the whole grid's. Each chunk counts in at its KV head once its rows
+// are written (published as for a grid barrier), and an attention work item waits for its head's
+// count alone, so no grid barrier separates the two steps. The counts only grow during a host call and
+// each dispatch adds READY * n_layers to every one, so in dispatch d of this group (bar_base /
+// (barriers() G)) layer l waits for (d n_layers + l + 1) READY.
+const uint READY = (GQ + 2u) * (HD / RPW);
+void count_ready(uint g) {
+  publish_writes();
+  if (tid == 0u) atomicAdd(sync[pc.ready + g], 1u);
+}
+
+void wait_ready(uint g, uint layer, uint bar_base, inout bool gave_up) {
+  if (tid == 0u && !gave_up) {
+    const uint target = ((bar_base / (barriers() * G)) * pc.n_layers + layer + 1u) * READY;
+    uint spins = 0u;
+    while (sync[pc.ready + g] < target) {
       if (++spins >= SPIN_LIMIT) {
         gave_up = true;
         failed = 1u;
@@ -461,7 +493,8 @@ void prefetch_qkv(inout uvec4 pf[PF]) {
 uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 
 // Workgroups without a row chunk in a step skip it whole (the quantization too: every workgroup reads
-// the whole input row from L2 for it, and idle ones would only add to that traffic).
+// the whole input row from L2 for it, and idle ones would only add to that traffic). Each chunk counts
+// in at its KV head when written (count_ready).
 void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
   if (gl_WorkGroupID.x >= QKV_CHUNKS) return;
   int qsum;
@@ -512,7 +545,8 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
         }
       }
     }
-    barrier();
+    // (Also the barrier before res[] is reused.)
+    count_ready(mat == 0u ? first / HD / GQ : first / HD);
   }
 }
 
@@ -546,7 +580,7 @@ real2 pair_of(uvec2 w) {
 }
 
 // This invocation's key and value words of the chunk [c0, c0 + cnt) of KV head g. A work item's first
-// chunk is loaded while the grid barrier before attention is still in progress; for the others, the
+// chunk is loaded before the work item waits for its QKV rows (wait_ready); for the others, the
 // keys during the previous chunk's value pass and the values at the start of their own chunk. Loading
 // the whole next chunk a chunk ahead kept its words live through all of a chunk's arithmetic, in a
 // kernel at its register cap, and measured ~1% slower at every context than loading each chunk at its
@@ -808,7 +842,7 @@ bool head_path(uint n_all) {
 }
 
 // This invocation's key and value words for query head h (KV head h / GQ): keys of rows in [lo, hi),
-// values of rows in [vlo, hi). Before the grid barrier only the keys load: with the values too, the
+// values of rows in [vlo, hi). Before the wait for the QKV rows only the keys load: with the values too, the
 // words held across the barrier pushed the kernel's register allocation into spills that cost the
 // short path ~6% in some builds (the embedding's reads added to the kernel did it).
 void load_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint lo, uint vlo, uint hi) {
@@ -879,11 +913,15 @@ void attend_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uin
   barrier();  // qs[], ps[], vred[] and red_f[] are rewritten by the next head
 }
 
-void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout bool gave_up) {
+// Each work item first waits for its KV head's QKV rows of this layer (wait_ready).
+void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, uint layer, uint bar_base, inout bool gave_up) {
   const uint n_all = pos + 1u;
   if (head_path(n_all)) {
-    // The first head's words were loaded before the grid barrier, all but the current token's row.
-    for (uint h = gl_WorkGroupID.x; h < HEADS; h += G) attend_head(kpre, vpre, h, n_all, h == gl_WorkGroupID.x ? pos : 0u);
+    // The first head's words were loaded before the wait, all but the current token's row.
+    for (uint h = gl_WorkGroupID.x; h < HEADS; h += G) {
+      wait_ready(h / GQ, layer, bar_base, gave_up);
+      attend_head(kpre, vpre, h, n_all, h == gl_WorkGroupID.x ? pos : 0u);
+    }
     return;
   }
   uint split, n_splits;
@@ -892,7 +930,8 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, inout 
   for (uint item = gl_WorkGroupID.x; item < KV_HEADS * n_splits; item += G) {
     const uint g = item % KV_HEADS, s = item / KV_HEADS;
     const uint k0 = s * split, k1 = min(n_all, k0 + split);
-    // The first item's first chunk was loaded before the grid barrier, all but the current token's row.
+    wait_ready(g, layer, bar_base, gave_up);
+    // The first item's first chunk was loaded before the wait, all but the current token's row.
     attend_item(kpre, vpre, g, k0, k1, item == gl_WorkGroupID.x ? pos : 0u);
     if (n_splits == 1u) {
       for (uint e = tid; e < GQ * HD; e += WG) act[O_OFF + g * GQ * HD + e] = out_at(e) / hl[e / HD];
@@ -1035,7 +1074,7 @@ void main() {
       }
       x_is_embedding = false;
     }
-    arrive(bar_k);
+    // The first attention work item's key (and value) words of earlier tokens load before its wait.
     if (head_path(pos + 1u)) {
       if (gl_WorkGroupID.x < HEADS) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos + 1u, pos);
     } else {
@@ -1047,8 +1086,7 @@ void main() {
         load_chunk(kpre, vpre, item % KV_HEADS, k0, min(CH, min(pos + 1u, k0 + split) - k0), 0u, pos);
       }
     }
-    wait_all(bar_base, bar_k, gave_up);
-    step_attention(kpre, vpre, pos, gave_up);
+    step_attention(kpre, vpre, pos, layer, bar_base, gave_up);
     arrive(bar_k);
     prefetch_residual(pf, LB + pc.wo, QDIM, VPLS_Q);
     // The wo step uses the first WO_SLOTS of pf: the gate step's weights for the others load now, a

@@ -21,7 +21,7 @@ struct Push {
   uint32_t wq, wk, wv, wo, wgate, wup, wdown;
   uint32_t n_attn, n_sub, n_ffn, n_fsub;
   float eps;
-  uint32_t layer0, n_layers, lstride, cstride, counter, embed;
+  uint32_t layer0, n_layers, lstride, cstride, counter, embed, ready;
 };
 constexpr uint32_t kScalesPerLayer = 7;  // decode_layer.glsl SCALES: wq, wk, wv, wo, gate, up, down
 
@@ -133,10 +133,12 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), spec);
   spec.back() = 1u;
   pipe_long_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
-  // The split counts of the KV heads, then one arrival count per layer group (at most one per layer).
-  sync_ = Buffer(ctx, uint64_t{shape.kv_heads + shape.layers} * 4, MemoryUse::Device);
+  // The split counts of the KV heads, one arrival count per layer group (at most one per layer), then
+  // per layer group its KV heads' QKV-ready counts.
+  const uint32_t words = shape.kv_heads + shape.layers + shape.layers * shape.kv_heads;
+  sync_ = Buffer(ctx, uint64_t{words} * 4, MemoryUse::Device);
   failed_ = Buffer(ctx, 16, MemoryUse::Upload);
-  sync_zeros_.assign(shape.kv_heads + shape.layers, 0u);
+  sync_zeros_.assign(words, 0u);
   scales_ = Buffer(ctx, scales.size() * 4, MemoryUse::Device);
   scales_.upload(scales.data(), scales.size() * 4);
   sync_.upload(sync_zeros_.data(), sync_zeros_.size() * 4);
@@ -182,7 +184,8 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
   const Push push{vec4s(off.wq), vec4s(off.wk), vec4s(off.wv), vec4s(off.wo), vec4s(off.gate), vec4s(off.up),
                   vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
                   vec4s(off.ffn_sub_norm), eps, layers.first, layers.count, vec4s(layers.stride),
-                  static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group, embedding.rows};
+                  static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group, embedding.rows,
+                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads};
   wait();
   const BufferRange r[] = {params,          layers.weights,  layers.weights,   x,
                            act,             rope,            layers.k_cache,   layers.v_cache,
@@ -204,8 +207,8 @@ void PersistentDecode::raise_failure_for_test() {
 }
 
 void PersistentDecode::begin_call() {
-  // The barrier counts, and the split counts a merger zeroes after each layer (zeroed here too, so a
-  // call after a workgroup gave up starts clean).
+  // The barrier and QKV-ready counts, and the split counts a merger zeroes after each layer (zeroed
+  // here too, so a call after a workgroup gave up starts clean).
   sync_.upload(sync_zeros_.data(), sync_zeros_.size() * 4);
 }
 

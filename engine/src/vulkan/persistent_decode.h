@@ -89,7 +89,7 @@ class PersistentDecode {
   uint32_t short_keys() const { return layout_.wg / 4; }
 
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
-  // grid barriers' arrival count, which only grows within a call.
+  // grid barriers' arrival and QKV-ready counts, which only grow within a call.
   void begin_call();
   // The flag a grid barrier raises when it gave up waiting.
   bool failed() const;
