@@ -122,6 +122,7 @@ struct VulkanForward::Impl {
   // draws (GpuSamplerDraw per ring slot, written by the host before each submit).
   Buffer step, next_token, ring, draws;
   Buffer greedy_scratch;  // the greedy step's (or the head's argmax's) arrival count and workgroup bests
+  uint32_t head_groups = 0;  // workgroups of the one-token staged LM head over all embedding chunks
   // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled. The *_long
   // twins run the persistent kernel's long-context variant (null while decode does not use that kernel).
   struct Chained {
@@ -446,10 +447,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     const uint32_t rows_out = last ? 1 : max_tokens;
     // A greedy step on the staged head: the head's workgroups also take the argmax and publish the token
     // (lm_head.glsl ARGMAX), so no greedy_step dispatch follows.
-    vk::HeadArgmax argmax{R(next_token), R(ring), R(greedy_scratch), kChainRing};
+    vk::HeadArgmax argmax{R(next_token), R(ring), R(greedy_scratch), kChainRing, 0, head_groups};
     const bool fold = normed && head == Head::Greedy;
-    if (fold)
-      for (const vk::RowChunk& ch : embd_chunks) argmax.groups += kn.lm_head_groups(ch.rows, cfg.vocab);
     for (size_t c = 0; c < embd_chunks.size(); ++c) {
       const vk::RowChunk& ch = embd_chunks[c];
       if (normed) {
@@ -625,11 +624,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.ring = Buffer(*m.ctx, kChainRing * 4, MemoryUse::Readback);
   m.draws = Buffer(*m.ctx, kChainRing * sizeof(vk::GpuSamplerDraw), MemoryUse::Upload);
   // Shared by greedy_step and the head that takes its place (one or the other runs each step).
-  uint32_t head_groups = 0;
-  for (const vk::RowChunk& ch : m.embd_chunks) head_groups += m.kernels->lm_head_groups(ch.rows, cfg.vocab);
+  for (const vk::RowChunk& ch : m.embd_chunks) m.head_groups += m.kernels->lm_head_groups(ch.rows, cfg.vocab);
   m.greedy_scratch = Buffer(*m.ctx,
                             std::max(m.kernels->greedy_scratch_bytes(cfg.vocab),
-                                     vk::Kernels::head_argmax_scratch_bytes(head_groups)),
+                                     vk::Kernels::head_argmax_scratch_bytes(m.head_groups)),
                             MemoryUse::Device);
   const uint32_t zero = 0;
   m.greedy_scratch.upload(&zero, 4);
