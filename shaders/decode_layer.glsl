@@ -34,6 +34,7 @@
 // kernels (vulkan/persistent_decode.h).
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_memory_scope_semantics : require
 #ifdef TRIT_CLUSTERED
 #extension GL_KHR_shader_subgroup_clustered : require
@@ -161,26 +162,38 @@ void publish_writes() {
 
 void arrive(inout uint bar_k) {
   publish_writes();
-  if (tid == 0u) {
+  if (gl_SubgroupID == 0u) {
     bar_k += 1u;
-    atomicAdd(sync[pc.counter], 1u);
+    if (tid == 0u) atomicAdd(sync[pc.counter], 1u);
   }
 }
 
-void wait_all(uint bar_base, uint bar_k, inout bool gave_up) {
-  if (tid == 0u && !gave_up) {
-    const uint target = bar_base + bar_k * G;
+// Waits until sync[at] reaches target, bounded (SPIN_LIMIT polls: then it gives up and raises
+// `failed`), and holds the workgroup until then. Subgroup 0 polls as one: each of its invocations
+// loads the count (one request for the subgroup) and all follow the first one's value, so the subgroup
+// leaves the loop together and meets the workgroup barrier converged; the counts it compares
+// (bar_base, bar_k) are kept by all of it for the same reason. Invocation 0 polling alone, the rest of
+// its subgroup already at the barrier, is valid SPIR-V, but on the H100 it left the workgroup's
+// subgroups out of step for some shapes and grids (read back: in the wo step, subgroups summed a
+// quantisation's partials the others had not written yet), with wrong logits at every position, e.g.
+// two query heads per KV head on 132 workgroups. A subgroup barrier after that poll did not help, nor
+// did maximal reconvergence; every converged form measured 7-11% slower than that faulty one
+// (docs/benchmarks.md, pass 13), this one the least.
+void wait_count(uint at, uint target, inout bool gave_up) {
+  if (gl_SubgroupID == 0u && !gave_up) {
     uint spins = 0u;
-    while (sync[pc.counter] < target) {
+    while (subgroupBroadcastFirst(sync[at]) < target) {
       if (++spins >= SPIN_LIMIT) {
         gave_up = true;
-        failed = 1u;
+        if (tid == 0u) failed = 1u;
         break;
       }
     }
   }
   barrier();
 }
+
+void wait_all(uint bar_base, uint bar_k, inout bool gave_up) { wait_count(pc.counter, bar_base + bar_k * G, gave_up); }
 
 // ---- QKV-ready counts ------------------------------------------------------------------------------
 // Attention for KV head g reads only the q rows of its GQ query heads and its own key and value rows:
@@ -196,18 +209,7 @@ void count_ready(uint g) {
 }
 
 void wait_ready(uint g, uint layer, uint bar_base, inout bool gave_up) {
-  if (tid == 0u && !gave_up) {
-    const uint target = ((bar_base / (barriers() * G)) * pc.n_layers + layer + 1u) * READY;
-    uint spins = 0u;
-    while (sync[pc.ready + g] < target) {
-      if (++spins >= SPIN_LIMIT) {
-        gave_up = true;
-        failed = 1u;
-        break;
-      }
-    }
-  }
-  barrier();
+  wait_count(pc.ready + g, ((bar_base / (barriers() * G)) * pc.n_layers + layer + 1u) * READY, gave_up);
 }
 
 // Sums over aligned clusters of n lanes (n: TPR or TPK, a power of two within the subgroup): clustered
@@ -957,17 +959,7 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, uint l
     if (order < n_splits - mergers) continue;
     // Every split of the group has published once the count reaches n_splits (the last one to arrive
     // does not wait). Bounded like the grid barrier.
-    if (tid == 0u && !gave_up) {
-      uint spins = 0u;
-      while (sync[g] < n_splits) {
-        if (++spins >= SPIN_LIMIT) {
-          gave_up = true;
-          failed = 1u;
-          break;
-        }
-      }
-    }
-    barrier();
+    wait_count(g, n_splits, gave_up);
     for (uint h = order - (n_splits - mergers); h < GQ; h += mergers) merge_head(g, h, n_splits);
     // Count out; the last merger to finish zeroes the count for the next layer (grid barriers away).
     if (tid == 0u && atomicAdd(sync[g], 1u) == n_splits + mergers - 1u) atomicExchange(sync[g], 0u);
@@ -1051,10 +1043,10 @@ void main() {
   uvec4 pf[PF];        // this lane's weights for the current step, loaded a step ahead
   vec4 nvp[XPT];      // the current step's norm weights
   uvec2 kpre[KW], vpre[VK];  // attention: the next chunk's key and value words
-  uint bar_base = 0u, bar_k = 0u;  // grid barriers (invocation 0)
+  uint bar_base = 0u, bar_k = 0u;  // grid barriers (subgroup 0)
   bool gave_up = false;
-  if (tid == 0u) {
-    const uint c = sync[pc.counter];
+  if (gl_SubgroupID == 0u) {
+    const uint c = subgroupBroadcastFirst(sync[pc.counter]);
     bar_base = c - c % (barriers() * G);
   }
   // The norm weights first: the quantisation waits for them and for x, the dot products for the rows.

@@ -1,11 +1,13 @@
 // The persistent decode kernel, one dispatch per layer group (vulkan/persistent_decode.h): every golden
-// position decoded alone against the golden logits and against the fused kernels, device-side greedy
-// decoding against the fused path, and the recovery onto the fused kernels when a grid barrier gives up.
+// position decoded alone against the golden logits and against the fused kernels, synthetic shapes and
+// extreme attention scores against the fused kernels, device-side greedy decoding against the fused
+// path, and the recovery onto the fused kernels when a grid barrier gives up.
 //
 // The grid: one workgroup per multiprocessor where the device reports them (the H100: the path users
 // get, 132 workgroups), else one workgroup (lavapipe: it computes wrong results with a forced grid of two
-// or more, which the engine never uses there; the H100 gives results identical to the fused kernels with
-// 2 and with 132 workgroups). One workgroup still runs every step, every row distribution and split and
+// or more, which the engine never uses there). On the H100 all of these pass at 132 workgroups, and
+// those run with forced grids too (golden-a, long context, extreme scores, greedy at 2 and 3; the
+// shapes at 2, 6 and 8). One workgroup still runs every step, every row distribution and split and
 // every grid barrier of the kernel. golden-b is left out: at one workgroup its layers need more
 // registers per invocation than the plan allows (the H100 runs it through vulkan_forward_test).
 #include <gtest/gtest.h>
@@ -321,65 +323,92 @@ TEST(PersistentDecodeLongContext, MatchesTheFusedKernelsPastManySplits) {
   EXPECT_GT(pers->persistent_groups(), 0u);
 }
 
-// The attention step takes softmax weights without a shift where every sum of them stays inside
-// [1e-250, 1e250], and redoes a work item with the running maximum where one does not. Scaling q and k
-// up (their I2_S scales times 200 each) gives scores of thousands, both signs: e^s overflows or every
-// weight of a head underflows, so items take the exact pass; its logits must still be the fused
-// kernels' (which always shift by the maximum), with nothing infinite or NaN.
-TEST(PersistentDecodeExtremeScores, RedoesWithTheMaximumWhereUnshiftedWeightsLeaveTheRange) {
+// A synthetic model of `shape` (DIM,HEADS,KV_HEADS,FFN,LAYERS) with its first layer's q and k scales
+// times qk_scale, decoded by the persistent kernel and by the fused kernels: positions 0-39 one at a
+// time (the one-head-per-workgroup attention), 40-149 as one prompt block (the same kernels in both),
+// 150-169 one at a time (split work items, the long-context twin). Every decoded position's logits must
+// be the fused kernels' and finite. Returns the largest difference.
+float decode_against_fused(const std::string& name, const std::string& shape, float qk_scale) {
   GeneratorOptions go;
-  go.out = test::scratch_dir("persistent_extreme") / "extreme.gguf";
-  go.shape = parse_generator_shape("256,2,1,256,1");
+  go.out = test::scratch_dir("persistent_" + name) / (name + ".gguf");
+  go.shape = parse_generator_shape(shape);
   go.vocab = "bytes:300";
   go.seed = 5;
   go.context = 256;
   generate_model(go);
-  {
+  if (qk_scale != 1.f) {
     const auto f = GgufFile::open(go.out);
     std::vector<std::pair<uint64_t, float>> patches;
-    for (const char* name : {"blk.0.attn_q.weight", "blk.0.attn_k.weight"}) {
-      const GgufTensorInfo* t = f->find_tensor(name);
-      ASSERT_NE(t, nullptr) << name;
+    for (const char* tensor : {"blk.0.attn_q.weight", "blk.0.attn_k.weight"}) {
+      const GgufTensorInfo* t = f->find_tensor(tensor);
+      EXPECT_NE(t, nullptr) << tensor;
+      if (!t) return 0.f;
       const uint64_t at = t->offset + t->n_elements() / 4;
       float scale;
       std::memcpy(&scale, f->bytes().data() + at, sizeof scale);
-      patches.emplace_back(at, scale * 200.f);
+      patches.emplace_back(at, scale * qk_scale);
     }
     std::fstream out(go.out, std::ios::in | std::ios::out | std::ios::binary);
     for (const auto& [at, scale] : patches) {
       out.seekp(static_cast<std::streamoff>(at));
       out.write(reinterpret_cast<const char*>(&scale), sizeof scale);
     }
-    ASSERT_TRUE(out.good());
+    EXPECT_TRUE(out.good());
   }
   auto model = Model::open(go.out);
   auto pers = open_persistent(*model, persistent_options());
-  ASSERT_GT(pers->persistent_groups(), 0u);
+  EXPECT_GT(pers->persistent_groups(), 0u);
   VulkanForward fused(*model, fused_options());
   const int32_t vocab = static_cast<int32_t>(model->config().vocab);
   std::vector<float> lp(static_cast<size_t>(vocab)), lf(lp.size());
   float worst = 0.f;
-  int32_t checked = 0;
   auto token_at = [&](int32_t t) { return (t * 37 + 11) % vocab; };
   auto decode = [&](int32_t t) {
     const int32_t token = token_at(t);
     pers->eval(std::span<const int32_t>(&token, 1), t, lp, false);
     fused.eval(std::span<const int32_t>(&token, 1), t, lf, false);
     for (float v : lp) ASSERT_TRUE(std::isfinite(v)) << "position " << t;
-    EXPECT_LE(max_abs_diff(lp, lf), 1e-4f) << "position " << t;
+    EXPECT_LE(max_abs_diff(lp, lf), 1e-4f) << shape << ", position " << t;
     worst = std::max(worst, max_abs_diff(lp, lf));
-    ++checked;
   };
-  // Short contexts take the one-head-per-workgroup attention, longer ones the split work items: both
-  // have the exact pass. The positions between are one prompt block (the same kernels in both).
-  for (int32_t t = 0; t < 40 && !HasFatalFailure(); ++t) decode(t);
+  for (int32_t t = 0; t < 40 && !testing::Test::HasFatalFailure(); ++t) decode(t);
   std::vector<int32_t> block;
   for (int32_t t = 40; t < 150; ++t) block.push_back(token_at(t));
   pers->eval(block, 40, lp, false);
   fused.eval(block, 40, lf, false);
-  for (int32_t t = 150; t < 170 && !HasFatalFailure(); ++t) decode(t);
-  std::printf("[ measured ] extreme scores: %d positions, max |logit diff| to the fused kernels %.3g\n", checked, worst);
-  EXPECT_GT(pers->persistent_groups(), 0u);
+  for (int32_t t = 150; t < 170 && !testing::Test::HasFatalFailure(); ++t) decode(t);
+  EXPECT_GT(pers->persistent_groups(), 0u);  // no barrier gave up
+  return worst;
 }
+
+// The attention step takes softmax weights without a shift where every sum of them stays inside
+// [1e-250, 1e250], and redoes a work item with the running maximum where one does not. Scaling q and k
+// up (their I2_S scales times 200 each) gives scores of thousands, both signs: e^s overflows or every
+// weight of a head underflows, so items take the exact pass; its logits must still be the fused
+// kernels' (which always shift by the maximum), with nothing infinite or NaN.
+TEST(PersistentDecodeExtremeScores, RedoesWithTheMaximumWhereUnshiftedWeightsLeaveTheRange) {
+  const float worst = decode_against_fused("extreme", "256,2,1,256,1", 200.f);
+  std::printf("[ measured ] extreme scores: max |logit diff| to the fused kernels %.3g\n", worst);
+}
+
+// Shapes whose steps divide differently over the grid: one and two query heads per KV head, head sizes
+// 128 and 256. On the H100 (132 workgroups) each decoded wrong logits at every position of one path or
+// both while a grid barrier's wait was polled by invocation 0 alone (decode_layer.glsl wait_count); the
+// four and five heads per KV head of the golden and 2B4T shapes never did. One workgroup (lavapipe) ran
+// them right either way: this guards the GPU runs.
+class PersistentDecodeShapes : public testing::TestWithParam<const char*> {};
+
+TEST_P(PersistentDecodeShapes, MatchTheFusedKernels) {
+  std::string name = std::string("shape_") + GetParam();
+  std::replace(name.begin(), name.end(), ',', '_');
+  decode_against_fused(name, GetParam(), 1.f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PersistentDecodeShapes, testing::Values("256,2,1,256,1", "256,2,2,256,1", "512,2,1,512,1"),
+                         [](const testing::TestParamInfo<const char*>& p) {
+                           std::string n = p.param;
+                           std::replace(n.begin(), n.end(), ',', '_');
+                           return n;
+                         });
 
 }  // namespace

@@ -68,7 +68,9 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
     groups = d.sm_count;
   }
   const uint32_t min_sg = std::max(1u, d.min_subgroup_size), max_sg = std::max(min_sg, d.max_subgroup_size);
-  if (!d.subgroup_shuffle || !d.subgroup_arithmetic) return no("no subgroup shuffles or arithmetic");
+  // (Ballot: the grid barrier's subgroup polls as one, subgroupBroadcastFirst.)
+  if (!d.subgroup_shuffle || !d.subgroup_arithmetic || !d.subgroup_ballot)
+    return no("no subgroup shuffles, arithmetic or ballot");
   if (!std::has_single_bit(min_sg) || min_sg < kThreadsPerKey) return no("subgroups narrower than 8 invocations");
   if (d.max_workgroup_invocations < kWorkgroup || kWorkgroup / min_sg > 64) return no("workgroups of 512 not possible");
   Layout l;
