@@ -327,8 +327,8 @@ TEST(PersistentDecodeLongContext, MatchesTheFusedKernelsPastManySplits) {
 // times qk_scale, decoded by the persistent kernel and by the fused kernels: positions 0-39 one at a
 // time (the one-head-per-workgroup attention), 40-149 as one prompt block (the same kernels in both),
 // 150-169 one at a time (split work items, the long-context twin). Every decoded position's logits must
-// be the fused kernels' and finite. Returns the largest difference.
-float decode_against_fused(const std::string& name, const std::string& shape, float qk_scale) {
+// be the fused kernels' and finite. worst: the largest difference.
+void decode_against_fused(const std::string& name, const std::string& shape, float qk_scale, float& worst) {
   GeneratorOptions go;
   go.out = test::scratch_dir("persistent_" + name) / (name + ".gguf");
   go.shape = parse_generator_shape(shape);
@@ -341,8 +341,7 @@ float decode_against_fused(const std::string& name, const std::string& shape, fl
     std::vector<std::pair<uint64_t, float>> patches;
     for (const char* tensor : {"blk.0.attn_q.weight", "blk.0.attn_k.weight"}) {
       const GgufTensorInfo* t = f->find_tensor(tensor);
-      EXPECT_NE(t, nullptr) << tensor;
-      if (!t) return 0.f;
+      ASSERT_NE(t, nullptr) << tensor;
       const uint64_t at = t->offset + t->n_elements() / 4;
       float scale;
       std::memcpy(&scale, f->bytes().data() + at, sizeof scale);
@@ -353,15 +352,15 @@ float decode_against_fused(const std::string& name, const std::string& shape, fl
       out.seekp(static_cast<std::streamoff>(at));
       out.write(reinterpret_cast<const char*>(&scale), sizeof scale);
     }
-    EXPECT_TRUE(out.good());
+    ASSERT_TRUE(out.good());
   }
   auto model = Model::open(go.out);
   auto pers = open_persistent(*model, persistent_options());
-  EXPECT_GT(pers->persistent_groups(), 0u);
+  ASSERT_GT(pers->persistent_groups(), 0u);
   VulkanForward fused(*model, fused_options());
   const int32_t vocab = static_cast<int32_t>(model->config().vocab);
   std::vector<float> lp(static_cast<size_t>(vocab)), lf(lp.size());
-  float worst = 0.f;
+  worst = 0.f;
   auto token_at = [&](int32_t t) { return (t * 37 + 11) % vocab; };
   auto decode = [&](int32_t t) {
     const int32_t token = token_at(t);
@@ -378,7 +377,6 @@ float decode_against_fused(const std::string& name, const std::string& shape, fl
   fused.eval(block, 40, lf, false);
   for (int32_t t = 150; t < 170 && !testing::Test::HasFatalFailure(); ++t) decode(t);
   EXPECT_GT(pers->persistent_groups(), 0u);  // no barrier gave up
-  return worst;
 }
 
 // The attention step takes softmax weights without a shift where every sum of them stays inside
@@ -387,7 +385,9 @@ float decode_against_fused(const std::string& name, const std::string& shape, fl
 // weight of a head underflows, so items take the exact pass; its logits must still be the fused
 // kernels' (which always shift by the maximum), with nothing infinite or NaN.
 TEST(PersistentDecodeExtremeScores, RedoesWithTheMaximumWhereUnshiftedWeightsLeaveTheRange) {
-  const float worst = decode_against_fused("extreme", "256,2,1,256,1", 200.f);
+  float worst = 0.f;
+  decode_against_fused("extreme", "256,2,1,256,1", 200.f, worst);
+  if (HasFatalFailure()) return;
   std::printf("[ measured ] extreme scores: max |logit diff| to the fused kernels %.3g\n", worst);
 }
 
@@ -398,17 +398,18 @@ TEST(PersistentDecodeExtremeScores, RedoesWithTheMaximumWhereUnshiftedWeightsLea
 // them right either way: this guards the GPU runs.
 class PersistentDecodeShapes : public testing::TestWithParam<const char*> {};
 
+std::string shape_label(const char* shape) {  // "256,2,1,256,1" -> "256_2_1_256_1"
+  std::string n = shape;
+  std::replace(n.begin(), n.end(), ',', '_');
+  return n;
+}
+
 TEST_P(PersistentDecodeShapes, MatchTheFusedKernels) {
-  std::string name = std::string("shape_") + GetParam();
-  std::replace(name.begin(), name.end(), ',', '_');
-  decode_against_fused(name, GetParam(), 1.f);
+  float worst = 0.f;
+  decode_against_fused("shape_" + shape_label(GetParam()), GetParam(), 1.f, worst);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PersistentDecodeShapes, testing::Values("256,2,1,256,1", "256,2,2,256,1", "512,2,1,512,1"),
-                         [](const testing::TestParamInfo<const char*>& p) {
-                           std::string n = p.param;
-                           std::replace(n.begin(), n.end(), ',', '_');
-                           return n;
-                         });
+                         [](const testing::TestParamInfo<const char*>& p) { return shape_label(p.param); });
 
 }  // namespace
