@@ -60,7 +60,7 @@ Context::Context(const ContextOptions& options) {
 #ifndef NDEBUG
   validation = validation || (env == nullptr);  // debug builds validate when the layer is installed
 #endif
-  instance_ = std::make_unique<Instance>(validation);
+  instance_ = &process_instance(validation);
   const auto pds = instance_->physical_devices();
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < pds.size(); ++i) infos.push_back(query_device(pds[i], i, instance_->handle()));

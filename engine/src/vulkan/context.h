@@ -70,7 +70,7 @@ class Context {
   VkCommandBuffer begin_one_shot() const;
   void end_one_shot(VkCommandBuffer cb) const;
 
-  std::unique_ptr<Instance> instance_;
+  const Instance* instance_ = nullptr;  // the process's (process_instance)
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

@@ -245,7 +245,7 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
 }  // namespace vk
 
 std::vector<DeviceInfo> list_vulkan_devices() {
-  vk::Instance inst(false);
+  const vk::Instance& inst = vk::process_instance(false);
   std::vector<DeviceInfo> out;
   const auto pds = inst.physical_devices();
   for (uint32_t i = 0; i < pds.size(); ++i) out.push_back(vk::query_device(pds[i], i, inst.handle()));

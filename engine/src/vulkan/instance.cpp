@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "trit/devices.h"
@@ -56,6 +57,15 @@ Instance::Instance(bool validation) {
 
 Instance::~Instance() {
   if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+const Instance& process_instance(bool validation) {
+  static std::mutex mu;
+  static Instance* made[2] = {nullptr, nullptr};  // deliberately never destroyed (instance.h)
+  const std::lock_guard<std::mutex> lock(mu);
+  Instance*& slot = made[validation ? 1 : 0];
+  if (!slot) slot = new Instance(validation);
+  return *slot;
 }
 
 std::vector<VkPhysicalDevice> Instance::physical_devices() const {

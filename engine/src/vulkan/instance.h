@@ -1,6 +1,6 @@
 #pragma once
-// The Vulkan instance: created once per Context (and briefly to list devices), with a clear message
-// when there is no loader, no driver or no device.
+// The Vulkan instance: one per process (with validation and without), shared by every Context and by
+// device listing, with a clear message when there is no loader, no driver or no device.
 #include "vulkan/loader.h"
 
 #include <vector>
@@ -27,5 +27,12 @@ class Instance {
   VkInstance instance_ = VK_NULL_HANDLE;
   bool validation_ = false;
 };
+
+// The process's instance, created at first use and kept until exit (never destroyed): the NVIDIA
+// driver fails repeated instance lifecycles in one process (on the H100, vkCreateInstance returned
+// VK_ERROR_INCOMPATIBLE_DRIVER after some two dozen Contexts had come and gone; others report wrong subgroup
+// invocation ids after ~11), and a user who switches models or GPUs creates a Context each time.
+// Thread-safe; a failed creation is not kept, so a later call tries again.
+const Instance& process_instance(bool validation);
 
 }  // namespace trit::vk
