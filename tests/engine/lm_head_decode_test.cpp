@@ -211,13 +211,16 @@ constexpr uint32_t kRing = 8;
 // on the same buffers, so a later run finds the scratch and the position an earlier one left.
 class HeadRig {
  public:
-  HeadRig(bool f64, uint64_t max_range) : ctx_(opts(max_range)) {
-    if (!f64 || ctx_.info().shader_float64) k_ = std::make_unique<trit::vk::Kernels>(ctx_, true, f64);
+  HeadRig(bool f64, uint64_t max_range, trit::vk::DotProduct dot = trit::vk::DotProduct::Auto) : ctx_(opts(max_range)) {
+    const bool dot_ok = dot != trit::vk::DotProduct::On || ctx_.info().integer_dot_product;
+    if ((!f64 || ctx_.info().shader_float64) && dot_ok) k_ = std::make_unique<trit::vk::Kernels>(ctx_, true, f64, dot);
     f64_ = f64;
   }
 
   // False where the device cannot run the staged head in this precision (then the test skips).
   bool usable(uint32_t dim) const { return k_ && k_->lm_head_norms(dim); }
+  // False where the device cannot run the bounded greedy head for this shape (or this dot product).
+  bool usable_bounded(uint32_t dim, uint32_t vocab) const { return k_ && k_->lm_head_bounds(dim, vocab); }
   size_t chunks() const { return chunks_.size(); }
 
   // The table split by the binding limit, x (one row of t.dim values), the norm's weights, the step
@@ -249,6 +252,21 @@ class HeadRig {
     scratch_ = Buffer(ctx_, trit::vk::Kernels::head_argmax_scratch_bytes(groups_), MemoryUse::Readback);
     const std::vector<uint32_t> zeros(scratch_.size() / 4, 0u);
     scratch_.upload(zeros.data(), scratch_.size());
+    // The bounded head's int8 copy, built on the device as VulkanForward does at load.
+    q8_.clear();
+    qc_.clear();
+    if (!k_->lm_head_bounds(t.dim, t.vocab)) return;
+    trit::vk::DescriptorAllocator da(ctx_);
+    CommandSequence cs(ctx_);
+    cs.begin();
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+      q8_.emplace_back(ctx_, trit::vk::Kernels::head_q8_bytes(chunks_[i].rows, t.dim), MemoryUse::Device);
+      qc_.emplace_back(ctx_, trit::vk::Kernels::head_q8_consts_bytes(chunks_[i].rows), MemoryUse::Device);
+      k_->build_head_q8(cs, da, BufferRange{&parts_[i], 0, 0}, BufferRange{&q8_[i], 0, 0}, BufferRange{&qc_[i], 0, 0},
+                        chunks_[i].rows, t.dim);
+    }
+    cs.end();
+    cs.run();
   }
 
   void set_x(const std::vector<double>& x) {
@@ -265,7 +283,7 @@ class HeadRig {
   // Records every chunk's dispatch (no barrier between them, as VulkanForward records the head), with
   // the greedy tail or without, runs it and returns the logits (poisoned with NaN before, so every one
   // must be written).
-  std::vector<float> run(bool argmax) {
+  std::vector<float> run(bool argmax, bool bounded = false) {
     const std::vector<float> nan(t_->vocab, std::nanf(""));
     lb_.upload(nan.data(), nan.size() * 4);
     trit::vk::HeadArgmax am{BufferRange{&next_, 0, 0}, BufferRange{&ring_, 0, 0}, BufferRange{&scratch_, 0, 0}, kRing};
@@ -274,9 +292,11 @@ class HeadRig {
     CommandSequence cs(ctx_);
     cs.begin();
     for (size_t i = 0; i < chunks_.size(); ++i) {
+      const trit::vk::HeadBound hb = bounded ? trit::vk::HeadBound{BufferRange{&q8_.at(i), 0, 0}, BufferRange{&qc_.at(i), 0, 0}}
+                                             : trit::vk::HeadBound{};
       k_->lm_head_normed(cs, da, BufferRange{&step_, 0, 0}, BufferRange{&parts_[i], 0, 0}, BufferRange{&xb_, 0, 0},
                          BufferRange{&wb_, 0, 0}, kEps, BufferRange{&lb_, 0, 0}, chunks_[i].rows, t_->dim,
-                         chunks_[i].row0, t_->vocab, rpw_, argmax ? &am : nullptr);
+                         chunks_[i].row0, t_->vocab, rpw_, argmax ? &am : nullptr, bounded ? &hb : nullptr);
       am.group0 += k_->lm_head_groups(chunks_[i].rows, t_->vocab, rpw_);
     }
     cs.end();
@@ -290,6 +310,7 @@ class HeadRig {
   uint32_t ring_slot(uint32_t pos) const { return word(ring_, pos % kRing); }
   uint32_t pos0() const { return word(step_, 0); }
   uint32_t arrivals() const { return word(scratch_, 0); }  // the count, zero between steps
+  uint32_t threshold() const { return word(scratch_, 1); }  // the bounded head's, zero between steps
 
  private:
   static trit::vk::ContextOptions opts(uint64_t max_range) {
@@ -308,7 +329,7 @@ class HeadRig {
   const Table* t_ = nullptr;
   uint32_t rpw_ = 0, groups_ = 0;
   std::vector<trit::vk::RowChunk> chunks_;
-  std::vector<Buffer> parts_;
+  std::vector<Buffer> parts_, q8_, qc_;
   Buffer xb_, wb_, lb_, step_, next_, ring_, scratch_;
 };
 
@@ -415,6 +436,136 @@ TEST(LmHeadArgmax, TiesGoToTheLowestRowAcrossWorkgroupsAndChunks) {
         EXPECT_EQ(rig.arrivals(), 0u);
       }
   }
+}
+
+// ---- The greedy head from the int8 table (lm_head.glsl BOUNDED) -------------------------------------
+
+size_t written(const std::vector<float>& logits) {
+  return static_cast<size_t>(std::count_if(logits.begin(), logits.end(), [](float v) { return !std::isnan(v); }));
+}
+
+// One bounded greedy step against the plain head's logits: the token trit::argmax picks from them, its
+// logit bit for bit, the rows it did compute bit for bit, and the step's count, threshold and position.
+void expect_bounded_step(HeadRig& rig, uint32_t pos0, size_t& computed) {
+  const auto plain = rig.run(false);
+  const auto got = rig.run(true, true);
+  const auto want = static_cast<uint32_t>(trit::argmax(plain));
+  EXPECT_EQ(rig.next_token(), want);
+  EXPECT_EQ(rig.ring_slot(pos0), want);
+  EXPECT_EQ(rig.pos0(), pos0 + 1);
+  EXPECT_EQ(rig.arrivals(), 0u);
+  EXPECT_EQ(rig.threshold(), 0u) << "the step must leave its threshold at zero for the next one";
+  ASSERT_FALSE(std::isnan(got[want])) << "the winning row was not computed in F16";
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isnan(got[i])) {
+      ASSERT_EQ(std::memcmp(&got[i], &plain[i], 4), 0) << "row " << i;
+    }
+  }
+  computed += written(got);
+}
+
+// The same token as the F16 head, over shapes of one and many chunks and workgroups of several sizes,
+// in float and double, with the packed dot product and without; and most rows never read in F16.
+TEST(LmHeadBounded, PicksTheF16HeadsTokenFromTheInt8Table) {
+  struct BShape {
+    const char* what;
+    uint32_t vocab, dim;
+    uint64_t max_range;
+    uint32_t rows_per_group;
+  };
+  const BShape shapes[] = {
+      {"one chunk, the model's width", 2003, 2560, 0, 0},
+      {"11 chunks of 100 rows, 68 a workgroup", 1003, 512, 100 * 1024, 68},
+      {"13 chunks of 41 rows, 8 a workgroup", 521, 512, 41 * 1024, 8},
+  };
+  bool ran = false;
+  for (const auto dot : {trit::vk::DotProduct::Off, trit::vk::DotProduct::On})
+    for (const bool f64 : {false, true})
+      for (const BShape& sh : shapes) {
+        SCOPED_TRACE(std::string(sh.what) + (f64 ? ", double" : ", float") +
+                     (dot == trit::vk::DotProduct::On ? ", dot product" : ""));
+        HeadRig rig(f64, sh.max_range, dot);
+        if (!rig.usable_bounded(sh.dim, sh.vocab)) continue;
+        ran = true;
+        const Table t = random_table(sh.vocab, sh.dim, 41 + sh.vocab);
+        const auto w = random_w(sh.dim, 42);
+        rig.load(t, sh.rows_per_group, random_x(sh.dim, 43), w, 7);
+        size_t computed = 0;
+        const uint32_t steps = 6;
+        for (uint32_t i = 0; i < steps; ++i) {
+          rig.set_x(random_x(sh.dim, 50 + i));
+          expect_bounded_step(rig, 7 + i, computed);
+        }
+        const double share = double(computed) / (double(steps) * sh.vocab);
+        std::printf("[ measured ] %s%s: %.1f%% of rows read in F16\n", sh.what, f64 ? ", double" : ", float",
+                    100.0 * share);
+        // Against the bound's worst case (every row a candidate), on the wide shape whose workgroups hold
+        // enough rows for their own threshold to prune.
+        if (sh.max_range == 0) {
+          EXPECT_LT(share, 0.25);
+        }
+      }
+  if (!ran) GTEST_SKIP() << "the device runs no bounded head";
+}
+
+// Exact ties (the lowest row wins, across workgroups and chunks), rows a single F16 step below the
+// maximum in one element (whose logits may round to the maximum's or fall just under it), and x = 0
+// (every logit 0: row 0): the same token as the F16 head each time.
+TEST(LmHeadBounded, TiesAndNearTiesGoWhereTheF16HeadSendsThem) {
+  const uint32_t dim = 512, vocab = 1003;
+  for (const bool f64 : {false, true}) {
+    HeadRig rig(f64, 100 * 1024);
+    if (!rig.usable_bounded(dim, vocab)) GTEST_SKIP() << "the device runs no bounded head";
+    for (const uint32_t rpw : {68u, 0u}) {
+      const auto x = random_x(dim, 62);
+      const auto w = random_w(dim, 63);
+      std::vector<uint16_t> top(dim);
+      for (uint32_t d = 0; d < dim; ++d) top[d] = trit::ref::f32_to_f16(x[d] * w[d] < 0 ? -1.f : 1.f);
+      const std::vector<std::vector<uint32_t>> ties = {{141, 130, 300, 420, 1002}, {1002, 999, 965}, {4, 0}};
+      uint32_t pos = 3;
+      size_t computed = 0;
+      for (const auto& rows : ties) {
+        SCOPED_TRACE(testing::Message() << (f64 ? "double" : "float") << ", " << rpw << " rows a workgroup, tie at "
+                                        << rows[0] << "...");
+        Table t = random_table(vocab, dim, 61);
+        for (const uint32_t r : rows) std::copy(top.begin(), top.end(), t.f16.begin() + size_t{r} * dim);
+        rig.load(t, rpw, x, w, pos);
+        expect_bounded_step(rig, pos, computed);
+        EXPECT_EQ(rig.next_token(), *std::min_element(rows.begin(), rows.end()));
+        // The same rows, each but the last a step lower in one element (1.0 to the next half below).
+        for (size_t i = 0; i + 1 < rows.size(); ++i)
+          t.f16[size_t{rows[i]} * dim + 17 * i] = top[17 * i] == trit::ref::f32_to_f16(1.f) ? uint16_t{0x3bff} : uint16_t{0xbbff};
+        rig.load(t, rpw, x, w, pos);
+        expect_bounded_step(rig, pos, computed);
+      }
+      SCOPED_TRACE("x = 0");
+      rig.load(random_table(vocab, dim, 64), rpw, std::vector<double>(dim, 0.0), w, pos);
+      expect_bounded_step(rig, pos, computed);
+      EXPECT_EQ(rig.next_token(), 0u);
+    }
+  }
+}
+
+// The bounded head is a greedy step only, over its own int8 chunk.
+TEST(LmHeadBounded, ChecksItsTableAndTail) {
+  trit::vk::Context ctx;
+  trit::vk::Kernels k(ctx, true, false);
+  if (!k.lm_head_bounds(512, 200)) GTEST_SKIP() << "no bounded head";
+  EXPECT_FALSE(k.lm_head_bounds(264, 200)) << "264 is not a multiple of 16";
+  trit::vk::DescriptorAllocator da(ctx);
+  Buffer b(ctx, 1 << 20, MemoryUse::Device), small(ctx, trit::vk::Kernels::head_q8_bytes(199, 512), MemoryUse::Device);
+  const BufferRange r{&b, 0, 0};
+  CommandSequence cs(ctx);
+  cs.begin();
+  trit::vk::HeadArgmax am{r, r, r, kRing, 0, k.lm_head_groups(200, 200, 64)};
+  trit::vk::HeadBound hb{r, r};
+  EXPECT_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, 64, nullptr, &hb), trit::VulkanError);
+  hb.q8 = BufferRange{&small, 0, 0};
+  EXPECT_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, 64, &am, &hb), trit::VulkanError);
+  hb.q8 = r;
+  EXPECT_NO_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, 64, &am, &hb));
+  EXPECT_THROW(k.build_head_q8(cs, da, r, r, r, 200, 264), trit::VulkanError);
+  cs.end();
 }
 
 // A chunk's workgroups must fit the head's count, and the scratch must hold a slot for each.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "golden_support.h"
+#include "trit/devices.h"
 #include "trit/model.h"
 #include "trit/reference_ops.h"
 #include "trit/vulkan_forward.h"
@@ -149,6 +150,8 @@ void expect_device_greedy_equals_host_argmax(const std::string& name, const Vulk
   if (o.max_binding_range) {
     EXPECT_GT(dev.embedding_chunks(), 2u);
   }
+  // The golden widths are multiples of 16: the tuned greedy head reads the int8 table unless told not to.
+  EXPECT_EQ(dev.bounded_greedy_head(), o.tuned_kernels && o.bounded_greedy_head);
   std::vector<float> ld(g.vocab), lh(g.vocab);
   dev.eval(g.prompt, 0, ld, false);
   host.eval(g.prompt, 0, lh, false);
@@ -183,6 +186,21 @@ TEST(VulkanForward, DeviceSideGreedyAcrossEmbeddingChunksEqualsHostArgmax) {
   VulkanForwardOptions o;
   o.max_binding_range = 256 * 1024;  // golden-a's 1 MB embedding in 4+ chunks
   o.context = 64;                    // (a layer's cache must fit one binding too)
+  expect_device_greedy_equals_host_argmax("golden-a", o);
+}
+
+// The F16 head for every row (bounded_greedy_head off), and the bounded head's packed dot product.
+TEST(VulkanForward, DeviceSideGreedyOnTheF16HeadEqualsHostArgmax) {
+  VulkanForwardOptions o;
+  o.bounded_greedy_head = false;
+  expect_device_greedy_equals_host_argmax("golden-a", o);
+}
+
+TEST(VulkanForward, DeviceSideGreedyWithTheDotProductEqualsHostArgmax) {
+  if (!choose_device(list_vulkan_devices(), {}).integer_dot_product)
+    GTEST_SKIP() << "no integer dot product on this device";
+  VulkanForwardOptions o;
+  o.force_dot_product = true;
   expect_device_greedy_equals_host_argmax("golden-a", o);
 }
 

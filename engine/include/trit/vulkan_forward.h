@@ -50,6 +50,12 @@ struct VulkanForwardOptions {
   // its multiprocessors (else the fused kernels), > 0 = exactly that many (tests: the caller vouches that
   // they fit), < 0 = never (A/B measurements). Needs tuned_kernels.
   int32_t persistent_groups = 0;
+  // Greedy steps on the device take the argmax from an int8 copy of the LM head's table (read in F16
+  // only for the rows that could hold the maximum: shaders/lm_head.glsl BOUNDED): the same token from
+  // about half the head's bytes, for one more copy of the table at half its size in device memory
+  // (skipped where that does not fit). false: the F16 head for every row (A/B measurements, tests).
+  // Needs tuned_kernels.
+  bool bounded_greedy_head = true;
 };
 
 // GPU time of one kernel kind summed over the submits since reset_profile() (profile mode only).
@@ -111,6 +117,8 @@ class VulkanForward final : public Forward {
   // compiles in the background from load on and decode switches to it at the next call once it is
   // ready; this waits for that compilation.
   uint32_t persistent_groups();
+  // Whether device greedy steps take the argmax from the int8 copy of the head (bounded_greedy_head).
+  bool bounded_greedy_head() const;
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();

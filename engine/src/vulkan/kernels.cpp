@@ -18,7 +18,7 @@ constexpr uint32_t kLmHeadRowsInFlight = 4;
 
 // Every lm_head pipeline declares the ARGMAX variant's bindings and push constants (shaders/lm_head.glsl);
 // the others bind placeholders there.
-constexpr uint32_t kLmHeadBindings = 8, kLmHeadPush = 32;
+constexpr uint32_t kLmHeadBindings = 10, kLmHeadPush = 32;
 
 // 16-byte words of logits per invocation of the greedy step (shaders/greedy_step.comp PER).
 constexpr uint32_t kGreedyWordsPerInvocation = 4;
@@ -190,7 +190,7 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   require(dim % 8 == 0, "lm_head: dim " + std::to_string(dim) + " is not a multiple of 8");
   const bool block = max_tokens > 1;
   const Pipeline& p = *lm_head_[block ? 1 : 0];
-  const BufferRange r[] = {params, table_chunk, x, logits, x, x, x, x};  // (bindings 4.. unused here)
+  const BufferRange r[] = {params, table_chunk, x, logits, x, x, x, x, x, x};  // (bindings 4.. unused here)
   const uint32_t push[] = {rows, dim, row0, vocab, 0, 0, 0, 0};
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
   cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
@@ -199,7 +199,7 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
 void Kernels::lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                              const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                              const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
-                             uint32_t rows_per_group, const HeadArgmax* argmax) {
+                             uint32_t rows_per_group, const HeadArgmax* argmax, const HeadBound* bound) {
   require(lm_head_norms(dim), "lm_head_normed: no staged one-token LM head for a hidden size of " + std::to_string(dim));
   const uint32_t rpw = lm_head_rpw(vocab, rows_per_group);
   require(rpw > 0 && rpw % kLmHeadRowsInFlight == 0,
@@ -215,10 +215,18 @@ void Kernels::lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const
             "lm_head_normed: the argmax scratch holds " + std::to_string(argmax->scratch.bytes()) + " bytes, " +
                 std::to_string(head_argmax_scratch_bytes(argmax->groups)) + " needed");
   }
-  const Pipeline& p = lm_head_decode(dim, rpw, argmax != nullptr);
+  if (bound) {
+    require(argmax != nullptr, "lm_head_normed: the bounded head ends a greedy step only");
+    require(lm_head_bounds(dim, vocab), "lm_head_normed: no bounded head for a hidden size of " + std::to_string(dim));
+    require(bound->q8.bytes() >= head_q8_bytes(rows, dim) && bound->consts.bytes() >= head_q8_consts_bytes(rows),
+            "lm_head_normed: the int8 table chunk is smaller than its " + std::to_string(rows) + " rows");
+  }
+  const Pipeline& p = lm_head_decode(dim, rpw, argmax != nullptr, bound != nullptr);
   const HeadArgmax plain{x, x, x};  // placeholders: the plain head has no tail
   const HeadArgmax& am = argmax ? *argmax : plain;
-  const BufferRange r[] = {params, table_chunk, x, logits, norm_w, am.next_token, am.ring, am.scratch};
+  const HeadBound none{x, x};
+  const HeadBound& hb = bound ? *bound : none;
+  const BufferRange r[] = {params, table_chunk, x, logits, norm_w, am.next_token, am.ring, am.scratch, hb.q8, hb.consts};
   const uint32_t push[] = {rows, dim, row0, vocab, f32_bits(eps), am.groups, am.group0, am.ring_size};
   cs.dispatch(p, da.make(p, r), push, sizeof push, groups);
 }
@@ -248,13 +256,32 @@ uint32_t Kernels::lm_head_rows_per_group(uint32_t vocab, uint32_t sm_count, uint
   return std::max(64u, ceil_div(per, kLmHeadRowsInFlight) * kLmHeadRowsInFlight);
 }
 
-const Pipeline& Kernels::lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax) {
+bool Kernels::lm_head_bounds(uint32_t dim, uint32_t vocab) const {
+  if (!lm_head_norms(dim) || dim % 16 != 0) return false;
+  const uint64_t plain = uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64 * real_bytes() + 64 * (4 + 4) + 64;
+  const uint64_t need = plain + 2ull * dim + 8ull * lm_head_rpw(vocab, 0) + 2 * 64 * real_bytes() + 4;
+  return need <= ctx_.info().max_shared_memory;
+}
+
+void Kernels::build_head_q8(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& table_chunk,
+                            const BufferRange& q8_chunk, const BufferRange& consts_chunk, uint32_t rows, uint32_t dim) {
+  require(dim % 16 == 0, "build_head_q8: dim " + std::to_string(dim) + " is not a multiple of 16");
+  if (!head_q8_) head_q8_ = std::make_unique<Pipeline>(ctx_, "lm_head_q8", 3, 8, std::vector<uint32_t>{});
+  const BufferRange r[] = {table_chunk, q8_chunk, consts_chunk};
+  const uint32_t push[] = {rows, dim};
+  cs.dispatch(*head_q8_, da.make(*head_q8_, r), push, sizeof push, std::min(rows, 8192u));
+}
+
+const Pipeline& Kernels::lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax, bool bounded) {
   for (const auto& h : lm_head_decode_)
-    if (h.dim == dim && h.rows_per_group == rows_per_group && h.argmax == argmax) return *h.pipe;
-  LmHeadDecode h{dim, rows_per_group, argmax, nullptr};
-  h.pipe = std::make_unique<Pipeline>(
-      ctx_, std::string("lm_head") + (f64_ ? "_f64" : ""), kLmHeadBindings, kLmHeadPush,
-      std::vector<uint32_t>{lm_wg_, tpr_, 1, dim, rows_per_group, kLmHeadRowsInFlight, argmax ? 1u : 0u});
+    if (h.dim == dim && h.rows_per_group == rows_per_group && h.argmax == argmax && h.bounded == bounded)
+      return *h.pipe;
+  LmHeadDecode h{dim, rows_per_group, argmax, bounded, nullptr};
+  // The bounded pass's int8 dot products use the packed instruction where the tuned kernels do.
+  const std::string stem = std::string("lm_head") + (bounded && dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
+  h.pipe = std::make_unique<Pipeline>(ctx_, stem, kLmHeadBindings, kLmHeadPush,
+                                      std::vector<uint32_t>{lm_wg_, tpr_, 1, dim, rows_per_group, kLmHeadRowsInFlight,
+                                                            argmax ? 1u : 0u, bounded ? 1u : 0u});
   lm_head_decode_.push_back(std::move(h));
   return *lm_head_decode_.back().pipe;
 }
@@ -265,6 +292,7 @@ void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab) {
   // Decode with logits (and the GPU sampler's steps), and device-side greedy steps.
   lm_head_decode(dim, lm_head_rpw(vocab, 0), false);
   lm_head_decode(dim, lm_head_rpw(vocab, 0), true);
+  if (lm_head_bounds(dim, vocab)) lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
 }
 
 const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {

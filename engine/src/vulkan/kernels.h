@@ -56,6 +56,13 @@ struct HeadArgmax {
   uint32_t group0 = 0, groups = 0;
 };
 
+// The greedy head's exact argmax from an int8 copy of its table (shaders/lm_head.glsl BOUNDED): the
+// chunk's int8 rows and their per-row constants, as Kernels::build_head_q8 writes them. Only the rows
+// that could hold the maximum are read in F16; only their logits are written.
+struct HeadBound {
+  BufferRange q8, consts;
+};
+
 class Kernels {
  public:
   // f64: activations (and their buffers) in double (the *_f64 shaders; needs shaderFloat64), else float.
@@ -117,8 +124,18 @@ class Kernels {
   void lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                       const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                       const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
-                      uint32_t rows_per_group = 0, const HeadArgmax* argmax = nullptr);
+                      uint32_t rows_per_group = 0, const HeadArgmax* argmax = nullptr,
+                      const HeadBound* bound = nullptr);
   bool lm_head_norms(uint32_t dim) const;
+  // Whether the greedy head can run BOUNDED for this shape (hidden size a multiple of 16, the int8
+  // planes and per-row bounds fit shared memory beside the staged x).
+  bool lm_head_bounds(uint32_t dim, uint32_t vocab) const;
+  // The int8 copy of an F16 table chunk (shaders/lm_head_q8.comp), once at load: q8_chunk holds
+  // head_q8_bytes(rows, dim) bytes, consts_chunk head_q8_consts_bytes(rows).
+  void build_head_q8(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& table_chunk,
+                     const BufferRange& q8_chunk, const BufferRange& consts_chunk, uint32_t rows, uint32_t dim);
+  static uint64_t head_q8_bytes(uint32_t rows, uint32_t dim) { return uint64_t{rows} * dim; }
+  static uint64_t head_q8_consts_bytes(uint32_t rows) { return uint64_t{rows} * 16; }
   // Workgroups of lm_head_normed's dispatch for a chunk of `rows` (rows_per_group as there).
   uint32_t lm_head_groups(uint32_t rows, uint32_t vocab, uint32_t rows_per_group = 0) const;
   // Rows per workgroup of the one-token LM head for a vocabulary: the workgroup size, or where the
@@ -163,13 +180,14 @@ class Kernels {
   std::unique_ptr<Pipeline> lm_head_[2];
   // The one-token LM head with x staged in shared memory, per hidden size, rows per workgroup and
   // whether it ends a greedy step (made on first use).
+  std::unique_ptr<Pipeline> head_q8_;
   struct LmHeadDecode {
     uint32_t dim = 0, rows_per_group = 0;
-    bool argmax = false;
+    bool argmax = false, bounded = false;
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<LmHeadDecode> lm_head_decode_;
-  const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax);
+  const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax, bool bounded = false);
   uint32_t lm_head_rpw(uint32_t vocab, uint32_t rows_per_group) const;  // rows_per_group, 0: the device's
   // Block attention for a tile of tokens and the `group` query heads of a KV head per workgroup
   // (shaders/attention_block), per group size (made on first use), with the tile's token count; null

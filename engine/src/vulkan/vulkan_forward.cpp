@@ -111,6 +111,9 @@ struct VulkanForward::Impl {
   std::vector<uint32_t> group_of;  // per layer
   std::vector<vk::RowChunk> embd_chunks;
   std::vector<Buffer> embd_bufs;
+  // The greedy head's int8 copy of each chunk and its per-row bounds (Kernels::HeadBound); empty where
+  // the head runs every row in F16.
+  std::vector<Buffer> head_q8, head_qc;
   Buffer output_norm, rope;
   // Activations for a block of `block` tokens.
   Buffer x, xq, xs, q, k, v, o, a, hn, logits, attn_scratch;
@@ -452,8 +455,9 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     for (size_t c = 0; c < embd_chunks.size(); ++c) {
       const vk::RowChunk& ch = embd_chunks[c];
       if (normed) {
+        const vk::HeadBound bound = head_q8.empty() ? vk::HeadBound{} : vk::HeadBound{R(head_q8[c]), R(head_qc[c])};
         kn.lm_head_normed(cs, d, P, R(embd_bufs[c]), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, 0,
-                          fold ? &argmax : nullptr);
+                          fold ? &argmax : nullptr, fold && !head_q8.empty() ? &bound : nullptr);
         argmax.group0 += kn.lm_head_groups(ch.rows, cfg.vocab);
       } else {
         kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
@@ -570,9 +574,18 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                       "use a shorter context or a smaller block");
   total += act + scratch_bytes;
   if (m.persistent) total += m.persistent->act_bytes() + m.persistent->partial_bytes();
-  m.device_bytes = total;
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
                                  std::to_string(m.context));
+  // The bounded greedy head's int8 table, where it fits beside everything else (else the F16 head).
+  bool bounded = options.tuned_kernels && options.bounded_greedy_head && m.kernels->lm_head_bounds(cfg.dim, cfg.vocab);
+  const uint64_t q8_bytes = uint64_t{cfg.vocab} * cfg.dim + uint64_t{cfg.vocab} * 16;
+  if (bounded) try {
+      m.ctx->check_memory(total + q8_bytes, "the bounded LM head");
+      total += q8_bytes;
+    } catch (const VulkanError&) {
+      bounded = false;
+    }
+  m.device_bytes = total;
 
   // The GPU sampler's kernel compiles on its own thread during the upload.
   try {
@@ -581,6 +594,19 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.sampler.reset();
   }
   m.upload(model);
+  if (bounded) {
+    vk::CommandSequence cs(*m.ctx);
+    cs.begin();
+    for (size_t c = 0; c < m.embd_chunks.size(); ++c) {
+      const uint32_t rows = m.embd_chunks[c].rows;
+      m.head_q8.emplace_back(*m.ctx, vk::Kernels::head_q8_bytes(rows, cfg.dim), MemoryUse::Device);
+      m.head_qc.emplace_back(*m.ctx, vk::Kernels::head_q8_consts_bytes(rows), MemoryUse::Device);
+      m.kernels->build_head_q8(cs, *m.da, BufferRange{&m.embd_bufs[c], 0, 0}, BufferRange{&m.head_q8[c], 0, 0},
+                               BufferRange{&m.head_qc[c], 0, 0}, rows, cfg.dim);
+    }
+    cs.end();
+    cs.run();
+  }
   m.x = Buffer(*m.ctx, B * cfg.dim * rb, MemoryUse::Device);
   m.xq = Buffer(*m.ctx, B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}), MemoryUse::Device);
   m.xs = Buffer(*m.ctx, B * rb, MemoryUse::Device);
@@ -629,8 +655,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                             std::max(m.kernels->greedy_scratch_bytes(cfg.vocab),
                                      vk::Kernels::head_argmax_scratch_bytes(m.head_groups)),
                             MemoryUse::Device);
-  const uint32_t zero = 0;
-  m.greedy_scratch.upload(&zero, 4);
+  const uint32_t zero[2] = {0, 0};
+  m.greedy_scratch.upload(zero, 8);  // the arrival count and the bounded head's threshold
   // Device-side sampling, where the device runs the sampler (else sessions sample on the host). Its
   // kernel has compiled during the upload; one the driver could not compile is found here.
   if (m.sampler) try {
@@ -966,6 +992,8 @@ bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
 void VulkanForward::debug_fail_persistent_decode() {
   if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
 }
+bool VulkanForward::bounded_greedy_head() const { return !impl_->head_q8.empty(); }
+
 uint32_t VulkanForward::persistent_groups() {
   impl_->adopt_persistent(true);
   return impl_->persistent_live ? impl_->persistent->layout().groups : 0;

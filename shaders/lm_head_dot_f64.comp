@@ -1,0 +1,7 @@
+#version 450
+// Tied F16 LM head with the packed int8 dot product for its BOUNDED pass (fp64 activations); the body
+// is lm_head.glsl.
+#extension GL_GOOGLE_include_directive : require
+#define TRIT_DOT 1
+#define TRIT_F64 1
+#include "lm_head.glsl"
