@@ -32,7 +32,7 @@ std::vector<int32_t> parse_depths(const std::string& s) {
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed"}, {"--json", "--profile", "--baseline-kernels", "--no-persistent"});
+  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed"}, {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head"});
   const std::string& path = a.single_positional("MODEL");
   trit::bench::BenchOptions o;
   o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
@@ -48,6 +48,7 @@ int run_bench(const std::vector<std::string>& argv) {
   o.profile = a.has("--profile");
   o.tuned_kernels = !a.has("--baseline-kernels");
   o.persistent = !a.has("--no-persistent");
+  o.bounded_head = !a.has("--f16-head");
 
   auto model = trit::Model::open(path);
   const auto report = trit::bench::run_bench(model, o);
@@ -58,7 +59,7 @@ int run_bench(const std::vector<std::string>& argv) {
 
 const trit::cli::Registration reg{{"bench",
                                    "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
-                                   "[--device N] [--kv f16|f32] [--profile] [--baseline-kernels] [--no-persistent] [--json]",
+                                   "[--device N] [--kv f16|f32] [--profile] [--baseline-kernels] [--no-persistent] [--f16-head] [--json]",
                                    "prompt processing and generation speed (median of runs after a warm-up) with the "
                                    "roofline ratio",
                                    run_bench}};

@@ -13,3 +13,12 @@ add_test(NAME cli_bench_rejects_depth_past_context
          COMMAND trit-cli bench ${_golden_a} --backend cpu -p 8 -n 8 --depths 100000 --reps 1)
 set_tests_properties(cli_bench_rejects_depth_past_context PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   PASS_REGULAR_EXPRESSION "needs a context of 100008 tokens but the model's is")
+# The greedy head's kind is reported, and --f16-head (the A/B switch) turns the bounded one off.
+add_test(NAME cli_bench_reports_the_greedy_head
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1)
+set_tests_properties(cli_bench_reports_the_greedy_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "greedy head: int8 table with bounds, F16 for the rows that may win")
+add_test(NAME cli_bench_f16_head
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --f16-head)
+set_tests_properties(cli_bench_f16_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "greedy head: F16, every row")

@@ -59,13 +59,16 @@ double resident_mb() {
 double ternary_bytes(const TernaryMatrix& m) { return static_cast<double>(m.rows) * m.cols / 4.0; }
 }  // namespace
 
-double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, KvPrecision kv) {
+// int8_head: the greedy head reads the int8 copy of the table and its per-row bounds (the few rows it
+// then reads in F16 are not counted, so the figure is a floor).
+double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, KvPrecision kv, bool int8_head) {
   double bytes = 0;
   for (const auto& l : w.layers) {
     for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) bytes += ternary_bytes(*m);
     bytes += 4.0 * static_cast<double>(l.attn_norm.size() + l.attn_sub_norm.size() + l.ffn_norm.size() + l.ffn_sub_norm.size());
   }
-  bytes += 2.0 * c.vocab * c.dim;  // the tied F16 LM head (the embedding row itself is negligible)
+  // The tied F16 LM head (the embedding row itself is negligible), or its int8 copy.
+  bytes += int8_head ? 1.0 * c.vocab * c.dim + 16.0 * c.vocab : 2.0 * c.vocab * c.dim;
   bytes += 4.0 * c.dim;            // output norm
   const double kv_elem = kv == KvPrecision::F16 ? 2.0 : 4.0;
   bytes += static_cast<double>(c.layers) * 2.0 * c.kv_heads * c.head_dim * kv_elem * pos;
@@ -91,9 +94,9 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   const auto t_load = Clock::now();
   std::unique_ptr<Forward> fwd;
   VulkanForward* vf = nullptr;  // set in profile mode
-  if (o.profile || !o.tuned_kernels || !o.persistent) {
+  if (o.profile || !o.tuned_kernels || !o.persistent || !o.bounded_head) {
     if (o.backend != "vulkan")
-      throw std::invalid_argument("--profile, --baseline-kernels and --no-persistent need the vulkan backend");
+      throw std::invalid_argument("--profile, --baseline-kernels, --no-persistent and --f16-head need the vulkan backend");
     VulkanForwardOptions vo;
     vo.kv = o.kv;
     vo.context = need;
@@ -101,6 +104,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     vo.profile = o.profile;
     vo.tuned_kernels = o.tuned_kernels;
     vo.persistent_groups = o.persistent ? 0 : -1;
+    vo.bounded_greedy_head = o.bounded_head;
     auto p = std::make_unique<VulkanForward>(*model, vo);
     if (o.profile) vf = p.get();
     fwd = std::move(p);
@@ -113,6 +117,8 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     rep.decode_kernels = v->persistent_groups() ? "persistent (" + std::to_string(v->persistent_groups()) + " workgroups)"
                          : v->fused_decode()    ? "fused"
                                                 : "unfused";
+  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
+    rep.greedy_head = v->bounded_greedy_head() ? "int8 table with bounds, F16 for the rows that may win" : "F16, every row";
   if (o.backend == "vulkan") {
     rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
     rep.dispatch = measure_dispatch_latency(o.device);
@@ -165,7 +171,8 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       }
       f.median_ms = median(f.ms);
       f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
-      f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv);
+      f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv,
+                                       device_greedy && device_greedy->bounded_greedy_head());
       if (rep.copy_bandwidth_gbs > 0) f.roofline = f.bytes_per_token * f.tokens_per_s / (rep.copy_bandwidth_gbs * 1e9);
       f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
       rep.figures.push_back(f);
@@ -180,6 +187,7 @@ std::string to_json(const BenchReport& r) {
   j["backend"] = r.backend;
   j["load_ms"] = r.load_ms;
   if (!r.decode_kernels.empty()) j["decode_kernels"] = r.decode_kernels;
+  if (!r.greedy_head.empty()) j["greedy_head"] = r.greedy_head;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
@@ -209,6 +217,7 @@ std::string to_table(const BenchReport& r) {
                 r.model.c_str(), r.backend.c_str(), r.load_ms, r.resident_mb, r.copy_bandwidth_gbs);
   out += line;
   if (!r.decode_kernels.empty()) out += "decode kernels: " + r.decode_kernels + "\n";
+  if (!r.greedy_head.empty()) out += "greedy head: " + r.greedy_head + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(line, sizeof line,
                   "dependent kernel step: %.2f us (1 workgroup, parameters in device memory), %.2f us (in host memory), "

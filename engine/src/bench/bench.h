@@ -24,6 +24,7 @@ struct BenchOptions {
   bool profile = false;                 // Vulkan only: GPU time per kernel kind (timestamp queries)
   bool tuned_kernels = true;            // Vulkan only: false runs the portable baseline kernels
   bool persistent = true;               // Vulkan only: false keeps decode off the persistent kernel (A/B)
+  bool bounded_head = true;             // Vulkan only: false runs the greedy head over every row in F16 (A/B)
 };
 
 // GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).
@@ -61,12 +62,15 @@ struct BenchReport {
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
   DispatchLatency dispatch;           // Vulkan only (0: not measured)
   std::string decode_kernels;         // Vulkan only: "persistent (132 workgroups)", "fused" or "unfused"
+  std::string greedy_head;            // Vulkan only: how decode's greedy steps take the argmax
   std::vector<Figure> figures;
 };
 
-// Bytes a decode step at position `pos` must read: every ternary weight byte, the F16 LM head, the KV
-// cache up to pos (both K and V, all layers) and the norms.
-double decode_bytes(const ModelConfig& config, const ModelWeights& weights, int32_t pos, KvPrecision kv);
+// Bytes a decode step at position `pos` must read: every ternary weight byte, the F16 LM head (int8_head:
+// its int8 copy and per-row bounds, as the bounded greedy head reads them), the KV cache up to pos (both
+// K and V, all layers) and the norms.
+double decode_bytes(const ModelConfig& config, const ModelWeights& weights, int32_t pos, KvPrecision kv,
+                    bool int8_head = false);
 
 // Read+write bandwidth of a large device-local buffer copy on the chosen Vulkan device, in GB/s.
 double measure_copy_bandwidth(int device);
