@@ -191,6 +191,20 @@ void exact_rows(uint rows[RIF], uint n, out real total[RIF]) {
   for (uint k = 0; k < RIF; ++k) total[k] = subgroupAdd(acc[k]);
 }
 
+// Writes a row's logit (its exact sum times 1 / rms) and, ARGMAX, keeps the best (key, row) of the rows
+// this invocation wrote (rows come in ascending order, so a tie keeps the first).
+void write_logit(uint row, real total, real inv, inout uint bk, inout uint bi) {
+  const float logit = float(total * inv);
+  logits[pc.row0 + row] = logit;
+  if (ARGMAX) {
+    const uint key = order_key(logit);
+    if (bi == NONE || key > bk) {
+      bk = key;
+      bi = pc.row0 + row;
+    }
+  }
+}
+
 void decode_rows() {
   const uint xb = (params.n_tokens - 1) * (XDIM / 4);
   real am_unused, hh_unused;
@@ -205,19 +219,8 @@ void decode_rows() {
     for (uint k = 0; k < RIF; ++k) rows[k] = row + k;
     real total[RIF];
     exact_rows(rows, min(RIF, pc.rows - row), total);
-    for (uint k = 0; k < RIF; ++k) {
-      if (subgroupElect() && row + k < pc.rows) {
-        const float logit = float(total[k] * inv);
-        logits[pc.row0 + row + k] = logit;
-        if (ARGMAX) {
-          const uint key = order_key(logit);
-          if (bi == NONE || key > bk) {
-            bk = key;
-            bi = pc.row0 + row + k;
-          }
-        }
-      }
-    }
+    for (uint k = 0; k < RIF; ++k)
+      if (subgroupElect() && row + k < pc.rows) write_logit(row + k, total[k], inv, bk, bi);
   }
   if (ARGMAX) publish_best(bk, bi);
 }
@@ -239,15 +242,7 @@ void exact_candidates(uint cand[RIF], uint n, real inv, inout uint bk, inout uin
   real total[RIF];
   exact_rows(cand, n, total);
   if (subgroupElect())
-    for (uint q = 0; q < n; ++q) {
-      const float logit = float(total[q] * inv);
-      logits[pc.row0 + cand[q]] = logit;
-      const uint key = order_key(logit);
-      if (bi == NONE || key > bk) {
-        bk = key;
-        bi = pc.row0 + cand[q];
-      }
-    }
+    for (uint q = 0; q < n; ++q) write_logit(cand[q], total[q], inv, bk, bi);
 }
 
 // BOUNDED (with ARGMAX): see the file comment.

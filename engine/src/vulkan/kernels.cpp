@@ -243,8 +243,12 @@ uint32_t Kernels::lm_head_groups(uint32_t rows, uint32_t vocab, uint32_t rows_pe
 // False where x does not fit shared memory beside the reduction arrays and the argmax's per-subgroup
 // bests (then the generic kernel runs).
 bool Kernels::lm_head_norms(uint32_t dim) const {
-  const uint64_t need = uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64 * real_bytes() + 64 * (4 + 4) + 64;
-  return staged_lm_head_ && dim % 8 == 0 && need <= ctx_.info().max_shared_memory;
+  return staged_lm_head_ && dim % 8 == 0 && lm_head_shared_bytes(dim) <= ctx_.info().max_shared_memory;
+}
+
+// The staged head's shared memory: x, the reduction arrays and the argmax's per-subgroup bests.
+uint64_t Kernels::lm_head_shared_bytes(uint32_t dim) const {
+  return uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64 * real_bytes() + 64 * (4 + 4) + 64;
 }
 
 // The table streams at the copy rate only while every multiprocessor has its share: 251 workgroups of
@@ -258,8 +262,9 @@ uint32_t Kernels::lm_head_rows_per_group(uint32_t vocab, uint32_t sm_count, uint
 
 bool Kernels::lm_head_bounds(uint32_t dim, uint32_t vocab) const {
   if (!lm_head_norms(dim) || dim % 16 != 0) return false;
-  const uint64_t plain = uint64_t{dim} * real_bytes() + 64 * (8 + 4) + 64 * real_bytes() + 64 * (4 + 4) + 64;
-  const uint64_t need = plain + 2ull * dim + 8ull * lm_head_rpw(vocab, 0) + 2 * 64 * real_bytes() + 4;
+  // Beside the staged head's: h's two int8 planes, (a_i, B_i) per row, two reduction arrays, the threshold.
+  const uint64_t need =
+      lm_head_shared_bytes(dim) + 2ull * dim + 8ull * lm_head_rpw(vocab, 0) + 2 * 64 * real_bytes() + 4;
   return need <= ctx_.info().max_shared_memory;
 }
 
@@ -286,13 +291,13 @@ const Pipeline& Kernels::lm_head_decode(uint32_t dim, uint32_t rows_per_group, b
   return *lm_head_decode_.back().pipe;
 }
 
-void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab) {
+void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab, bool bounded_head) {
   attention_block(group);
   if (!lm_head_norms(dim)) return;
   // Decode with logits (and the GPU sampler's steps), and device-side greedy steps.
   lm_head_decode(dim, lm_head_rpw(vocab, 0), false);
   lm_head_decode(dim, lm_head_rpw(vocab, 0), true);
-  if (lm_head_bounds(dim, vocab)) lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
+  if (bounded_head && lm_head_bounds(dim, vocab)) lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
 }
 
 const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {

@@ -72,8 +72,9 @@ class Kernels {
 
   // Starts compiling the kernels that are made on first use, for a model with query heads per KV head
   // `group`, hidden size `dim` and vocabulary `vocab`, so they compile beside the others (each Pipeline
-  // compiles on its own thread) instead of one after another when a recording first needs them.
-  void prepare(uint32_t group, uint32_t dim, uint32_t vocab);
+  // compiles on its own thread) instead of one after another when a recording first needs them;
+  // bounded_head: also the bounded greedy head, where the caller may use it.
+  void prepare(uint32_t group, uint32_t dim, uint32_t vocab, bool bounded_head);
 
   // x[t] = table[tok[t]] (F16 -> F32) for the tokens whose id is in [row0, row0 + rows) of this chunk.
   void embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
@@ -189,6 +190,7 @@ class Kernels {
   std::vector<LmHeadDecode> lm_head_decode_;
   const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax, bool bounded = false);
   uint32_t lm_head_rpw(uint32_t vocab, uint32_t rows_per_group) const;  // rows_per_group, 0: the device's
+  uint64_t lm_head_shared_bytes(uint32_t dim) const;
   // Block attention for a tile of tokens and the `group` query heads of a KV head per workgroup
   // (shaders/attention_block), per group size (made on first use), with the tile's token count; null
   // where the device cannot run it (then attention.glsl runs token by token).

@@ -504,7 +504,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                                         : vk::DotProduct::Auto,
                                             options.tuned_kernels);
   const uint64_t rb = m.kernels->real_bytes();
-  if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab);
+  if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_greedy_head);
   if (options.tuned_kernels) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
@@ -578,7 +578,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                  std::to_string(m.context));
   // The bounded greedy head's int8 table, where it fits beside everything else (else the F16 head).
   bool bounded = options.tuned_kernels && options.bounded_greedy_head && m.kernels->lm_head_bounds(cfg.dim, cfg.vocab);
-  const uint64_t q8_bytes = uint64_t{cfg.vocab} * cfg.dim + uint64_t{cfg.vocab} * 16;
+  const uint64_t q8_bytes = vk::Kernels::head_q8_bytes(cfg.vocab, cfg.dim) + vk::Kernels::head_q8_consts_bytes(cfg.vocab);
   if (bounded) try {
       m.ctx->check_memory(total + q8_bytes, "the bounded LM head");
       total += q8_bytes;
