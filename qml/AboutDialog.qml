@@ -2,7 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// About Trit: version, Qt version, the Vulkan devices the engine sees (or why there is none) and the
+// About Trit: version, Qt version, the engine's precision, the Vulkan devices the engine sees (or why there is none) and the
 // licences (Trit's, the BitNet b1.58 model's, third-party notices). The data comes from the C++
 // AboutInfo (app/src/about/about_info.h), exposed by main() as the context property "tritAbout";
 // without it (a bare QML load) the dialog still opens and says what is missing.
@@ -40,6 +40,11 @@ Dialog {
         Label {
             objectName: "aboutQtVersion"
             text: dialog.about ? qsTr("Qt %1").arg(dialog.about.qtVersion) : ""
+            visible: text.length > 0
+        }
+        Label {
+            objectName: "aboutPrecision"
+            text: dialog.about ? qsTr("Precision: %1 activations").arg(dialog.about.precision) : ""
             visible: text.length > 0
         }
 

@@ -14,13 +14,19 @@ Args::Args(const std::vector<std::string>& args, std::set<std::string> valued, s
     const std::string& a = args[i];
     // "-5" is a value, not an option.
     if (a.size() > 1 && a[0] == '-' && std::isdigit(static_cast<unsigned char>(a[1])) == 0) {
-      if (valued.count(a)) {
+      const size_t eq = a.find('=');
+      if (a.starts_with("--") && eq != std::string::npos) {
+        const std::string flag = a.substr(0, eq);
+        if (!valued.count(flag))
+          throw std::invalid_argument(switches.count(flag) ? flag + " takes no value" : "unknown option '" + flag + "'");
+        values_[flag].push_back(a.substr(eq + 1));
+      } else if (valued.count(a)) {
         if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
         values_[a].push_back(args[++i]);
       } else if (switches.count(a)) {
         switches_seen_.insert(a);
       } else {
-        throw std::invalid_argument("unknown option " + a);
+        throw std::invalid_argument("unknown option '" + a + "'");
       }
     } else {
       positional_.push_back(a);
@@ -70,6 +76,12 @@ double Args::get_double(const std::string& flag, double fallback) const {
   }
   if (s.empty() || used != s.size() || !std::isfinite(v)) throw std::invalid_argument(flag + ": '" + s + "' is not a number");
   return v;
+}
+
+KvPrecision kv_precision(const std::string& value) {
+  if (value == "f16") return KvPrecision::F16;
+  if (value == "f32") return KvPrecision::F32;
+  throw std::invalid_argument("--kv: '" + value + "' is not f16 or f32");
 }
 
 }  // namespace trit::cli

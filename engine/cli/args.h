@@ -6,11 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "trit/forward.h"
+
 namespace trit::cli {
 
 class Args {
  public:
-  // `valued`: options that take a value (repeatable); `switches`: options without one.
+  // `valued`: options that take a value (repeatable), as `--opt value` or `--opt=value`; `switches`:
+  // options without one.
   Args(const std::vector<std::string>& args, std::set<std::string> valued, std::set<std::string> switches);
 
   const std::vector<std::string>& positional() const { return positional_; }
@@ -28,5 +31,8 @@ class Args {
   std::map<std::string, std::vector<std::string>> values_;
   std::set<std::string> switches_seen_;
 };
+
+// --kv: "f16" or "f32"; throws std::invalid_argument naming the flag.
+KvPrecision kv_precision(const std::string& value);
 
 }  // namespace trit::cli

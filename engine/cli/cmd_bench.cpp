@@ -1,5 +1,7 @@
 // trit-cli bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan] [--profile] [--json]
 // --profile: GPU time per token by kernel kind (timestamp queries recorded only in this mode).
+// --precision f64: the double-precision verification build; --generic: only vendor-neutral features (the
+// path AMD and Intel GPUs get), for comparisons on an NVIDIA GPU.
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -32,7 +34,8 @@ std::vector<int32_t> parse_depths(const std::string& s) {
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed"}, {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head"});
+  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed", "--precision"},
+                    {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head", "--generic"});
   const std::string& path = a.single_positional("MODEL");
   trit::bench::BenchOptions o;
   o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
@@ -42,9 +45,9 @@ int run_bench(const std::vector<std::string>& argv) {
   o.backend = a.get("--backend", o.backend);
   o.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
   o.seed = static_cast<uint64_t>(a.get_int("--seed", 1, 0, INT64_MAX));
-  const std::string kv = a.get("--kv", "f16");
-  if (kv != "f16" && kv != "f32") throw std::invalid_argument("--kv: '" + kv + "' is not f16 or f32");
-  o.kv = kv == "f16" ? trit::KvPrecision::F16 : trit::KvPrecision::F32;
+  o.kv = trit::cli::kv_precision(a.get("--kv", "f16"));
+  o.precision = trit::parse_precision(a.get("--precision", "fp32"));
+  o.vendor_neutral = a.has("--generic");
   o.profile = a.has("--profile");
   o.tuned_kernels = !a.has("--baseline-kernels");
   o.persistent = !a.has("--no-persistent");
@@ -59,7 +62,8 @@ int run_bench(const std::vector<std::string>& argv) {
 
 const trit::cli::Registration reg{{"bench",
                                    "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
-                                   "[--device N] [--kv f16|f32] [--profile] [--baseline-kernels] [--no-persistent] [--f16-head] [--json]",
+                                   "[--device N] [--kv f16|f32] [--precision fp32|f64] [--generic] [--profile] [--baseline-kernels] "
+                                   "[--no-persistent] [--f16-head] [--json]",
                                    "prompt processing and generation speed (median of runs after a warm-up) with the "
                                    "roofline ratio",
                                    run_bench}};

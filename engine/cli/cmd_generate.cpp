@@ -28,18 +28,12 @@ trit::SamplingParams sampling_from(const trit::cli::Args& a) {
   return p;
 }
 
-trit::KvPrecision kv_from(const std::string& s) {
-  if (s == "f16") return trit::KvPrecision::F16;
-  if (s == "f32") return trit::KvPrecision::F32;
-  throw std::invalid_argument("--kv: '" + s + "' is not f16 or f32");
-}
-
 int run_generate(const std::vector<std::string>& argv) {
   trit::cli::Args a(argv,
                     {"--prompt", "--chat", "--system", "--backend", "--device", "--ctx", "--kv", "--max-tokens",
                      "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n", "--seed",
-                     "--stop"},
-                    {"--stdin", "--quiet-stats"});
+                     "--stop", "--precision"},
+                    {"--stdin", "--quiet-stats", "--generic"});
   const std::string& path = a.single_positional("MODEL");
   const int modes = a.has("--prompt") + a.has("--chat") + a.has("--stdin");
   if (modes != 1) throw std::invalid_argument("give exactly one of --prompt TEXT, --chat TEXT or --stdin");
@@ -49,7 +43,9 @@ int run_generate(const std::vector<std::string>& argv) {
   so.backend = a.get("--backend", "vulkan");
   so.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
   so.context = static_cast<int32_t>(a.get_int("--ctx", 0, 0, 1 << 24));
-  so.kv = kv_from(a.get("--kv", "f16"));
+  so.kv = trit::cli::kv_precision(a.get("--kv", "f16"));
+  so.precision = trit::parse_precision(a.get("--precision", "fp32"));
+  so.vendor_neutral = a.has("--generic");
   auto session = trit::Session::create(model, so);
   const trit::Tokenizer& tok = session->tokenizer();
 
@@ -91,7 +87,8 @@ int run_generate(const std::vector<std::string>& argv) {
 
 const trit::cli::Registration reg{{"generate",
                                    "generate MODEL (--prompt T | --chat T [--system S] | --stdin) [--backend cpu|vulkan] "
-                                   "[--temp --top-k --top-p --min-p --repeat-penalty --seed --max-tokens --stop S --ctx --kv]",
+                                   "[--temp --top-k --top-p --min-p --repeat-penalty --seed --max-tokens --stop S --ctx --kv] "
+                                   "[--precision fp32|f64] [--generic]",
                                    "generate text, streaming it, and print the statistics", run_generate}};
 
 }  // namespace

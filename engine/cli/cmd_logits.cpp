@@ -1,4 +1,5 @@
-// trit-cli logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--kv f16|f32] [--threads N] [--device N]
+// trit-cli logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--precision fp32|f64] [--kv f16|f32]
+// [--threads N] [--device N]
 // Teacher-forced: evaluates the tokens as one block from position 0 and writes every position's logits
 // as little-endian float32 rows of `vocab` values (the layout of shared/golden), so any backend can be
 // diffed against the golden files or against another backend.
@@ -15,6 +16,7 @@
 #include <system_error>
 #include <vector>
 
+#include "args.h"
 #include "command.h"
 #include "trit/backend.h"
 #include "trit/model.h"
@@ -38,14 +40,6 @@ std::vector<int32_t> parse_tokens(const std::string& s) {
   return out;
 }
 
-unsigned parse_unsigned(const std::string& flag, const std::string& s) {
-  unsigned v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-    throw std::invalid_argument(flag + ": '" + s + "' is not a non-negative integer");
-  return v;
-}
-
 void write_le_f32(const std::string& path, const std::vector<float>& values) {
   std::vector<unsigned char> bytes(values.size() * 4);
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -60,47 +54,19 @@ void write_le_f32(const std::string& path, const std::vector<float>& values) {
   if (!out) throw std::runtime_error("writing '" + path + "' failed: " + std::strerror(errno));
 }
 
-int run_logits(const std::vector<std::string>& args) {
-  std::string model_path, tokens_arg, out_path, backend = "cpu", kv = "f16";
-  bool have_tokens = false;
-  unsigned threads = 0;
-  int device = -1;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--tokens") {
-      tokens_arg = value();
-      have_tokens = true;
-    } else if (a == "--out") {
-      out_path = value();
-    } else if (a == "--backend") {
-      backend = value();
-    } else if (a == "--kv") {
-      kv = value();
-    } else if (a == "--threads") {
-      threads = parse_unsigned(a, value());
-    } else if (a == "--device") {
-      device = static_cast<int>(parse_unsigned(a, value()));
-    } else if (a.starts_with("--")) {
-      throw std::invalid_argument("unknown option '" + a + "'");
-    } else if (model_path.empty()) {
-      model_path = a;
-    } else {
-      throw std::invalid_argument("unexpected argument '" + a + "' (the model is '" + model_path + "')");
-    }
-  }
-  if (model_path.empty()) throw std::invalid_argument("no MODEL given");
-  if (!have_tokens) throw std::invalid_argument("--tokens is required (comma-separated token ids)");
+int run_logits(const std::vector<std::string>& argv) {
+  trit::cli::Args a(argv, {"--tokens", "--out", "--backend", "--kv", "--threads", "--device", "--precision"}, {});
+  const std::string& model_path = a.single_positional("MODEL");
+  if (!a.has("--tokens")) throw std::invalid_argument("--tokens is required (comma-separated token ids)");
+  const std::string out_path = a.get("--out", "");
   if (out_path.empty()) throw std::invalid_argument("--out is required (the file to write the logits to)");
+  const std::string backend = a.get("--backend", "cpu"), kv = a.get("--kv", "f16");
   trit::ForwardOptions opts;
-  if (kv == "f16") opts.kv = trit::KvPrecision::F16;
-  else if (kv == "f32") opts.kv = trit::KvPrecision::F32;
-  else throw std::invalid_argument("--kv: '" + kv + "' is not f16 or f32");
-  opts.threads = threads;
-  opts.device = device;
+  opts.kv = trit::cli::kv_precision(kv);
+  opts.threads = static_cast<unsigned>(a.get_int("--threads", 0, 0, 4096));
+  opts.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
+  opts.precision = trit::parse_precision(a.get("--precision", "fp32"));
+  const std::string tokens_arg = a.get("--tokens", "");
   const std::vector<int32_t> tokens = parse_tokens(tokens_arg);
 
   std::shared_ptr<const trit::Model> model = trit::Model::open(model_path);
@@ -118,13 +84,14 @@ int run_logits(const std::vector<std::string>& args) {
   std::vector<float> logits(tokens.size() * vocab);
   forward->eval(tokens, 0, logits, /*all_logits=*/true);
   write_le_f32(out_path, logits);
-  std::fprintf(stderr, "wrote %zu x %u logits (%s backend, %s KV cache) to %s\n", tokens.size(), vocab, backend.c_str(),
-               kv.c_str(), out_path.c_str());
+  std::fprintf(stderr, "wrote %zu x %u logits (%s backend, %s activations, %s KV cache) to %s\n", tokens.size(), vocab,
+               backend.c_str(), trit::to_string(opts.precision), kv.c_str(), out_path.c_str());
   return 0;
 }
 
 const trit::cli::Registration reg{{"logits",
-                                   "logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--kv f16|f32] [--threads N] [--device N]",
+                                   "logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--precision fp32|f64] [--kv f16|f32] "
+                                   "[--threads N] [--device N]",
                                    "write every position's logits (teacher-forced) as float32 rows", run_logits}};
 
 }  // namespace

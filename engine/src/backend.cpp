@@ -8,17 +8,28 @@
 
 namespace trit {
 
+const char* to_string(Precision p) { return p == Precision::F64 ? "f64" : "fp32"; }
+
+Precision parse_precision(const std::string& name) {
+  if (name == "fp32" || name == "f32") return Precision::Fp32;
+  if (name == "f64" || name == "fp64" || name == "double") return Precision::F64;
+  throw std::invalid_argument("unknown precision '" + name + "' (expected fp32, or f64 for the double-precision verification build)");
+}
+
 std::vector<std::string> backend_names() { return {"cpu", "vulkan"}; }
 
 std::unique_ptr<Forward> make_forward(const std::string& backend, std::shared_ptr<const Model> model,
                                       ForwardOptions options) {
-  if (backend == "cpu") return std::make_unique<CpuForward>(std::move(model), options.kv, options.context, options.threads);
+  if (backend == "cpu")
+    return std::make_unique<CpuForward>(std::move(model), options.kv, options.context, options.threads, options.precision);
   if (backend == "vulkan") {
     if (!model) throw std::invalid_argument("make_forward: no model");
     VulkanForwardOptions vo;
     vo.kv = options.kv;
     vo.context = options.context;
     vo.device.index = options.device;
+    vo.precision = options.precision;
+    vo.vendor_neutral = options.vendor_neutral;
     return std::make_unique<VulkanForward>(*model, vo);  // VulkanError (a runtime_error) if it cannot run here
   }
   std::string known;

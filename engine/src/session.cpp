@@ -74,6 +74,8 @@ std::unique_ptr<Session> Session::create(std::shared_ptr<const Model> model, con
   fo.context = options.context;
   fo.kv = options.kv;
   fo.device = options.device;
+  fo.precision = options.precision;
+  fo.vendor_neutral = options.vendor_neutral;
   auto forward = make_forward(options.backend, model, fo);
   // 0: the backend's own block (the Vulkan engine's, 512 tokens where it fits one binding), so a
   // prompt is not cut into smaller submits than the engine takes at once; 128 on the CPU.

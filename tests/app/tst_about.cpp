@@ -26,6 +26,14 @@ class TestAbout : public QObject {
     QVERIFY(about.qtVersion().startsWith(QString::fromLatin1(qVersion())));
   }
 
+  // The chat runs fp32 activations on every device (double is a verification build only); the dialog
+  // and the copied report say so.
+  void showsThePrecisionTheChatRuns() {
+    AboutInfo about;
+    QCOMPARE(about.precision(), QStringLiteral("fp32"));
+    QVERIFY(about.reportText().contains(QStringLiteral("Precision: fp32 activations")));
+  }
+
   void licencesAreTheFilesOfResourcesLicenses() {
     const QString dir = qEnvironmentVariable("TRIT_SOURCE_DIR") + QStringLiteral("/resources/licenses/");
     AboutInfo about;
@@ -119,6 +127,9 @@ class TestAbout : public QObject {
     QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
     QTRY_VERIFY(dialog->property("opened").toBool());
     QVERIFY(about->devicesQueried());
+    auto* precision = dialog->findChild<QObject*>(QStringLiteral("aboutPrecision"));
+    QVERIFY(precision);
+    QCOMPARE(precision->property("text").toString(), QStringLiteral("Precision: fp32 activations"));
   }
 };
 

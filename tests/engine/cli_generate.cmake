@@ -11,7 +11,7 @@ set_tests_properties(cli_generate_chat_with_system_prompt PROPERTIES ENVIRONMENT
 add_test(NAME cli_generate_rejects_unknown_option
          COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt x --temperature 1)
 set_tests_properties(cli_generate_rejects_unknown_option PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
-  PASS_REGULAR_EXPRESSION "unknown option --temperature")
+  PASS_REGULAR_EXPRESSION "unknown option '--temperature'")
 add_test(NAME cli_generate_reports_full_context
          COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt "a long enough prompt" --ctx 8)
 set_tests_properties(cli_generate_reports_full_context PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine

@@ -57,6 +57,21 @@ INSTANTIATE_TEST_SUITE_P(Golden, GoldenForward,
                                          GoldenParam{"golden-b", KvPrecision::F16}, GoldenParam{"golden-b", KvPrecision::F32}),
                          param_name);
 
+// The same reference with fp32 activations (the arithmetic the fp32 GPU build runs): within the fp32
+// contract of the golden README (mean cosine, top-1 agreement), which double meets with room to spare.
+TEST_P(GoldenForward, Fp32MeetsTheFp32Contract) {
+  const auto g = test::load_golden(GetParam().name);
+  auto model = Model::open(g.gguf);
+  CpuForward fwd(model, GetParam().kv, 0, 2, Precision::Fp32);
+  std::vector<float> logits(g.sequence.size() * g.vocab);
+  fwd.eval(g.sequence, 0, logits, /*all_logits=*/true);
+  const auto c = test::compare_logits(logits, g.logits(GetParam().kv), g.vocab, g.margin_floor);
+  std::printf("[ measured ] %s %s fp32: %s\n", g.name.c_str(), GetParam().kv == KvPrecision::F16 ? "f16kv" : "f32kv",
+              c.summary().c_str());
+  EXPECT_GE(c.mean_cosine, test::kFp32MinMeanCosine) << c.summary();
+  EXPECT_GE(c.top1_agreement(), test::kFp32MinTop1Agreement) << c.summary();
+}
+
 // Free-running greedy decoding from the prompt with an F16 cache (the convention the reference's greedy
 // tokens follow) reproduces them up to the first position whose reference margin is below the floor.
 class GoldenGreedy : public testing::TestWithParam<std::string> {};

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -90,9 +91,14 @@ LogitComparison compare_logits(std::span<const float> got, std::span<const float
                              std::to_string(ref.size()) + " reference logits of vocabulary " + std::to_string(vocab));
   LogitComparison c;
   const std::size_t rows = ref.size() / vocab;
+  double cosines = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     const auto g = got.subspan(r * vocab, vocab), e = ref.subspan(r * vocab, vocab);
+    double gg = 0, ee = 0, ge = 0;
     for (std::size_t v = 0; v < vocab; ++v) {
+      gg += double{g[v]} * g[v];
+      ee += double{e[v]} * e[v];
+      ge += double{g[v]} * e[v];
       const double d = std::fabs(double{g[v]} - double{e[v]});
       if (!(d <= c.max_abs_diff)) {  // also catches NaN
         c.max_abs_diff = std::isnan(d) ? INFINITY : d;
@@ -106,13 +112,26 @@ LogitComparison compare_logits(std::span<const float> got, std::span<const float
       const auto top_e = std::max_element(e.begin(), e.end()) - e.begin();
       if (top_g != top_e) c.top1_mismatches.push_back(r);
     }
+    // (A row of zeros, or NaN, counts as cosine 0: it fails the contract.)
+    const double cs = ge / std::sqrt(gg * ee);
+    cosines += std::isfinite(cs) ? cs : 0.0;
   }
+  c.mean_cosine = rows ? cosines / static_cast<double>(rows) : 0.0;
   return c;
+}
+
+double LogitComparison::top1_agreement() const {
+  return top1_checked ? 1.0 - static_cast<double>(top1_mismatches.size()) / static_cast<double>(top1_checked) : 1.0;
+}
+
+bool LogitComparison::meets_fp32_contract() const {
+  return mean_cosine >= kFp32MinMeanCosine && top1_agreement() >= kFp32MinTop1Agreement;
 }
 
 std::string LogitComparison::summary() const {
   std::ostringstream s;
-  s << "max |logit diff| " << max_abs_diff << " (position " << worst_row << ", token " << worst_col << "); top-1 "
+  s << "max |logit diff| " << max_abs_diff << " (position " << worst_row << ", token " << worst_col
+    << "); mean cosine " << std::setprecision(7) << mean_cosine << std::setprecision(6) << "; top-1 "
     << (top1_checked - top1_mismatches.size()) << "/" << top1_checked << " equal where the margin allows";
   if (!top1_mismatches.empty()) {
     s << "; differ at positions";

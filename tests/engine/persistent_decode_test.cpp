@@ -54,7 +54,7 @@ std::string param_name(const testing::TestParamInfo<Param>& info) {
 VulkanForwardOptions persistent_options(KvPrecision kv = KvPrecision::F16, bool f64 = true, bool dot = false) {
   VulkanForwardOptions o;
   o.kv = kv;
-  o.prefer_f64 = f64;
+  o.precision = f64 ? Precision::F64 : Precision::Fp32;
   o.force_dot_product = dot;
   o.persistent_groups = 0;
   return o;
@@ -72,7 +72,7 @@ std::unique_ptr<VulkanForward> open_persistent(const Model& model, VulkanForward
 VulkanForwardOptions fused_options(KvPrecision kv = KvPrecision::F16, bool f64 = true) {
   VulkanForwardOptions o;
   o.kv = kv;
-  o.prefer_f64 = f64;
+  o.precision = f64 ? Precision::F64 : Precision::Fp32;
   o.persistent_groups = -1;
   return o;
 }
@@ -112,19 +112,22 @@ TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
   const float vs_fused = max_abs_diff(got, want);
   std::printf("[ measured ] persistent decode %s (%u workgroups): %s; vs fused kernels max |diff| %.3g\n",
               param_name({p, 0}).c_str(), fwd->persistent_groups(), c.summary().c_str(), vs_fused);
-  EXPECT_LE(c.max_abs_diff, g.max_abs_diff) << c.summary();
-  EXPECT_TRUE(c.top1_mismatches.empty()) << c.summary();
   // Only the order of double operations differs from the fused kernels (the attention split, one
   // reduction for norm and absmax, Newton steps for 1/sqrt): far below any int8 or F16 rounding step.
-  // In float a rounding step may flip, which moves logits by more.
+  // In float a rounding step may flip, which moves logits by more: there the fp32 contract.
   if (p.f64) {
+    EXPECT_LE(c.max_abs_diff, g.max_abs_diff) << c.summary();
+    EXPECT_TRUE(c.top1_mismatches.empty()) << c.summary();
     EXPECT_LE(vs_fused, 1e-4f);
+  } else {
+    EXPECT_TRUE(c.meets_fp32_contract()) << c.summary();
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                          testing::Values(Param{"golden-a", KvPrecision::F16}, Param{"golden-a", KvPrecision::F32},
                                          Param{"golden-a", KvPrecision::F32, false},
+                                         Param{"golden-a", KvPrecision::F16, false},
                                          Param{"golden-a", KvPrecision::F16, true, true}),
                          param_name);
 

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "about/license_texts.h"
+#include "trit/session.h"
 
 #ifndef TRIT_APP_VERSION
 #error "TRIT_APP_VERSION comes from project(VERSION) in the top-level CMakeLists.txt"
@@ -24,6 +25,8 @@ QString AboutInfo::qtVersion() const {
   const QString built = QStringLiteral(QT_VERSION_STR);
   return runtime == built ? runtime : QStringLiteral("%1 (built with %2)").arg(runtime, built);
 }
+
+QString AboutInfo::precision() const { return QString::fromLatin1(trit::to_string(trit::SessionOptions{}.precision)); }
 
 QVariantList AboutInfo::licenses() const {
   QVariantList list;
@@ -54,7 +57,7 @@ void AboutInfo::refreshDevices() {
 }
 
 QString AboutInfo::reportText() const {
-  QString text = QStringLiteral("Trit %1\nQt %2\n").arg(version(), qtVersion());
+  QString text = QStringLiteral("Trit %1\nQt %2\nPrecision: %3 activations\n").arg(version(), qtVersion(), precision());
   if (!queried_)
     text += QStringLiteral("Vulkan devices: not queried\n");
   else if (!deviceError_.isEmpty())

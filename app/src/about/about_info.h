@@ -1,6 +1,6 @@
 #pragma once
 // What the About dialog shows (qml/AboutDialog.qml): the version (from CMake's project(), the one place
-// it lives), the Qt version, the Vulkan devices the engine sees and the licence texts (Trit's, the
+// it lives), the Qt version, the engine's precision, the Vulkan devices the engine sees and the licence texts (Trit's, the
 // model's, third-party notices), compiled into the binary so the dialog needs no installed files.
 #include <QObject>
 #include <QString>
@@ -19,6 +19,7 @@ class AboutInfo : public QObject {
   Q_OBJECT
   Q_PROPERTY(QString version READ version CONSTANT)
   Q_PROPERTY(QString qtVersion READ qtVersion CONSTANT)
+  Q_PROPERTY(QString precision READ precision CONSTANT)
   Q_PROPERTY(QStringList devices READ devices NOTIFY devicesChanged)
   Q_PROPERTY(QString deviceError READ deviceError NOTIFY devicesChanged)
   Q_PROPERTY(bool devicesQueried READ devicesQueried NOTIFY devicesChanged)
@@ -34,6 +35,9 @@ class AboutInfo : public QObject {
   QString version() const;
   // "6.4.2" at run time, plus the build's version when they differ ("6.4.2 (built with 6.4.1)").
   QString qtVersion() const;
+  // The activations' precision the engine runs the chat in ("fp32"): SessionOptions' default, which the
+  // chat's engine worker uses.
+  QString precision() const;
   // One multi-line description per device (the `trit-cli devices` text); empty when there is none.
   QStringList devices() const { return devices_; }
   // The engine's message when no device could be listed (no loader, no driver, no device), else "".

@@ -16,6 +16,8 @@ struct ForwardOptions {
   int32_t context = 0;   // session context length; 0: the model's trained length
   unsigned threads = 0;  // CPU backend: threads per matrix product; 0: all hardware threads
   int device = -1;       // Vulkan backend: device index; -1: the best device (discrete first)
+  Precision precision = Precision::Fp32;  // of the activations (trit/forward.h)
+  bool vendor_neutral = false;  // Vulkan backend: ignore vendor-specific extensions (VulkanForwardOptions)
 };
 
 // The names make_forward accepts, in the order a user would try them.

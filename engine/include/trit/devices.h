@@ -76,6 +76,10 @@ struct DeviceInfo {
   uint64_t device_local_free() const;      // its budget minus usage (or its size without the extension)
 };
 
+// d as a device without vendor-specific extensions (VK_NV_*: the NVIDIA cooperative matrix and SM
+// count) would report it: what the engine then runs is the path AMD and Intel GPUs get.
+DeviceInfo vendor_neutral(DeviceInfo d);
+
 // Enumerates the devices. Throws VulkanError with an actionable message when the loader cannot create
 // an instance or when no device exists.
 std::vector<DeviceInfo> list_vulkan_devices();

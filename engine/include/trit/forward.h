@@ -4,10 +4,21 @@
 #include <cstdint>
 #include <span>
 #include <stdexcept>
+#include <string>
 
 namespace trit {
 
 enum class KvPrecision { F16, F32 };
+
+// Precision of the activations (everything but the exact integer ternary sums and the caches). fp32 is
+// what runs: every GPU has it at full rate, where double runs at 1/32 to 1/64 of it on consumer cards
+// (none at all on Intel Arc). f64 is the verification build of the same code: it reproduces the
+// double-precision golden logits bit for bit and so proves the algorithm (shared/golden/README.md).
+// Nothing chooses f64 on its own.
+enum class Precision { Fp32, F64 };
+const char* to_string(Precision p);  // "fp32", "f64"
+// "fp32" or "f64" (also "f32", "fp64", "double"); throws std::invalid_argument naming the choices.
+Precision parse_precision(const std::string& name);
 
 // Thrown when positions would run past the session's context length.
 class ContextFullError : public std::runtime_error {

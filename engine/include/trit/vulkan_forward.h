@@ -30,11 +30,13 @@ struct VulkanForwardOptions {
   DeviceChoice device;        // index or name; default: the best device (discrete first)
   uint32_t block = 512;       // tokens per prefill submit (reduced if a buffer would not fit one binding)
   uint64_t max_binding_range = 0;  // debug/tests: pretend bindings cover at most this (0: device limit)
-  // Activations in double where the device has shaderFloat64 (else float). The ternary sums are exact
-  // integers either way; fp32 activations cross an int8 rounding boundary of the next quantization
-  // within a few dozen tokens, which moves the logits of the golden models by tenths (see
-  // engine/src/vulkan/README.md), so double is the default and float the fallback.
-  bool prefer_f64 = true;
+  // Activations in fp32 (what runs) or double (the verification build of the same shaders: see
+  // trit/forward.h). f64 on a device without shaderFloat64 throws VulkanError.
+  Precision precision = Precision::Fp32;
+  // Only vendor-neutral features: the device's VK_NV_* extensions are treated as absent (the NVIDIA
+  // cooperative matrix, the SM count), so an NVIDIA GPU runs the path an AMD or Intel GPU gets
+  // (trit-cli bench --generic). Everything else is still chosen from the device's features.
+  bool vendor_neutral = false;
   // Record a GPU timestamp after every kernel group (one per kernel kind per layer) and accumulate the
   // time per kernel kind (profile()). Off by default: the normal command buffers carry no timestamps.
   bool profile = false;
@@ -110,7 +112,7 @@ class VulkanForward final : public Forward {
   // storage binding holds); the persistent kernel decodes a group per dispatch.
   uint32_t layer_groups() const;
   uint64_t device_bytes() const;      // device memory the weights, caches and buffers take
-  bool f64() const;                   // activations in double
+  Precision precision() const;        // of the activations
   bool fused_decode() const;          // one-token steps run the fused kernels (vulkan/fused_decode.h)
   // Workgroups of the persistent decode kernel (one dispatch per layer group); 0 when decode does not use it
   // (also after it once gave up waiting for a workgroup and the fused kernels took over). The kernel

@@ -87,16 +87,12 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   BenchReport rep;
   rep.model = model->path().filename().string();
   rep.backend = o.backend;
-  ForwardOptions fo;
-  fo.kv = o.kv;
-  fo.context = need;
-  fo.device = o.device;
+  rep.precision = to_string(o.precision);
+  rep.vendor_neutral = o.vendor_neutral;
   const auto t_load = Clock::now();
   std::unique_ptr<Forward> fwd;
   VulkanForward* vf = nullptr;  // set in profile mode
-  if (o.profile || !o.tuned_kernels || !o.persistent || !o.bounded_head) {
-    if (o.backend != "vulkan")
-      throw std::invalid_argument("--profile, --baseline-kernels, --no-persistent and --f16-head need the vulkan backend");
+  if (o.backend == "vulkan") {
     VulkanForwardOptions vo;
     vo.kv = o.kv;
     vo.context = need;
@@ -105,10 +101,19 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     vo.tuned_kernels = o.tuned_kernels;
     vo.persistent_groups = o.persistent ? 0 : -1;
     vo.bounded_greedy_head = o.bounded_head;
+    vo.precision = o.precision;
+    vo.vendor_neutral = o.vendor_neutral;
     auto p = std::make_unique<VulkanForward>(*model, vo);
     if (o.profile) vf = p.get();
+    rep.device = p->device().name;
     fwd = std::move(p);
   } else {
+    if (o.profile || !o.tuned_kernels || !o.persistent || !o.bounded_head || o.vendor_neutral)
+      throw std::invalid_argument("--profile, --baseline-kernels, --no-persistent, --f16-head and --generic need the vulkan backend");
+    ForwardOptions fo;
+    fo.kv = o.kv;
+    fo.context = need;
+    fo.precision = o.precision;
     fwd = make_forward(o.backend, model, fo);
   }
   rep.load_ms = ms_between(t_load, Clock::now());
@@ -185,6 +190,9 @@ std::string to_json(const BenchReport& r) {
   nlohmann::json j;
   j["model"] = r.model;
   j["backend"] = r.backend;
+  if (!r.device.empty()) j["device"] = r.device;
+  j["precision"] = r.precision;
+  j["vendor_neutral"] = r.vendor_neutral;
   j["load_ms"] = r.load_ms;
   if (!r.decode_kernels.empty()) j["decode_kernels"] = r.decode_kernels;
   if (!r.greedy_head.empty()) j["greedy_head"] = r.greedy_head;
@@ -216,6 +224,8 @@ std::string to_table(const BenchReport& r) {
   std::snprintf(line, sizeof line, "model %s, backend %s, load %.0f ms, resident %.0f MB after load, copy bandwidth %.0f GB/s\n",
                 r.model.c_str(), r.backend.c_str(), r.load_ms, r.resident_mb, r.copy_bandwidth_gbs);
   out += line;
+  if (!r.device.empty()) out += "device: " + r.device + (r.vendor_neutral ? " (vendor-neutral path: VK_NV_* ignored)" : "") + "\n";
+  out += "precision: " + r.precision + " activations\n";
   if (!r.decode_kernels.empty()) out += "decode kernels: " + r.decode_kernels + "\n";
   if (!r.greedy_head.empty()) out += "greedy head: " + r.greedy_head + "\n";
   if (r.dispatch.device_params_us > 0) {

@@ -25,6 +25,8 @@ struct BenchOptions {
   bool tuned_kernels = true;            // Vulkan only: false runs the portable baseline kernels
   bool persistent = true;               // Vulkan only: false keeps decode off the persistent kernel (A/B)
   bool bounded_head = true;             // Vulkan only: false runs the greedy head over every row in F16 (A/B)
+  Precision precision = Precision::Fp32;  // of the activations (f64: the verification build)
+  bool vendor_neutral = false;          // Vulkan only: the path AMD and Intel GPUs get (--generic)
 };
 
 // GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).
@@ -57,6 +59,8 @@ struct DispatchLatency {
 
 struct BenchReport {
   std::string model, backend, device;
+  std::string precision;              // of the activations: "fp32" or "f64"
+  bool vendor_neutral = false;        // vendor-specific extensions ignored (--generic)
   double load_ms = 0;                 // forward pass construction (upload) time
   double resident_mb = 0;             // this process's resident memory (VmRSS) right after the load
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)

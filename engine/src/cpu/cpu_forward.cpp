@@ -1,7 +1,8 @@
 // The CPU reference forward pass: the spec's pseudo-code (bitnet-b158.md, "Forward pass for one token")
 // run over a block of tokens, one layer at a time, with activations in double precision (ops_impl.h
-// says why; the ternary sums are exact integers either way). The KV cache holds F16 (rounded once from
-// double) or F32 values, as the golden files' two variants do. A block is processed as a whole per
+// says why; the ternary sums are exact integers either way) or, for the fp32 build's checks, in float.
+// The KV cache holds F16 (rounded once from the activation) or F32 values, as the golden files' two
+// variants do. A block is processed as a whole per
 // matrix so each weight row is decoded once per block; attention for token t of the block sees
 // positions [0, pos+t], exactly the causal view token-by-token evaluation gives.
 #include "trit/cpu_forward.h"
@@ -10,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "cpu/ops_impl.h"
 #include "cpu/parallel.h"
@@ -19,14 +21,19 @@
 namespace trit {
 namespace {
 
-using Real = double;  // working precision of the activations
+template <typename R>
+R* row(std::vector<R>& v, std::size_t i, std::size_t width) {
+  return v.data() + i * width;
+}
 
-Real* row(std::vector<Real>& v, std::size_t i, std::size_t width) { return v.data() + i * width; }
+uint16_t to_f16(double v) { return ref::f64_to_f16(v); }
+uint16_t to_f16(float v) { return ref::f32_to_f16(v); }
 
 }  // namespace
 
-CpuForward::CpuForward(std::shared_ptr<const Model> model, KvPrecision kv, int32_t context, unsigned threads)
-    : model_(std::move(model)), kv_(kv), context_(context), threads_(threads) {
+CpuForward::CpuForward(std::shared_ptr<const Model> model, KvPrecision kv, int32_t context, unsigned threads,
+                       Precision precision)
+    : model_(std::move(model)), kv_(kv), context_(context), threads_(threads), precision_(precision) {
   if (!model_) throw std::invalid_argument("CpuForward: no model");
   const auto& cfg = model_->config();
   const auto model_ctx = static_cast<int32_t>(cfg.context);
@@ -60,13 +67,14 @@ void CpuForward::ensure_cache(int32_t positions) {
   cache_positions_ = grown;
 }
 
-void CpuForward::store_kv(uint32_t layer, int32_t pos, const double* k, const double* v) {
+template <typename R>
+void CpuForward::store_kv(uint32_t layer, int32_t pos, const R* k, const R* v) {
   const auto& cfg = model_->config();
   const std::size_t n = std::size_t{cfg.kv_heads} * cfg.head_dim, off = static_cast<std::size_t>(pos) * n;
   for (std::size_t i = 0; i < n; ++i) {
     if (kv_ == KvPrecision::F16) {
-      k16_[layer][off + i] = ref::f64_to_f16(k[i]);
-      v16_[layer][off + i] = ref::f64_to_f16(v[i]);
+      k16_[layer][off + i] = to_f16(k[i]);
+      v16_[layer][off + i] = to_f16(v[i]);
     } else {
       k32_[layer][off + i] = static_cast<float>(k[i]);
       v32_[layer][off + i] = static_cast<float>(v[i]);
@@ -74,7 +82,8 @@ void CpuForward::store_kv(uint32_t layer, int32_t pos, const double* k, const do
   }
 }
 
-void CpuForward::attend(uint32_t layer, const double* q, int32_t n_ctx, double* out) const {
+template <typename R>
+void CpuForward::attend(uint32_t layer, const R* q, int32_t n_ctx, R* out) const {
   const auto& cfg = model_->config();
   const auto n = static_cast<uint32_t>(n_ctx);
   if (kv_ == KvPrecision::F16)
@@ -83,18 +92,22 @@ void CpuForward::attend(uint32_t layer, const double* q, int32_t n_ctx, double* 
     cpu::attention(q, k32_[layer].data(), v32_[layer].data(), n, cfg.heads, cfg.kv_heads, cfg.head_dim, out);
 }
 
-void CpuForward::bitlinear_block(const TernaryMatrix& m, const double* x, std::size_t n, double* y) {
+template <typename R>
+void CpuForward::bitlinear_block(const TernaryMatrix& m, const R* x, std::size_t n, R* y) {
+  std::vector<R>& xs = [this]() -> std::vector<R>& {
+    if constexpr (std::is_same_v<R, double>) return xs64_;
+    else return xs32_;
+  }();
   xq_.resize(n * m.cols);
-  xs_.resize(n);
-  for (std::size_t t = 0; t < n; ++t) xs_[t] = cpu::quantize_int8(x + t * m.cols, m.cols, xq_.data() + t * m.cols);
+  xs.resize(n);
+  for (std::size_t t = 0; t < n; ++t) xs[t] = cpu::quantize_int8(x + t * m.cols, m.cols, xq_.data() + t * m.cols);
   cpu::parallel_for(m.rows, threads_, [&](std::size_t r0, std::size_t r1) {
-    cpu::ternary_rows<double>(m, xq_.data(), xs_.data(), n, y, static_cast<uint32_t>(r0), static_cast<uint32_t>(r1));
+    cpu::ternary_rows<R>(m, xq_.data(), xs.data(), n, y, static_cast<uint32_t>(r0), static_cast<uint32_t>(r1));
   });
 }
 
 void CpuForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all_logits) {
   const auto& cfg = model_->config();
-  const auto& w = model_->weights();
   const std::size_t n = tokens.size();
 
   // Validate everything before touching the cache.
@@ -117,11 +130,22 @@ void CpuForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span<fl
 
   ensure_cache(pos + static_cast<int32_t>(n));
   filled_ = pos;  // positions from pos on are being rewritten; if anything below throws, they are gone
+  if (precision_ == Precision::F64)
+    forward<double>(tokens, pos, logits, all_logits);
+  else
+    forward<float>(tokens, pos, logits, all_logits);
+  filled_ = pos + static_cast<int32_t>(n);
+}
 
+template <typename R>
+void CpuForward::forward(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all_logits) {
+  const auto& cfg = model_->config();
+  const auto& w = model_->weights();
+  const std::size_t n = tokens.size();
   const std::size_t dim = cfg.dim, qdim = std::size_t{cfg.heads} * cfg.head_dim,
                     kvdim = std::size_t{cfg.kv_heads} * cfg.head_dim, ffn = cfg.ffn;
   const float eps = cfg.rms_eps;
-  std::vector<Real> x(n * dim), h(n * dim), q(n * qdim), k(n * kvdim), v(n * kvdim), o(n * qdim), proj(n * dim),
+  std::vector<R> x(n * dim), h(n * dim), q(n * qdim), k(n * kvdim), v(n * kvdim), o(n * qdim), proj(n * dim),
       gate(n * ffn), up(n * ffn);
 
   for (std::size_t t = 0; t < n; ++t) {
@@ -165,11 +189,10 @@ void CpuForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span<fl
   // Final norm and tied LM head on the tokens whose logits are wanted; vocabulary rows over the threads.
   const std::size_t first = all_logits ? 0 : n - 1, wanted = n - first;
   for (std::size_t t = first; t < n; ++t) cpu::rmsnorm(row(x, t, dim), w.output_norm.data(), dim, eps, row(x, t, dim));
-  const Real* xs = row(x, first, dim);
+  const R* xs = row(x, first, dim);
   cpu::parallel_for(cfg.vocab, threads_, [&](std::size_t r0, std::size_t r1) {
     cpu::lm_head_rows(w.token_embd, cfg.dim, xs, wanted, logits.data(), cfg.vocab, r0, r1);
   });
-  filled_ = pos + static_cast<int32_t>(n);
 }
 
 }  // namespace trit

@@ -65,6 +65,7 @@ Context::Context(const ContextOptions& options) {
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < pds.size(); ++i) infos.push_back(query_device(pds[i], i, instance_->handle()));
   info_ = choose_device(infos, options.device);
+  if (options.vendor_neutral) info_ = vendor_neutral(info_);
   physical_ = pds[info_.index];
 
   if (info_.api_version < VK_API_VERSION_1_2)

@@ -28,6 +28,8 @@ struct ContextOptions {
   // device's limit). Lets tests exercise the splitting of large tensors on tiny models.
   uint64_t max_binding_range = 0;
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation if present (also TRIT_VK_VALIDATION=1)
+  // The device's vendor-specific features treated as absent (vendor_neutral() in trit/devices.h).
+  bool vendor_neutral = false;
 };
 
 class Context {

@@ -244,6 +244,14 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
 
 }  // namespace vk
 
+DeviceInfo vendor_neutral(DeviceInfo d) {
+  d.cooperative_matrix_nv = false;
+  d.cooperative_matrix2_nv = false;
+  d.coop_int8_shapes.clear();
+  d.sm_count = d.warps_per_sm = 0;
+  return d;
+}
+
 std::vector<DeviceInfo> list_vulkan_devices() {
   const vk::Instance& inst = vk::process_instance(false);
   std::vector<DeviceInfo> out;
@@ -310,6 +318,8 @@ std::string describe_device(const DeviceInfo& d) {
   o << "    max storage binding " << mib(d.max_storage_buffer_range) << ", max allocation " << mib(d.max_allocation_size)
     << ", shared memory " << d.max_shared_memory / 1024 << " KiB, workgroup " << d.max_workgroup_invocations
     << " invocations\n";
+  o << "    precision fp32 activations (the default on every device); f64 verification build "
+    << (d.shader_float64 ? "available (--precision f64)" : "not available (no shaderFloat64)") << "\n";
   o << "    timestamps " << yn(d.timestamps);
   if (d.timestamps) o << " (period " << d.timestamp_period_ns << " ns)";
   o << ", memory budget " << yn(d.memory_budget);

@@ -496,8 +496,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   vk::ContextOptions co;
   co.device = options.device;
   co.max_binding_range = options.max_binding_range;
+  co.vendor_neutral = options.vendor_neutral;
   m.ctx = std::make_unique<vk::Context>(co);
-  const bool f64 = options.prefer_f64 && m.ctx->info().shader_float64;
+  const bool f64 = options.precision == Precision::F64;
+  if (f64 && !m.ctx->info().shader_float64)
+    throw VulkanError("double-precision activations (precision f64, the verification build) need shaderFloat64, which " +
+                      m.ctx->info().name + " does not offer; use fp32");
   m.kernels = std::make_unique<vk::Kernels>(*m.ctx, m.kv == KvPrecision::F16, f64,
                                             !options.tuned_kernels       ? vk::DotProduct::Off
                                             : options.force_dot_product ? vk::DotProduct::On
@@ -987,7 +991,7 @@ uint32_t VulkanForward::embedding_chunks() const { return static_cast<uint32_t>(
 uint32_t VulkanForward::layer_groups() const { return static_cast<uint32_t>(impl_->groups.size()); }
 uint64_t VulkanForward::device_bytes() const { return impl_->device_bytes; }
 int32_t VulkanForward::cached_positions() const { return impl_->filled; }
-bool VulkanForward::f64() const { return impl_->kernels->f64(); }
+Precision VulkanForward::precision() const { return impl_->kernels->f64() ? Precision::F64 : Precision::Fp32; }
 bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
 void VulkanForward::debug_fail_persistent_decode() {
   if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
