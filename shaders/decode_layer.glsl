@@ -58,10 +58,13 @@ layout(constant_id = 13) const uint SPIN_LIMIT = 1u << 22;
 layout(constant_id = 14) const uint VPARTS = 4;     // the value pass splits a chunk's keys over VPARTS groups
 layout(constant_id = 15) const uint RR = 32;        // wo and down: rows per workgroup
 layout(constant_id = 16) const uint LPR = 16;       // wo and down: lanes per row
-// The kernel without the short-context attention (PersistentDecode's long-context twin): the host
-// records it for steps whose every key count is past the short path's, and the code that can never
-// run there is not in it (the driver's register allocation covers the whole kernel: with the short
-// path compiled in, decode at contexts 1024 and 4000 ran 2-2.5% slower on the H100).
+// The kernel is compiled twice, each with one attention path: the short-context kernel (false) for
+// steps that attend to at most CHQ keys, holding only the short path where the shape allows it
+// (short_fits()), and the long-context kernel (true: split work items only) for the rest. The driver
+// allocates registers over the whole kernel, so a path compiled in costs the other one even where it
+// never runs: with the split path beside it, the fp32 short path spilled 864 bytes per invocation on
+// the H100 (decode at context 128: 283 instead of 1,047 tokens/s), and with the short path beside it
+// the split path ran 2-2.5% slower at contexts 1024 and 4000.
 layout(constant_id = 17) const bool SPLIT_ONLY = false;
 
 // The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
@@ -103,6 +106,7 @@ layout(push_constant) uniform Push {
   uint n_attn, n_sub, n_ffn, n_fsub;
   float eps;
   uint layer0, n_layers, lstride, cstride, counter, embed, ready;
+  uint probe;  // > 0: only the residency check, with this many polls at most (PersistentDecode::resident)
 } pc;
 // The current layer: its offset into lw[] / ln[] (uvec4s), into kc[] / vc[] (words), into scl[].
 uint LB = 0u, CB = 0u, SB = 0u;
@@ -834,14 +838,18 @@ const uint CHQ = WG / TPQ;        // keys of one pass: the longest context of th
 const uint KWQ = HD / 2u / TPQ;   // key words per invocation
 const uint VPQ = WG / VW;         // the value pass's key groups
 const uint KVQ = CHQ / VPQ;       // value words per invocation
-// (One test at a time: glslang emits invalid SPIR-V for an && chain of specialization constants.)
-bool head_path(uint n_all) {
-  if (SPLIT_ONLY) return false;
-  if (!KV_F16 || n_all > CHQ || HD > WG) return false;
+// Whether the shape suits the short path (specialization constants only, so the driver folds it and
+// drops the path that cannot run). (One test at a time: glslang emits invalid SPIR-V for an && chain
+// of specialization constants.)
+bool short_fits() {
+  if (!KV_F16 || HD > WG) return false;
   if (KWQ > 2u * KW || KVQ > 2u * VK) return false;  // a lane's words fit kpre and vpre
   if (VPQ > VRED * GQ || CHQ > GQ * CH) return false;   // vred[] and ps[] hold the passes
   return true;
 }
+// The short-context kernel takes the short path for every step (the host submits it only for steps
+// attending to at most CHQ keys; step_attention checks).
+bool head_path() { return !SPLIT_ONLY && short_fits(); }
 
 // This invocation's key and value words for query head h (KV head h / GQ): keys of rows in [lo, hi),
 // values of rows in [vlo, hi). Before the wait for the QKV rows only the keys load: with the values too, the
@@ -918,7 +926,14 @@ void attend_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uin
 // Each work item first waits for its KV head's QKV rows of this layer (wait_ready).
 void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, uint layer, uint bar_base, inout bool gave_up) {
   const uint n_all = pos + 1u;
-  if (head_path(n_all)) {
+  if (head_path()) {
+    // More keys than one score pass holds: the host recorded the wrong kernel. Give up as a wait that
+    // timed out does, so the host recomputes the step on the fused kernels.
+    if (n_all > CHQ) {
+      gave_up = true;
+      if (tid == 0u) failed = 1u;
+      return;
+    }
     // The first head's words were loaded before the wait, all but the current token's row.
     for (uint h = gl_WorkGroupID.x; h < HEADS; h += G) {
       wait_ready(h / GQ, layer, bar_base, gave_up);
@@ -1037,7 +1052,26 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   }
 }
 
+// Whether all G workgroups of this kernel are resident at once: each counts in and waits, bounded, for
+// the others. The same pipeline as the decode (registers are allocated for the whole kernel), so the
+// answer is the decode's; a grid too large raises `failed` after pc.probe polls instead of hanging.
+void check_residency() {
+  if (tid == 0u) atomicAdd(sync[pc.counter], 1u);
+  if (gl_SubgroupID != 0u) return;
+  uint spins = 0u;
+  while (subgroupBroadcastFirst(sync[pc.counter]) < G) {
+    if (++spins >= pc.probe) {
+      if (tid == 0u) failed = 1u;
+      break;
+    }
+  }
+}
+
 void main() {
+  if (pc.probe != 0u) {
+    check_residency();
+    return;
+  }
   if (params.n_tokens == 0u) return;
   const uint pos = params.pos0;
   uvec4 pf[PF];        // this lane's weights for the current step, loaded a step ahead
@@ -1067,8 +1101,8 @@ void main() {
       x_is_embedding = false;
     }
     // The first attention work item's key (and value) words of earlier tokens load before its wait.
-    if (head_path(pos + 1u)) {
-      if (gl_WorkGroupID.x < HEADS) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos + 1u, pos);
+    if (head_path()) {
+      if (gl_WorkGroupID.x < HEADS && pos < CHQ) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos + 1u, pos);
     } else {
       uint split, n_splits;
       attention_items(pos + 1u, split, n_splits);

@@ -35,7 +35,8 @@ std::vector<int32_t> parse_depths(const std::string& s) {
 
 int run_bench(const std::vector<std::string>& argv) {
   trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed", "--precision"},
-                    {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head", "--generic"});
+                    {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head", "--generic",
+                     "--pipeline-stats"});
   const std::string& path = a.single_positional("MODEL");
   trit::bench::BenchOptions o;
   o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
@@ -48,6 +49,7 @@ int run_bench(const std::vector<std::string>& argv) {
   o.kv = trit::cli::kv_precision(a.get("--kv", "f16"));
   o.precision = trit::parse_precision(a.get("--precision", "fp32"));
   o.vendor_neutral = a.has("--generic");
+  o.pipeline_statistics = a.has("--pipeline-stats");
   o.profile = a.has("--profile");
   o.tuned_kernels = !a.has("--baseline-kernels");
   o.persistent = !a.has("--no-persistent");
@@ -63,7 +65,7 @@ int run_bench(const std::vector<std::string>& argv) {
 const trit::cli::Registration reg{{"bench",
                                    "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
                                    "[--device N] [--kv f16|f32] [--precision fp32|f64] [--generic] [--profile] [--baseline-kernels] "
-                                   "[--no-persistent] [--f16-head] [--json]",
+                                   "[--no-persistent] [--f16-head] [--pipeline-stats] [--json]",
                                    "prompt processing and generation speed (median of runs after a warm-up) with the "
                                    "roofline ratio",
                                    run_bench}};

@@ -326,6 +326,101 @@ TEST(PersistentDecodeLongContext, MatchesTheFusedKernelsPastManySplits) {
   EXPECT_GT(pers->persistent_groups(), 0u);
 }
 
+// The short-context kernel holds only the short path and takes at most short_keys() keys; past that
+// a step needs the long-context kernel, also where a chained submit of several greedy steps crosses the
+// limit (its last step decides). A step on the wrong kernel gives up like a wait that timed out and the
+// engine falls back to the fused kernels for good, so a normal decode across the limit must never lose
+// the persistent kernel (the fp32 collapse at short contexts came from a kernel holding both paths:
+// decode_layer.glsl SPLIT_ONLY). Chains from 123: steps 123-126, 127-130 (crosses the limit).
+TEST(PersistentDecodeShortToLong, DecodeAcrossTheShortKernelsLimitNeverFallsBack) {
+  GeneratorOptions go;
+  go.out = test::scratch_dir("persistent_short_long") / "m.gguf";
+  go.shape = parse_generator_shape("512,4,2,512,1");
+  go.vocab = "bytes:300";
+  go.seed = 13;
+  go.context = 160;
+  generate_model(go);
+  auto model = Model::open(go.out);
+  for (const Precision precision : {Precision::Fp32, Precision::F64}) {
+    auto po = persistent_options(KvPrecision::F16, precision == Precision::F64);
+    auto fo = fused_options(KvPrecision::F16, precision == Precision::F64);
+    auto pers = open_persistent(*model, po);
+    ASSERT_GT(pers->persistent_groups(), 0u);
+    VulkanForward fused(*model, fo);
+    const int32_t vocab = static_cast<int32_t>(model->config().vocab);
+    std::vector<int32_t> prompt(123);
+    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>((i * 37 + 11) % static_cast<size_t>(vocab));
+    std::vector<float> lp(static_cast<size_t>(vocab)), lf(lp.size());
+    pers->eval(prompt, 0, lp, false);
+    fused.eval(prompt, 0, lf, false);
+    const auto first = static_cast<int32_t>(ref::argmax(lp));
+    std::vector<int32_t> a, b;
+    pers->decode_greedy(first, 123, 8, [&](int32_t t) { return a.push_back(t), true; });
+    fused.decode_greedy(first, 123, 8, [&](int32_t t) { return b.push_back(t), true; });
+    EXPECT_GT(pers->persistent_groups(), 0u) << "a chain across the limit fell back to the fused kernels";
+    // (fp32: the persistent and fused kernels sum in other orders; the tokens may part after a
+    // rounding flip, so they are compared in double only.)
+    if (precision == Precision::F64) {
+      EXPECT_EQ(a, b);
+    }
+    // One token at a time from the short side to the long side, against the fused kernels.
+    pers->eval(prompt, 0, lp, false);
+    fused.eval(prompt, 0, lf, false);
+    for (int32_t t = 123; t < 131; ++t) {
+      const int32_t tok = static_cast<int32_t>((t * 7) % vocab);
+      pers->eval(std::span<const int32_t>(&tok, 1), t, lp, false);
+      fused.eval(std::span<const int32_t>(&tok, 1), t, lf, false);
+      if (precision == Precision::F64) {
+        EXPECT_LE(max_abs_diff(lp, lf), 1e-4f) << "position " << t;
+      }
+    }
+    EXPECT_GT(pers->persistent_groups(), 0u) << "a step across the limit fell back to the fused kernels";
+  }
+}
+
+// Where the driver reports what it compiled (VK_KHR_pipeline_executable_properties with a local-memory
+// statistic: NVIDIA), the persistent kernels of the 2B4T shape spill no registers, in either precision:
+// a spill in this kernel multiplies the time of every step it touches (fp32 short contexts spilled 864
+// bytes an invocation and decoded 3.6x slower). The 2B4T layers with a small vocabulary (the head is
+// not in the kernel). Skipped where the device reports no such statistic (lavapipe).
+TEST(PersistentDecodeKernels, TheTwoBFourTShapeSpillsNoRegisters) {
+  const auto g = test::load_golden("golden-a");
+  {
+    auto probe_model = Model::open(g.gguf);
+    VulkanForwardOptions o = persistent_options();
+    o.pipeline_statistics = true;
+    VulkanForward f(*probe_model, o);
+    bool reported = false;
+    for (const auto& line : f.kernel_statistics()) reported = reported || line.find("Local Memory") != std::string::npos;
+    if (!reported) GTEST_SKIP() << "the device reports no local-memory statistic of its pipelines";
+  }
+  GeneratorOptions go;
+  go.out = test::scratch_dir("persistent_spills") / "2b4t.gguf";
+  go.shape = parse_generator_shape("2b4t");
+  go.vocab = "bytes:300";
+  go.seed = 3;
+  go.context = 4096;
+  generate_model(go);
+  auto model = Model::open(go.out);
+  for (const bool f64 : {false, true}) {
+    VulkanForwardOptions o = persistent_options(KvPrecision::F16, f64, false);
+    o.pipeline_statistics = true;
+    VulkanForward f(*model, o);
+    if (f.persistent_groups() == 0) GTEST_SKIP() << "the device runs no persistent kernel for this shape";
+    size_t seen = 0;
+    for (const auto& line : f.kernel_statistics()) {
+      std::printf("[ measured ] %s\n", line.c_str());
+      const auto at = line.find("Local Memory Size: ");
+      if (at == std::string::npos) continue;
+      ++seen;
+      // (NVIDIA's driver sets bit 36 of the value; the bytes are the low word.)
+      const unsigned long long v = std::stoull(line.substr(at + 19));
+      EXPECT_EQ(v & 0xffffffffull, 0u) << line;
+    }
+    EXPECT_EQ(seen, 2u) << "both kernels (short and long context) report their local memory";
+  }
+}
+
 // A synthetic model of `shape` (DIM,HEADS,KV_HEADS,FFN,LAYERS) with its first layer's q and k scales
 // times qk_scale, decoded by the persistent kernel and by the fused kernels: positions 0-39 one at a
 // time (the one-head-per-workgroup attention), 40-149 as one prompt block (the same kernels in both),

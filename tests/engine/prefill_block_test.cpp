@@ -21,6 +21,7 @@ TEST(PrefillBlock, DefaultBlockTakesAWholePromptAndCapsAllLogitSubmits) {
   auto model = Model::open(g.gguf);
   VulkanForwardOptions o;
   EXPECT_EQ(o.block, 512u);
+  o.precision = Precision::F64;  // (the golden tolerance: the double build)
   o.profile = true;  // counts the submits per pass (and changes no logit)
   VulkanForward fwd(*model, o);
   // The first 80 positions (teacher-forced logits of a prefix depend on the prefix only): more than

@@ -2,6 +2,8 @@
 // loop: plain greedy through decode_greedy, sampling through the GPU sampler (decode_sample). Both give
 // exactly the reply the CPU reference session gives with host sampling: on the golden models the two
 // backends' logits agree to float rounding, and the GPU sampler reproduces the CPU sampler's choice.
+// Both run the double-precision build: the tests prove the algorithm (in fp32 the two backends sum in
+// other orders, and one int8 rounding that flips moves later logits by tenths).
 #include <gtest/gtest.h>
 #include <trit/model.h>
 #include <trit/session.h>
@@ -24,6 +26,7 @@ Pair sessions(const char* golden, const char* text, int32_t context = 0) {
   Pair p;
   SessionOptions o;
   o.context = context;
+  o.precision = Precision::F64;
   o.backend = "cpu";
   p.cpu = Session::create(model, o);
   o.backend = "vulkan";

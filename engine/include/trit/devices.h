@@ -64,10 +64,16 @@ struct DeviceInfo {
   uint32_t max_shared_memory = 0;
   uint32_t max_push_constants = 0;
   bool timestamps = false;                 // the compute queue can write timestamps
-  // VK_NV_shader_sm_builtins: multiprocessors and resident warps per multiprocessor (0 where the device
-  // does not say). The persistent decode kernel sizes its grid from them: all its workgroups must be
-  // resident at once.
-  uint32_t sm_count = 0, warps_per_sm = 0;
+  // VK_KHR_pipeline_executable_properties: the driver reports what it compiled (register counts, spills)
+  // for diagnostics (trit-cli bench --pipeline-stats).
+  bool pipeline_statistics = false;
+  // Multiprocessors (NVIDIA SMs, AMD compute units, Arm shader cores) where a vendor extension reports
+  // them, and which one (VK_NV_shader_sm_builtins, VK_AMD_shader_core_properties2 or _properties,
+  // VK_ARM_shader_core_builtins); 0 and "" elsewhere (Intel, lavapipe). The persistent decode kernel
+  // sizes its grid from them, or from a measurement of resident workgroups where they are 0: all its
+  // workgroups must be resident at once.
+  uint32_t multiprocessors = 0;
+  std::string multiprocessors_from;
   float timestamp_period_ns = 0.f;
 
   bool has_compute_queue = false;
@@ -76,8 +82,8 @@ struct DeviceInfo {
   uint64_t device_local_free() const;      // its budget minus usage (or its size without the extension)
 };
 
-// d as a device without vendor-specific extensions (VK_NV_*: the NVIDIA cooperative matrix and SM
-// count) would report it: what the engine then runs is the path AMD and Intel GPUs get.
+// d as a device without NVIDIA's extensions (VK_NV_*: the NVIDIA cooperative matrix and SM count) would
+// report it: what the engine then runs on an NVIDIA GPU is the path AMD and Intel GPUs get.
 DeviceInfo vendor_neutral(DeviceInfo d);
 
 // Enumerates the devices. Throws VulkanError with an actionable message when the loader cannot create

@@ -37,6 +37,9 @@ struct VulkanForwardOptions {
   // cooperative matrix, the SM count), so an NVIDIA GPU runs the path an AMD or Intel GPU gets
   // (trit-cli bench --generic). Everything else is still chosen from the device's features.
   bool vendor_neutral = false;
+  // Diagnostics: keep the driver's statistics of the decode kernels (register counts, spills) where the
+  // device reports them (VK_KHR_pipeline_executable_properties): kernel_statistics().
+  bool pipeline_statistics = false;
   // Record a GPU timestamp after every kernel group (one per kernel kind per layer) and accumulate the
   // time per kernel kind (profile()). Off by default: the normal command buffers carry no timestamps.
   bool profile = false;
@@ -125,6 +128,10 @@ class VulkanForward final : public Forward {
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();
   int32_t cached_positions() const;
+
+  // With pipeline_statistics: the driver's statistics of the persistent decode kernels, "kernel: name:
+  // value" lines (empty without the option, the device's support or the kernel).
+  std::vector<std::string> kernel_statistics();
 
   // Profile mode: time per kernel kind since the last reset, in recording order; empty otherwise.
   std::vector<KernelTime> profile() const;

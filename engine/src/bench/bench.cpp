@@ -103,13 +103,15 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     vo.bounded_greedy_head = o.bounded_head;
     vo.precision = o.precision;
     vo.vendor_neutral = o.vendor_neutral;
+    vo.pipeline_statistics = o.pipeline_statistics;
     auto p = std::make_unique<VulkanForward>(*model, vo);
     if (o.profile) vf = p.get();
     rep.device = p->device().name;
     fwd = std::move(p);
   } else {
-    if (o.profile || !o.tuned_kernels || !o.persistent || !o.bounded_head || o.vendor_neutral)
-      throw std::invalid_argument("--profile, --baseline-kernels, --no-persistent, --f16-head and --generic need the vulkan backend");
+    if (o.profile || !o.tuned_kernels || !o.persistent || !o.bounded_head || o.vendor_neutral || o.pipeline_statistics)
+      throw std::invalid_argument(
+          "--profile, --baseline-kernels, --no-persistent, --f16-head, --generic and --pipeline-stats need the vulkan backend");
     ForwardOptions fo;
     fo.kv = o.kv;
     fo.context = need;
@@ -118,6 +120,12 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   }
   rep.load_ms = ms_between(t_load, Clock::now());
   rep.resident_mb = resident_mb();
+  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) {
+    const auto t_wait = Clock::now();
+    v->persistent_groups();  // waits for the background compilation
+    rep.persistent_wait_ms = ms_between(t_wait, Clock::now());
+    rep.kernel_statistics = v->kernel_statistics();
+  }
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
     rep.decode_kernels = v->persistent_groups() ? "persistent (" + std::to_string(v->persistent_groups()) + " workgroups)"
                          : v->fused_decode()    ? "fused"
@@ -194,6 +202,7 @@ std::string to_json(const BenchReport& r) {
   j["precision"] = r.precision;
   j["vendor_neutral"] = r.vendor_neutral;
   j["load_ms"] = r.load_ms;
+  j["persistent_wait_ms"] = r.persistent_wait_ms;
   if (!r.decode_kernels.empty()) j["decode_kernels"] = r.decode_kernels;
   if (!r.greedy_head.empty()) j["greedy_head"] = r.greedy_head;
   j["resident_mb_after_load"] = r.resident_mb;
@@ -203,6 +212,7 @@ std::string to_json(const BenchReport& r) {
                             {"device_params_512_groups", r.dispatch.wide_us},
                             {"pipeline_switching", r.dispatch.switching_us},
                             {"workgroup_1024", r.dispatch.big_group_us}};
+  if (!r.kernel_statistics.empty()) j["kernel_statistics"] = r.kernel_statistics;
   j["results"] = nlohmann::json::array();
   for (const auto& f : r.figures) {
     nlohmann::json e{{"test", f.test}, {"depth", f.depth}, {"tokens", f.tokens}, {"runs_ms", f.ms},
@@ -226,7 +236,10 @@ std::string to_table(const BenchReport& r) {
   out += line;
   if (!r.device.empty()) out += "device: " + r.device + (r.vendor_neutral ? " (vendor-neutral path: VK_NV_* ignored)" : "") + "\n";
   out += "precision: " + r.precision + " activations\n";
-  if (!r.decode_kernels.empty()) out += "decode kernels: " + r.decode_kernels + "\n";
+  if (!r.decode_kernels.empty()) {
+    std::snprintf(line, sizeof line, " (its compilation finished %.0f ms after the load)", r.persistent_wait_ms);
+    out += "decode kernels: " + r.decode_kernels + (r.decode_kernels.starts_with("persistent") ? line : "") + "\n";
+  }
   if (!r.greedy_head.empty()) out += "greedy head: " + r.greedy_head + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(line, sizeof line,
@@ -236,6 +249,7 @@ std::string to_table(const BenchReport& r) {
                   r.dispatch.big_group_us);
     out += line;
   }
+  for (const auto& st : r.kernel_statistics) out += "kernel statistics: " + st + "\n";
   out += "| test | tokens/s | median ms | runs | MB read/token | roofline |\n|---|---:|---:|---:|---:|---:|\n";
   for (const auto& f : r.figures) {
     std::snprintf(line, sizeof line, "| %s | %.1f | %.2f | %zu | %s | %s |\n", f.test.c_str(), f.tokens_per_s, f.median_ms,

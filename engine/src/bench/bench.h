@@ -27,6 +27,7 @@ struct BenchOptions {
   bool bounded_head = true;             // Vulkan only: false runs the greedy head over every row in F16 (A/B)
   Precision precision = Precision::Fp32;  // of the activations (f64: the verification build)
   bool vendor_neutral = false;          // Vulkan only: the path AMD and Intel GPUs get (--generic)
+  bool pipeline_statistics = false;     // Vulkan only: the driver's statistics of the decode kernels
 };
 
 // GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).
@@ -62,12 +63,16 @@ struct BenchReport {
   std::string precision;              // of the activations: "fp32" or "f64"
   bool vendor_neutral = false;        // vendor-specific extensions ignored (--generic)
   double load_ms = 0;                 // forward pass construction (upload) time
+  // Vulkan only: how long after the load the persistent decode kernel (compiled in the background;
+  // decode runs the fused kernels until then) kept the bench waiting; 0 where it is not used.
+  double persistent_wait_ms = 0;
   double resident_mb = 0;             // this process's resident memory (VmRSS) right after the load
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
   DispatchLatency dispatch;           // Vulkan only (0: not measured)
   std::string decode_kernels;         // Vulkan only: "persistent (132 workgroups)", "fused" or "unfused"
   std::string greedy_head;            // Vulkan only: how decode's greedy steps take the argmax
   std::vector<Figure> figures;
+  std::vector<std::string> kernel_statistics;  // --pipeline-stats: "kernel: name: value"
 };
 
 // Bytes a decode step at position `pos` must read: every ternary weight byte, the F16 LM head (int8_head:

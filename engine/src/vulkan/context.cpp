@@ -120,6 +120,14 @@ Context::Context(const ContextOptions& options) {
     fcm.pNext = f11.pNext;
     f11.pNext = &fcm;
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe{};
+  fpe.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  pipeline_statistics_ = options.pipeline_statistics && info_.pipeline_statistics;
+  if (pipeline_statistics_) {
+    fpe.pipelineExecutableInfo = VK_TRUE;
+    fpe.pNext = f11.pNext;
+    f11.pNext = &fpe;
+  }
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11, {}};
   feats.features.shaderInt16 = info_.shader_int16;
   feats.features.shaderInt64 = info_.shader_int64;
@@ -128,6 +136,7 @@ Context::Context(const ContextOptions& options) {
   std::vector<const char*> exts;
   if (info_.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   if (info_.cooperative_matrix_nv) exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (pipeline_statistics_) exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
   const float prio = 1.f;
   VkDeviceQueueCreateInfo qci{};
@@ -395,7 +404,7 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
   // vkCreateComputePipelines may run on several threads at once; the module and layout it reads live
   // until the destructor, which waits for it.
   building_ = std::async(std::launch::async, [device = ctx.device(), module = module_, layout = layout_, stem,
-                                               spec = std::move(spec)] {
+                                               stats = ctx.pipeline_statistics(), spec = std::move(spec)] {
     std::vector<VkSpecializationMapEntry> entries(spec.size());
     for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4u};
     VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4u, spec.data()};
@@ -407,10 +416,46 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
     cpi.stage.pName = "main";
     cpi.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
     cpi.layout = layout;
+    if (stats) cpi.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkPipeline p = VK_NULL_HANDLE;
     check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p), ("vkCreateComputePipelines " + stem).c_str());
     return p;
   });
+}
+
+std::vector<std::string> Pipeline::statistics() const {
+  std::vector<std::string> out;
+  if (!ctx_.pipeline_statistics()) return out;
+  const VkPipeline p = handle();
+  // Entry points of the extension, fetched where they are used (only this diagnostic calls them).
+  auto props_fn = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetInstanceProcAddr(ctx_.instance(), "vkGetPipelineExecutablePropertiesKHR"));
+  auto stats_fn = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetInstanceProcAddr(ctx_.instance(), "vkGetPipelineExecutableStatisticsKHR"));
+  if (!props_fn || !stats_fn) return out;
+  VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, nullptr, p};
+  uint32_t n_exec = 0;
+  if (props_fn(ctx_.device(), &pi, &n_exec, nullptr) != VK_SUCCESS) return out;
+  for (uint32_t e = 0; e < n_exec; ++e) {
+    VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, nullptr, p, e};
+    uint32_t n = 0;
+    if (stats_fn(ctx_.device(), &ei, &n, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> st(n);
+    for (auto& x : st) x.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+    if (stats_fn(ctx_.device(), &ei, &n, st.data()) != VK_SUCCESS) continue;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string v;
+      switch (st[i].format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: v = st[i].value.b32 ? "yes" : "no"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: v = std::to_string(st[i].value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: v = std::to_string(st[i].value.u64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: v = std::to_string(st[i].value.f64); break;
+        default: v = "?";
+      }
+      out.push_back(std::string(st[i].name) + ": " + v);
+    }
+  }
+  return out;
 }
 
 void Pipeline::collect() const {

@@ -30,6 +30,9 @@ struct ContextOptions {
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation if present (also TRIT_VK_VALIDATION=1)
   // The device's vendor-specific features treated as absent (vendor_neutral() in trit/devices.h).
   bool vendor_neutral = false;
+  // Diagnostics: pipelines keep the driver's statistics (Pipeline::statistics) where the device has
+  // VK_KHR_pipeline_executable_properties. Off by default: it may slow compilation or bypass caches.
+  bool pipeline_statistics = false;
 };
 
 class Context {
@@ -40,11 +43,19 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   VkDevice device() const { return device_; }
+  VkInstance instance() const { return instance_->handle(); }
   VkPhysicalDevice physical() const { return physical_; }
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
   VkCommandPool command_pool() const { return pool_; }
   const DeviceInfo& info() const { return info_; }
+  // Whether pipelines capture the driver's statistics (ContextOptions::pipeline_statistics, where the
+  // device offers them).
+  bool pipeline_statistics() const { return pipeline_statistics_; }
+  // Multiprocessors: as the device reports them (DeviceInfo::multiprocessors), else as measured
+  // (set_measured_multiprocessors: resident workgroups of the persistent kernel's size), else 0.
+  uint32_t multiprocessors() const { return info_.multiprocessors ? info_.multiprocessors : measured_multiprocessors_; }
+  void set_measured_multiprocessors(uint32_t n) { measured_multiprocessors_ = n; }
 
   // The largest range one storage binding may cover here (the option, else the device limit),
   // rounded down to a multiple of 256 so split points stay aligned.
@@ -80,6 +91,8 @@ class Context {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   DeviceInfo info_;
+  bool pipeline_statistics_ = false;
+  uint32_t measured_multiprocessors_ = 0;
   VkPhysicalDeviceMemoryProperties mem_props_{};
   uint64_t max_binding_range_ = 0;
 };
@@ -152,6 +165,10 @@ class Pipeline {
   uint32_t bindings() const { return bindings_; }
   uint32_t push_bytes() const { return push_bytes_; }
   const std::string& name() const { return name_; }
+  // "name: value" for each statistic the driver reports of the compiled kernel (register count,
+  // spills...), where the context captures them (Context::pipeline_statistics); else empty. Waits
+  // for the compilation.
+  std::vector<std::string> statistics() const;
 
  private:
   const Context& ctx_;

@@ -104,6 +104,12 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   dotp.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES;
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smp{};
   smp.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+  VkPhysicalDeviceShaderCorePropertiesAMD amd{};
+  amd.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD;
+  VkPhysicalDeviceShaderCoreProperties2AMD amd2{};
+  amd2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD;
+  VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm{};
+  arm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sg, {}};
   sg.pNext = &m3;
   void** tail = &m3.pNext;
@@ -114,11 +120,26 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   if (has_dot) { *tail = &dotp; tail = &dotp.pNext; }
   const bool has_sm = has_ext(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   if (has_sm) { *tail = &smp; tail = &smp.pNext; }
+  const bool has_amd = has_ext(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  if (has_amd) { *tail = &amd; tail = &amd.pNext; }
+  const bool has_amd2 = has_ext(VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME);
+  if (has_amd2) { *tail = &amd2; tail = &amd2.pNext; }
+  const bool has_arm = has_ext(VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
+  if (has_arm) { *tail = &arm; tail = &arm.pNext; }
   vkGetPhysicalDeviceProperties2(pd, &props);
-  if (has_sm) {
-    d.sm_count = smp.shaderSMCount;
-    d.warps_per_sm = smp.shaderWarpsPerSM;
-  }
+  // The multiprocessor count, from whichever vendor extension reports it (the most specific first).
+  auto take = [&](uint32_t n, const char* from) {
+    if (d.multiprocessors == 0 && n > 0) {
+      d.multiprocessors = n;
+      d.multiprocessors_from = from;
+    }
+  };
+  if (has_sm) take(smp.shaderSMCount, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  if (has_amd2) take(amd2.activeComputeUnitCount, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME);
+  if (has_amd)
+    take(amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray,
+         VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  if (has_arm) take(arm.shaderCoreCount, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
 
   // Features.
   VkPhysicalDeviceVulkan11Features f11{};
@@ -141,6 +162,10 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   fcm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   const bool has_cm_nv = has_ext(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   if (has_cm_nv) { *tail = &fcm; tail = &fcm.pNext; }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe{};
+  fpe.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  const bool has_pe = has_ext(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (has_pe) { *tail = &fpe; tail = &fpe.pNext; }
   vkGetPhysicalDeviceFeatures2(pd, &feats);
 
   d.name = base.deviceName;
@@ -177,6 +202,7 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   d.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
   d.cooperative_matrix2_nv = has_ext("VK_NV_cooperative_matrix2");
   d.memory_budget = has_ext(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  d.pipeline_statistics = has_pe && fpe.pipelineExecutableInfo;
   d.vulkan_memory_model = v12 && f12.vulkanMemoryModel;
   d.cooperative_matrix_nv = has_cm_nv && fcm.cooperativeMatrix && d.vulkan_memory_model && d.shader_int8;
   if (d.cooperative_matrix_nv && instance != VK_NULL_HANDLE) {
@@ -248,7 +274,10 @@ DeviceInfo vendor_neutral(DeviceInfo d) {
   d.cooperative_matrix_nv = false;
   d.cooperative_matrix2_nv = false;
   d.coop_int8_shapes.clear();
-  d.sm_count = d.warps_per_sm = 0;
+  if (d.multiprocessors_from == VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME) {
+    d.multiprocessors = 0;
+    d.multiprocessors_from.clear();
+  }
   return d;
 }
 
@@ -323,7 +352,7 @@ std::string describe_device(const DeviceInfo& d) {
   o << "    timestamps " << yn(d.timestamps);
   if (d.timestamps) o << " (period " << d.timestamp_period_ns << " ns)";
   o << ", memory budget " << yn(d.memory_budget);
-  if (d.sm_count) o << ", " << d.sm_count << " SMs of " << d.warps_per_sm << " warps";
+  if (d.multiprocessors) o << ", " << d.multiprocessors << " multiprocessors (" << d.multiprocessors_from << ")";
   o << "\n";
   return o.str();
 }

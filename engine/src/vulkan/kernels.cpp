@@ -232,7 +232,7 @@ void Kernels::lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const
 }
 
 uint32_t Kernels::lm_head_rpw(uint32_t vocab, uint32_t rows_per_group) const {
-  return rows_per_group ? rows_per_group : lm_head_rows_per_group(vocab, ctx_.info().sm_count, lm_wg_);
+  return rows_per_group ? rows_per_group : lm_head_rows_per_group(vocab, ctx_.multiprocessors(), lm_wg_);
 }
 
 uint32_t Kernels::lm_head_groups(uint32_t rows, uint32_t vocab, uint32_t rows_per_group) const {
@@ -254,9 +254,9 @@ uint64_t Kernels::lm_head_shared_bytes(uint32_t dim) const {
 // The table streams at the copy rate only while every multiprocessor has its share: 251 workgroups of
 // 512 rows (the 2B4T vocabulary) gave 119 of the H100's 132 multiprocessors two and 13 one, and the
 // head took 0.232 ms; 263 of 488 rows, 0.227 ms. At least 64 rows (a pass of every subgroup).
-uint32_t Kernels::lm_head_rows_per_group(uint32_t vocab, uint32_t sm_count, uint32_t workgroup) {
-  if (sm_count == 0) return workgroup;
-  const uint32_t per = ceil_div(vocab, 2 * sm_count);
+uint32_t Kernels::lm_head_rows_per_group(uint32_t vocab, uint32_t multiprocessors, uint32_t workgroup) {
+  if (multiprocessors == 0) return workgroup;
+  const uint32_t per = ceil_div(vocab, 2 * multiprocessors);
   return std::max(64u, ceil_div(per, kLmHeadRowsInFlight) * kLmHeadRowsInFlight);
 }
 

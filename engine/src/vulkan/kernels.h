@@ -140,8 +140,8 @@ class Kernels {
   // Workgroups of lm_head_normed's dispatch for a chunk of `rows` (rows_per_group as there).
   uint32_t lm_head_groups(uint32_t rows, uint32_t vocab, uint32_t rows_per_group = 0) const;
   // Rows per workgroup of the one-token LM head for a vocabulary: the workgroup size, or where the
-  // device reports its multiprocessors, as many rows as make two workgroups a multiprocessor.
-  static uint32_t lm_head_rows_per_group(uint32_t vocab, uint32_t sm_count, uint32_t workgroup);
+  // multiprocessors are known (Context::multiprocessors), as many rows as make two workgroups each.
+  static uint32_t lm_head_rows_per_group(uint32_t vocab, uint32_t multiprocessors, uint32_t workgroup);
 
   // Ends a device-side greedy decode step (shaders/greedy_step.comp): the argmax of logits[0..vocab)
   // (the first on ties) goes to next_token[0] and to ring[pos0 % ring_size], and step's pos0 (vk::Params)

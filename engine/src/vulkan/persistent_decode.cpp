@@ -16,12 +16,16 @@ constexpr uint32_t kChunkKeys = 64, kThreadsPerKey = 8;  // decode_layer.glsl's 
 // Polls of the barrier generation before a workgroup gives up: seconds on a GPU, where a normal wait
 // is a few microseconds.
 constexpr uint32_t kSpinLimit = 1u << 24;
+// Polls of the residency check (decode_layer.glsl check_residency): far more than a resident grid needs
+// to start, milliseconds where it is not resident.
+constexpr uint32_t kProbeSpins = 8192;
 
 struct Push {
   uint32_t wq, wk, wv, wo, wgate, wup, wdown;
   uint32_t n_attn, n_sub, n_ffn, n_fsub;
   float eps;
   uint32_t layer0, n_layers, lstride, cstride, counter, embed, ready;
+  uint32_t probe;
 };
 constexpr uint32_t kScalesPerLayer = 7;  // decode_layer.glsl SCALES: wq, wk, wv, wo, gate, up, down
 
@@ -62,11 +66,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
     if (why) *why = reason;
     return std::nullopt;
   };
-  if (groups == 0) {
-    // One workgroup per multiprocessor: 512 invocations with this kernel's registers fill one.
-    if (d.sm_count == 0) return no("the device does not report its multiprocessors (VK_NV_shader_sm_builtins)");
-    groups = d.sm_count;
-  }
+  if (groups == 0) return no("the device neither reports its multiprocessors nor had resident workgroups measured");
   const uint32_t min_sg = std::max(1u, d.min_subgroup_size), max_sg = std::max(min_sg, d.max_subgroup_size);
   // (Ballot: the grid barrier's subgroup polls as one, subgroupBroadcastFirst.)
   if (!d.subgroup_shuffle || !d.subgroup_arithmetic || !d.subgroup_ballot)
@@ -112,6 +112,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
       break;
     }
   if (l.value_parts == 0) return no("the kernel's shared memory exceeds the device's");
+  l.shared_bytes = static_cast<uint32_t>(shared(l.value_parts > 4 ? l.value_parts / 2 : l.value_parts));
   return l;
 }
 
@@ -131,7 +132,7 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
                              layout.value_parts, x.res_rows, x.res_lanes, 0u};
   // The pipelines compile on their own threads (Pipeline); decode keeps the fused kernels until they are
-  // ready. The twin differs in SPLIT_ONLY (constant 17) alone.
+  // ready. The long-context twin differs in SPLIT_ONLY (constant 17) alone.
   pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), spec);
   spec.back() = 1u;
   pipe_long_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
@@ -172,7 +173,8 @@ uint64_t PersistentDecode::partial_bytes() const {
 void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                               const LayerGroup& layers, uint32_t group, const LayerOffsets& off, float eps,
                               const BufferRange& x, const BufferRange& act, const BufferRange& rope,
-                              const BufferRange& partials, const Embedding& embedding, bool long_context) {
+                              const BufferRange& partials, const Embedding& embedding, bool long_context,
+                              bool residency_check) {
   auto vec4s = [&](uint64_t bytes) {
     if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
@@ -187,7 +189,7 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
                   vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
                   vec4s(off.ffn_sub_norm), eps, layers.first, layers.count, vec4s(layers.stride),
                   static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group, embedding.rows,
-                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads};
+                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads, residency_check ? kProbeSpins : 0u};
   wait();
   const BufferRange r[] = {params,          layers.weights,  layers.weights,   x,
                            act,             rope,            layers.k_cache,   layers.v_cache,
@@ -195,6 +197,14 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
                            embedding.table, embedding.tokens};
   const Pipeline& pipe = long_context ? *pipe_long_ : *pipe_;
   cs.dispatch(pipe, da.make(pipe, r), &push, sizeof push, layout_.groups);
+}
+
+std::vector<std::string> PersistentDecode::statistics() const {
+  std::vector<std::string> out;
+  for (const auto* p : {pipe_.get(), pipe_long_.get()})
+    for (const auto& line : p->statistics())
+      out.push_back(p->name() + (p == pipe_long_.get() ? " (long-context twin)" : "") + ": " + line);
+  return out;
 }
 
 bool PersistentDecode::failed() const {

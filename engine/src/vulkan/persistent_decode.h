@@ -55,9 +55,10 @@ class PersistentDecode {
     uint32_t max_splits = 0;  // attention splits per KV head at most
     uint32_t prefetch = 0;    // uvec4s per lane for the widest step
     uint32_t value_parts = 4; // attention's value pass: key groups summed in shared memory
+    uint32_t shared_bytes = 0;  // shared memory of a workgroup (the same at any grid)
   };
-  // The layout for this shape on this device, or nullopt with the reason. groups: workgroups to run
-  // (0: one per multiprocessor where the device reports them, else the path is not used).
+  // The layout for this shape on this device at `groups` workgroups (one per multiprocessor: the
+  // caller's choice), or nullopt with the reason.
   static std::optional<Layout> plan(const DeviceInfo& d, const Shape& s, bool f64, uint32_t groups,
                                     std::string* why = nullptr);
 
@@ -68,7 +69,7 @@ class PersistentDecode {
                    const std::vector<float>& scales);
   ~PersistentDecode();
 
-  // Whether the kernel and its long-context twin are compiled (never blocks); wait() blocks until they
+  // Whether the short- and long-context kernels are compiled (never blocks); wait() blocks until they
   // are. Both throw VulkanError if a compilation failed.
   bool ready();
   void wait();
@@ -78,12 +79,19 @@ class PersistentDecode {
   uint64_t partial_bytes() const;
 
   // The layers of one group: reads x and the caches, writes x (and the caches at params.pos0). `group`
-  // numbers the group (each has its own barrier count); `act`, `partials` sized as above. long_context:
-  // the twin kernel without the short-context attention, which computes the same for every position
-  // and is faster where each position it decodes attends to more than short_keys() keys.
+  // numbers the group (each has its own barrier count); `act`, `partials` sized as above. The kernel is
+  // compiled twice, each with one attention path (the driver allocates registers for the whole
+  // kernel): long_context false, the short-context kernel, only for steps that attend to at most
+  // short_keys() keys (a step past that raises failed(), as a wait that gave up does); true, the
+  // long-context twin (split work items), right for every step. residency_check: instead of the
+  // layers, only whether all the grid's workgroups were resident at once (each counts in and waits,
+  // bounded, for the others): failed() after the submit says they were not. The grid comes from the
+  // multiprocessor count or a measurement with a probe kernel that may need fewer registers; this
+  // checks the kernel itself before the engine relies on it.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const LayerGroup& layers,
               uint32_t group, const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act,
-              const BufferRange& rope, const BufferRange& partials, const Embedding& embedding, bool long_context);
+              const BufferRange& rope, const BufferRange& partials, const Embedding& embedding, bool long_context,
+              bool residency_check = false);
   // Keys the short-context attention takes at most (decode_layer.glsl CHQ): a step at position p
   // attends to p + 1 keys.
   uint32_t short_keys() const { return layout_.wg / 4; }
@@ -97,6 +105,8 @@ class PersistentDecode {
   // workgroup ever waits too long.
   void raise_failure_for_test();
   const Layout& layout() const { return layout_; }
+  // The driver's statistics of both kernels (Pipeline::statistics), each line prefixed with its name.
+  std::vector<std::string> statistics() const;
 
  private:
   Layout layout_;

@@ -12,6 +12,7 @@
 
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
+#include "vulkan/occupancy.h"
 #include "vulkan/persistent_decode.h"
 #include "vulkan/gpu_sampler.h"
 #include "vulkan/kernels.h"
@@ -143,8 +144,8 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::CommandSequence> decode_long;  // decode's long-context twin, as in Chained
   bool profiling = false;
   SeqProfile prof_decode, prof_decode_long, prof_none, prof_last, prof_all;
-  // Whether a one-token step at `pos` (and every later one) runs the persistent kernel's long-context
-  // twin: every key count is past its short-context attention's.
+  // Whether a one-token step at `pos` runs the persistent kernel's long-context twin: it attends to
+  // more keys than the short-context kernel takes (a submit of several steps: its last step decides).
   bool long_context(int32_t pos) const {
     return persistent_live && static_cast<int64_t>(pos) + 1 > persistent->short_keys();
   }
@@ -174,6 +175,7 @@ struct VulkanForward::Impl {
   void collect(SeqProfile& p);
   void record_decoders();
   void adopt_persistent(bool wait);
+  bool persistent_resident();
   bool persistent_failed();
   // The loop of decode_greedy and decode_sample on `seqs`: before_submit(first, n) runs before the
   // submit of steps first .. first + n - 1, restart(done, outs) before they are redone from step done
@@ -497,6 +499,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   co.device = options.device;
   co.max_binding_range = options.max_binding_range;
   co.vendor_neutral = options.vendor_neutral;
+  co.pipeline_statistics = options.pipeline_statistics;
   m.ctx = std::make_unique<vk::Context>(co);
   const bool f64 = options.precision == Precision::F64;
   if (f64 && !m.ctx->info().shader_float64)
@@ -508,6 +511,16 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                                         : vk::DotProduct::Auto,
                                             options.tuned_kernels);
   const uint64_t rb = m.kernels->real_bytes();
+  // The persistent decode kernel's grid: one workgroup per multiprocessor. Where the device does not
+  // report them (Intel; NVIDIA with its extensions ignored) a GPU measures how many workgroups of the
+  // kernel's size are resident at once (vulkan/occupancy.h); the LM head spreads its rows by it too.
+  // Not on a CPU device: its workgroups are threads the OS may preempt, so none is ever sure to stay
+  // resident, and a persistent grid saves nothing there.
+  const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers};
+  if (options.tuned_kernels && options.persistent_groups == 0 && m.ctx->multiprocessors() == 0 &&
+      m.ctx->info().type != "cpu")
+    if (const auto one = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, 1))
+      m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, one->wg, one->shared_bytes));
   if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_greedy_head);
   if (options.tuned_kernels) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
@@ -517,12 +530,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                                   m.kernels->dot_product());
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
-    // Decode on persistent workgroups where all of them can be resident (the device says how many
-    // multiprocessors it has, or the caller chose the grid).
-    const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers};
+    // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
+    // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
+    const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
+                                                        : m.ctx->multiprocessors();
     if (options.persistent_groups >= 0)
-      if (const auto layout = vk::PersistentDecode::plan(m.ctx->info(), shape, f64,
-                                                         static_cast<uint32_t>(options.persistent_groups))) {
+      if (const auto layout = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, grid)) {
         std::vector<float> scales;
         for (const LayerWeights& lw : model.weights().layers)
           for (const TernaryMatrix* t : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down})
@@ -725,8 +738,34 @@ void VulkanForward::Impl::adopt_persistent(bool wait) {
     persistent.reset();
     return;
   }
+  // A grid that is not all resident at once would wait at its first barrier until the bounded wait
+  // gives up (seconds): the fused kernels stay.
+  if (!persistent_resident()) {
+    persistent.reset();
+    return;
+  }
   persistent_live = true;
   record_decoders();
+}
+
+// Whether every workgroup of both persistent kernels is resident at once on this device (their
+// residency check: PersistentDecode::record), one submit each.
+bool VulkanForward::Impl::persistent_resident() {
+  auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
+  const LayerGroupBuffers& g = groups[0];
+  const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
+  const vk::Embedding emb{R(embd_bufs[0]), R(tokens), 0};
+  for (const bool long_context : {false, true}) {
+    persistent->begin_call();
+    vk::CommandSequence cs(*ctx);
+    cs.begin();
+    persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope),
+                       R(ppart), emb, long_context, /*residency_check=*/true);
+    cs.end();
+    cs.run();
+    if (persistent->failed()) return false;
+  }
+  return true;
 }
 
 // After a one-token submit finished: whether the persistent kernel gave up waiting at a grid barrier (a
@@ -901,7 +940,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
       // Never past max_steps: a chained step beyond it could write the cache past the context.
       const uint32_t slot = next_slot % kChainsInFlight;
       steps[slot] = max_steps - submitted >= static_cast<int32_t>(kChainSteps) ? kChainSteps : 1;
-      twin[slot] = m.long_context(pos + submitted);
+      twin[slot] = m.long_context(pos + submitted + steps[slot] - 1);
       before_submit(submitted, steps[slot]);
       sequence(slot).submit();
       submitted += steps[slot];
@@ -997,6 +1036,11 @@ void VulkanForward::debug_fail_persistent_decode() {
   if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
 }
 bool VulkanForward::bounded_greedy_head() const { return !impl_->head_q8.empty(); }
+
+std::vector<std::string> VulkanForward::kernel_statistics() {
+  impl_->adopt_persistent(true);
+  return impl_->persistent_live ? impl_->persistent->statistics() : std::vector<std::string>{};
+}
 
 uint32_t VulkanForward::persistent_groups() {
   impl_->adopt_persistent(true);

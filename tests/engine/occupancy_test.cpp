@@ -1,0 +1,66 @@
+// Resident workgroups measured with the probe kernel (vulkan/occupancy.h), and the persistent decode
+// kernel's own residency check (PersistentDecode::record residency_check), on the test device (lavapipe
+// in CI: its workgroups run on a few threads, so only a few of them are resident at once; a wave that
+// cannot start must make the resident ones give up, not hang).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "test_support.h"
+#include "trit/model.h"
+#include "trit/vulkan_forward.h"
+#include "vulkan/context.h"
+#include "vulkan/occupancy.h"
+
+namespace {
+
+using namespace trit;
+
+TEST(Occupancy, OneWorkgroupIsResidentAndTooManyAreNot) {
+  vk::Context ctx;
+  vk::OccupancyProbe probe(ctx, 64, 4096);
+  EXPECT_TRUE(probe.resident(1));
+  // Far more workgroups than any device keeps resident at once: the first wave gives up (bounded).
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(probe.resident(4096));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
+}
+
+TEST(Occupancy, TheMeasurementIsTheLargestGridThatPasses) {
+  vk::Context ctx;
+  const uint32_t n = vk::resident_workgroups(ctx, 64, 4096, 256);
+  std::printf("[ measured ] %u resident workgroups of 64 invocations on %s\n", n, ctx.info().name.c_str());
+  ASSERT_GE(n, 1u);
+  ASSERT_LE(n, 256u);
+  vk::OccupancyProbe probe(ctx, 64, 4096);
+  EXPECT_TRUE(probe.resident(n));
+  if (n < 256) {
+    // (Bisection: n + 1 failed when it was measured; the first wave of twice as many surely gives up.)
+    EXPECT_FALSE(probe.resident(2 * n + 2));
+  }
+  // Shared memory beyond the device's: nothing can be resident.
+  EXPECT_EQ(vk::resident_workgroups(ctx, 64, ctx.info().max_shared_memory + 4, 16), 0u);
+}
+
+// A grid forced larger than the device keeps resident: the residency check fails at once and decode
+// stays on the fused kernels, instead of the first grid barrier waiting until its bound (seconds).
+TEST(Occupancy, AGridThatIsNotResidentIsNeverUsed) {
+  auto model = Model::open(test::shared_dir() / "golden" / "golden-a.gguf");
+  VulkanForwardOptions o;
+  o.persistent_groups = 64;
+  const auto t0 = std::chrono::steady_clock::now();
+  VulkanForward f(*model, o);
+  EXPECT_EQ(f.persistent_groups(), 0u);
+  std::vector<float> logits(static_cast<size_t>(f.vocab_size()));
+  const int32_t tok = 1;
+  f.eval(std::span<const int32_t>(&tok, 1), 0, logits, false);
+  EXPECT_TRUE(f.fused_decode());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 120.0);
+  // One workgroup is resident everywhere: that grid is used.
+  o.persistent_groups = 1;
+  VulkanForward one(*model, o);
+  EXPECT_EQ(one.persistent_groups(), 1u);
+}
+
+}  // namespace
