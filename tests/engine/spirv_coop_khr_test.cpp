@@ -209,7 +209,8 @@ class Asm {
 };
 
 struct Ids {
-  uint32_t uint = 0, boolean = 0, f32 = 0, u3 = 0, u8 = 0, u16 = 0, tru = 0, a_type = 0, b_type = 0, c_type = 0;
+  uint32_t uint = 0, int32 = 0, boolean = 0, f32 = 0, u3 = 0, u8 = 0, u16 = 0, tru = 0, a_type = 0, b_type = 0,
+           c_type = 0;
   uint32_t label = 0, acc = 0, ptr = 0, a = 0, b = 0, c = 0, d = 0;
 };
 
@@ -220,7 +221,8 @@ struct Knobs {
   bool small_constants = false;    // OpConstant 0, 1, 2 of the uint type declared before the matrix types
   bool a_as_b = false;             // B's load gives a value of A's type: one NV type in two uses
   bool spec_column_major = false;  // A's load takes OpSpecConstantFalse
-  std::function<void(Asm&, const Ids&)> globals, body;
+  // Extra instructions: after the types and constants, in main's body, after main.
+  std::function<void(Asm&, const Ids&)> globals, body, functions;
 };
 
 constexpr uint16_t kTypeVoid = 19, kEntryPoint = 15, kExecutionMode = 16, kTypeVector = 23, kLabel = 248, kBranch = 249,
@@ -254,7 +256,7 @@ std::vector<uint32_t> module(const Knobs& k) {
   s.op(op::TypeInt, {n.uint, 32, 0});
   if (k.small_constants)
     for (uint32_t v : {0u, 1u, 2u}) s.op(op::Constant, {n.uint, s.id(), v});
-  const uint32_t int_t = s.id(), char_t = s.id();
+  const uint32_t int_t = n.int32 = s.id(), char_t = s.id();
   s.op(op::TypeInt, {int_t, 32, 1});
   s.op(op::TypeInt, {char_t, 8, k.char_signedness});
   n.f32 = s.id();
@@ -317,6 +319,7 @@ std::vector<uint32_t> module(const Knobs& k) {
   s.op(op::CooperativeMatrixStoreNV, {n.ptr, e, n.u8, n.tru, kAvailable, n.u3});
   s.op(kReturn, {});
   s.op(kFunctionEnd, {});
+  if (k.functions) k.functions(s, n);
   return s.words(k.version);
 }
 
@@ -396,6 +399,45 @@ TEST(SpirvCoopKhr, UsesFlowThroughPhisAndConversions) {
   const View khr(trit::spv::coop_nv_to_khr(module(k)));
   EXPECT_EQ(khr.use_of(khr.type_of.at(phi)), kUseAcc);
   EXPECT_EQ(khr.use_of(khr.type_of.at(conv)), kUseAcc) << "the float accumulator reached through the conversion";
+}
+
+// Matrices as function parameters and results, element access, arithmetic and the length: unchanged
+// but for the length's opcode.
+TEST(SpirvCoopKhr, PassesCallsElementsArithmeticAndTheLength) {
+  Knobs k;
+  uint32_t fn_t = 0, fn = 0, pint = 0, len = 0;
+  k.globals = [&](Asm& s, const Ids& n) {
+    fn_t = s.id();
+    fn = s.id();
+    pint = s.id();
+    s.op(op::TypeFunction, {fn_t, n.c_type, n.c_type});
+    s.op(op::TypePointer, {pint, trit::spv::storage::Function, n.int32});
+  };
+  k.body = [&](Asm& s, const Ids& n) {
+    const uint32_t r = s.id(), el = s.id();
+    s.op(op::FunctionCall, {n.c_type, r, fn, n.d});
+    s.op(op::CompositeExtract, {n.int32, el, r, 0});
+    s.op(op::AccessChain, {pint, s.id(), n.acc, n.u8});
+    len = s.id();
+    s.op(op::CooperativeMatrixLengthNV, {n.uint, len, n.c_type});
+  };
+  k.functions = [&](Asm& s, const Ids& n) {
+    const uint32_t param = s.id(), neg = s.id();
+    s.op(op::Function, {n.c_type, fn, 0, fn_t});
+    s.op(op::FunctionParameter, {n.c_type, param});
+    s.op(kLabel, {s.id()});
+    s.op(op::SNegate, {n.c_type, neg, param});
+    s.op(op::ReturnValue, {neg});
+    s.op(kFunctionEnd, {});
+  };
+  const auto nv = module(k);
+  const View before(nv), khr(trit::spv::coop_nv_to_khr(nv));
+  EXPECT_EQ(khr.of(len).opcode, op::CooperativeMatrixLengthKHR);
+  EXPECT_EQ(khr.of(len).operands, before.of(len).operands);
+  EXPECT_EQ(khr.of(fn).operands, before.of(fn).operands);
+  EXPECT_EQ(khr.count(op::FunctionCall), 1u);
+  EXPECT_EQ(khr.count(op::SNegate), 1u);
+  EXPECT_EQ(khr.use_of(khr.of(len).operands.at(2)), kUseAcc) << "the length's matrix type";
 }
 
 TEST(SpirvCoopKhr, RefusesOneTypeInTwoUses) {
