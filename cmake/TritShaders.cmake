@@ -6,11 +6,19 @@
 find_program(GLSLANG_VALIDATOR glslangValidator REQUIRED)
 find_program(SPIRV_VAL spirv-val REQUIRED)
 
-# trit_embed_shaders(TARGET name SOURCES a.comp b.comp ...)
+# trit_embed_shaders(TARGET name SOURCES a.comp b.comp ... [KHR_COOP a.comp ...] [DEPENDS includes...])
 # Produces a static library `name` with a generated registry `trit_shaders.cpp` that maps each shader's
-# file stem to its SPIR-V words (see engine/include/trit/shaders.h).
+# file stem to its SPIR-V words (see engine/include/trit/shaders.h). Each KHR_COOP source (one of
+# SOURCES, written with GL_NV_cooperative_matrix) also yields `<stem>_khr`: its validated module
+# rewritten to SPV_KHR_cooperative_matrix by trit-coop-nv-to-khr (shaders/tools/), which refuses, and
+# so fails the build, whatever it cannot convert exactly. spirv-val 2023.1 cannot check that form.
 function(trit_embed_shaders)
-  cmake_parse_arguments(ARG "" "TARGET" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TARGET" "SOURCES;KHR_COOP;DEPENDS" ${ARGN})
+  foreach(src IN LISTS ARG_KHR_COOP)
+    if(NOT src IN_LIST ARG_SOURCES)
+      message(FATAL_ERROR "trit_embed_shaders: KHR_COOP ${src} is not one of the SOURCES")
+    endif()
+  endforeach()
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/spv)
   file(MAKE_DIRECTORY ${out_dir})
   set(headers)
@@ -22,7 +30,7 @@ function(trit_embed_shaders)
     set(hdr ${out_dir}/${stem}.spv.h)
     set(spv ${out_dir}/${stem}.spv)
     add_custom_command(
-      OUTPUT ${hdr}
+      OUTPUT ${hdr} ${spv}
       COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet -I${CMAKE_CURRENT_SOURCE_DIR} -o ${spv} ${abs}
       COMMAND ${SPIRV_VAL} --target-env vulkan1.2 ${spv}
       COMMAND ${GLSLANG_VALIDATOR} -V --target-env vulkan1.2 --quiet -I${CMAKE_CURRENT_SOURCE_DIR}
@@ -30,9 +38,23 @@ function(trit_embed_shaders)
       DEPENDS ${abs} ${ARG_DEPENDS}
       COMMENT "glslang: ${stem}.comp -> SPIR-V"
       VERBATIM)
+    set(stems ${stem})
+    if(src IN_LIST ARG_KHR_COOP)
+      add_custom_command(
+        OUTPUT ${out_dir}/${stem}_khr.spv.h ${out_dir}/${stem}_khr.spv
+        COMMAND trit-coop-nv-to-khr ${spv} ${out_dir}/${stem}_khr.spv
+                --header ${out_dir}/${stem}_khr.spv.h --name trit_spv_${stem}_khr
+        DEPENDS ${spv} trit-coop-nv-to-khr
+        COMMENT "trit-coop-nv-to-khr: ${stem} -> ${stem}_khr (SPV_KHR_cooperative_matrix)"
+        VERBATIM)
+      list(APPEND headers ${out_dir}/${stem}_khr.spv.h)
+      list(APPEND stems ${stem}_khr)
+    endif()
     list(APPEND headers ${hdr})
-    string(APPEND includes "#include \"${stem}.spv.h\"\n")
-    string(APPEND entries "    {\"${stem}\", {trit_spv_${stem}, sizeof(trit_spv_${stem}) / sizeof(uint32_t)}},\n")
+    foreach(s IN LISTS stems)
+      string(APPEND includes "#include \"${s}.spv.h\"\n")
+      string(APPEND entries "    {\"${s}\", {trit_spv_${s}, sizeof(trit_spv_${s}) / sizeof(uint32_t)}},\n")
+    endforeach()
   endforeach()
   set(registry ${out_dir}/trit_shaders.cpp)
   file(CONFIGURE OUTPUT ${registry} CONTENT

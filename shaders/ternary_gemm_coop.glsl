@@ -1,6 +1,9 @@
 // Ternary (I2_S) matrix times int8 activations for a block of tokens on the tensor cores: the block
 // path of Kernels::ternary where the device offers an int8 x int8 + int32 cooperative matrix
 // (SPV_NV_cooperative_matrix; the shape CM x CN x CK comes from the device's query, never its name).
+// The build also derives its SPV_KHR_cooperative_matrix twin (ternary_gemm_coop*_khr) from this
+// shader's NV module with shaders/tools/coop_nv_to_khr.h, which fails the build on any use of a matrix
+// it cannot convert exactly: A, B and the accumulators must stay distinct GLSL types.
 //   y[t][r] = float(sum_k (code[r][k] - 1) * xq[t][k]) / s[t] * scale     (the sum exact in int32)
 // Matrix A is the weights (BM rows x 128 of K, decoded once per block into int8 (code - 1) in shared
 // memory), B the activations (128 of K x BN tokens, staged as they are: token-major, i.e. B column

@@ -1,7 +1,8 @@
 // trit-cli bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan] [--profile] [--json]
 // --profile: GPU time per token by kernel kind (timestamp queries recorded only in this mode).
 // --precision f64: the double-precision verification build; --generic: only vendor-neutral features (the
-// path AMD and Intel GPUs get), for comparisons on an NVIDIA GPU.
+// path AMD and Intel GPUs get: on an NVIDIA GPU the prefill GEMM through VK_KHR_cooperative_matrix
+// instead of the NV extension), for comparisons on an NVIDIA GPU. The report names the prefill kernels.
 #include <cstdio>
 #include <sstream>
 #include <string>

@@ -18,6 +18,12 @@ add_test(NAME cli_bench_reports_the_greedy_head
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1)
 set_tests_properties(cli_bench_reports_the_greedy_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
   PASS_REGULAR_EXPRESSION "greedy head: int8 table with bounds, F16 for the rows that may win")
+# The prefill kernels are named: lavapipe has no accelerated dot product and no cooperative matrix, so
+# blocks run the matvec kernel (on an NVIDIA GPU: the NV GEMM, or with --generic the KHR one).
+add_test(NAME cli_bench_reports_the_prefill_kernels
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --json)
+set_tests_properties(cli_bench_reports_the_prefill_kernels PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
+  TIMEOUT 120 PASS_REGULAR_EXPRESSION "\"prefill_kernels\": \"block matvec kernel \\(bit extraction\\)\"")
 add_test(NAME cli_bench_f16_head
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --f16-head)
 set_tests_properties(cli_bench_f16_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120

@@ -4,8 +4,10 @@
 // activations, Store / Accumulate / Gate) must have the same bits. Sizes are awkward on purpose: rows
 // that are not a multiple of any tile, K a multiple of 128 but not of a tile, 2 / 7 / 33 / 100 tokens
 // and a full block, a submit of fewer tokens than the recording's block (the rest must stay untouched).
-// The dot-product GEMM runs wherever the device has the integer dot product (lavapipe too); the
-// cooperative-matrix GEMM only where the device offers a shape it can tile (skipped on lavapipe).
+// The dot-product GEMM runs wherever the device has the integer dot product (lavapipe too); each
+// cooperative-matrix GEMM (VK_NV_cooperative_matrix; VK_KHR_cooperative_matrix, the KHR twin rewritten
+// from the NV SPIR-V at build time) only where the device offers a shape it can tile (skipped on
+// lavapipe; the H100's driver offers both).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -60,11 +62,13 @@ std::vector<R> random_reals(size_t n, uint32_t seed, double lo, double hi) {
 
 // One device with the baseline kernels and the GEMMs it supports, in one activation precision.
 struct Rig {
-  explicit Rig(bool f64_) : f64(f64_), base(ctx, true, f64_, trit::vk::DotProduct::Off), da(ctx) {
-    if (ctx.info().integer_dot_product) dot = std::make_unique<TernaryGemm>(ctx, f64, TernaryGemm::Kind::Dot);
-    if (TernaryGemm::choose(ctx.info()) == TernaryGemm::Kind::Coop)
-      coop = std::make_unique<TernaryGemm>(ctx, f64, TernaryGemm::Kind::Coop);
+  explicit Rig(bool f64_, const trit::vk::ContextOptions& options = {})
+      : f64(f64_), ctx(options), base(ctx, true, f64_, trit::vk::DotProduct::Off), da(ctx) {
+    for (auto kind : {TernaryGemm::Kind::Dot, TernaryGemm::Kind::Coop, TernaryGemm::Kind::CoopKhr})
+      if (TernaryGemm::available(ctx.info(), kind))
+        gemms[static_cast<int>(kind)] = std::make_unique<TernaryGemm>(ctx, f64, kind);
   }
+  const TernaryGemm* gemm(TernaryGemm::Kind kind) const { return gemms[static_cast<int>(kind)].get(); }
   template <typename T>
   Buffer buf(const std::vector<T>& data) {
     Buffer b(ctx, std::max<uint64_t>(data.size() * sizeof(T), 16), MemoryUse::Device);
@@ -85,8 +89,16 @@ struct Rig {
   trit::vk::Context ctx;
   trit::vk::Kernels base;
   trit::vk::DescriptorAllocator da;
-  std::unique_ptr<TernaryGemm> dot, coop;
+  std::unique_ptr<TernaryGemm> gemms[3];  // by Kind: Dot, Coop, CoopKhr, where the device has them
 };
+
+const char* missing(TernaryGemm::Kind kind) {
+  switch (kind) {
+    case TernaryGemm::Kind::Dot: return "integer dot product";
+    case TernaryGemm::Kind::Coop: return "int8 cooperative matrix (VK_NV_cooperative_matrix) the GEMM can tile";
+    default: return "int8 cooperative matrix (VK_KHR_cooperative_matrix) the GEMM can tile";
+  }
+}
 
 // One device per precision for the whole run, released by the test environment's TearDown: a static
 // destroyed at exit would outlive the Vulkan driver (the NVIDIA driver crashes then).
@@ -141,10 +153,10 @@ const Case kCases[] = {
 };
 
 template <typename R>
-void expect_same_as_block_kernel(bool f64, bool coop) {
-  Rig& g = rig(f64);
-  const TernaryGemm* gemm = coop ? g.coop.get() : g.dot.get();
-  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << (coop ? "int8 cooperative matrix the GEMM can tile" : "integer dot product");
+void expect_same_as_block_kernel(Rig& g, TernaryGemm::Kind kind) {
+  const bool f64 = g.f64;
+  const TernaryGemm* gemm = g.gemm(kind);
+  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << missing(kind);
   for (const Case& c : kCases)
     for (auto mode : {TernaryMode::Store, TernaryMode::Accumulate, TernaryMode::Gate}) {
       SCOPED_TRACE(testing::Message() << "rows " << c.rows << " K " << c.k << " tokens " << c.tokens << " of "
@@ -158,17 +170,41 @@ void expect_same_as_block_kernel(bool f64, bool coop) {
     }
 }
 
-TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(false, false); }
-TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(true, false); }
-TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(false, true); }
-TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(true, true); }
+using Kind = TernaryGemm::Kind;
+TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(rig(false), Kind::Dot); }
+TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(rig(true), Kind::Dot); }
+TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(rig(false), Kind::Coop); }
+TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(rig(true), Kind::Coop); }
+TEST(TernaryGemmCoopKhr, MatchesTheBlockKernelBitForBitF32) {
+  expect_same_as_block_kernel<float>(rig(false), Kind::CoopKhr);
+}
+TEST(TernaryGemmCoopKhr, MatchesTheBlockKernelBitForBitF64) {
+  expect_same_as_block_kernel<double>(rig(true), Kind::CoopKhr);
+}
+
+// The vendor-neutral device (trit-cli bench --generic): no NV extension enabled, and where the driver
+// offers VK_KHR_cooperative_matrix (the H100's does) the engine's GEMM is the KHR one, bit-identical.
+TEST(TernaryGemmCoopKhr, IsWhatTheVendorNeutralDeviceRuns) {
+  if (!TernaryGemm::available(rig(false).ctx.info(), Kind::CoopKhr))
+    GTEST_SKIP() << rig(false).ctx.info().name << " has no " << missing(Kind::CoopKhr);
+  trit::vk::ContextOptions neutral;
+  neutral.vendor_neutral = true;
+  Rig g(false, neutral);
+  EXPECT_FALSE(g.ctx.info().cooperative_matrix_nv);
+  if (!g.ctx.info().integer_dot_product) GTEST_SKIP() << "the engine uses a GEMM only with the integer dot product";
+  const trit::vk::Kernels k(g.ctx, true, false, trit::vk::DotProduct::On);
+  ASSERT_NE(k.gemm(), nullptr);
+  EXPECT_EQ(k.gemm()->kind(), Kind::CoopKhr);
+  EXPECT_NE(k.gemm()->describe().find("VK_KHR_cooperative_matrix"), std::string::npos) << k.gemm()->describe();
+  expect_same_as_block_kernel<float>(g, Kind::CoopKhr);
+}
 
 // Unit scales: the outputs are the integer sums themselves, checked against the reference ops; the
 // extremes (every weight +1 or -1 against -128 / 127 over K = 6912, the 2B4T FFN width) stay exact.
-void expect_exact_sums(bool coop) {
+void expect_exact_sums(TernaryGemm::Kind kind) {
   Rig& g = rig(false);
-  const TernaryGemm* gemm = coop ? g.coop.get() : g.dot.get();
-  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << (coop ? "int8 cooperative matrix the GEMM can tile" : "integer dot product");
+  const TernaryGemm* gemm = g.gemm(kind);
+  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << missing(kind);
   const uint32_t rows = 70, k = 6912, n = 9;
   auto codes = random_codes(rows, k, 3);
   for (size_t i = 0; i < size_t{k} / 4; ++i) codes[i] = 0xAA;                       // row 0: all +1
@@ -190,8 +226,9 @@ void expect_exact_sums(bool coop) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "token " << i / rows << " row " << i % rows;
 }
 
-TEST(TernaryGemmDot, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(false); }
-TEST(TernaryGemmCoop, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(true); }
+TEST(TernaryGemmDot, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(Kind::Dot); }
+TEST(TernaryGemmCoop, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(Kind::Coop); }
+TEST(TernaryGemmCoopKhr, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(Kind::CoopKhr); }
 
 // Kernels uses a GEMM for blocks exactly where the int8 dot product is in use.
 TEST(TernaryGemm, KernelsChooseItOnlyWithTheDotProduct) {
@@ -210,14 +247,14 @@ TEST(TernaryGemm, CoopPlanFollowsTheQueriedShapes) {
   d.max_shared_memory = 48 * 1024;
   d.max_workgroup_invocations = 1024;
   TernaryGemm::CoopPlan p;
-  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p)) << "no extension";
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Coop, false, p)) << "no extension";
   d.cooperative_matrix_nv = true;
-  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p)) << "no int8 shape";
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Coop, false, p)) << "no int8 shape";
   EXPECT_EQ(TernaryGemm::choose(d), TernaryGemm::Kind::Dot);
   d.coop_int8_shapes = {{16, 8, 24}};  // K does not divide the 128-element block
-  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p));
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Coop, false, p));
   d.coop_int8_shapes = {{16, 8, 32}, {16, 16, 32}};
-  ASSERT_TRUE(TernaryGemm::coop_plan(d, false, p));
+  ASSERT_TRUE(TernaryGemm::coop_plan(d, Kind::Coop, false, p));
   EXPECT_EQ(p.cm * p.cn * p.ck, 16u * 16 * 32) << "the largest fragment";
   EXPECT_EQ(p.rows(), 64u);
   EXPECT_EQ(p.tokens(), 64u);
@@ -225,15 +262,62 @@ TEST(TernaryGemm, CoopPlanFollowsTheQueriedShapes) {
   EXPECT_EQ(p.rows(), p.wr * p.fm * p.cm);
   EXPECT_EQ(p.tokens(), p.wc * p.fn * p.cn);
   EXPECT_LE(p.shared_bytes(false), d.max_shared_memory);
-  ASSERT_TRUE(TernaryGemm::coop_plan(d, true, p));
+  ASSERT_TRUE(TernaryGemm::coop_plan(d, Kind::Coop, true, p));
   EXPECT_EQ(p.rows(), 64u);
   EXPECT_LE(p.shared_bytes(true), d.max_shared_memory);
   EXPECT_EQ(TernaryGemm::choose(d), TernaryGemm::Kind::Coop);
   d.max_shared_memory = 16 * 1024;  // too little for any tile
-  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p));
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Coop, false, p));
   d.max_shared_memory = 48 * 1024;
   d.min_subgroup_size = 16;  // subgroups of varying size: gl_SubgroupID would not map to the tiles
-  EXPECT_FALSE(TernaryGemm::coop_plan(d, false, p));
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Coop, false, p));
+}
+
+// Which GEMM runs, from the queried features alone: NV where it tiles, else KHR where it tiles, else
+// the dot product; each extension's plan from its own shapes; vendor_neutral() keeps the KHR path.
+TEST(TernaryGemm, ChoosesNvThenKhrThenTheDotProduct) {
+  trit::DeviceInfo d;
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.max_shared_memory = 48 * 1024;
+  d.max_workgroup_invocations = 1024;
+  d.integer_dot_product = true;
+  EXPECT_EQ(TernaryGemm::choose(d), Kind::Dot) << "neither extension (lavapipe)";
+  EXPECT_FALSE(TernaryGemm::available(d, Kind::CoopKhr));
+
+  // KHR only (AMD RDNA3, Intel): the KHR twin.
+  d.cooperative_matrix_khr = true;
+  d.coop_int8_shapes_khr = {{16, 16, 32}};
+  EXPECT_TRUE(TernaryGemm::available(d, Kind::CoopKhr));
+  EXPECT_FALSE(TernaryGemm::available(d, Kind::Coop)) << "KHR shapes are not NV shapes";
+  EXPECT_EQ(TernaryGemm::choose(d), Kind::CoopKhr);
+  TernaryGemm::CoopPlan p;
+  ASSERT_TRUE(TernaryGemm::coop_plan(d, Kind::CoopKhr, false, p));
+  EXPECT_EQ(p.cm * p.cn * p.ck, 16u * 16 * 32);
+  EXPECT_EQ(p.rows(), 64u);
+  EXPECT_EQ(p.tokens(), 64u);
+  EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Dot, false, p));
+
+  // A KHR shape that does not tile, or the feature off: the dot product.
+  d.coop_int8_shapes_khr = {{16, 16, 24}};
+  EXPECT_EQ(TernaryGemm::choose(d), Kind::Dot);
+  d.coop_int8_shapes_khr = {{16, 8, 32}};
+  d.cooperative_matrix_khr = false;
+  EXPECT_EQ(TernaryGemm::choose(d), Kind::Dot);
+  d.cooperative_matrix_khr = true;
+  EXPECT_EQ(TernaryGemm::choose(d), Kind::CoopKhr);
+
+  // Both (NVIDIA): NV where it tiles; vendor_neutral (--generic) clears NV and keeps KHR.
+  d.cooperative_matrix_nv = true;
+  d.coop_int8_shapes = {{16, 8, 32}};
+  EXPECT_EQ(TernaryGemm::choose(d), Kind::Coop);
+  const trit::DeviceInfo neutral = trit::vendor_neutral(d);
+  EXPECT_FALSE(neutral.cooperative_matrix_nv);
+  EXPECT_TRUE(neutral.coop_int8_shapes.empty());
+  EXPECT_TRUE(neutral.cooperative_matrix_khr);
+  ASSERT_EQ(neutral.coop_int8_shapes_khr.size(), 1u);
+  EXPECT_EQ(TernaryGemm::choose(neutral), Kind::CoopKhr);
+  d.coop_int8_shapes = {{16, 8, 24}};  // NV without a shape that tiles: KHR
+  EXPECT_EQ(TernaryGemm::choose(d), Kind::CoopKhr);
 }
 
 }  // namespace

@@ -26,6 +26,24 @@ TEST(VulkanSmoke, ListsAtLeastOneDeviceWithFeatures) {
   EXPECT_NE(text.find("subgroup size"), std::string::npos);
 }
 
+// `trit-cli devices` lists the int8 shapes of each cooperative-matrix extension the device has on.
+TEST(VulkanSmoke, DescribesBothCooperativeMatrixForms) {
+  trit::DeviceInfo d;
+  d.name = "a GPU";
+  d.cooperative_matrix = d.cooperative_matrix_khr = true;
+  d.coop_int8_shapes_khr = {{16, 8, 32}, {16, 16, 32}};
+  std::string text = trit::describe_device(d);
+  EXPECT_NE(text.find("cooperative matrix yes"), std::string::npos) << text;
+  EXPECT_NE(text.find("KHR cooperative matrix, int8 x int8 + int32 (MxNxK): 16x8x32 16x16x32\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("NV cooperative matrix"), std::string::npos) << text;
+  d.cooperative_matrix_nv = true;
+  d.coop_int8_shapes = {{16, 8, 32}};
+  text = trit::describe_device(d);
+  EXPECT_NE(text.find("NV cooperative matrix, int8 x int8 + int32 (MxNxK): 16x8x32\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("KHR cooperative matrix"), std::string::npos) << text;
+}
+
 TEST(VulkanSmoke, ChoosingAMissingDeviceNamesTheChoices) {
   const auto devices = trit::list_vulkan_devices();
   try {

@@ -44,7 +44,7 @@ struct DeviceInfo {
   bool storage_8bit = false, storage_16bit = false;
   bool shader_int8 = false, shader_float16 = false, shader_int16 = false, shader_int64 = false;
   bool shader_float64 = false;             // double in shaders (the engine's precise activation path)
-  bool cooperative_matrix = false;         // VK_KHR_cooperative_matrix
+  bool cooperative_matrix = false;         // VK_KHR_cooperative_matrix is exposed
   bool cooperative_matrix2_nv = false;     // VK_NV_cooperative_matrix2
   // VK_NV_cooperative_matrix with its feature on: the SPIR-V our toolchain (glslang 12) can emit for
   // subgroup matrix products. The shapes are what vkGetPhysicalDeviceCooperativeMatrixPropertiesNV
@@ -54,6 +54,13 @@ struct DeviceInfo {
     uint32_t m = 0, n = 0, k = 0;
   };
   std::vector<MatrixShape> coop_int8_shapes;
+  // VK_KHR_cooperative_matrix with its feature on for compute shaders, with the Vulkan memory model and
+  // shaderInt8 (what the KHR twin of the prefill GEMM, rewritten from the NV module at build time,
+  // needs): the form AMD, Intel and recent NVIDIA drivers offer. The shapes are what
+  // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR reports for int8 A and B with int32 C and result,
+  // subgroup scope, non-saturating.
+  bool cooperative_matrix_khr = false;
+  std::vector<MatrixShape> coop_int8_shapes_khr;
   bool vulkan_memory_model = false;        // Vulkan 1.2 feature; SPV_NV_cooperative_matrix shaders need it
 
   uint64_t max_storage_buffer_range = 0;   // bytes one storage-buffer binding may cover
@@ -83,7 +90,8 @@ struct DeviceInfo {
 };
 
 // d as a device without NVIDIA's extensions (VK_NV_*: the NVIDIA cooperative matrix and SM count) would
-// report it: what the engine then runs on an NVIDIA GPU is the path AMD and Intel GPUs get.
+// report it: what the engine then runs on an NVIDIA GPU is the path AMD and Intel GPUs get. The
+// cross-vendor VK_KHR_cooperative_matrix stays, so an NVIDIA GPU runs the KHR prefill GEMM.
 DeviceInfo vendor_neutral(DeviceInfo d);
 
 // Enumerates the devices. Throws VulkanError with an actionable message when the loader cannot create

@@ -35,7 +35,8 @@ struct VulkanForwardOptions {
   Precision precision = Precision::Fp32;
   // Only vendor-neutral features: the device's VK_NV_* extensions are treated as absent (the NVIDIA
   // cooperative matrix, the SM count), so an NVIDIA GPU runs the path an AMD or Intel GPU gets
-  // (trit-cli bench --generic). Everything else is still chosen from the device's features.
+  // (trit-cli bench --generic): VK_KHR_cooperative_matrix where the driver offers it (the prefill
+  // GEMM's KHR twin). Everything else is still chosen from the device's features.
   bool vendor_neutral = false;
   // Diagnostics: keep the driver's statistics of the decode kernels (register counts, spills) where the
   // device reports them (VK_KHR_pipeline_executable_properties): kernel_statistics().
@@ -124,6 +125,10 @@ class VulkanForward final : public Forward {
   uint32_t persistent_groups();
   // Whether device greedy steps take the argmax from the int8 copy of the head (bounded_greedy_head).
   bool bounded_greedy_head() const;
+  // Which kernel runs the ternary matrices of a block of tokens (prefill): the GEMM's description
+  // (dot product, or cooperative matrices through VK_NV_ or VK_KHR_cooperative_matrix, with the
+  // fragment shape and tile), or the block matvec kernel where no GEMM is used.
+  std::string prefill_kernels() const;
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();

@@ -132,6 +132,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
                                                 : "unfused";
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
     rep.greedy_head = v->bounded_greedy_head() ? "int8 table with bounds, F16 for the rows that may win" : "F16, every row";
+  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.prefill_kernels = v->prefill_kernels();
   if (o.backend == "vulkan") {
     rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
     rep.dispatch = measure_dispatch_latency(o.device);
@@ -205,6 +206,7 @@ std::string to_json(const BenchReport& r) {
   j["persistent_wait_ms"] = r.persistent_wait_ms;
   if (!r.decode_kernels.empty()) j["decode_kernels"] = r.decode_kernels;
   if (!r.greedy_head.empty()) j["greedy_head"] = r.greedy_head;
+  if (!r.prefill_kernels.empty()) j["prefill_kernels"] = r.prefill_kernels;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
@@ -241,6 +243,7 @@ std::string to_table(const BenchReport& r) {
     out += "decode kernels: " + r.decode_kernels + (r.decode_kernels.starts_with("persistent") ? line : "") + "\n";
   }
   if (!r.greedy_head.empty()) out += "greedy head: " + r.greedy_head + "\n";
+  if (!r.prefill_kernels.empty()) out += "prefill kernels: " + r.prefill_kernels + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(line, sizeof line,
                   "dependent kernel step: %.2f us (1 workgroup, parameters in device memory), %.2f us (in host memory), "

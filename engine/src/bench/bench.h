@@ -71,6 +71,7 @@ struct BenchReport {
   DispatchLatency dispatch;           // Vulkan only (0: not measured)
   std::string decode_kernels;         // Vulkan only: "persistent (132 workgroups)", "fused" or "unfused"
   std::string greedy_head;            // Vulkan only: how decode's greedy steps take the argmax
+  std::string prefill_kernels;        // Vulkan only: what runs a block's ternary matrices (the GEMM)
   std::vector<Figure> figures;
   std::vector<std::string> kernel_statistics;  // --pipeline-stats: "kernel: name: value"
 };

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "trit/shaders.h"
+#include "vulkan/khr_cooperative_matrix.h"
 
 namespace trit::vk {
 
@@ -110,8 +111,9 @@ Context::Context(const ContextOptions& options) {
     f13.shaderIntegerDotProduct = info_.integer_dot_product;
     f12.pNext = &f13;
   }
-  // The int8 cooperative-matrix GEMM (ternary_gemm_coop) needs the extension and, for its SPIR-V, the
-  // Vulkan memory model; both only where the device has them (never on lavapipe).
+  // The int8 cooperative-matrix GEMM (ternary_gemm_coop, and its KHR twin ternary_gemm_coop_khr) needs
+  // its extension and, for its SPIR-V, the Vulkan memory model; each only where the device has them
+  // (never on lavapipe). Where a device offers both (NVIDIA), both are on and TernaryGemm picks.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm{};
   fcm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   if (info_.cooperative_matrix_nv) {
@@ -128,6 +130,14 @@ Context::Context(const ContextOptions& options) {
     fpe.pNext = f11.pNext;
     f11.pNext = &fpe;
   }
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcmk{};
+  fcmk.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+  if (info_.cooperative_matrix_khr) {
+    fcmk.cooperativeMatrix = VK_TRUE;
+    f12.vulkanMemoryModel = VK_TRUE;
+    fcmk.pNext = f11.pNext;
+    f11.pNext = &fcmk;
+  }
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11, {}};
   feats.features.shaderInt16 = info_.shader_int16;
   feats.features.shaderInt64 = info_.shader_int64;
@@ -137,6 +147,7 @@ Context::Context(const ContextOptions& options) {
   if (info_.memory_budget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   if (info_.cooperative_matrix_nv) exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   if (pipeline_statistics_) exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (info_.cooperative_matrix_khr) exts.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
 
   const float prio = 1.f;
   VkDeviceQueueCreateInfo qci{};

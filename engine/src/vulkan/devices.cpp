@@ -10,6 +10,7 @@
 
 #include "vulkan/context.h"
 #include "vulkan/instance.h"
+#include "vulkan/khr_cooperative_matrix.h"
 
 namespace trit {
 namespace {
@@ -47,6 +48,48 @@ std::string mib(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
   return buf;
+}
+
+// The int8 x int8 + int32 -> int32 subgroup shapes of VK_NV_cooperative_matrix (an instance-level
+// function of a device extension: fetched through the instance).
+std::vector<DeviceInfo::MatrixShape> int8_shapes_nv(VkInstance instance, VkPhysicalDevice pd) {
+  std::vector<DeviceInfo::MatrixShape> out;
+  auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  uint32_t n = 0;
+  if (!props_fn || props_fn(pd, &n, nullptr) != VK_SUCCESS || n == 0) return out;
+  std::vector<VkCooperativeMatrixPropertiesNV> cms(n);
+  for (auto& c : cms) c.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+  if (props_fn(pd, &n, cms.data()) != VK_SUCCESS) return out;
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto& c = cms[i];
+    if (c.AType == VK_COMPONENT_TYPE_SINT8_NV && c.BType == VK_COMPONENT_TYPE_SINT8_NV &&
+        c.CType == VK_COMPONENT_TYPE_SINT32_NV && c.DType == VK_COMPONENT_TYPE_SINT32_NV &&
+        c.scope == VK_SCOPE_SUBGROUP_NV)
+      out.push_back({c.MSize, c.NSize, c.KSize});
+  }
+  return out;
+}
+
+// The same for VK_KHR_cooperative_matrix, non-saturating only: the GEMM's sums are exact, and its
+// multiply-adds (rewritten from NV, whose integer sums are exact) never ask for saturation.
+std::vector<DeviceInfo::MatrixShape> int8_shapes_khr(VkInstance instance, VkPhysicalDevice pd) {
+  std::vector<DeviceInfo::MatrixShape> out;
+  auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  uint32_t n = 0;
+  if (!props_fn || props_fn(pd, &n, nullptr) != VK_SUCCESS || n == 0) return out;
+  std::vector<VkCooperativeMatrixPropertiesKHR> cms(n);
+  for (auto& c : cms) c.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+  if (props_fn(pd, &n, cms.data()) != VK_SUCCESS) return out;
+  for (uint32_t i = 0; i < n; ++i) {
+    const auto& c = cms[i];
+    if (c.AType == VK_COMPONENT_TYPE_SINT8_KHR && c.BType == VK_COMPONENT_TYPE_SINT8_KHR &&
+        c.CType == VK_COMPONENT_TYPE_SINT32_KHR && c.ResultType == VK_COMPONENT_TYPE_SINT32_KHR &&
+        !c.saturatingAccumulation && c.scope == VK_SCOPE_SUBGROUP_KHR)
+      out.push_back({c.MSize, c.NSize, c.KSize});
+  }
+  return out;
 }
 
 }  // namespace
@@ -126,6 +169,10 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   if (has_amd2) { *tail = &amd2; tail = &amd2.pNext; }
   const bool has_arm = has_ext(VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
   if (has_arm) { *tail = &arm; tail = &arm.pNext; }
+  VkPhysicalDeviceCooperativeMatrixPropertiesKHR cmk{};
+  cmk.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+  const bool has_cm_khr = has_ext(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (has_cm_khr) { *tail = &cmk; tail = &cmk.pNext; }
   vkGetPhysicalDeviceProperties2(pd, &props);
   // The multiprocessor count, from whichever vendor extension reports it (the most specific first).
   auto take = [&](uint32_t n, const char* from) {
@@ -166,6 +213,9 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   fpe.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
   const bool has_pe = has_ext(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   if (has_pe) { *tail = &fpe; tail = &fpe.pNext; }
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcmk{};
+  fcmk.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+  if (has_cm_khr) { *tail = &fcmk; tail = &fcmk.pNext; }
   vkGetPhysicalDeviceFeatures2(pd, &feats);
 
   d.name = base.deviceName;
@@ -199,30 +249,18 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   d.shader_int16 = feats.features.shaderInt16;
   d.shader_int64 = feats.features.shaderInt64;
   d.shader_float64 = feats.features.shaderFloat64;
-  d.cooperative_matrix = has_ext("VK_KHR_cooperative_matrix");
+  d.cooperative_matrix = has_cm_khr;
   d.cooperative_matrix2_nv = has_ext("VK_NV_cooperative_matrix2");
   d.memory_budget = has_ext(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   d.pipeline_statistics = has_pe && fpe.pipelineExecutableInfo;
   d.vulkan_memory_model = v12 && f12.vulkanMemoryModel;
   d.cooperative_matrix_nv = has_cm_nv && fcm.cooperativeMatrix && d.vulkan_memory_model && d.shader_int8;
-  if (d.cooperative_matrix_nv && instance != VK_NULL_HANDLE) {
-    // An instance-level function of a device extension: fetched through the instance.
-    auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
-        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
-    uint32_t n_cm = 0;
-    if (props_fn && props_fn(pd, &n_cm, nullptr) == VK_SUCCESS && n_cm > 0) {
-      std::vector<VkCooperativeMatrixPropertiesNV> cms(n_cm);
-      for (auto& c : cms) c.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
-      if (props_fn(pd, &n_cm, cms.data()) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n_cm; ++i) {
-          const auto& c = cms[i];
-          if (c.AType == VK_COMPONENT_TYPE_SINT8_NV && c.BType == VK_COMPONENT_TYPE_SINT8_NV &&
-              c.CType == VK_COMPONENT_TYPE_SINT32_NV && c.DType == VK_COMPONENT_TYPE_SINT32_NV &&
-              c.scope == VK_SCOPE_SUBGROUP_NV)
-            d.coop_int8_shapes.push_back({c.MSize, c.NSize, c.KSize});
-        }
-    }
-  }
+  if (d.cooperative_matrix_nv && instance != VK_NULL_HANDLE) d.coop_int8_shapes = int8_shapes_nv(instance, pd);
+  // The KHR twin keeps the NV module's Vulkan memory model (SPV_KHR_cooperative_matrix requires it too).
+  d.cooperative_matrix_khr = has_cm_khr && fcmk.cooperativeMatrix &&
+                             (cmk.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                             d.vulkan_memory_model && d.shader_int8;
+  if (d.cooperative_matrix_khr && instance != VK_NULL_HANDLE) d.coop_int8_shapes_khr = int8_shapes_khr(instance, pd);
 
   d.max_storage_buffer_range = base.limits.maxStorageBufferRange;
   d.max_allocation_size = m3.maxMemoryAllocationSize;
@@ -335,12 +373,14 @@ std::string describe_device(const DeviceInfo& d) {
   o << "    int8 dot product " << yn(d.integer_dot_product)
     << (d.integer_dot_4x8_accelerated ? " (accelerated)" : d.integer_dot_product ? " (not accelerated)" : "")
     << ", cooperative matrix " << yn(d.cooperative_matrix) << (d.cooperative_matrix2_nv ? " (+NV matrix2)" : "") << "\n";
-  if (d.cooperative_matrix_nv) {
-    o << "    NV cooperative matrix, int8 x int8 + int32 (MxNxK):";
-    for (const auto& c : d.coop_int8_shapes) o << " " << c.m << "x" << c.n << "x" << c.k;
-    if (d.coop_int8_shapes.empty()) o << " none";
+  auto shapes = [&](const char* which, const std::vector<DeviceInfo::MatrixShape>& v) {
+    o << "    " << which << " cooperative matrix, int8 x int8 + int32 (MxNxK):";
+    for (const auto& c : v) o << " " << c.m << "x" << c.n << "x" << c.k;
+    if (v.empty()) o << " none";
     o << "\n";
-  }
+  };
+  if (d.cooperative_matrix_nv) shapes("NV", d.coop_int8_shapes);
+  if (d.cooperative_matrix_khr) shapes("KHR", d.coop_int8_shapes_khr);
   o << "    storage 8-bit " << yn(d.storage_8bit) << ", 16-bit " << yn(d.storage_16bit) << "; shader int8 "
     << yn(d.shader_int8) << ", float16 " << yn(d.shader_float16) << ", int16 " << yn(d.shader_int16) << ", int64 "
     << yn(d.shader_int64) << ", float64 " << yn(d.shader_float64) << "\n";

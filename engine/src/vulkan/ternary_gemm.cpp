@@ -19,6 +19,10 @@ constexpr uint32_t kCoopRows = 64, kCoopGateRows = 64, kCoopTokens = 64, kCoopSu
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
+const char* extension_name(TernaryGemm::Kind k) {
+  return k == TernaryGemm::Kind::CoopKhr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix";
+}
+
 }  // namespace
 
 uint32_t TernaryGemm::CoopPlan::shared_bytes(bool gate) const {
@@ -30,11 +34,13 @@ uint32_t TernaryGemm::CoopPlan::shared_bytes(bool gate) const {
   return std::max(ab, c) + 64 * (8 + 4);
 }
 
-bool TernaryGemm::coop_plan(const DeviceInfo& d, bool gate, CoopPlan& plan) {
-  if (!d.cooperative_matrix_nv || d.min_subgroup_size != d.max_subgroup_size || d.subgroup_size == 0) return false;
+bool TernaryGemm::coop_plan(const DeviceInfo& d, Kind kind, bool gate, CoopPlan& plan) {
+  const bool khr = kind == Kind::CoopKhr;
+  if (kind == Kind::Dot || !(khr ? d.cooperative_matrix_khr : d.cooperative_matrix_nv)) return false;
+  if (d.min_subgroup_size != d.max_subgroup_size || d.subgroup_size == 0) return false;
   const uint32_t want_rows = gate ? kCoopGateRows : kCoopRows;
   bool found = false;
-  for (const auto& s : d.coop_int8_shapes) {
+  for (const auto& s : khr ? d.coop_int8_shapes_khr : d.coop_int8_shapes) {
     // K must tile the 128-element I2_S block in 16-byte steps; M a multiple of 4 (the sums are stored
     // in uvec4 units); the tile must split over the subgroups.
     if (s.k == 0 || s.k % 16 || 128 % s.k || s.m == 0 || s.m % 4 || s.n == 0) continue;
@@ -60,9 +66,16 @@ bool TernaryGemm::coop_plan(const DeviceInfo& d, bool gate, CoopPlan& plan) {
   return found;
 }
 
+bool TernaryGemm::available(const DeviceInfo& d, Kind kind) {
+  if (kind == Kind::Dot) return d.integer_dot_product;
+  CoopPlan single, gate;
+  return coop_plan(d, kind, false, single) && coop_plan(d, kind, true, gate);
+}
+
 TernaryGemm::Kind TernaryGemm::choose(const DeviceInfo& d) {
-  CoopPlan a, b;
-  return coop_plan(d, false, a) && coop_plan(d, true, b) ? Kind::Coop : Kind::Dot;
+  for (Kind k : {Kind::Coop, Kind::CoopKhr})
+    if (available(d, k)) return k;
+  return Kind::Dot;
 }
 
 TernaryGemm::TernaryGemm(const Context& ctx, bool f64, Kind kind) : kind_(kind) {
@@ -78,12 +91,14 @@ TernaryGemm::TernaryGemm(const Context& ctx, bool f64, Kind kind) : kind_(kind) 
     }
     return;
   }
+  const bool khr = kind == Kind::CoopKhr;
   for (uint32_t mode = 0; mode < 3; ++mode) {
     CoopPlan& p = plan_[mode];
-    if (!coop_plan(d, mode == 2, p))
-      throw VulkanError(d.name + " offers no int8 cooperative-matrix shape the prefill GEMM can tile");
+    if (!coop_plan(d, kind, mode == 2, p))
+      throw VulkanError(d.name + " offers no int8 cooperative-matrix shape (" + extension_name(kind) +
+                        ") the prefill GEMM can tile");
     pipe_[mode] = std::make_unique<Pipeline>(
-        ctx, "ternary_gemm_coop" + sfx, 6, 16,
+        ctx, "ternary_gemm_coop" + sfx + (khr ? "_khr" : ""), 6, 16,
         std::vector<uint32_t>{p.wr * p.wc * d.subgroup_size, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn});
     tile_rows_[mode] = p.rows();
     tile_tokens_[mode] = p.tokens();
@@ -104,9 +119,9 @@ void TernaryGemm::record(CommandSequence& cs, DescriptorAllocator& da, const Buf
 std::string TernaryGemm::describe() const {
   if (kind_ == Kind::Dot) return "dot-product GEMM, 64 rows x 64 tokens per workgroup";
   const CoopPlan& p = plan_[0];
-  return "cooperative-matrix GEMM, int8 " + std::to_string(p.cm) + "x" + std::to_string(p.cn) + "x" +
-         std::to_string(p.ck) + ", " + std::to_string(p.rows()) + " rows (gate " + std::to_string(plan_[2].rows()) +
-         ") x " + std::to_string(p.tokens()) + " tokens per workgroup";
+  return std::string("cooperative-matrix GEMM (") + extension_name(kind_) + "), int8 " + std::to_string(p.cm) + "x" +
+         std::to_string(p.cn) + "x" + std::to_string(p.ck) + ", " + std::to_string(p.rows()) + " rows (gate " +
+         std::to_string(plan_[2].rows()) + ") x " + std::to_string(p.tokens()) + " tokens per workgroup";
 }
 
 }  // namespace trit::vk

@@ -2,9 +2,11 @@
 // The block path of the ternary matrix kernels (prefill, max_tokens > 1) as a real GEMM: a workgroup
 // owns a tile of rows x tokens, decodes each weight once per tile of tokens into int8 in shared memory
 // and multiplies with the packed int8 dot product (Kind::Dot, shaders/ternary_gemm*.comp) or with
-// int8 cooperative matrices on the tensor cores (Kind::Coop, shaders/ternary_gemm_coop*.comp, shape
-// chosen from the device's query). Same modes, same exact integer sums and the same float epilogue as
-// the block kernel (ternary_matmul.glsl), so the outputs are bit-identical to it.
+// int8 cooperative matrices on the tensor cores (shaders/ternary_gemm_coop*.comp, shape chosen from the
+// device's query): Kind::Coop through VK_NV_cooperative_matrix, Kind::CoopKhr through
+// VK_KHR_cooperative_matrix (the same shader's KHR twin, ternary_gemm_coop*_khr, rewritten from its NV
+// SPIR-V at build time by shaders/tools/). Same modes, same exact integer sums and the same float
+// epilogue as the block kernel (ternary_matmul.glsl), so the outputs are bit-identical to it.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,7 +19,7 @@ enum class TernaryMode : uint32_t;  // kernels.h: Store, Accumulate, Gate
 
 class TernaryGemm {
  public:
-  enum class Kind { Dot, Coop };
+  enum class Kind { Dot, Coop, CoopKhr };  // Coop: VK_NV_cooperative_matrix
 
   // The cooperative-matrix tiling for one mode: fragment shape (from the device's query) and how many
   // subgroups and fragments per subgroup cover the workgroup's tile.
@@ -30,11 +32,15 @@ class TernaryGemm {
     uint32_t shared_bytes(bool gate) const;
   };
 
-  // The cooperative-matrix plan for this device and mode, or false when none fits (no int8 shape, a
-  // K that does not divide 128, subgroups of varying size, too little shared memory).
-  static bool coop_plan(const DeviceInfo& d, bool gate, CoopPlan& plan);
-  // Coop where both modes' plans exist, else Dot. The caller decides whether to use a GEMM at all
-  // (it needs the integer dot product for Dot).
+  // The cooperative-matrix plan for this device, extension (kind Coop or CoopKhr: its feature and
+  // shapes) and mode, or false when none fits (no int8 shape, a K that does not divide 128, subgroups
+  // of varying size, too little shared memory).
+  static bool coop_plan(const DeviceInfo& d, Kind kind, bool gate, CoopPlan& plan);
+  // Whether the device has what `kind` needs: the integer dot product (Dot), a plan for every mode
+  // (Coop, CoopKhr).
+  static bool available(const DeviceInfo& d, Kind kind);
+  // Coop where available, else CoopKhr where available, else Dot: from the queried features alone. The
+  // caller decides whether to use a GEMM at all (it needs the integer dot product for Dot).
   static Kind choose(const DeviceInfo& d);
 
   // Throws VulkanError when the device lacks what `kind` needs.
@@ -46,6 +52,7 @@ class TernaryGemm {
               const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens) const;
 
   Kind kind() const { return kind_; }
+  // "dot-product GEMM, ..." or "cooperative-matrix GEMM (VK_KHR_cooperative_matrix), int8 16x8x32, ...".
   std::string describe() const;
 
  private:

@@ -1036,6 +1036,11 @@ void VulkanForward::debug_fail_persistent_decode() {
   if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
 }
 bool VulkanForward::bounded_greedy_head() const { return !impl_->head_q8.empty(); }
+std::string VulkanForward::prefill_kernels() const {
+  const vk::Kernels& k = *impl_->kernels;
+  if (k.gemm()) return k.gemm()->describe();
+  return std::string("block matvec kernel (") + (k.dot_product() ? "int8 dot product" : "bit extraction") + ")";
+}
 
 std::vector<std::string> VulkanForward::kernel_statistics() {
   impl_->adopt_persistent(true);
