@@ -14,9 +14,12 @@
 // Steps (the arithmetic of bitlinear_decode.glsl / attention.glsl up to the order of double operations;
 // golden logits are unchanged, and the fused kernels' logits are matched to 1e-4):
 //   1. norm(x) -> int8 -> q, k, v rows (RoPE pair order), rotated; k and v appended to the caches
-//   2. attention: up to WG / 4 keys, one workgroup per query head over all keys; beyond, work items
-//      (KV head, split of keys) share each key and value row across the head's GQ query heads, and a
-//      head group's last splits to finish merge the partials, one query head each (arrival counter)
+//   2. attention: work items (KV head, split of keys) share each key and value row across the head's
+//      GQ query heads, and a head group's last splits to finish merge the partials, one query head
+//      each (arrival counter). (A second path for up to WG / 4 keys, one workgroup per query head,
+//      was dropped: beside this one it pushed the fp32 kernel into 736-864 bytes of register spills
+//      per invocation on the H100, 3.6x slower at context 128, and alone it spilled too; this path
+//      alone spills nothing and decodes context 128 at 1,047 tokens/s in fp32.)
 //   3. norm(o) -> int8 -> x += Wo o
 //   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h)
 //   5. norm(a) -> int8 -> x += Wd a
@@ -58,14 +61,6 @@ layout(constant_id = 13) const uint SPIN_LIMIT = 1u << 22;
 layout(constant_id = 14) const uint VPARTS = 4;     // the value pass splits a chunk's keys over VPARTS groups
 layout(constant_id = 15) const uint RR = 32;        // wo and down: rows per workgroup
 layout(constant_id = 16) const uint LPR = 16;       // wo and down: lanes per row
-// The kernel is compiled twice, each with one attention path: the short-context kernel (false) for
-// steps that attend to at most CHQ keys, holding only the short path where the shape allows it
-// (short_fits()), and the long-context kernel (true: split work items only) for the rest. The driver
-// allocates registers over the whole kernel, so a path compiled in costs the other one even where it
-// never runs: with the split path beside it, the fp32 short path spilled 864 bytes per invocation on
-// the H100 (decode at context 128: 283 instead of 1,047 tokens/s), and with the short path beside it
-// the split path ran 2-2.5% slower at contexts 1024 and 4000.
-layout(constant_id = 17) const bool SPLIT_ONLY = false;
 
 // The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
 layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
@@ -826,121 +821,9 @@ void merge_head(uint g, uint h, uint n_splits) {
   if (live && p == 0u) act[O_OFF + (g * GQ + h) * HD + d] = o / den;
 }
 
-// ---- short contexts: one query head per workgroup --------------------------------------------------
-// While every key fits one score pass of a workgroup (TPQ invocations per key), each of the HEADS
-// query heads is one work item over all keys: no splits, so no partials, fences, arrival counts or
-// merges, which at short context were most of the step (docs/benchmarks.md, pass 8). The key and value
-// rows are read by each of the GQ heads of their group, a few KB each at these lengths. F16 caches
-// only: a lane's words must fit kpre and vpre, which hold two words per uvec2 here (word i is
-// [i / 2][i % 2]).
-const uint TPQ = 4u;              // invocations per key in the score pass
-const uint CHQ = WG / TPQ;        // keys of one pass: the longest context of this path
-const uint KWQ = HD / 2u / TPQ;   // key words per invocation
-const uint VPQ = WG / VW;         // the value pass's key groups
-const uint KVQ = CHQ / VPQ;       // value words per invocation
-// Whether the shape suits the short path (specialization constants only, so the driver folds it and
-// drops the path that cannot run). (One test at a time: glslang emits invalid SPIR-V for an && chain
-// of specialization constants.)
-bool short_fits() {
-  if (!KV_F16 || HD > WG) return false;
-  if (KWQ > 2u * KW || KVQ > 2u * VK) return false;  // a lane's words fit kpre and vpre
-  if (VPQ > VRED * GQ || CHQ > GQ * CH) return false;   // vred[] and ps[] hold the passes
-  return true;
-}
-// The short-context kernel takes the short path for every step (the host submits it only for steps
-// attending to at most CHQ keys; step_attention checks).
-bool head_path() { return !SPLIT_ONLY && short_fits(); }
-
-// This invocation's key and value words for query head h (KV head h / GQ): keys of rows in [lo, hi),
-// values of rows in [vlo, hi). Before the wait for the QKV rows only the keys load: with the values too, the
-// words held across the barrier pushed the kernel's register allocation into spills that cost the
-// short path ~6% in some builds (the embedding's reads added to the kernel did it).
-void load_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint lo, uint vlo, uint hi) {
-  const uint g = h / GQ;
-  const uint key = tid / TPQ, kp = tid % TPQ;
-  if (key < n && key >= lo && key < hi)
-    for (uint i = 0; i < KWQ; ++i) kpre[i / 2u][i % 2u] = k_word(key, g, kp + TPQ * i).x;
-  const uint vw = tid % VW, vpart = tid / VW;
-  for (uint i = 0; i < KVQ; ++i) {
-    const uint j = vpart + VPQ * i;
-    if (j < n && j >= vlo && j < hi) vpre[i / 2u][i % 2u] = v_word(j, g, vw).x;
-  }
-}
-
-// o of query head h over the keys [0, n): weights in ps[], the softmax unshifted in double (as attend():
-// redone with the maximum where the sum leaves the range), the value pass's key groups summed through
-// vred[]. The words of rows below `have` are in kpre / vpre already.
-void attend_head(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint h, uint n, uint have) {
-  const real scale = real(1) / sqrt(real(HD));
-  for (uint e = tid; e < HD; e += WG) qs[e] = act[h * HD + e];
-  load_head(kpre, vpre, h, n, have, 0u, 0xffffffffu);
-  barrier();
-  const uint key = tid / TPQ, kp = tid % TPQ;
-  real d = real(0);
-  if (key < n)
-    for (uint i = 0; i < KWQ; ++i) {
-      const uint d2 = kp + TPQ * i;
-      const vec2 kk = unpackHalf2x16(kpre[i / 2u][i % 2u]);
-      d += qs[2u * d2] * real(kk.x) + qs[2u * d2 + 1u] * real(kk.y);
-    }
-  d += subgroupShuffleXor(d, 1u);
-  d += subgroupShuffleXor(d, 2u);
-  const real sc = d * scale;
-#ifdef TRIT_F64
-  bool exact = false;
-#else
-  bool exact = true;
-#endif
-  real l = real(0);
-  for (uint pass = 0u; pass < 2u; ++pass) {
-    // The running maximum of attend() is one maximum here: every score is in this pass.
-    const real mx = exact ? wg_max(key < n ? sc : real(-3.0e38)) : real(0);
-    const real p = key < n ? exp_real(sc - mx) : real(0);
-    if (kp == 0u && key < CHQ) ps[key] = p;
-    l = wg_sum(kp == 0u ? p : real(0));  // its barriers also publish ps[]
-#ifdef TRIT_F64
-    if (exact || (l >= SOFTMAX_MIN && l <= SOFTMAX_MAX)) break;  // NaN fails the range
-    exact = true;
-#else
-    break;
-#endif
-  }
-  const uint vw = tid % VW, vpart = tid / VW;
-  real2 va = real2(0);
-  for (uint i = 0; i < KVQ; ++i) {
-    const uint j = vpart + VPQ * i;
-    if (j >= n) break;
-    va += ps[j] * real2(unpackHalf2x16(vpre[i / 2u][i % 2u]));
-  }
-  vred[vpart * HD + 2u * vw] = va.x;
-  vred[vpart * HD + 2u * vw + 1u] = va.y;
-  barrier();
-  for (uint e = tid; e < HD; e += WG) {
-    real o = real(0);
-    for (uint pt = 0u; pt < VPQ; ++pt) o += vred[pt * HD + e];
-    act[O_OFF + h * HD + e] = o / l;
-  }
-  barrier();  // qs[], ps[], vred[] and red_f[] are rewritten by the next head
-}
-
 // Each work item first waits for its KV head's QKV rows of this layer (wait_ready).
 void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, uint layer, uint bar_base, inout bool gave_up) {
   const uint n_all = pos + 1u;
-  if (head_path()) {
-    // More keys than one score pass holds: the host recorded the wrong kernel. Give up as a wait that
-    // timed out does, so the host recomputes the step on the fused kernels.
-    if (n_all > CHQ) {
-      gave_up = true;
-      if (tid == 0u) failed = 1u;
-      return;
-    }
-    // The first head's words were loaded before the wait, all but the current token's row.
-    for (uint h = gl_WorkGroupID.x; h < HEADS; h += G) {
-      wait_ready(h / GQ, layer, bar_base, gave_up);
-      attend_head(kpre, vpre, h, n_all, h == gl_WorkGroupID.x ? pos : 0u);
-    }
-    return;
-  }
   uint split, n_splits;
   attention_items(n_all, split, n_splits);
   const uint stride = HD + 2u;
@@ -1101,9 +984,7 @@ void main() {
       x_is_embedding = false;
     }
     // The first attention work item's key (and value) words of earlier tokens load before its wait.
-    if (head_path()) {
-      if (gl_WorkGroupID.x < HEADS && pos < CHQ) load_head(kpre, vpre, gl_WorkGroupID.x, pos + 1u, 0u, pos + 1u, pos);
-    } else {
+    {
       uint split, n_splits;
       attention_items(pos + 1u, split, n_splits);
       const uint item = gl_WorkGroupID.x;

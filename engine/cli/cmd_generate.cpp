@@ -73,10 +73,11 @@ int run_generate(const std::vector<std::string>& argv) {
   if (!a.has("--quiet-stats")) {
     const auto& s = r.stats;
     std::fprintf(stderr,
-                 "[%s] prompt %d tokens (%d reused) in %.1f ms = %.1f t/s | first token after %.1f ms | "
-                 "generated %d tokens in %.1f ms = %.1f t/s (tokens chosen on: %s) | finish: %s\n",
-                 so.backend.c_str(), s.prompt_tokens, s.reused_tokens, s.prefill_ms, s.prompt_tokens_per_s(), s.ttft_ms,
-                 s.generated_tokens, s.decode_ms, s.generation_tokens_per_s(), s.sampled_on, trit::to_string(r.reason));
+                 "[%s, %s] prompt %d tokens (%d reused) in %.1f ms = %.1f t/s | first token after %.1f ms | "
+                 "generated %d tokens in %.1f ms = %.1f t/s (tokens chosen on: %s%s%s) | finish: %s\n",
+                 so.backend.c_str(), trit::to_string(so.precision), s.prompt_tokens, s.reused_tokens, s.prefill_ms, s.prompt_tokens_per_s(), s.ttft_ms,
+                 s.generated_tokens, s.decode_ms, s.generation_tokens_per_s(), s.sampled_on,
+                 s.decode_kernels.empty() ? "" : "; decode kernels: ", s.decode_kernels.c_str(), trit::to_string(r.reason));
   }
   if (r.reason == trit::FinishReason::ContextFull) {
     std::fprintf(stderr, "trit-cli generate: the context of %d tokens is full\n", session->context_length());

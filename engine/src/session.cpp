@@ -274,6 +274,7 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     emit_upto(result.text.size());
   }
   st.generated_tokens = static_cast<int32_t>(result.tokens.size());
+  if (vf) st.decode_kernels = vf->decode_kernels();
   if (!result.tokens.empty()) st.decode_ms = ms_since(t_first);
   stats_ = st;
   return result;

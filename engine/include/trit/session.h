@@ -29,6 +29,10 @@ struct GenerationStats {
   // Where the reply's tokens after the first were chosen: "host" (from read-back logits), "device"
   // (the GPU sampler, one token per submit) or "device-greedy" (argmax chained on the GPU).
   const char* sampled_on = "host";
+  // Vulkan: the kernels one-token steps ran on at the end of the reply (VulkanForward::decode_kernels;
+  // the persistent kernel compiles in the background from load on, so a reply right after the load may
+  // start on the fused kernels); empty on the CPU.
+  std::string decode_kernels;
 
   double prompt_tokens_per_s() const;      // processed prompt tokens / prefill time
   double generation_tokens_per_s() const;  // (generated - 1) / decode time: the first token is in ttft

@@ -123,6 +123,9 @@ class VulkanForward final : public Forward {
   // compiles in the background from load on and decode switches to it at the next call once it is
   // ready; this waits for that compilation.
   uint32_t persistent_groups();
+  // The kernels one-token steps run on now, without waiting for a compilation: "persistent (N
+  // workgroups)", "fused" or "unfused".
+  std::string decode_kernels() const;
   // Whether device greedy steps take the argmax from the int8 copy of the head (bounded_greedy_head).
   bool bounded_greedy_head() const;
   // Which kernel runs the ternary matrices of a block of tokens (prefill): the GEMM's description

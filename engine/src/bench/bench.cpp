@@ -126,10 +126,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     rep.persistent_wait_ms = ms_between(t_wait, Clock::now());
     rep.kernel_statistics = v->kernel_statistics();
   }
-  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
-    rep.decode_kernels = v->persistent_groups() ? "persistent (" + std::to_string(v->persistent_groups()) + " workgroups)"
-                         : v->fused_decode()    ? "fused"
-                                                : "unfused";
+  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.decode_kernels = v->decode_kernels();
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
     rep.greedy_head = v->bounded_greedy_head() ? "int8 table with bounds, F16 for the rows that may win" : "F16, every row";
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.prefill_kernels = v->prefill_kernels();

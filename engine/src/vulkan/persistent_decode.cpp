@@ -66,7 +66,6 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
     if (why) *why = reason;
     return std::nullopt;
   };
-  if (groups == 0) return no("the device neither reports its multiprocessors nor had resident workgroups measured");
   const uint32_t min_sg = std::max(1u, d.min_subgroup_size), max_sg = std::max(min_sg, d.max_subgroup_size);
   // (Ballot: the grid barrier's subgroup polls as one, subgroupBroadcastFirst.)
   if (!d.subgroup_shuffle || !d.subgroup_arithmetic || !d.subgroup_ballot)
@@ -77,13 +76,14 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   l.wg = kWorkgroup;
   l.tpr = std::min(16u, min_sg);
   l.groups = groups;
-  const Derived x = derive(s, l.wg, l.tpr, groups);
+  // (groups 0, the grid not known yet: the rows per workgroup and registers of one are not checked.)
+  const Derived x = derive(s, l.wg, l.tpr, std::max(groups, 1u));
   const uint32_t rpw = x.rpw;
   if (s.kv_heads == 0 || s.heads % s.kv_heads) return no("the query heads are not a multiple of the KV heads");
   // (The gate step's chunks of up to 128 rows divide ffn too: ffn is a multiple of 128 below.)
   if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % rpw)
     return no("the head size and projection widths must be multiples of " + std::to_string(rpw) + " rows");
-  if (x.res_rows > l.wg) return no("more than " + std::to_string(l.wg) + " rows of wo per workgroup");
+  if (groups && x.res_rows > l.wg) return no("more than " + std::to_string(l.wg) + " rows of wo per workgroup");
   if (s.dim % 128 || x.qdim % 128 || s.ffn % 128) return no("input widths must be multiples of 128");
   if (s.head_dim % 16 || 2 * s.head_dim > l.wg || x.gq * s.head_dim > 8 * l.wg)
     return no("head size " + std::to_string(s.head_dim) + " does not suit the attention step");
@@ -92,7 +92,7 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   l.max_splits = std::clamp(groups / s.kv_heads, 1u, min_sg);
   l.prefetch = x.prefetch;
   // A step's weights for one lane sit in registers: 48 uvec4s at most.
-  if (l.prefetch > 48)
+  if (groups && l.prefetch > 48)
     return no("a step's weights take more than 48 registers per lane at " + std::to_string(groups) + " workgroups");
   // Shared memory: the quantized row, reductions, q of a head group, scores and the score lanes'
   // sums of weights, the value pass's partial sums (value_slots rows of them). (The merge of the
@@ -130,12 +130,9 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   std::vector<uint32_t> spec{layout.wg,       layout.tpr,       layout.groups,    shape.dim, shape.ffn,
                              shape.heads,     shape.kv_heads,   shape.head_dim,   kv_f16 ? 1u : 0u,
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
-                             layout.value_parts, x.res_rows, x.res_lanes, 0u};
-  // The pipelines compile on their own threads (Pipeline); decode keeps the fused kernels until they are
-  // ready. The long-context twin differs in SPLIT_ONLY (constant 17) alone.
-  pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), spec);
-  spec.back() = 1u;
-  pipe_long_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
+                             layout.value_parts, x.res_rows, x.res_lanes};
+  // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
+  pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   // The split counts of the KV heads, one arrival count per layer group (at most one per layer), then
   // per layer group its KV heads' QKV-ready counts.
   const uint32_t words = shape.kv_heads + shape.layers + shape.layers * shape.kv_heads;
@@ -151,14 +148,13 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
 PersistentDecode::~PersistentDecode() = default;
 
 bool PersistentDecode::ready() {
-  if (!pipe_->ready() || !pipe_long_->ready()) return false;
+  if (!pipe_->ready()) return false;
   wait();  // throws if a compilation failed
   return true;
 }
 
 void PersistentDecode::wait() {
   pipe_->handle();
-  pipe_long_->handle();
 }
 
 uint64_t PersistentDecode::act_bytes() const {
@@ -173,8 +169,7 @@ uint64_t PersistentDecode::partial_bytes() const {
 void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                               const LayerGroup& layers, uint32_t group, const LayerOffsets& off, float eps,
                               const BufferRange& x, const BufferRange& act, const BufferRange& rope,
-                              const BufferRange& partials, const Embedding& embedding, bool long_context,
-                              bool residency_check) {
+                              const BufferRange& partials, const Embedding& embedding, bool residency_check) {
   auto vec4s = [&](uint64_t bytes) {
     if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
@@ -195,15 +190,12 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
                            act,             rope,            layers.k_cache,   layers.v_cache,
                            partials,        {&sync_, 0, 0},  {&failed_, 0, 0}, {&scales_, 0, 0},
                            embedding.table, embedding.tokens};
-  const Pipeline& pipe = long_context ? *pipe_long_ : *pipe_;
-  cs.dispatch(pipe, da.make(pipe, r), &push, sizeof push, layout_.groups);
+  cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, layout_.groups);
 }
 
 std::vector<std::string> PersistentDecode::statistics() const {
   std::vector<std::string> out;
-  for (const auto* p : {pipe_.get(), pipe_long_.get()})
-    for (const auto& line : p->statistics())
-      out.push_back(p->name() + (p == pipe_long_.get() ? " (long-context twin)" : "") + ": " + line);
+  for (const auto& line : pipe_->statistics()) out.push_back(pipe_->name() + ": " + line);
   return out;
 }
 

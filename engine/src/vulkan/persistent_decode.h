@@ -58,7 +58,8 @@ class PersistentDecode {
     uint32_t shared_bytes = 0;  // shared memory of a workgroup (the same at any grid)
   };
   // The layout for this shape on this device at `groups` workgroups (one per multiprocessor: the
-  // caller's choice), or nullopt with the reason.
+  // caller's choice), or nullopt with the reason. groups 0: the grid is not known yet; the layout (its
+  // groups 0, not to be run) gives the workgroup's size and shared memory to measure it with.
   static std::optional<Layout> plan(const DeviceInfo& d, const Shape& s, bool f64, uint32_t groups,
                                     std::string* why = nullptr);
 
@@ -69,8 +70,8 @@ class PersistentDecode {
                    const std::vector<float>& scales);
   ~PersistentDecode();
 
-  // Whether the short- and long-context kernels are compiled (never blocks); wait() blocks until they
-  // are. Both throw VulkanError if a compilation failed.
+  // Whether the kernel is compiled (never blocks); wait() blocks until it is. Both throw VulkanError if
+  // the compilation failed.
   bool ready();
   void wait();
 
@@ -79,22 +80,16 @@ class PersistentDecode {
   uint64_t partial_bytes() const;
 
   // The layers of one group: reads x and the caches, writes x (and the caches at params.pos0). `group`
-  // numbers the group (each has its own barrier count); `act`, `partials` sized as above. The kernel is
-  // compiled twice, each with one attention path (the driver allocates registers for the whole
-  // kernel): long_context false, the short-context kernel, only for steps that attend to at most
-  // short_keys() keys (a step past that raises failed(), as a wait that gave up does); true, the
-  // long-context twin (split work items), right for every step. residency_check: instead of the
+  // numbers the group (each has its own barrier count); `act`, `partials` sized as above.
+  // residency_check: instead of the
   // layers, only whether all the grid's workgroups were resident at once (each counts in and waits,
   // bounded, for the others): failed() after the submit says they were not. The grid comes from the
   // multiprocessor count or a measurement with a probe kernel that may need fewer registers; this
   // checks the kernel itself before the engine relies on it.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const LayerGroup& layers,
               uint32_t group, const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act,
-              const BufferRange& rope, const BufferRange& partials, const Embedding& embedding, bool long_context,
+              const BufferRange& rope, const BufferRange& partials, const Embedding& embedding,
               bool residency_check = false);
-  // Keys the short-context attention takes at most (decode_layer.glsl CHQ): a step at position p
-  // attends to p + 1 keys.
-  uint32_t short_keys() const { return layout_.wg / 4; }
 
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
   // grid barriers' arrival and QKV-ready counts, which only grow within a call.
@@ -105,14 +100,14 @@ class PersistentDecode {
   // workgroup ever waits too long.
   void raise_failure_for_test();
   const Layout& layout() const { return layout_; }
-  // The driver's statistics of both kernels (Pipeline::statistics), each line prefixed with its name.
+  // The driver's statistics of the kernel (Pipeline::statistics), each line prefixed with its name.
   std::vector<std::string> statistics() const;
 
  private:
   Layout layout_;
   Shape shape_;
   bool f64_;
-  std::unique_ptr<Pipeline> pipe_, pipe_long_;
+  std::unique_ptr<Pipeline> pipe_;
   Buffer sync_, failed_, scales_;
   std::vector<uint32_t> sync_zeros_;  // sync_'s words, zeroed (uploaded before each host call)
 };

@@ -127,28 +127,18 @@ struct VulkanForward::Impl {
   Buffer step, next_token, ring, draws;
   Buffer greedy_scratch;  // the greedy step's (or the head's argmax's) arrival count and workgroup bests
   uint32_t head_groups = 0;  // workgroups of the one-token staged LM head over all embedding chunks
-  // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled. The *_long
-  // twins run the persistent kernel's long-context variant (null while decode does not use that kernel).
+  // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled.
   struct Chained {
     std::unique_ptr<vk::CommandSequence> chain[kChainsInFlight], single[kChainsInFlight];
-    std::unique_ptr<vk::CommandSequence> chain_long[kChainsInFlight], single_long[kChainsInFlight];
     // Slot i's sequences (null where not recorded).
-    std::array<vk::CommandSequence*, 4> of_slot(uint32_t i) const {
-      return {single[i].get(), chain[i].get(), single_long[i].get(), chain_long[i].get()};
-    }
+    std::array<vk::CommandSequence*, 2> of_slot(uint32_t i) const { return {single[i].get(), chain[i].get()}; }
   } greedy, sampled;
   // Device-side sampling (vulkan/gpu_sampler.h): null where the device cannot run it.
   std::unique_ptr<vk::GpuSampler> sampler;
   Buffer sample_state;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
-  std::unique_ptr<vk::CommandSequence> decode_long;  // decode's long-context twin, as in Chained
   bool profiling = false;
-  SeqProfile prof_decode, prof_decode_long, prof_none, prof_last, prof_all;
-  // Whether a one-token step at `pos` runs the persistent kernel's long-context twin: it attends to
-  // more keys than the short-context kernel takes (a submit of several steps: its last step decides).
-  bool long_context(int32_t pos) const {
-    return persistent_live && static_cast<int64_t>(pos) + 1 > persistent->short_keys();
-  }
+  SeqProfile prof_decode, prof_none, prof_last, prof_all;
 
   void plan_layers(const Model& model);
   void plan_groups();
@@ -166,12 +156,11 @@ struct VulkanForward::Impl {
     return {&g.v_cache, (l - g.first) * cache_stride, cache_bytes};
   }
   void upload(const Model& model);
-  // A command buffer of one pass, or of `steps` device-greedy steps back to back; long_context: with the
-  // persistent kernel's long-context twin.
+  // A command buffer of one pass, or of `steps` device-greedy steps back to back.
   void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
-              const Buffer& tokens_buf, uint32_t steps = 1, bool long_context = false);
+              const Buffer& tokens_buf, uint32_t steps = 1);
   void record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
-                   const Buffer& tokens_buf, bool long_context);
+                   const Buffer& tokens_buf);
   void collect(SeqProfile& p);
   void record_decoders();
   void adopt_persistent(bool wait);
@@ -314,14 +303,14 @@ void VulkanForward::Impl::upload(const Model& model) {
 // The whole forward pass of up to max_tokens tokens as one command buffer. Every kernel reads the
 // position and token count from `params`, so this is recorded once and replayed.
 void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
-                                 const Buffer& params_buf, const Buffer& tokens_buf, uint32_t steps, bool long_context) {
+                                 const Buffer& params_buf, const Buffer& tokens_buf, uint32_t steps) {
   cs.begin();
-  for (uint32_t s = 0; s < steps; ++s) record_pass(cs, max_tokens, head, prof, params_buf, tokens_buf, long_context);
+  for (uint32_t s = 0; s < steps; ++s) record_pass(cs, max_tokens, head, prof, params_buf, tokens_buf);
   cs.end();
 }
 
 void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
-                                      const Buffer& params_buf, const Buffer& tokens_buf, bool long_context) {
+                                      const Buffer& params_buf, const Buffer& tokens_buf) {
   vk::Kernels& kn = *kernels;
   vk::DescriptorAllocator& d = *da;
   const BufferRange P{&params_buf, 0, 0};
@@ -360,7 +349,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     const LayerGroupBuffers& g = groups[gi];
     const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
     const vk::Embedding emb{R(embd_bufs[0]), R(tokens_buf), embed_in_layers && gi == 0 ? embd_chunks[0].rows : 0};
-    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart), emb, long_context);
+    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart), emb);
     cs.barrier();
     mark("decode_layers");
   }
@@ -519,8 +508,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers};
   if (options.tuned_kernels && options.persistent_groups == 0 && m.ctx->multiprocessors() == 0 &&
       m.ctx->info().type != "cpu")
-    if (const auto one = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, 1))
-      m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, one->wg, one->shared_bytes));
+    if (const auto wg = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, 0))
+      m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, wg->wg, wg->shared_bytes));
   if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_greedy_head);
   if (options.tuned_kernels) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
@@ -534,7 +523,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
                                                         : m.ctx->multiprocessors();
-    if (options.persistent_groups >= 0)
+    if (options.persistent_groups >= 0 && grid > 0)
       if (const auto layout = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, grid)) {
         std::vector<float> scales;
         for (const LayerWeights& lw : model.weights().layers)
@@ -651,7 +640,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     p.pass = pass;
     return m.profiling ? &p : nullptr;
   };
-  m.prof_decode.pass = m.prof_decode_long.pass = "decode";
+  m.prof_decode.pass = "decode";
   if (m.block > 1) {
     m.block_none = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.block_last = std::make_unique<vk::CommandSequence>(*m.ctx);
@@ -696,28 +685,16 @@ VulkanForward::~VulkanForward() = default;
 // sampled where the device runs the GPU sampler). Recorded at load, and again if the persistent decode
 // kernel fails and the fused kernels take over.
 void VulkanForward::Impl::record_decoders() {
-  // (Re-recorded, not replaced, where a sequence exists: callers hold references to them. The twins are
-  // dropped once decode leaves the persistent kernel: no submit chooses them after that.)
+  // (Re-recorded, not replaced, where a sequence exists: callers hold references to them.)
   auto make = [&](std::unique_ptr<vk::CommandSequence>& s) {
     if (!s) s = std::make_unique<vk::CommandSequence>(*ctx);
     return s.get();
   };
   record(*make(decode), 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
-  if (persistent_live)
-    record(*make(decode_long), 1, Head::Last, profiling ? &prof_decode_long : nullptr, params, tokens, 1, true);
-  else
-    decode_long.reset();
   auto chained = [&](Chained& c, Head head) {
     for (uint32_t i = 0; i < kChainsInFlight; ++i) {
       record(*make(c.single[i]), 1, head, nullptr, step, next_token);
       record(*make(c.chain[i]), 1, head, nullptr, step, next_token, kChainSteps);
-      if (!persistent_live) {
-        c.single_long[i].reset();
-        c.chain_long[i].reset();
-        continue;
-      }
-      record(*make(c.single_long[i]), 1, head, nullptr, step, next_token, 1, true);
-      record(*make(c.chain_long[i]), 1, head, nullptr, step, next_token, kChainSteps, true);
     }
   };
   chained(greedy, Head::Greedy);
@@ -748,24 +725,21 @@ void VulkanForward::Impl::adopt_persistent(bool wait) {
   record_decoders();
 }
 
-// Whether every workgroup of both persistent kernels is resident at once on this device (their
-// residency check: PersistentDecode::record), one submit each.
+// Whether every workgroup of the persistent kernel is resident at once on this device (its residency
+// check: PersistentDecode::record).
 bool VulkanForward::Impl::persistent_resident() {
   auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
   const LayerGroupBuffers& g = groups[0];
   const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
   const vk::Embedding emb{R(embd_bufs[0]), R(tokens), 0};
-  for (const bool long_context : {false, true}) {
-    persistent->begin_call();
-    vk::CommandSequence cs(*ctx);
-    cs.begin();
-    persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope),
-                       R(ppart), emb, long_context, /*residency_check=*/true);
-    cs.end();
-    cs.run();
-    if (persistent->failed()) return false;
-  }
-  return true;
+  persistent->begin_call();
+  vk::CommandSequence cs(*ctx);
+  cs.begin();
+  persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope),
+                     R(ppart), emb, /*residency_check=*/true);
+  cs.end();
+  cs.run();
+  return !persistent->failed();
 }
 
 // After a one-token submit finished: whether the persistent kernel gave up waiting at a grid barrier (a
@@ -815,9 +789,8 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
     const bool one = cnt == 1 && (all_logits || last_block);
     if (one || !(all_logits ? m.block_all : last_block ? m.block_last : m.block_none)) {
       // One token (or block size 1: every submit is a decode, its logits unused here).
-      const bool twin = m.long_context(static_cast<int32_t>(pos + done));
-      seq = twin ? m.decode_long.get() : m.decode.get();
-      prof = twin ? &m.prof_decode_long : &m.prof_decode;
+      seq = m.decode.get();
+      prof = &m.prof_decode;
     } else if (all_logits) {
       seq = m.block_all.get(), prof = &m.prof_all;
     } else {
@@ -825,7 +798,7 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
       prof = last_block ? &m.prof_last : &m.prof_none;
     }
     seq->run();
-    if ((prof == &m.prof_decode || prof == &m.prof_decode_long) && m.persistent_failed()) {
+    if (prof == &m.prof_decode && m.persistent_failed()) {
       m.decode->run();  // recomputed on the fused kernels
       prof = &m.prof_decode;
     }
@@ -929,9 +902,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
         }
     }
   } drain{seqs};
-  bool twin[kChainsInFlight] = {};  // the slot's submit runs the long-context twin
   auto sequence = [&](uint32_t slot) -> vk::CommandSequence& {
-    if (twin[slot]) return steps[slot] == 1 ? *seqs.single_long[slot] : *seqs.chain_long[slot];
     return steps[slot] == 1 ? *seqs.single[slot] : *seqs.chain[slot];
   };
   while (done < submitted || (more && submitted < max_steps)) {
@@ -940,7 +911,6 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
       // Never past max_steps: a chained step beyond it could write the cache past the context.
       const uint32_t slot = next_slot % kChainsInFlight;
       steps[slot] = max_steps - submitted >= static_cast<int32_t>(kChainSteps) ? kChainSteps : 1;
-      twin[slot] = m.long_context(pos + submitted + steps[slot] - 1);
       before_submit(submitted, steps[slot]);
       sequence(slot).submit();
       submitted += steps[slot];
@@ -1001,7 +971,7 @@ void VulkanForward::Impl::collect(SeqProfile& p) {
 std::vector<KernelTime> VulkanForward::profile() const {
   const Impl& m = *impl_;
   std::vector<KernelTime> out;
-  for (const SeqProfile* p : {&m.prof_decode, &m.prof_decode_long, &m.prof_none, &m.prof_last, &m.prof_all}) {
+  for (const SeqProfile* p : {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all}) {
     for (const auto& [label, ns] : p->total_ns) {
       auto it = std::find_if(out.begin(), out.end(), [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
       if (it == out.end()) {
@@ -1016,7 +986,7 @@ std::vector<KernelTime> VulkanForward::profile() const {
 }
 
 void VulkanForward::reset_profile() {
-  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_decode_long, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all}) {
+  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all}) {
     p->total_ns.clear();
     p->submits = 0;
   }
@@ -1045,6 +1015,11 @@ std::string VulkanForward::prefill_kernels() const {
 std::vector<std::string> VulkanForward::kernel_statistics() {
   impl_->adopt_persistent(true);
   return impl_->persistent_live ? impl_->persistent->statistics() : std::vector<std::string>{};
+}
+
+std::string VulkanForward::decode_kernels() const {
+  if (impl_->persistent_live) return "persistent (" + std::to_string(impl_->persistent->layout().groups) + " workgroups)";
+  return impl_->fused ? "fused" : "unfused";
 }
 
 uint32_t VulkanForward::persistent_groups() {
