@@ -539,7 +539,8 @@ TEST(LmHeadBounded, TiesAndNearTiesGoWhereTheF16HeadSendsThem) {
         expect_bounded_step(rig, pos, computed);
       }
       SCOPED_TRACE("x = 0");
-      rig.load(random_table(vocab, dim, 64), rpw, std::vector<double>(dim, 0.0), w, pos);
+      const Table zero_x = random_table(vocab, dim, 64);  // (the rig keeps a pointer to its table)
+      rig.load(zero_x, rpw, std::vector<double>(dim, 0.0), w, pos);
       expect_bounded_step(rig, pos, computed);
       EXPECT_EQ(rig.next_token(), 0u);
     }
