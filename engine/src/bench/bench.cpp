@@ -100,7 +100,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     vo.profile = o.profile;
     vo.tuned_kernels = o.tuned_kernels;
     vo.persistent_groups = o.persistent ? 0 : -1;
-    vo.bounded_greedy_head = o.bounded_head;
+    vo.bounded_head = o.bounded_head;
     vo.precision = o.precision;
     vo.vendor_neutral = o.vendor_neutral;
     vo.pipeline_statistics = o.pipeline_statistics;
@@ -131,7 +131,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
                          : v->fused_decode()    ? "fused"
                                                 : "unfused";
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
-    rep.greedy_head = v->bounded_greedy_head() ? "int8 table with bounds, F16 for the rows that may win" : "F16, every row";
+    rep.greedy_head = v->bounded_head() ? "int8 table with bounds, F16 for the rows that may win" : "F16, every row";
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.prefill_kernels = v->prefill_kernels();
   if (o.backend == "vulkan") {
     rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
@@ -186,7 +186,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       f.median_ms = median(f.ms);
       f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
       f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv,
-                                       device_greedy && device_greedy->bounded_greedy_head());
+                                       device_greedy && device_greedy->bounded_head());
       if (rep.copy_bandwidth_gbs > 0) f.roofline = f.bytes_per_token * f.tokens_per_s / (rep.copy_bandwidth_gbs * 1e9);
       f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
       rep.figures.push_back(f);
