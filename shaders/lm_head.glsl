@@ -46,10 +46,10 @@
 // alone. So only the rows that can be among them are computed, in two dispatches over every chunk:
 //  1 (bounds) each row's L_i = a_i - B_i and U_i = a_i + B_i as order keys to `bkeys` (U_i not a number:
 //    all ones); each workgroup posts the largest L_i of its rows outside the penalty window: at least
-//    min(k, POST) of them (two radix-select rounds over its rows' keys: every key whose top 16 bits reach
-//    those of its m-th largest), all of them where it has fewer; the last workgroup to arrive takes the
-//    threshold T, the top 24 bits of the k-th largest posted key (three rounds over the posts), as a key,
-//    or 0 where fewer than k keys were posted.
+//    m = min(k, POST or twice its share of k) of them (two radix-select rounds over its rows' keys:
+//    every key whose top 16 bits reach those of its m-th largest), all of them where it has fewer; the
+//    last workgroup to arrive takes the threshold T, the top 24 bits of the k-th largest posted key
+//    (three rounds over the posts), as a key, or 0 where fewer than k keys were posted.
 //  2 (rows) the rows in the penalty window and those with U_i >= T are computed by exact_rows as the plain
 //    head computes them (bit for bit: the same code for each row, whatever rows share its pass), written,
 //    and listed for the sampler, which reads the listed rows only (its LIST variant).
@@ -60,7 +60,7 @@
 // ids, so it is not in the top k. Every row of the true top k is therefore listed, each listed row holds
 // the F16 head's logit, and the sampler orders the listed rows as it orders all of them (one total order
 // on the same values): the same top k, so the same softmax, cutoffs and draw, ties included. Where T = 0
-// every row is listed. Posting fewer keys (where k passes POST or a workgroup's rows) only lowers T.
+// every row is listed. Posting fewer keys (where k passes m or a workgroup's rows) only lowers T.
 // Rows in the window never count toward T: the penalty may move them below it; they are always listed.
 // (Keys order floats as `<` does, -0 and +0 alike, in the sampler too; a NaN bound: L key 0, U listed.)
 #include "common.glsl"
@@ -465,9 +465,12 @@ uvec3 pick_digit(bool second, uint need) {
 uint lower_key(uint r) { return order_key(sab[r].x - sab[r].y); }
 
 // TOPK == 1: the bounds of the workgroup's rows (bound_rows) to bkeys, and the largest lower bounds of
-// its rows outside the penalty window posted: at least min(k, POST) of them (all, where it has fewer),
+// its rows outside the penalty window posted: at least m of them (all, where it has fewer),
 // chosen by two rounds of a radix select over the workgroup's keys, so every key whose top 16 bits reach
 // those of its m-th largest. The last workgroup of the head to arrive takes the threshold from the posts.
+// m: min(k, POST), or twice this workgroup's share of k where that is more (few workgroups), so the
+// k-th largest post stays close to the k-th largest lower bound (the H100's 263 workgroups of the 2B4T
+// head post 16 each at top-k 40 or 1024).
 const uint POST = 16u;
 void topk_bounds() {
   const uint tid = gl_LocalInvocationID.x, WG = gl_WorkGroupSize.x;
@@ -488,7 +491,7 @@ void topk_bounds() {
     bkeys[pc.row0 + first + r] = uvec2(lk, isnan(u) ? 0xffffffffu : order_key(u));
     if (!penalised(r)) atomicAdd(hist0[lk >> 24], 1u);
   }
-  const uint k = select_count(pc.vocab, K_MAX), m = min(k, POST);
+  const uint k = select_count(pc.vocab, K_MAX), m = min(k, max(POST, 2u * k / pc.groups + 4u));
   const uvec3 d = pick_digit(false, m);
   uint prefix = 0u, count = d.y;  // fewer than m rows outside the window: all of them
   if (m == 0u) {  // unsupported parameters (the sampler reports them): nothing
