@@ -39,6 +39,30 @@
 // rows alone are read in F16 and computed exactly as above, so the argmax, ties included, is the exact
 // head's. Only those rows' logits are written. On random tables well under 1% of the rows are read
 // again where workgroups hold dozens of rows or more (lm_head_decode_test prints the share).
+//
+// TOPK (BOUNDED's bounds for a device-sampled step; not ARGMAX). The GPU sampler (sample_token.glsl)
+// keeps the top k rows of the penalised logits in its order (key, -row), k = its select_count (top_k; 1
+// for greedy; the vocabulary where top_k does not cut), and what it draws depends on those rows' logits
+// alone. So only the rows that can be among them are computed, in two dispatches over every chunk:
+//  1 (bounds) each row's L_i = a_i - B_i and U_i = a_i + B_i as order keys to `bkeys` (U_i not a number:
+//    all ones); each workgroup posts the largest L_i of its rows outside the penalty window: at least
+//    m = min(k, POST or twice its share of k) of them (two radix-select rounds over its rows' keys:
+//    every key whose top 16 bits reach those of its m-th largest), all of them where it has fewer; the
+//    last workgroup to arrive takes the threshold T, the top 24 bits of the k-th largest posted key
+//    (three rounds over the posts), as a key, or 0 where fewer than k keys were posted.
+//  2 (rows) the rows in the penalty window and those with U_i >= T are computed by exact_rows as the plain
+//    head computes them (bit for bit: the same code for each row, whatever rows share its pass), written,
+//    and listed for the sampler, which reads the listed rows only (its LIST variant).
+// No unlisted row can be among the top k. Every posted key is L_j of a distinct row j outside the window,
+// so where T > 0 at least k such rows have key(l_j) >= key(L_j) >= T (T is at most the k-th posted key,
+// and l_j >= L_j), and the penalty does not touch them. An unlisted row i is outside the window and has
+// key(l_i) <= key(U_i) < T: at least k rows lie strictly above it in the sampler's order, whatever the
+// ids, so it is not in the top k. Every row of the true top k is therefore listed, each listed row holds
+// the F16 head's logit, and the sampler orders the listed rows as it orders all of them (one total order
+// on the same values): the same top k, so the same softmax, cutoffs and draw, ties included. Where T = 0
+// every row is listed. Posting fewer keys (where k passes m or a workgroup's rows) only lowers T.
+// Rows in the window never count toward T: the penalty may move them below it; they are always listed.
+// (Keys order floats as `<` does, -0 and +0 alike, in the sampler too; a NaN bound: L key 0, U listed.)
 #include "common.glsl"
 #include "argmax.glsl"
 #include "ternary_codes.glsl"
@@ -66,7 +90,28 @@ layout(std430, binding = 7) coherent buffer S { uint done; uint thr; uvec2 best[
 // BOUNDED: the int8 table chunk (16 codes per uvec4) and per row (s_i, c1_i, c2_i, 0): lm_head_q8.comp.
 layout(std430, binding = 8) readonly buffer Q8 { uvec4 q8[]; };
 layout(std430, binding = 9) readonly buffer QC { vec4 qc[]; };
-// groups: workgroups of all chunks' dispatches; group0: this chunk's first (ARGMAX).
+// TOPK: 1 the bounds pass, 2 the rows pass of the head of a device-sampled step (see the file comment);
+// P_MAX and K_MAX as the GPU sampler has them (GpuSamplerState::kMaxPenalised, GpuSampler::kMaxTopK).
+layout(constant_id = 8) const uint TOPK = 0;
+layout(constant_id = 9) const uint P_MAX = 256;
+layout(constant_id = 10) const uint K_MAX = 1024;
+// TOPK: the GPU sampler's state (its top_k, temperature and penalty window decide which rows it may
+// choose), read only.
+#define SAMPLE_STATE_BINDING 10
+#include "sample_state.glsl"
+// TOPK: per row of the vocabulary its lower and upper bound as order keys (an upper bound that is not a
+// number: all ones), written by the bounds pass for the rows pass.
+layout(std430, binding = 11) buffer BK { uvec2 bkeys[]; };
+// TOPK: the step's arrival count; the threshold (an order key); the rows the sampled steps computed in F16
+// before this one (64 bits, lo and hi; tests and bench read it); the lower bounds the workgroups posted
+// and how many (zero between steps).
+layout(std430, binding = 12) coherent buffer TS {
+  uint done; uint thr; uint rows_lo; uint rows_hi; uint nposted; uint pad0; uint pad1; uint pad2; uint posted[];
+} ts;
+// TOPK: the sampler's candidate list (GpuSampler's LIST): a count and the row ids, penalised ones flagged.
+layout(std430, binding = 13) buffer CL { uint count; uint ids[]; } cl;
+const uint PENALISED = 0x80000000u;
+// groups: workgroups of all chunks' dispatches; group0: this chunk's first (ARGMAX, TOPK).
 layout(push_constant) uniform Push {
   uint rows; uint dim; uint row0; uint vocab; float eps; uint groups; uint group0; uint ring_size;
 } pc;
@@ -80,6 +125,16 @@ shared real amp[BOUNDED ? 64 : 1], hhp[BOUNDED ? 64 : 1];  // per subgroup: max 
 shared uvec4 qh1[BOUNDED ? XDIM / 16 : 1], qh2[BOUNDED ? XDIM / 16 : 1];  // h's two int8 planes
 shared vec2 sab[BOUNDED ? RPW : 1];  // per row of the workgroup: (a_i, B_i)
 shared uint s_thr;
+// TOPK: the workgroup's rows in the penalty window (a bit each); the bounds pass's two 256-bin
+// histograms, their 16-bin sums, what pick_digit chose, and where the workgroup's posts go; the rows
+// pass's bound keys and candidates (indices in the workgroup) and their count.
+shared uint pen[TOPK != 0u ? (RPW + 31u) / 32u : 1u];
+shared uint hist0[TOPK == 1u ? 256 : 1], hist1[TOPK == 1u ? 256 : 1], hgrp[TOPK == 1u ? 16 : 1];
+shared uint s_pick[3];
+shared uint s_base, s_idx;
+shared uvec2 rk[TOPK == 2u ? RPW : 1];
+shared uint cands[TOPK == 2u ? RPW : 1];
+shared uint s_ncand;
 
 // ARGMAX: this workgroup's best (per invocation: its rows' best, or NONE) into its slot; the last
 // workgroup of the head to arrive publishes the best of all slots, as greedy_step.comp does.
@@ -115,6 +170,9 @@ void publish_best(uint bk, uint bi) {
 }
 
 const uint RV = XDIM / 8;  // uvec4s per F16 row, known when the pipeline is made
+// BOUNDED: int8 rows per subgroup pass, twice the F16 pass's (a row is half the bytes; the integer sums
+// need few registers).
+const uint RQF = 2u * RIF;
 
 // Stages h = x * w of the last token in xs and returns 1 / rms(x); BOUNDED: also max |h| and sum h^2.
 real stage_x(uint xb, out real am, out real hh) {
@@ -245,8 +303,10 @@ void exact_candidates(uint cand[RIF], uint n, real inv, inout uint bk, inout uin
     for (uint q = 0; q < n; ++q) write_logit(cand[q], total[q], inv, bk, bi);
 }
 
-// BOUNDED (with ARGMAX): see the file comment.
-void decode_rows_bounded() {
+// BOUNDED: stages x (returns 1 / rms, as stage_x), quantizes h into its two planes and writes (a_i, B_i)
+// of each of this workgroup's rows to sab, by the lane that computed it; lkey: the largest lower bound
+// (an order key) of the rows this invocation wrote. A barrier must come before other invocations read sab.
+real bound_rows(out uint lkey) {
   const uint tid = gl_LocalInvocationID.x;
   const uint xb = (params.n_tokens - 1) * (XDIM / 4);
   real am, hh;
@@ -276,12 +336,11 @@ void decode_rows_bounded() {
   const float fin = float(inv), fsh = float(sh);
   const float nh = float(sqrt(hh)), ne = float(sqrt(eh));
   const uint first = gl_WorkGroupID.x * RPW;
-  uint lkey = 0u;  // the largest lower bound of this invocation's rows, as an order key
+  lkey = 0u;
   const uint RQ = XDIM / 16;  // uvec4s per int8 row
   const uint lane = gl_SubgroupInvocationID, step = gl_SubgroupSize;
-  // Twice the F16 pass's rows in flight (a row is half the bytes; the integer sums need few registers).
-  // Lane k loads row k's constants with the codes, so the bound waits for no load of its own.
-  const uint RQF = 2u * RIF;
+  // RQF rows in flight (twice the F16 pass's: see RQF). Lane k loads row k's constants with the codes,
+  // so the bound waits for no load of its own.
   for (uint r = gl_SubgroupID * RQF; r < RPW; r += gl_NumSubgroups * RQF) {
     const uint row = first + r;
     if (row >= pc.rows) break;  // uniform in the subgroup
@@ -305,6 +364,15 @@ void decode_rows_bounded() {
       }
     }
   }
+  return inv;
+}
+
+// BOUNDED (with ARGMAX): see the file comment.
+void decode_rows_bounded() {
+  const uint tid = gl_LocalInvocationID.x;
+  uint lkey;  // the largest lower bound of this invocation's rows, as an order key
+  const real inv = bound_rows(lkey);
+  const uint first = gl_WorkGroupID.x * RPW;
   // This workgroup's largest lower bound, posted; the largest posted so far is the threshold.
   lkey = subgroupMax(lkey);
   if (subgroupElect()) sk[gl_SubgroupID] = lkey;
@@ -337,10 +405,190 @@ void decode_rows_bounded() {
   publish_best(bk, bi);
 }
 
+// ---- TOPK: the head of a device-sampled step from the int8 table (see the file comment) ------------
+
+// Flags this workgroup's rows (first .. first + n - 1 of the chunk) that are in the penalty window, as the
+// sampler will penalise them (sample_state.glsl). A barrier must follow before penalised() reads them.
+void mark_penalised(uint first, uint n) {
+  const uint tid = gl_LocalInvocationID.x;
+  for (uint i = tid; i < (RPW + 31u) / 32u; i += gl_WorkGroupSize.x) pen[i] = 0u;
+  barrier();
+  const uint np = penalised_count(), lo = pc.row0 + first;
+  for (uint j = tid; j < np; j += gl_WorkGroupSize.x) {
+    const uint id = uint(st.penalty_ids[j]);  // negative ids become huge and fall outside
+    if (id >= lo && id - lo < n) atomicOr(pen[(id - lo) / 32u], 1u << ((id - lo) % 32u));
+  }
+}
+bool penalised(uint r) { return (pen[r / 32u] & (1u << (r % 32u))) != 0u; }
+
+uint hval(bool second, uint b) { return second ? hist1[b] : hist0[b]; }
+
+// The digit of the need-th largest key counted in hist0 (hist1 where `second`; 256 counts, the digits of
+// one byte of the keys): (digit, how many were counted in higher digits, 1), or (0, how many were
+// counted, 0) where fewer than `need` were (need 0 included). Every invocation calls it (barriers).
+uvec3 pick_digit(bool second, uint need) {
+  const uint t = gl_LocalInvocationID.x;
+  barrier();  // the counts are complete
+  if (t < 16u) {
+    uint sum = 0u;
+    for (uint j = 0u; j < 16u; ++j) sum += hval(second, 16u * t + j);
+    hgrp[t] = sum;
+  }
+  barrier();
+  if (t == 0u) {
+    uint total = 0u;
+    for (uint g = 0u; g < 16u; ++g) total += hgrp[g];
+    s_pick[0] = 0u;
+    s_pick[1] = total;
+    s_pick[2] = 0u;
+  }
+  barrier();
+  // The one digit whose higher digits hold fewer than `need` keys and which brings them to `need`.
+  for (uint b = t; b < 256u; b += gl_WorkGroupSize.x) {
+    uint above = 0u;
+    for (uint g = b / 16u + 1u; g < 16u; ++g) above += hgrp[g];
+    for (uint j = b + 1u; j < (b / 16u + 1u) * 16u; ++j) above += hval(second, j);
+    const uint h = hval(second, b);
+    if (h > 0u && above < need && need <= above + h) {
+      s_pick[0] = b;
+      s_pick[1] = above;
+      s_pick[2] = 1u;
+    }
+  }
+  barrier();
+  const uvec3 r = uvec3(s_pick[0], s_pick[1], s_pick[2]);
+  barrier();  // everyone has read it before a later call writes it
+  return r;
+}
+
+// The lower bound of row r of the workgroup (sab) as an order key (NaN: 0, below every number).
+uint lower_key(uint r) { return order_key(sab[r].x - sab[r].y); }
+
+// TOPK == 1: the bounds of the workgroup's rows (bound_rows) to bkeys, and the largest lower bounds of
+// its rows outside the penalty window posted: at least m of them (all, where it has fewer),
+// chosen by two rounds of a radix select over the workgroup's keys, so every key whose top 16 bits reach
+// those of its m-th largest. The last workgroup of the head to arrive takes the threshold from the posts.
+// m: min(k, POST), or twice this workgroup's share of k where that is more (few workgroups), so the
+// k-th largest post stays close to the k-th largest lower bound (the H100's 263 workgroups of the 2B4T
+// head post 16 each at top-k 40 or 1024).
+const uint POST = 16u;
+void topk_bounds() {
+  const uint tid = gl_LocalInvocationID.x, WG = gl_WorkGroupSize.x;
+  const uint first = gl_WorkGroupID.x * RPW, n = min(RPW, pc.rows - first);
+  mark_penalised(first, n);  // (bound_rows' barriers publish the flags)
+  uint lkey_unused;
+  bound_rows(lkey_unused);
+  for (uint b = tid; b < 256u; b += WG) {
+    hist0[b] = 0u;
+    hist1[b] = 0u;
+  }
+  if (tid == 0u) s_idx = 0u;
+  barrier();  // sab is written, the histograms clear
+  for (uint r = tid; r < n; r += WG) {
+    const vec2 ab = sab[r];
+    const float u = ab.x + ab.y;  // (the sum and the key as the greedy pass takes them)
+    const uint lk = lower_key(r);
+    bkeys[pc.row0 + first + r] = uvec2(lk, isnan(u) ? 0xffffffffu : order_key(u));
+    if (!penalised(r)) atomicAdd(hist0[lk >> 24], 1u);
+  }
+  const uint k = select_count(pc.vocab, K_MAX), m = min(k, max(POST, 2u * k / pc.groups + 4u));
+  const uvec3 d = pick_digit(false, m);
+  uint prefix = 0u, count = d.y;  // fewer than m rows outside the window: all of them
+  if (m == 0u) {  // unsupported parameters (the sampler reports them): nothing
+    prefix = 0x10000u;
+    count = 0u;
+  } else if (d.z != 0u) {
+    for (uint r = tid; r < n; r += WG) {
+      const uint lk = lower_key(r);
+      if (!penalised(r) && (lk >> 24) == d.x) atomicAdd(hist1[(lk >> 16) & 255u], 1u);
+    }
+    const uvec3 c = pick_digit(true, m - d.y);  // (found: digit d.x holds at least m - d.y keys)
+    prefix = (d.x << 8) | c.x;
+    count = d.y + c.y + hist1[c.x];
+  }
+  if (tid == 0u) s_base = atomicAdd(ts.nposted, count);
+  barrier();
+  for (uint r = tid; r < n; r += WG) {
+    const uint lk = lower_key(r);
+    if (!penalised(r) && (lk >> 16) >= prefix) ts.posted[s_base + atomicAdd(s_idx, 1u)] = lk;
+  }
+  memoryBarrierBuffer();  // release: the posts are written before this workgroup counts in
+  barrier();
+  if (tid == 0u) s_last = atomicAdd(ts.done, 1u) == pc.groups - 1u;
+  barrier();
+  if (!s_last) return;
+  memoryBarrierBuffer();  // acquire: every workgroup's posts are visible
+  // The threshold: the k-th largest posted key to its top 24 bits (three rounds of a radix select over
+  // the posts), as a key; 0 (every row a candidate) where fewer than k were posted.
+  const uint np = ts.nposted;
+  uint thr = 0u, need = k, pre = 0u;
+  bool found = k > 0u;
+  for (uint round = 0u; round < 3u && found; ++round) {
+    for (uint b = tid; b < 256u; b += WG) hist0[b] = 0u;
+    barrier();
+    const uint shift = 24u - 8u * round;
+    for (uint j = tid; j < np; j += WG) {
+      const uint key = ts.posted[j];
+      if (round == 0u || (key >> (shift + 8u)) == pre) atomicAdd(hist0[(key >> shift) & 255u], 1u);
+    }
+    const uvec3 g = pick_digit(false, need);
+    found = g.z != 0u;
+    pre = (pre << 8) | g.x;
+    need -= g.y;
+  }
+  if (found) thr = pre << 8;
+  if (tid == 0u) {
+    ts.thr = thr;
+    ts.done = 0u;
+    ts.nposted = 0u;
+    // The last step's candidates into the running count, and an empty list for this step's.
+    const uint c = cl.count, lo = ts.rows_lo + c;
+    if (lo < c) ts.rows_hi += 1u;
+    ts.rows_lo = lo;
+    cl.count = 0u;
+  }
+}
+
+// TOPK == 2: the candidates of the workgroup's rows (in the penalty window, or an upper bound at least
+// the threshold) computed exactly as the plain head computes a row, written and listed for the sampler.
+void topk_rows() {
+  const uint tid = gl_LocalInvocationID.x, WG = gl_WorkGroupSize.x;
+  const uint first = gl_WorkGroupID.x * RPW, n = min(RPW, pc.rows - first);
+  if (tid == 0u) s_ncand = 0u;
+  mark_penalised(first, n);
+  for (uint r = tid; r < n; r += WG) rk[r] = bkeys[pc.row0 + first + r];
+  const uint thr = ts.thr;
+  real am_unused, hh_unused;
+  const real inv = stage_x((params.n_tokens - 1) * (XDIM / 4), am_unused, hh_unused);  // (barriers: rk, pen)
+  for (uint r = tid; r < n; r += WG)
+    if (penalised(r) || rk[r].y >= thr) cands[atomicAdd(s_ncand, 1u)] = r;
+  barrier();
+  const uint nc = s_ncand;
+  uint bk = 0u, bi = NONE;  // (unused: no ARGMAX)
+  for (uint c0 = gl_SubgroupID * RIF; c0 < nc; c0 += gl_NumSubgroups * RIF) {
+    const uint cnt = min(RIF, nc - c0);
+    uint rows[RIF];
+    for (uint q = 0; q < RIF; ++q) rows[q] = first + cands[c0 + min(q, cnt - 1u)];
+    real total[RIF];
+    exact_rows(rows, cnt, total);
+    if (subgroupElect()) {
+      const uint at = atomicAdd(cl.count, cnt);
+      for (uint q = 0; q < cnt; ++q) {
+        write_logit(rows[q], total[q], inv, bk, bi);
+        cl.ids[at + q] = (pc.row0 + rows[q]) | (penalised(rows[q] - first) ? PENALISED : 0u);
+      }
+    }
+  }
+}
+
 void main() {
   if (XDIM > 0) {
     if (params.n_tokens > 0) {
-      if (BOUNDED)
+      if (TOPK == 1u)
+        topk_bounds();
+      else if (TOPK == 2u)
+        topk_rows();
+      else if (BOUNDED)
         decode_rows_bounded();
       else
         decode_rows();

@@ -3,25 +3,16 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 
-// The sampler's state (GpuSamplerState in gpu_sampler.h, std430): the parameters and the penalty window,
-// written by the host when a chain of steps starts; the window is then kept by phase 2 (one slot per
-// position, see gpu_sampler.h), and the outputs of the last draw are written back. Doubles are stored
-// as their bits so the fp32 variants need no Float64 capability.
-layout(std430, binding = 0) buffer State {
-  float temperature;        // <= 0: greedy
-  int top_k;
-  float top_p;
-  float min_p;
-  float repeat_penalty;
-  uint penalty_count;       // slots of penalty_ids: repeat_last_n with the penalty on, else 0
-  float min_p_offset;       // temperature * logf(min_p): the CPU sampler's min-p prefilter offset
-  float inv_temperature_f;  // 1 / temperature in float (fp32 variant)
-  uvec2 inv_temperature_bits;  // 1.0 / temperature as double bits (lo, hi)
-  int token;                // out: the last chosen token, -1 on an error (status)
-  uint status;              // out: 0 ok, 1 parameters the GPU sampler does not support, 2 internal
-  uint kept;                // out: candidates left for the draw after every cutoff
-  int penalty_ids[];        // token at position p in slot p % penalty_count, -1 for none
-} st;
+layout(constant_id = 1) const uint SLICE = 2048;  // logits (or candidates, LIST) per workgroup of phase 1
+layout(constant_id = 2) const uint K_MAX = 1024;  // largest top_k
+layout(constant_id = 3) const uint P_MAX = 256;   // most penalised tokens
+// LIST: the logits of only some rows are written; the sampler reads the rows listed in `List` (binding 7),
+// which the bounded head of a sampled step fills (lm_head.glsl TOPK): every row that can be among the
+// top k after the penalty, each once, in no particular order, the penalised ones flagged by bit 31.
+layout(constant_id = 4) const bool LIST = false;
+
+#define SAMPLE_STATE_BINDING 0
+#include "sample_state.glsl"
 
 // The chain the sampler ends a decode step of (as greedy_step.comp): the step's position, advanced by
 // phase 2; per ring slot the draw of the step at that position (the uniform in [0, 1) as double bits
@@ -31,24 +22,11 @@ layout(std430, binding = 4) buffer Step { uint pos0; uint n_tokens; } step;
 layout(std430, binding = 5) writeonly buffer Next { uint next_token[]; };
 layout(std430, binding = 6) writeonly buffer Ring { uint ring[]; };
 
-layout(constant_id = 1) const uint SLICE = 2048;  // logits per workgroup of phase 1
-layout(constant_id = 2) const uint K_MAX = 1024;  // largest top_k
-layout(constant_id = 3) const uint P_MAX = 256;   // most penalised tokens
-
-// How many candidates the phases keep: 1 for greedy, top_k when it cuts, else the whole vocabulary
-// (the CPU sampler's branch without top-k). 0 when that exceeds K_MAX (unsupported; status 1).
-uint select_count(uint vocab) {
-  if (st.temperature <= 0.0) return 1u;
-  const uint k = (st.top_k > 0 && uint(st.top_k) < vocab) ? uint(st.top_k) : vocab;
-  return k <= K_MAX ? k : 0u;
-}
+layout(std430, binding = 7) buffer List { uint count; uint ids[]; } list;
+const uint PENALISED = 0x80000000u;  // LIST: the flag of a penalised row's entry
 
 // Whether the CPU sampler's min-p prefilter applies (no top-k cut and min_p > 0).
 bool prefilter(uint vocab) { return !(st.top_k > 0 && uint(st.top_k) < vocab) && st.min_p > 0.0; }
-
-uint penalised_count() {
-  return (st.repeat_penalty != 1.0 && st.penalty_count <= P_MAX) ? st.penalty_count : 0u;
-}
 
 // Float to a key whose unsigned order is the float order; -0 and +0 share one key since they compare
 // equal (ties then fall to the lower id, as on the CPU). NaN is not expected in logits.

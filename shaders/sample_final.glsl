@@ -32,16 +32,21 @@ void finish(int token, uint status, uint kept, uint pos) {
   }
 }
 
-void merge_and_draw(uint vocab, uint k, uint pos) {
+// len: the logits (LIST: the list's entries) phase 1 covered.
+void merge_and_draw(uint vocab, uint len, uint k, uint pos) {
   const uint t = gl_LocalInvocationID.x;
   if (k == 0u || st.penalty_count > P_MAX) {
     finish(-1, 1u, 0u, pos);
     return;
   }
+  if (len == 0u) {  // an empty list: the head failed (it lists at least k rows)
+    finish(-1, 2u, 0u, pos);
+    return;
+  }
   // The slices' regions: slice s holds min(k, its length) candidates at s * min(K_MAX, SLICE).
-  const uint slices = (vocab + SLICE - 1u) / SLICE;
+  const uint slices = (len + SLICE - 1u) / SLICE;
   const uint per = min(k, SLICE);
-  const uint last = min(k, vocab - (slices - 1u) * SLICE);
+  const uint last = min(k, len - (slices - 1u) * SLICE);
   const uint total = (slices - 1u) * per + last;
   const uint region = min(K_MAX, SLICE);
 

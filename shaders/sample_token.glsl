@@ -1,8 +1,8 @@
 // The GPU sampler (engine/src/vulkan/gpu_sampler.h) in one dispatch of ceil(vocab / SLICE) workgroups.
-// Phase 1 (sample_select.glsl), in every workgroup: the penalised top k of its slice of the logits into
-// its region of `cand`. Then each workgroup counts itself in; the last to arrive sees every region and
-// runs phase 2 (sample_final.glsl): merge, sort, the CPU sampler's cutoffs and the draw, and it resets
-// the counter for the next replay. One dispatch instead of two saves a dependent launch per token.
+// Phase 1 (sample_select.glsl), in every workgroup: the penalised top k of its slice of the logits (LIST:
+// of the logits of its slice of the candidate list) into its region of `cand`. Then each workgroup
+// counts itself in; the last to arrive sees every region and runs phase 2 (sample_final.glsl): merge,
+// sort, the CPU sampler's cutoffs and the draw, and it resets the counter for the next replay. One dispatch instead of two saves a dependent launch per token.
 // Like greedy_step.comp it ends a decode step on the device: phase 2 publishes the token, the next
 // step's input and position, and keeps the penalty window, so steps chain without the host.
 #extension GL_GOOGLE_include_directive : require
@@ -33,8 +33,11 @@ shared bool s_last;
 void main() {
   // The step's position, read before phase 2's invocation 0 advances it (the barriers below order it).
   const uint pos = step.pos0;
-  const uint k = select_count(pc.vocab);
-  select_slice(pc.vocab, k);
+  const uint k = select_count(pc.vocab, K_MAX);
+  // LIST: the list's length, read before this workgroup counts in (the head of the next step, which
+  // resets it, runs after this dispatch).
+  const uint len = LIST ? list.count : pc.vocab;
+  select_slice(len, k);
   // Release: this workgroup's candidates are written before it counts itself in.
   memoryBarrierBuffer();
   barrier();
@@ -44,5 +47,5 @@ void main() {
   // Acquire: every other workgroup's candidates are visible now.
   memoryBarrierBuffer();
   if (gl_LocalInvocationID.x == 0u) done = 0u;
-  merge_and_draw(pc.vocab, k, pos);
+  merge_and_draw(pc.vocab, len, k, pos);
 }

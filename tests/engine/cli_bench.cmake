@@ -13,11 +13,12 @@ add_test(NAME cli_bench_rejects_depth_past_context
          COMMAND trit-cli bench ${_golden_a} --backend cpu -p 8 -n 8 --depths 100000 --reps 1)
 set_tests_properties(cli_bench_rejects_depth_past_context PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   PASS_REGULAR_EXPRESSION "needs a context of 100008 tokens but the model's is")
-# The greedy head's kind is reported, and --f16-head (the A/B switch) turns the bounded one off.
-add_test(NAME cli_bench_reports_the_greedy_head
+# The head's kind and the decode mode are reported, and --f16-head (the A/B switch) turns the int8 head
+# off, for greedy and for sampled (--sample) decode.
+add_test(NAME cli_bench_reports_the_head
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1)
-set_tests_properties(cli_bench_reports_the_greedy_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "greedy head: int8 table with bounds, F16 for the rows that may win")
+set_tests_properties(cli_bench_reports_the_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "lm head: int8 table with bounds, F16 for the rows that may be chosen\ndecode: greedy\n")
 # The prefill kernels are named: lavapipe has no accelerated dot product and no cooperative matrix, so
 # blocks run the matvec kernel (on an NVIDIA GPU: the NV GEMM, or with --generic the KHR one).
 add_test(NAME cli_bench_reports_the_prefill_kernels
@@ -27,4 +28,16 @@ set_tests_properties(cli_bench_reports_the_prefill_kernels PROPERTIES ENVIRONMEN
 add_test(NAME cli_bench_f16_head
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --f16-head)
 set_tests_properties(cli_bench_f16_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "greedy head: F16, every row")
+  PASS_REGULAR_EXPRESSION "lm head: F16, every row\ndecode: greedy\n")
+add_test(NAME cli_bench_sampled
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 6 --depths 0,4 --reps 1 --sample)
+set_tests_properties(cli_bench_sampled PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "lm head: int8 table with bounds, F16 for the rows that may be chosen\ndecode: sampled \\(defaults\\)\n.*\\| tg6@d0 \\| [0-9.]+ .*\\| tg6@d4 \\| [0-9.]+ .*tg6@d0: [0-9]+ rows a step computed in F16 \\([0-9.]+% of the vocabulary\\)")
+add_test(NAME cli_bench_sampled_f16_head
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --sample --f16-head --json)
+set_tests_properties(cli_bench_sampled_f16_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "\"decode\": \"sampled \\(defaults\\)\".*\"lm_head\": \"F16, every row\"")
+add_test(NAME cli_bench_cpu_sampled
+         COMMAND trit-cli bench ${_golden_a} --backend cpu -p 8 -n 2 --reps 1 --sample)
+set_tests_properties(cli_bench_cpu_sampled PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "decode: sampled \\(defaults\\)\n.*\\| tg2@d0 \\| [0-9.]+")

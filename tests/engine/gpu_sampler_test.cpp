@@ -53,30 +53,36 @@ struct Rig {
       : ctx(), sampler(ctx, kMaxVocab, f64), da(ctx), logits(ctx, uint64_t{kMaxVocab} * 4, MemoryUse::Device),
         state(ctx, GpuSampler::kStateBytes, MemoryUse::Readback), step(ctx, 8, MemoryUse::Readback),
         draws(ctx, kRing * sizeof(GpuSamplerDraw), MemoryUse::Upload), next(ctx, 4, MemoryUse::Readback),
-        ring(ctx, kRing * 4, MemoryUse::Readback) {}
+        ring(ctx, kRing * 4, MemoryUse::Readback),
+        list(ctx, GpuSampler::list_bytes(kMaxVocab), MemoryUse::Readback) {}
   trit::vk::Context ctx;
   GpuSampler sampler;
   trit::vk::DescriptorAllocator da;
-  Buffer logits, state, step, draws, next, ring;
+  Buffer logits, state, step, draws, next, ring, list;
   // Logits in device memory, as the LM head leaves them (host-visible memory would time PCIe reads).
-  // One recorded sequence per vocabulary size, replayed for every draw.
+  // One recorded sequence per vocabulary size (and reading the candidate list or not), replayed for
+  // every draw.
   std::vector<std::pair<uint32_t, std::unique_ptr<CommandSequence>>> recorded;
+  bool use_list = false;  // record with the candidate list
 
   GpuSamplerChain chain() {
     return {BufferRange{&step, 0, 0}, BufferRange{&draws, 0, 0}, BufferRange{&next, 0, 0}, BufferRange{&ring, 0, 0},
             kRing};
   }
   void record(CommandSequence& cs, uint32_t vocab) {
-    sampler.record(cs, da, BufferRange{&logits, 0, uint64_t{vocab} * 4}, vocab, BufferRange{&state, 0, 0}, chain());
+    const BufferRange l{&list, 0, 0};
+    sampler.record(cs, da, BufferRange{&logits, 0, uint64_t{vocab} * 4}, vocab, BufferRange{&state, 0, 0}, chain(),
+                   use_list ? &l : nullptr);
   }
   CommandSequence& sequence(uint32_t vocab) {
+    const uint32_t key = vocab | (use_list ? 0x80000000u : 0u);
     for (auto& [v, cs] : recorded)
-      if (v == vocab) return *cs;
+      if (v == key) return *cs;
     auto cs = std::make_unique<CommandSequence>(ctx);
     cs->begin();
     record(*cs, vocab);
     cs->end();
-    recorded.emplace_back(vocab, std::move(cs));
+    recorded.emplace_back(key, std::move(cs));
     return *recorded.back().second;
   }
 
@@ -252,6 +258,90 @@ TEST(GpuSampler, MatchesCpuSamplerOnSmallVocabularies) { compare(true, {1000, 7,
 // of a boundary, which none of these fixed draws does.
 TEST(GpuSampler, Fp32VariantMatchesCpuSamplerOnDistinctLogits) {
   compare(false, {50257, 1000, 7}, 2, 4, {Dist::Normal, Dist::Dominant, Dist::NegInf});
+}
+
+// The candidate list (what the bounded head of a sampled step hands over, shaders/lm_head.glsl TOPK):
+// only the listed rows' logits are read, in the list's order (any), the flagged ones penalised. Every
+// other logit holds a value that would win were it read (or NaN), so a read past the list shows. The
+// list holds the CPU's top k after the penalty, every penalised id, and other rows, shuffled; the
+// token is the CPU sampler's from all the logits, and the list is left as it was (the head resets it).
+TEST(GpuSampler, ReadsOnlyTheListedRows) {
+  for (const bool f64 : {true, false}) {
+    Rig& r = rig(f64);
+    std::mt19937 rng(11);
+    int checked = 0;
+    for (const uint32_t vocab : {128256u, 50257u, 1000u, 7u})
+      for (SamplingParams p : param_sets()) {
+        p.seed = rng();
+        trit::Sampler cpu(p), gpu_rng(p);
+        for (int i = 0; i < 2; ++i) {
+          const auto logits = make_logits(vocab, Dist::Normal, rng);
+          auto history = make_history(vocab, rng);
+          history.push_back(static_cast<int32_t>(trit::argmax(logits)));  // the penalty meets the top
+          const auto pos = static_cast<uint32_t>(history.size() + rng() % 100);
+          // The CPU's penalised logits and their top k in the sampler's order.
+          std::vector<int32_t> window;
+          if (p.repeat_penalty != 1.f && p.repeat_last_n > 0) {
+            const size_t n = std::min(history.size(), static_cast<size_t>(p.repeat_last_n));
+            for (size_t j = history.size() - n; j < history.size(); ++j)
+              if (history[j] >= 0 && history[j] < static_cast<int32_t>(vocab)) window.push_back(history[j]);
+          }
+          auto penalised = logits;
+          std::sort(window.begin(), window.end());
+          window.erase(std::unique(window.begin(), window.end()), window.end());
+          for (const int32_t t : window) {
+            float& l = penalised[static_cast<size_t>(t)];
+            l = l > 0.f ? l / p.repeat_penalty : l * p.repeat_penalty;
+          }
+          std::vector<uint32_t> order(vocab);
+          for (uint32_t j = 0; j < vocab; ++j) order[j] = j;
+          std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            return penalised[a] > penalised[b] || (penalised[a] == penalised[b] && a < b);
+          });
+          const uint32_t k = p.temperature <= 0.f ? 1u : std::min<uint32_t>(static_cast<uint32_t>(p.top_k), vocab);
+          std::vector<char> listed(vocab, 0);
+          for (uint32_t j = 0; j < k; ++j) listed[order[j]] = 1;
+          for (const int32_t t : window) listed[static_cast<size_t>(t)] = 1;
+          for (uint32_t j = 0; j < vocab / 50; ++j) listed[rng() % vocab] = 1;
+          std::vector<uint32_t> entries = {0};
+          auto row = logits;
+          for (uint32_t j = 0; j < vocab; ++j) {
+            if (listed[j]) {
+              const bool pen = std::binary_search(window.begin(), window.end(), static_cast<int32_t>(j));
+              entries.push_back(j | (pen ? GpuSampler::kListPenalised : 0u));
+            } else {
+              row[j] = j % 2 ? 1e30f : std::nanf("");
+            }
+          }
+          std::shuffle(entries.begin() + 1, entries.end(), rng);
+          entries[0] = static_cast<uint32_t>(entries.size() - 1);
+          r.list.upload(entries.data(), entries.size() * 4);
+          GpuSamplerState s;
+          GpuSampler::prepare(s, p, history, pos);
+          const GpuSamplerDraw draw = GpuSampler::draw(gpu_rng);
+          r.use_list = true;
+          const StepOut out = r.run(row, s, draw, pos);
+          r.use_list = false;
+          auto cpu_logits = logits;
+          const int32_t want = cpu.sample(cpu_logits, history);
+          ASSERT_EQ(out.state.status, 0u) << describe(p);
+          if (f64) {
+            ASSERT_EQ(out.state.token, want)
+                << "vocab " << vocab << ", draw " << i << ", " << describe(p) << ", listed " << entries[0];
+          } else {  // (fp32 softmax: only close to the CPU's double one; see the test above)
+            ASSERT_GE(out.state.token, 0);
+            ASSERT_TRUE(listed[static_cast<size_t>(out.state.token)]) << describe(p);
+          }
+          ASSERT_EQ(out.ring, static_cast<uint32_t>(out.state.token));
+          ASSERT_EQ(out.pos, pos + 1);
+          uint32_t count = 0;
+          r.list.download(&count, 4);
+          ASSERT_EQ(count, entries[0]) << "the sampler changed the list";
+          ++checked;
+        }
+      }
+    std::printf("[ measured ] %d draws from candidate lists (%s)\n", checked, f64 ? "fp64" : "fp32");
+  }
 }
 
 TEST(GpuSampler, GreedyIsArgmaxOfPenalisedLogits) {

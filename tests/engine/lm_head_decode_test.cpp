@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "trit/reference_ops.h"
 #include "trit/sampler.h"
 #include "vulkan/context.h"
+#include "vulkan/gpu_sampler.h"
 #include "vulkan/kernels.h"
 
 namespace {
@@ -252,6 +254,15 @@ class HeadRig {
     scratch_ = Buffer(ctx_, trit::vk::Kernels::head_argmax_scratch_bytes(groups_), MemoryUse::Readback);
     const std::vector<uint32_t> zeros(scratch_.size() / 4, 0u);
     scratch_.upload(zeros.data(), scratch_.size());
+    // A sampled step's bounds, scratch (zero, as at load) and list, and the sampler's state and draws.
+    bounds_ = Buffer(ctx_, trit::vk::Kernels::head_topk_bounds_bytes(t.vocab), MemoryUse::Device);
+    tscratch_ = Buffer(ctx_, trit::vk::Kernels::head_topk_scratch_bytes(t.vocab), MemoryUse::Readback);
+    const std::vector<uint32_t> tzeros(tscratch_.size() / 4, 0u);
+    tscratch_.upload(tzeros.data(), tscratch_.size());
+    list_ = Buffer(ctx_, trit::vk::GpuSampler::list_bytes(t.vocab), MemoryUse::Readback);
+    list_.upload(tzeros.data(), 4);
+    state_ = Buffer(ctx_, trit::vk::GpuSampler::kStateBytes, MemoryUse::Readback);
+    draws_ = Buffer(ctx_, kRing * sizeof(trit::vk::GpuSamplerDraw), MemoryUse::Upload);
     // The bounded head's int8 copy, built on the device as VulkanForward does at load.
     q8_.clear();
     qc_.clear();
@@ -306,6 +317,67 @@ class HeadRig {
     return out;
   }
 
+  // The head of a device-sampled step from the int8 table (lm_head.glsl TOPK: the bounds pass over every
+  // chunk, a barrier, the rows pass over every chunk) with the sampler's state `st` at position pos, and
+  // with `draw` the GPU sampler reading the list after it; returns the logits (NaN where not written).
+  std::vector<float> run_topk(const trit::vk::GpuSamplerState& st, uint32_t pos,
+                              const trit::vk::GpuSamplerDraw* draw = nullptr) {
+    const std::vector<float> nan(t_->vocab, std::nanf(""));
+    lb_.upload(nan.data(), nan.size() * 4);
+    state_.upload(&st, sizeof st);
+    const trit::vk::Params p{pos, 1};
+    step_.upload(&p, sizeof p);
+    if (draw) draws_.upload(draw, sizeof *draw, uint64_t{pos % kRing} * sizeof *draw);
+    if (draw && (!sampler_ || sampler_->max_vocab() < t_->vocab))
+      sampler_ = std::make_unique<trit::vk::GpuSampler>(ctx_, t_->vocab);
+    trit::vk::HeadTopK tk{BufferRange{&state_, 0, 0}, BufferRange{&bounds_, 0, 0}, BufferRange{&tscratch_, 0, 0},
+                          BufferRange{&list_, 0, 0}, 0, groups_};
+    trit::vk::DescriptorAllocator da(ctx_);
+    CommandSequence cs(ctx_);
+    cs.begin();
+    for (const auto pass : {trit::vk::TopKPass::Bounds, trit::vk::TopKPass::Rows}) {
+      tk.group0 = 0;
+      for (size_t i = 0; i < chunks_.size(); ++i) {
+        const trit::vk::HeadBound hb{BufferRange{&q8_.at(i), 0, 0}, BufferRange{&qc_.at(i), 0, 0}};
+        k_->lm_head_topk(cs, da, BufferRange{&step_, 0, 0}, BufferRange{&parts_[i], 0, 0}, BufferRange{&xb_, 0, 0},
+                         BufferRange{&wb_, 0, 0}, kEps, BufferRange{&lb_, 0, 0}, chunks_[i].rows, t_->dim,
+                         chunks_[i].row0, t_->vocab, pass, hb, tk, rpw_);
+        tk.group0 += k_->lm_head_groups(chunks_[i].rows, t_->vocab, rpw_);
+      }
+      cs.barrier();
+    }
+    if (draw) {
+      const BufferRange list{&list_, 0, 0};
+      sampler_->record(cs, da, BufferRange{&lb_, 0, 0}, t_->vocab, BufferRange{&state_, 0, 0},
+                       trit::vk::GpuSamplerChain{BufferRange{&step_, 0, 0}, BufferRange{&draws_, 0, 0},
+                                                 BufferRange{&next_, 0, 0}, BufferRange{&ring_, 0, 0}, kRing},
+                       &list);
+    }
+    cs.end();
+    cs.run();
+    std::vector<float> out(t_->vocab);
+    lb_.download(out.data(), out.size() * 4);
+    return out;
+  }
+  // The last sampled step's candidate list: its entries (row ids, bit 31 on the penalised ones).
+  std::vector<uint32_t> list() const {
+    const uint32_t n = word(list_, 0);
+    std::vector<uint32_t> e(n);
+    if (n) list_.download(e.data(), uint64_t{n} * 4, 4);
+    return e;
+  }
+  // The sampled steps' scratch as a step must leave it: no arrivals, no posts.
+  bool topk_scratch_clean() const { return word(tscratch_, 0) == 0 && word(tscratch_, 4) == 0; }
+  uint32_t topk_threshold() const { return word(tscratch_, 1); }
+  bool sampler_f64() const { return ctx_.info().shader_float64; }
+  // Rows the sampled steps computed in F16 before the last one (VulkanForward::sampled_head_f16_rows).
+  uint64_t f16_rows_before() const { return uint64_t{word(tscratch_, 3)} << 32 | word(tscratch_, 2); }
+  trit::vk::GpuSamplerState sampler_state() const {
+    trit::vk::GpuSamplerState st;
+    state_.download(&st, sizeof st);
+    return st;
+  }
+
   uint32_t next_token() const { return word(next_, 0); }
   uint32_t ring_slot(uint32_t pos) const { return word(ring_, pos % kRing); }
   uint32_t pos0() const { return word(step_, 0); }
@@ -331,6 +403,8 @@ class HeadRig {
   std::vector<trit::vk::RowChunk> chunks_;
   std::vector<Buffer> parts_, q8_, qc_;
   Buffer xb_, wb_, lb_, step_, next_, ring_, scratch_;
+  Buffer bounds_, tscratch_, list_, state_, draws_;
+  std::unique_ptr<trit::vk::GpuSampler> sampler_;
 };
 
 // Bit for bit, NaN (a NaN row of the table) matching any NaN.
@@ -539,7 +613,8 @@ TEST(LmHeadBounded, TiesAndNearTiesGoWhereTheF16HeadSendsThem) {
         expect_bounded_step(rig, pos, computed);
       }
       SCOPED_TRACE("x = 0");
-      rig.load(random_table(vocab, dim, 64), rpw, std::vector<double>(dim, 0.0), w, pos);
+      const Table zero_x = random_table(vocab, dim, 64);  // (the rig keeps a pointer to its table)
+      rig.load(zero_x, rpw, std::vector<double>(dim, 0.0), w, pos);
       expect_bounded_step(rig, pos, computed);
       EXPECT_EQ(rig.next_token(), 0u);
     }
@@ -565,6 +640,352 @@ TEST(LmHeadBounded, ChecksItsTableAndTail) {
   hb.q8 = r;
   EXPECT_NO_THROW(k.lm_head_normed(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, 64, &am, &hb));
   EXPECT_THROW(k.build_head_q8(cs, da, r, r, r, 200, 264), trit::VulkanError);
+  cs.end();
+}
+
+// ---- The head of a sampled step from the int8 table (lm_head.glsl TOPK) -----------------------------
+
+using trit::SamplingParams;
+
+SamplingParams sampling(float temperature, int32_t top_k, float top_p, float min_p, float penalty, int32_t last_n) {
+  SamplingParams p;
+  p.temperature = temperature;
+  p.top_k = top_k;
+  p.top_p = top_p;
+  p.min_p = min_p;
+  p.repeat_penalty = penalty;
+  p.repeat_last_n = last_n;
+  return p;
+}
+
+// Settings the GPU sampler takes: the defaults, top-k 1, 2, 40 and 1024, greedy with a penalty, a penalty
+// below 1 (it raises the logits of repeats), hot and cold, top-p and min-p cuts.
+const SamplingParams kTopKSettings[] = {
+    sampling(0.6f, 40, 0.95f, 0.05f, 1.1f, 64),    sampling(1.5f, 2, 1.f, 0.f, 1.f, 64),
+    sampling(0.f, 40, 0.95f, 0.05f, 1.3f, 64),     sampling(1.f, 1, 1.f, 0.f, 1.f, 0),
+    sampling(0.3f, 1024, 0.99f, 0.1f, 1.05f, 256), sampling(2.f, 40, 1.f, 0.01f, 0.8f, 32),
+};
+
+// The penalty window as trit::Sampler takes it: the distinct ids in the vocabulary among the last
+// repeat_last_n of the history, where the penalty is on.
+std::vector<int32_t> penalty_window(const SamplingParams& p, const std::vector<int32_t>& history, uint32_t vocab) {
+  std::vector<int32_t> w;
+  if (p.repeat_penalty == 1.f || p.repeat_last_n <= 0) return w;
+  const size_t n = std::min(history.size(), static_cast<size_t>(p.repeat_last_n));
+  for (size_t i = history.size() - n; i < history.size(); ++i)
+    if (history[i] >= 0 && static_cast<uint32_t>(history[i]) < vocab) w.push_back(history[i]);
+  std::sort(w.begin(), w.end());
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  return w;
+}
+
+// How many candidates the sampler keeps (GpuSampler's select_count).
+uint32_t sampler_k(const SamplingParams& p, uint32_t vocab) {
+  if (p.temperature <= 0.f) return 1;
+  return p.top_k > 0 && static_cast<uint32_t>(p.top_k) < vocab ? static_cast<uint32_t>(p.top_k) : vocab;
+}
+
+// The k rows the sampler takes from every logit: the penalty as trit::Sampler applies it, then the
+// largest, the lower id first among equals.
+std::vector<uint32_t> exact_top_k(const std::vector<float>& logits, const SamplingParams& p,
+                                  const std::vector<int32_t>& window) {
+  auto l = logits;
+  for (const int32_t t : window) {
+    float& v = l[static_cast<size_t>(t)];
+    v = v > 0.f ? v / p.repeat_penalty : v * p.repeat_penalty;
+  }
+  std::vector<uint32_t> order(l.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  const uint32_t k = sampler_k(p, static_cast<uint32_t>(l.size()));
+  std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                    [&](uint32_t a, uint32_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); });
+  order.resize(k);
+  return order;
+}
+
+// A history whose window holds some of the best rows (so the penalty decides), repeats and ids outside
+// the vocabulary (which both samplers skip).
+std::vector<int32_t> make_history(const std::vector<float>& plain, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto vocab = static_cast<uint32_t>(plain.size());
+  std::vector<uint32_t> order(vocab);
+  for (uint32_t i = 0; i < vocab; ++i) order[i] = i;
+  std::partial_sort(order.begin(), order.begin() + 8, order.end(),
+                    [&](uint32_t a, uint32_t b) { return plain[a] > plain[b]; });
+  std::vector<int32_t> h;
+  for (int i = 0; i < 40; ++i) h.push_back(static_cast<int32_t>(rng() % vocab));
+  h.push_back(-1);
+  h.push_back(static_cast<int32_t>(vocab) + 3);
+  for (int i = 0; i < 8; i += 2) h.push_back(static_cast<int32_t>(order[static_cast<size_t>(i)]));
+  h.push_back(static_cast<int32_t>(order[0]));
+  return h;
+}
+
+// One sampled step's head against the plain head (whose logits are `plain`): each row listed once,
+// flagged exactly where it is in the penalty window, every row of the window listed, the exact top k
+// after the penalty listed (a skipped row of it fails here), at least k rows listed, every listed row's
+// logit the plain head's bit for bit and no other row written, the scratch left clean; and the GPU
+// sampler's token from the list is trit::Sampler's from every logit (same stream). Returns the rows listed.
+size_t expect_topk_step(HeadRig& rig, const std::vector<float>& plain, const SamplingParams& p,
+                        const std::vector<int32_t>& history, uint32_t pos) {
+  const auto vocab = static_cast<uint32_t>(plain.size());
+  trit::vk::GpuSamplerState st;
+  trit::vk::GpuSampler::prepare(st, p, history, pos);
+  trit::Sampler cpu(p), gpu_rng(p);
+  const trit::vk::GpuSamplerDraw draw = trit::vk::GpuSampler::draw(gpu_rng);
+  const auto got = rig.run_topk(st, pos, &draw);
+  const auto entries = rig.list();
+  const auto window = penalty_window(p, history, vocab);
+  std::vector<char> listed(vocab, 0);
+  for (const uint32_t e : entries) {
+    const uint32_t id = e & ~trit::vk::GpuSampler::kListPenalised;
+    EXPECT_LT(id, vocab);
+    if (id >= vocab) return entries.size();
+    EXPECT_FALSE(listed[id]) << "row " << id << " listed twice";
+    listed[id] = 1;
+    const bool pen = std::binary_search(window.begin(), window.end(), static_cast<int32_t>(id));
+    EXPECT_EQ((e & trit::vk::GpuSampler::kListPenalised) != 0, pen) << "row " << id << "'s penalty flag";
+    EXPECT_EQ(std::memcmp(&got[id], &plain[id], 4), 0) << "row " << id << ": " << got[id] << " vs " << plain[id];
+  }
+  for (uint32_t i = 0; i < vocab; ++i)
+    if (!listed[i]) {
+      EXPECT_TRUE(std::isnan(got[i])) << "row " << i << " written but not listed";
+    }
+  for (const int32_t t : window) EXPECT_TRUE(listed[static_cast<size_t>(t)]) << "penalised row " << t << " not listed";
+  const auto top = exact_top_k(plain, p, window);
+  for (size_t r = 0; r < top.size(); ++r)
+    EXPECT_TRUE(listed[top[r]]) << "row " << top[r] << ", rank " << r << " of the top " << top.size() << ", not listed";
+  EXPECT_GE(entries.size(), top.size());
+  EXPECT_TRUE(rig.topk_scratch_clean()) << "the step left arrivals or posted bounds behind";
+  // The token (where the sampler's arithmetic is the CPU's: double).
+  auto cpu_logits = plain;
+  const int32_t want = cpu.sample(cpu_logits, history);
+  const auto out = rig.sampler_state();
+  EXPECT_EQ(out.status, 0u);
+  if (out.status == 0 && rig.sampler_f64()) {
+    EXPECT_EQ(out.token, want);
+  }
+  EXPECT_EQ(rig.ring_slot(pos), static_cast<uint32_t>(out.token));
+  EXPECT_EQ(rig.pos0(), pos + 1);
+  return entries.size();
+}
+
+// Every row the sampler could take is listed and computed exactly, over one chunk and many, workgroups
+// of several sizes (8 rows: fewer than each workgroup posts, so all of its rows are posted), float and
+// double, with and without the packed dot product, for each setting in turn; and where k is small next
+// to the vocabulary, most rows are never read in F16.
+TEST(LmHeadTopK, ListsEveryRowTheSamplerCanTake) {
+  struct BShape {
+    const char* what;
+    uint32_t vocab, dim;
+    uint64_t max_range;
+    uint32_t rows_per_group;
+  };
+  // 488 rows a workgroup: the H100's for the 2B4T vocabulary (more rows than a workgroup's invocations
+  // on lavapipe, fewer on the H100).
+  const BShape shapes[] = {
+      {"one chunk, the model's width", 2003, 2560, 0, 0},
+      {"11 chunks of 100 rows, 68 a workgroup", 1003, 512, 100 * 1024, 68},
+      {"13 chunks of 41 rows, 8 a workgroup", 521, 512, 41 * 1024, 8},
+      {"one chunk, 488 rows a workgroup", 1003, 512, 0, 488},
+  };
+  bool ran = false;
+  for (const auto dot : {trit::vk::DotProduct::Off, trit::vk::DotProduct::On})
+    for (const bool f64 : {false, true})
+      for (const BShape& sh : shapes) {
+        SCOPED_TRACE(std::string(sh.what) + (f64 ? ", double" : ", float") +
+                     (dot == trit::vk::DotProduct::On ? ", dot product" : ""));
+        HeadRig rig(f64, sh.max_range, dot);
+        if (!rig.usable_bounded(sh.dim, sh.vocab)) continue;
+        ran = true;
+        const Table t = random_table(sh.vocab, sh.dim, 71 + sh.vocab);
+        const auto w = random_w(sh.dim, 72);
+        rig.load(t, sh.rows_per_group, random_x(sh.dim, 73), w, 9);
+        size_t listed = 0, listed_small_k = 0, small_k_steps = 0;
+        const uint32_t steps = std::size(kTopKSettings);
+        for (uint32_t i = 0; i < steps; ++i) {
+          const SamplingParams& p = kTopKSettings[i];
+          SCOPED_TRACE(testing::Message() << "setting " << i);
+          rig.set_x(random_x(sh.dim, 80 + i));
+          const auto plain = rig.run(false);
+          const size_t n = expect_topk_step(rig, plain, p, make_history(plain, 90 + i), 100 + i);
+          listed += n;
+          if (sampler_k(p, sh.vocab) <= 40) {
+            listed_small_k += n;
+            ++small_k_steps;
+          }
+        }
+        const uint64_t before = rig.f16_rows_before();
+        EXPECT_EQ(before + rig.list().size(), listed) << "the running count of rows computed in F16";
+        const double share = double(listed_small_k) / (double(small_k_steps) * sh.vocab);
+        std::printf("[ measured ] %s%s%s: %.1f%% of rows read in F16 at top-k <= 40, %.1f%% over all settings\n",
+                    sh.what, f64 ? ", double" : ", float", dot == trit::vk::DotProduct::On ? ", dot" : "",
+                    100.0 * share, 100.0 * double(listed) / (double(steps) * sh.vocab));
+        // Against the bound's worst case (every row listed), on the wide shape whose workgroups post
+        // enough of their rows for the threshold to prune.
+        if (sh.dim == 2560) {
+          EXPECT_LT(share, 0.25);
+        }
+      }
+  if (!ran) GTEST_SKIP() << "the device runs no bounded head";
+}
+
+// Exact ties across the k-th row (identical maximal rows in different workgroups and chunks: the lower
+// ids are taken), the same rows a single F16 step lower in one element each (near-ties whose logits may
+// round to the maximum's or just under it), the penalty moving tied rows out of the top k, and x = 0
+// (every logit 0: the first k rows): each time the top k after the penalty is listed and the token is
+// trit::Sampler's.
+TEST(LmHeadTopK, TiesAndNearTiesAtTheKthRow) {
+  const uint32_t dim = 512, vocab = 1003;
+  bool ran = false;
+  for (const bool f64 : {false, true}) {
+    HeadRig rig(f64, 100 * 1024);
+    if (!rig.usable_bounded(dim, vocab)) continue;
+    ran = true;
+    const auto x = random_x(dim, 62);
+    const auto w = random_w(dim, 63);
+    std::vector<uint16_t> top(dim);
+    for (uint32_t d = 0; d < dim; ++d) top[d] = trit::ref::f32_to_f16(x[d] * w[d] < 0 ? -1.f : 1.f);
+    const std::vector<std::vector<uint32_t>> ties = {{141, 130, 300, 420, 1002, 7}, {1002, 999, 965, 386, 385}};
+    for (const uint32_t rpw : {68u, 0u})
+      for (const auto& rows : ties)
+        for (const int32_t k : {1, 2, 3, 4, 40}) {
+          SCOPED_TRACE(testing::Message() << (f64 ? "double" : "float") << ", " << rpw << " rows a workgroup, top-" << k
+                                          << ", tie at " << rows[0] << "...");
+          Table t = random_table(vocab, dim, 61);
+          for (const uint32_t r : rows) std::copy(top.begin(), top.end(), t.f16.begin() + size_t{r} * dim);
+          rig.load(t, rpw, x, w, 0);
+          SamplingParams p = sampling(0.9f, k, 1.f, 0.f, 1.f, 64);
+          p.seed = static_cast<uint64_t>(k);
+          auto plain = rig.run(false);
+          expect_topk_step(rig, plain, p, {}, 5);
+          // Penalise the two lowest tied rows: the next ones of the tie move up.
+          p.repeat_penalty = 1.5f;
+          std::vector<uint32_t> sorted = rows;
+          std::sort(sorted.begin(), sorted.end());
+          expect_topk_step(rig, plain, p, {static_cast<int32_t>(sorted[0]), static_cast<int32_t>(sorted[1])}, 6);
+          // Greedy with the penalty.
+          p.temperature = 0.f;
+          expect_topk_step(rig, plain, p, {static_cast<int32_t>(sorted[0])}, 7);
+          // Near-ties: every tied row but the last a step lower in one element.
+          for (size_t i = 0; i + 1 < rows.size(); ++i)
+            t.f16[size_t{rows[i]} * dim + 17 * i] =
+                top[17 * i] == trit::ref::f32_to_f16(1.f) ? uint16_t{0x3bff} : uint16_t{0xbbff};
+          rig.load(t, rpw, x, w, 0);
+          plain = rig.run(false);
+          p.temperature = 1.2f;
+          p.repeat_penalty = 1.f;
+          expect_topk_step(rig, plain, p, {}, 8);
+        }
+    SCOPED_TRACE("x = 0");
+    const Table t0 = random_table(vocab, dim, 64);  // (the rig keeps a pointer to its table)
+    rig.load(t0, 0, std::vector<double>(dim, 0.0), w, 0);
+    const auto plain = rig.run(false);
+    expect_topk_step(rig, plain, sampling(1.f, 5, 1.f, 0.f, 1.f, 64), {}, 3);
+  }
+  if (!ran) GTEST_SKIP() << "the device runs no bounded head";
+}
+
+// Rows in the penalty window never count toward the threshold: here the best row A is penalised (1.5)
+// below B and C (0.8 and 0.7 of A, far apart next to their bounds), so the top 1 and 2 are B and C, whose
+// upper bounds lie below A's lower bound. Had A's bound been counted, B and C would not be listed.
+TEST(LmHeadTopK, ThePenaltyNeverRaisesTheThreshold) {
+  const uint32_t dim = 512, vocab = 1003;
+  bool ran = false;
+  for (const bool f64 : {false, true}) {
+    HeadRig rig(f64, 100 * 1024);
+    if (!rig.usable_bounded(dim, vocab)) continue;
+    ran = true;
+    const auto x = random_x(dim, 75);
+    const auto w = random_w(dim, 76);
+    Table t = random_table(vocab, dim, 77);
+    const uint32_t a = 500, b = 20, c = 900;  // (three chunks)
+    for (uint32_t d = 0; d < dim; ++d) {
+      const float sgn = x[d] * w[d] < 0 ? -1.f : 1.f;
+      t.f16[size_t{a} * dim + d] = trit::ref::f32_to_f16(sgn);
+      t.f16[size_t{b} * dim + d] = trit::ref::f32_to_f16(0.8f * sgn);
+      t.f16[size_t{c} * dim + d] = trit::ref::f32_to_f16(0.7f * sgn);
+    }
+    for (const uint32_t rpw : {68u, 0u}) {
+      SCOPED_TRACE(testing::Message() << (f64 ? "double" : "float") << ", " << rpw << " rows a workgroup");
+      rig.load(t, rpw, x, w, 0);
+      const auto plain = rig.run(false);
+      ASSERT_GT(plain[c], 0.f);
+      ASSERT_GT(plain[c], plain[a] / 1.5f);
+      const std::vector<int32_t> history = {static_cast<int32_t>(a)};
+      for (const auto& p : {sampling(0.f, 40, 1.f, 0.f, 1.5f, 64), sampling(1.f, 2, 1.f, 0.f, 1.5f, 64)}) {
+        const auto top = exact_top_k(plain, p, penalty_window(p, history, vocab));
+        ASSERT_EQ(top[0], b);
+        if (top.size() > 1) {
+          ASSERT_EQ(top[1], c);
+        }
+        expect_topk_step(rig, plain, p, history, 1);
+        // B and C are listed because the threshold ignored A, not because every row is.
+        EXPECT_LT(rig.list().size(), vocab / 4);
+      }
+    }
+  }
+  if (!ran) GTEST_SKIP() << "the device runs no bounded head";
+}
+
+// Settings that need every logit (top-k at least the vocabulary) list every row; settings the sampler
+// rejects (here top-k 0 over more than 1024 rows) list every row too, and the sampler reports them.
+TEST(LmHeadTopK, SettingsThatNeedEveryRowListEveryRow) {
+  const uint32_t dim = 512, vocab = 1003;
+  HeadRig rig(false, 100 * 1024);
+  if (!rig.usable_bounded(dim, vocab)) GTEST_SKIP() << "the device runs no bounded head";
+  const Table t = random_table(vocab, dim, 65);  // (the rig keeps a pointer to its table)
+  rig.load(t, 0, random_x(dim, 66), random_w(dim, 67), 0);
+  const auto plain = rig.run(false);
+  // top-k 1024 over 1003 rows: the sampler takes every row (and the min-p prefilter applies).
+  EXPECT_EQ(expect_topk_step(rig, plain, sampling(0.7f, 1024, 0.9f, 0.05f, 1.1f, 64), make_history(plain, 3), 4),
+            vocab);
+  HeadRig wide(false, 0);
+  const uint32_t big = 2003;
+  if (!wide.usable_bounded(dim, big)) GTEST_SKIP() << "no bounded head for " << big << " rows";
+  const Table tw = random_table(big, dim, 68);
+  wide.load(tw, 0, random_x(dim, 69), random_w(dim, 70), 0);
+  trit::vk::GpuSamplerState st;
+  trit::vk::GpuSampler::prepare(st, sampling(0.7f, 40, 1.f, 0.f, 1.f, 64), {}, 0);
+  st.top_k = 0;  // the whole vocabulary: more candidates than the sampler takes
+  trit::vk::GpuSamplerDraw draw;
+  const auto got = wide.run_topk(st, 0, &draw);
+  EXPECT_EQ(wide.list().size(), big);
+  EXPECT_EQ(std::count_if(got.begin(), got.end(), [](float v) { return std::isnan(v); }), 0);
+  EXPECT_EQ(wide.sampler_state().status, 1u);
+  EXPECT_TRUE(wide.topk_scratch_clean());
+}
+
+// Each pass checks its ranges (the sampler's state, the bounds, scratch and list, the int8 chunk) and
+// that the chunk's workgroups fit the head's count.
+TEST(LmHeadTopK, ChecksItsRanges) {
+  trit::vk::Context ctx;
+  trit::vk::Kernels k(ctx, true, false);
+  if (!k.lm_head_bounds(512, 200)) GTEST_SKIP() << "no bounded head";
+  trit::vk::DescriptorAllocator da(ctx);
+  Buffer b(ctx, 1 << 20, MemoryUse::Device), small(ctx, 64, MemoryUse::Device);
+  const BufferRange r{&b, 0, 0}, s{&small, 0, 0};
+  const uint32_t groups = k.lm_head_groups(200, 200, 64);
+  CommandSequence cs(ctx);
+  cs.begin();
+  const trit::vk::HeadBound hb{r, r};
+  const trit::vk::HeadTopK ok{r, r, r, r, 0, groups};
+  using trit::vk::TopKPass;
+  for (const auto pass : {TopKPass::Bounds, TopKPass::Rows}) {
+    EXPECT_NO_THROW(k.lm_head_topk(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, pass, hb, ok, 64));
+    for (int which = 0; which < 4; ++which) {
+      trit::vk::HeadTopK bad = ok;
+      (which == 0 ? bad.state : which == 1 ? bad.bounds : which == 2 ? bad.scratch : bad.list) = s;
+      EXPECT_THROW(k.lm_head_topk(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, pass, hb, bad, 64), trit::VulkanError)
+          << which;
+    }
+    trit::vk::HeadTopK bad = ok;
+    bad.group0 = 1;
+    EXPECT_THROW(k.lm_head_topk(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, pass, hb, bad, 64), trit::VulkanError);
+    EXPECT_THROW(k.lm_head_topk(cs, da, r, r, r, r, kEps, r, 200, 264, 0, 200, pass, hb, ok, 64), trit::VulkanError);
+  }
+  EXPECT_THROW(k.lm_head_topk(cs, da, r, r, r, r, kEps, r, 200, 512, 0, 200, TopKPass::Bounds, {s, r}, ok, 64),
+               trit::VulkanError);
   cs.end();
 }
 

@@ -174,7 +174,7 @@ void expect_device_greedy_equals_host_argmax(const std::string& name, const Vulk
     EXPECT_GT(dev.embedding_chunks(), 2u);
   }
   // The golden widths are multiples of 16: the tuned greedy head reads the int8 table unless told not to.
-  EXPECT_EQ(dev.bounded_greedy_head(), o.tuned_kernels && o.bounded_greedy_head);
+  EXPECT_EQ(dev.bounded_head(), o.tuned_kernels && o.bounded_head);
   std::vector<float> ld(g.vocab), lh(g.vocab);
   dev.eval(g.prompt, 0, ld, false);
   host.eval(g.prompt, 0, lh, false);
@@ -216,10 +216,10 @@ TEST(VulkanForward, DeviceSideGreedyAcrossEmbeddingChunksEqualsHostArgmax) {
   expect_device_greedy_equals_host_argmax("golden-a", o);
 }
 
-// The F16 head for every row (bounded_greedy_head off), and the bounded head's packed dot product.
+// The F16 head for every row (bounded_head off), and the bounded head's packed dot product.
 TEST(VulkanForward, DeviceSideGreedyOnTheF16HeadEqualsHostArgmax) {
   VulkanForwardOptions o;
-  o.bounded_greedy_head = false;
+  o.bounded_head = false;
   expect_device_greedy_equals_host_argmax("golden-a", o);
 }
 

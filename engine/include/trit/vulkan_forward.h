@@ -56,12 +56,13 @@ struct VulkanForwardOptions {
   // its multiprocessors (else the fused kernels), > 0 = exactly that many (tests: the caller vouches that
   // they fit), < 0 = never (A/B measurements). Needs tuned_kernels.
   int32_t persistent_groups = 0;
-  // Greedy steps on the device take the argmax from an int8 copy of the LM head's table (read in F16
-  // only for the rows that could hold the maximum: shaders/lm_head.glsl BOUNDED): the same token from
-  // about half the head's bytes, for one more copy of the table at half its size in device memory
-  // (skipped where that does not fit). false: the F16 head for every row (A/B measurements, tests).
-  // Needs tuned_kernels.
-  bool bounded_greedy_head = true;
+  // Device-chained steps (greedy and sampled) read an int8 copy of the LM head's table, with a proven
+  // bound on each row's error, and compute in F16 only the rows that could be chosen: the maximum for
+  // greedy steps (shaders/lm_head.glsl BOUNDED), the rows that can be among the sampler's top k after
+  // the repetition penalty for sampled ones (TOPK). The same tokens as the F16 head from about half the
+  // head's bytes, for one more copy of the table at half its size in device memory (skipped where that
+  // does not fit). false: the F16 head for every row (A/B measurements, tests). Needs tuned_kernels.
+  bool bounded_head = true;
 };
 
 // GPU time of one kernel kind summed over the submits since reset_profile() (profile mode only).
@@ -126,8 +127,13 @@ class VulkanForward final : public Forward {
   // The kernels one-token steps run on now, without waiting for a compilation: "persistent (N
   // workgroups)", "fused" or "unfused".
   std::string decode_kernels() const;
-  // Whether device greedy steps take the argmax from the int8 copy of the head (bounded_greedy_head).
-  bool bounded_greedy_head() const;
+  // Whether device greedy steps take the argmax from the int8 copy of the head (bounded_head), and whether
+  // device-sampled steps take their candidates from it (also needs the GPU sampler).
+  bool bounded_head() const;
+  bool bounded_sampling_head() const;
+  // Rows of the LM head that device-sampled steps computed in F16 since load, with bounded_sampling_head()
+  // (0 otherwise, where every step computes every row); tests and the bench report the share.
+  uint64_t sampled_head_f16_rows() const;
   // Which kernel runs the ternary matrices of a block of tokens (prefill): the GEMM's description
   // (dot product, or cooperative matrices through VK_NV_ or VK_KHR_cooperative_matrix, with the
   // fragment shape and tile), or the block matvec kernel where no GEMM is used.

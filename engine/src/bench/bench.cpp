@@ -59,8 +59,8 @@ double resident_mb() {
 double ternary_bytes(const TernaryMatrix& m) { return static_cast<double>(m.rows) * m.cols / 4.0; }
 }  // namespace
 
-// int8_head: the greedy head reads the int8 copy of the table and its per-row bounds (the few rows it
-// then reads in F16 are not counted, so the figure is a floor).
+// int8_head: the head reads the int8 copy of the table and its per-row bounds (the few rows it then
+// reads in F16 are not counted, so the figure is a floor).
 double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, KvPrecision kv, bool int8_head) {
   double bytes = 0;
   for (const auto& l : w.layers) {
@@ -100,7 +100,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     vo.profile = o.profile;
     vo.tuned_kernels = o.tuned_kernels;
     vo.persistent_groups = o.persistent ? 0 : -1;
-    vo.bounded_greedy_head = o.bounded_head;
+    vo.bounded_head = o.bounded_head;
     vo.precision = o.precision;
     vo.vendor_neutral = o.vendor_neutral;
     vo.pipeline_statistics = o.pipeline_statistics;
@@ -128,7 +128,11 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   }
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.decode_kernels = v->decode_kernels();
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
-    rep.greedy_head = v->bounded_greedy_head() ? "int8 table with bounds, F16 for the rows that may win" : "F16, every row";
+    rep.lm_head = (o.sample ? v->bounded_sampling_head() : v->bounded_head())
+                      ? "int8 table with bounds, F16 for the rows that may be chosen"
+                      : "F16, every row";
+  rep.decode = o.sample ? "sampled (defaults)" : "greedy";
+  rep.vocab = fwd->vocab_size();
   if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.prefill_kernels = v->prefill_kernels();
   if (o.backend == "vulkan") {
     rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
@@ -157,33 +161,51 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
 
   if (o.gen_tokens > 0) {
     // Profile mode times the host-driven decode pass (its command buffers carry the timestamps).
-    auto* device_greedy = o.profile ? nullptr : dynamic_cast<VulkanForward*>(fwd.get());
+    auto* device = o.profile ? nullptr : dynamic_cast<VulkanForward*>(fwd.get());
+    SamplingParams sp;  // --sample: the defaults (the app's), this run's seed
+    sp.seed = o.seed;
+    if (o.sample && device && !device->samples_on_device(sp))
+      throw std::runtime_error("the device cannot sample the default settings (no GPU sampler)");
     for (int32_t depth : o.depths) {
       Figure f;
       f.test = "tg" + std::to_string(o.gen_tokens) + "@d" + std::to_string(depth);
       f.depth = depth;
       f.tokens = o.gen_tokens;
       if (depth > 0) fwd->eval(std::span<const int32_t>(input.data(), static_cast<size_t>(depth)), 0, logits, false);
+      const uint64_t f16_rows0 = device ? device->sampled_head_f16_rows() : 0;
       for (int r = 0; r <= o.reps; ++r) {
         if (vf && r == 1) vf->reset_profile();
         int32_t tok = input[static_cast<size_t>(depth)];
+        // The context before the first input (the penalty window's start), and a fresh stream per run.
+        std::vector<int32_t> history(input.begin(), input.begin() + depth);
+        Sampler sampler(sp);
         const auto t0 = Clock::now();
-        if (device_greedy) {
+        if (device && o.sample) {
+          // The engine's sampled path: the GPU sampler on the device feeding the next step.
+          const size_t n = std::min<size_t>(history.size(), static_cast<size_t>(sp.repeat_last_n));
+          device->decode_sample(tok, depth, o.gen_tokens, sampler,
+                                std::span<const int32_t>(history.data() + history.size() - n, n),
+                                [](int32_t) { return true; });
+        } else if (device) {
           // The engine's greedy path: argmax on the device feeding the next step, steps queued ahead.
-          device_greedy->decode_greedy(tok, depth, o.gen_tokens, [](int32_t) { return true; });
+          device->decode_greedy(tok, depth, o.gen_tokens, [](int32_t) { return true; });
         } else {
           for (int32_t i = 0; i < o.gen_tokens; ++i) {
             const int32_t one[1] = {tok};
             fwd->eval(one, depth + i, logits, false);
-            tok = argmax(logits);  // greedy: each step depends on the last, as in real decoding
+            // Each step depends on the last, as in real decoding.
+            history.push_back(tok);
+            tok = o.sample ? sampler.sample(logits, history) : argmax(logits);
           }
         }
         if (r > 0) f.ms.push_back(ms_between(t0, Clock::now()));
       }
       f.median_ms = median(f.ms);
       f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
-      f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv,
-                                       device_greedy && device_greedy->bounded_greedy_head());
+      const bool int8_head = device && (o.sample ? device->bounded_sampling_head() : device->bounded_head());
+      if (device && o.sample && int8_head)
+        f.f16_rows = static_cast<double>(device->sampled_head_f16_rows() - f16_rows0) / (f.tokens * (o.reps + 1.0));
+      f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv, int8_head);
       if (rep.copy_bandwidth_gbs > 0) f.roofline = f.bytes_per_token * f.tokens_per_s / (rep.copy_bandwidth_gbs * 1e9);
       f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
       rep.figures.push_back(f);
@@ -202,7 +224,8 @@ std::string to_json(const BenchReport& r) {
   j["load_ms"] = r.load_ms;
   j["persistent_wait_ms"] = r.persistent_wait_ms;
   if (!r.decode_kernels.empty()) j["decode_kernels"] = r.decode_kernels;
-  if (!r.greedy_head.empty()) j["greedy_head"] = r.greedy_head;
+  if (!r.lm_head.empty()) j["lm_head"] = r.lm_head;
+  j["decode"] = r.decode;
   if (!r.prefill_kernels.empty()) j["prefill_kernels"] = r.prefill_kernels;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
@@ -217,6 +240,7 @@ std::string to_json(const BenchReport& r) {
     nlohmann::json e{{"test", f.test}, {"depth", f.depth}, {"tokens", f.tokens}, {"runs_ms", f.ms},
                      {"median_ms", f.median_ms}, {"tokens_per_s", f.tokens_per_s},
                      {"bytes_per_token", f.bytes_per_token}, {"roofline", f.roofline}};
+    if (f.f16_rows > 0) e["f16_rows_per_token"] = f.f16_rows;
     if (!f.kernels.empty()) {
       nlohmann::json k = nlohmann::json::object();
       for (const auto& s : f.kernels) k[s.kernel] = s.ms_per_token;
@@ -239,7 +263,8 @@ std::string to_table(const BenchReport& r) {
     std::snprintf(line, sizeof line, " (its compilation finished %.0f ms after the load)", r.persistent_wait_ms);
     out += "decode kernels: " + r.decode_kernels + (r.decode_kernels.starts_with("persistent") ? line : "") + "\n";
   }
-  if (!r.greedy_head.empty()) out += "greedy head: " + r.greedy_head + "\n";
+  if (!r.lm_head.empty()) out += "lm head: " + r.lm_head + "\n";
+  if (!r.decode.empty()) out += "decode: " + r.decode + "\n";
   if (!r.prefill_kernels.empty()) out += "prefill kernels: " + r.prefill_kernels + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(line, sizeof line,
@@ -257,6 +282,13 @@ std::string to_table(const BenchReport& r) {
                   f.roofline > 0 ? (std::to_string(static_cast<int>(f.roofline * 1000) / 10.0).substr(0, 5) + "%").c_str() : "");
     out += line;
   }
+  // Sampled on the device from the int8 head: the rows each step computed in F16.
+  for (const auto& f : r.figures)
+    if (f.f16_rows > 0) {
+      std::snprintf(line, sizeof line, "%s: %.0f rows a step computed in F16 (%.2f%% of the vocabulary)\n",
+                    f.test.c_str(), f.f16_rows, r.vocab > 0 ? 100.0 * f.f16_rows / r.vocab : 0.0);
+      out += line;
+    }
   // --profile: one column per figure, one row per kernel kind (GPU ms per token).
   std::vector<std::string> kinds;
   for (const auto& f : r.figures)

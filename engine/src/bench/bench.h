@@ -1,7 +1,8 @@
 #pragma once
-// llama-bench style measurements on any backend: prompt processing (pp) and greedy token generation
-// (tg) at chosen context depths, a warm-up run, then the median of N runs, with the roofline ratio
-// (bytes a decode step must read x tokens/s / measured copy bandwidth). See docs/benchmarks.md.
+// llama-bench style measurements on any backend: prompt processing (pp) and token generation (tg;
+// greedy, or sampled with the default SamplingParams) at chosen context depths, a warm-up run, then
+// the median of N runs, with the roofline ratio (bytes a decode step must read x tokens/s / measured
+// copy bandwidth). See docs/benchmarks.md.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,7 +25,8 @@ struct BenchOptions {
   bool profile = false;                 // Vulkan only: GPU time per kernel kind (timestamp queries)
   bool tuned_kernels = true;            // Vulkan only: false runs the portable baseline kernels
   bool persistent = true;               // Vulkan only: false keeps decode off the persistent kernel (A/B)
-  bool bounded_head = true;             // Vulkan only: false runs the greedy head over every row in F16 (A/B)
+  bool bounded_head = true;             // Vulkan only: false runs the LM head over every row in F16 (A/B)
+  bool sample = false;                  // tg samples with the default SamplingParams (seed: `seed`), not greedy
   Precision precision = Precision::Fp32;  // of the activations (f64: the verification build)
   bool vendor_neutral = false;          // Vulkan only: the path AMD and Intel GPUs get (--generic)
   bool pipeline_statistics = false;     // Vulkan only: the driver's statistics of the decode kernels
@@ -45,6 +47,7 @@ struct Figure {
   double tokens_per_s = 0;   // tokens / median
   double bytes_per_token = 0;  // tg only: bytes a decode step reads (weights, LM head, KV cache)
   double roofline = 0;       // tg only: bytes_per_token * tokens_per_s / copy bandwidth
+  double f16_rows = 0;       // tg sampled on the device from the int8 head: rows per token computed in F16
   std::vector<KernelShare> kernels;  // --profile: GPU time per token by kernel kind
 };
 
@@ -70,15 +73,17 @@ struct BenchReport {
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
   DispatchLatency dispatch;           // Vulkan only (0: not measured)
   std::string decode_kernels;         // Vulkan only: "persistent (132 workgroups)", "fused" or "unfused"
-  std::string greedy_head;            // Vulkan only: how decode's greedy steps take the argmax
+  std::string lm_head;                // Vulkan only: which table decode's device-chained steps read
+  std::string decode;                 // how tg chooses its tokens: "greedy" or "sampled (defaults)"
+  int32_t vocab = 0;
   std::string prefill_kernels;        // Vulkan only: what runs a block's ternary matrices (the GEMM)
   std::vector<Figure> figures;
   std::vector<std::string> kernel_statistics;  // --pipeline-stats: "kernel: name: value"
 };
 
 // Bytes a decode step at position `pos` must read: every ternary weight byte, the F16 LM head (int8_head:
-// its int8 copy and per-row bounds, as the bounded greedy head reads them), the KV cache up to pos (both
-// K and V, all layers) and the norms.
+// its int8 copy and per-row bounds, as the bounded head reads them), the KV cache up to pos (both K and
+// V, all layers) and the norms.
 double decode_bytes(const ModelConfig& config, const ModelWeights& weights, int32_t pos, KvPrecision kv,
                     bool int8_head = false);
 

@@ -13,6 +13,8 @@ namespace trit::vk {
 namespace {
 
 constexpr uint32_t kMinWorkgroup = 256;  // the radix select keeps one histogram bin per invocation
+// state, logits, candidates, draws, step, next token, ring, list (LIST; a placeholder otherwise).
+constexpr uint32_t kBindings = 8;
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
@@ -35,22 +37,31 @@ GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(
   if (wg < kMinWorkgroup)
     throw VulkanError(d.name + " allows workgroups of " + std::to_string(wg) + " invocations (subgroups of " +
                       std::to_string(min_sg) + "); the GPU sampler needs " + std::to_string(kMinWorkgroup));
-  const uint64_t shared = uint64_t{kSlice} * 4 + uint64_t{kMaxTopK} * (8 + (f64 ? 8 : 4)) + 256 * 4 + 16 * 4 +
-                          128 * 8 + 64;
+  // (The list variant keeps the ids of its slices, half as long: kListSlice.)
+  const uint64_t shared = std::max(uint64_t{kSlice} * 4, uint64_t{kListSlice} * 8) +
+                          uint64_t{kMaxTopK} * (8 + (f64 ? 8 : 4)) + 256 * 4 + 16 * 4 + 128 * 8 + 64;
   if (shared > d.max_shared_memory)
     throw VulkanError("the GPU sampler needs " + std::to_string(shared) + " bytes of shared memory, " + d.name +
                       " has " + std::to_string(d.max_shared_memory));
-  pipeline_ = std::make_unique<Pipeline>(ctx, f64 ? "sample_token_f64" : "sample_token", 7, 8,
-                                         std::vector<uint32_t>{wg, kSlice, kMaxTopK, GpuSamplerState::kMaxPenalised});
+  const std::string stem = f64 ? "sample_token_f64" : "sample_token";
+  for (const uint32_t list : {0u, 1u})
+    (list ? list_pipeline_ : pipeline_) = std::make_unique<Pipeline>(
+        ctx, stem, kBindings, 8,
+        std::vector<uint32_t>{wg, list ? kListSlice : kSlice, kMaxTopK, GpuSamplerState::kMaxPenalised, list});
   // A counter of the workgroups through the first phase (zero between draws), then each slice's region
-  // of up to min(kMaxTopK, kSlice) (key, id) pairs.
-  const uint64_t bytes = 8 + uint64_t{ceil_div(max_vocab, kSlice)} * std::min(kMaxTopK, kSlice) * 8;
+  // of up to min(kMaxTopK, slice) (key, id) pairs.
+  const uint64_t bytes = 8 + std::max(uint64_t{ceil_div(max_vocab, kSlice)} * std::min(kMaxTopK, kSlice),
+                                      uint64_t{ceil_div(max_vocab, kListSlice)} * std::min(kMaxTopK, kListSlice)) *
+                                 8;
   candidates_ = Buffer(ctx, bytes, MemoryUse::Device);
   const uint32_t zero[2] = {0, 0};
   candidates_.upload(zero, sizeof zero);
 }
 
-void GpuSampler::wait() { pipeline_->handle(); }
+void GpuSampler::wait() {
+  pipeline_->handle();
+  list_pipeline_->handle();
+}
 
 GpuSampler::~GpuSampler() = default;
 
@@ -62,7 +73,7 @@ bool GpuSampler::supports(const SamplingParams& p) {
 }
 
 void GpuSampler::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& logits_row, uint32_t vocab,
-                        const BufferRange& state, const GpuSamplerChain& chain) {
+                        const BufferRange& state, const GpuSamplerChain& chain, const BufferRange* list) {
   if (vocab == 0 || vocab > max_vocab_)
     throw VulkanError("GPU sampler: vocabulary of " + std::to_string(vocab) + " logits, built for 1.." +
                       std::to_string(max_vocab_));
@@ -78,10 +89,14 @@ void GpuSampler::record(CommandSequence& cs, DescriptorAllocator& da, const Buff
   need(chain.draws, uint64_t{chain.ring_size} * sizeof(GpuSamplerDraw), "draws");
   need(chain.next_token, 4, "next token");
   need(chain.ring, uint64_t{chain.ring_size} * 4, "token ring");
+  if (list) need(*list, list_bytes(vocab), "candidate list");
   const uint32_t push[] = {vocab, chain.ring_size};
-  const BufferRange r[] = {state,       logits_row,       BufferRange{&candidates_, 0, 0}, chain.draws,
-                           chain.step, chain.next_token, chain.ring};
-  cs.dispatch(*pipeline_, da.make(*pipeline_, r), push, sizeof push, ceil_div(vocab, kSlice));
+  const BufferRange cand{&candidates_, 0, 0};
+  const BufferRange r[] = {state,      logits_row,       cand,       chain.draws,
+                           chain.step, chain.next_token, chain.ring, list ? *list : cand};
+  // (A list holds at most vocab rows.)
+  const Pipeline& p = list ? *list_pipeline_ : *pipeline_;
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(vocab, list ? kListSlice : kSlice));
 }
 
 void GpuSampler::prepare(GpuSamplerState& s, const SamplingParams& p, std::span<const int32_t> recent, uint32_t pos) {

@@ -19,6 +19,12 @@
 // it holds repeats where the CPU keeps distinct ids, which changes nothing, since the shader sets a
 // penalised logit from the logit as it came (penalising an id twice writes the same value twice).
 // Supported: greedy, and top_k in 1..kMaxTopK (supports()); other settings stay on the CPU sampler.
+//
+// With a candidate list (record's `list`), the logits of only the listed rows are read: the bounded LM
+// head of a sampled step (shaders/lm_head.glsl TOPK) computes and lists every row that can be among the
+// top k after the penalty, so the choice is the one the sampler makes from every logit (see there).
+// Phase 1 then takes slices of the list instead of the vocabulary; with a few hundred rows listed, one
+// workgroup does the selecting and the others only count themselves in.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -75,6 +81,7 @@ class GpuSampler {
  public:
   static constexpr uint32_t kMaxTopK = 1024;  // K_MAX: the largest top_k sampled on the GPU
   static constexpr uint32_t kSlice = 2048;    // logits per workgroup of phase 1
+  static constexpr uint32_t kListSlice = 1024;  // with a list: entries per workgroup (ids kept in shared memory)
   static constexpr uint64_t kStateBytes = sizeof(GpuSamplerState);
 
   // Pipelines for this device and a candidate buffer for vocabularies up to max_vocab. f64: the softmax
@@ -101,8 +108,13 @@ class GpuSampler {
   // barrier before a later dispatch reads what it wrote (the host reads the ring after the submit's
   // fence). One GpuSampler's recordings share its candidate buffer: submit them one after another (as
   // decode does), not concurrently.
+  // With `list` (list_bytes(vocab) bytes: a count, then that many row ids, bit 31 set on the ids in the
+  // penalty window), only the listed rows' logits are read; the list must hold every row that can be
+  // among the top k after the penalty (and at least k rows), each once, in any order.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& logits_row, uint32_t vocab,
-              const BufferRange& state, const GpuSamplerChain& chain);
+              const BufferRange& state, const GpuSamplerChain& chain, const BufferRange* list = nullptr);
+  static uint64_t list_bytes(uint32_t vocab) { return 4 + 4 * uint64_t{vocab}; }
+  static constexpr uint32_t kListPenalised = 0x80000000u;  // the flag of a penalised row in the list
 
   // Fills `state` for a chain of steps with these parameters (which must be supported), the first at
   // position pos: recent holds the tokens at positions pos + 1 - recent.size() .. pos (the first
@@ -121,7 +133,7 @@ class GpuSampler {
   const Context& ctx_;
   uint32_t max_vocab_;
   bool f64_;
-  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<Pipeline> pipeline_, list_pipeline_;
   Buffer candidates_;
 };
 

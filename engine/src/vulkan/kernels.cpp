@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "vulkan/gpu_sampler.h"
+
 namespace trit::vk {
 namespace {
 
@@ -16,9 +18,9 @@ uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 // workgroups): 2 rows 0.245 ms, 4 rows 0.229 ms, 8 rows 0.488 ms (registers).
 constexpr uint32_t kLmHeadRowsInFlight = 4;
 
-// Every lm_head pipeline declares the ARGMAX variant's bindings and push constants (shaders/lm_head.glsl);
-// the others bind placeholders there.
-constexpr uint32_t kLmHeadBindings = 10, kLmHeadPush = 32;
+// Every lm_head pipeline declares the ARGMAX and TOPK variants' bindings and push constants
+// (shaders/lm_head.glsl); the others bind placeholders there.
+constexpr uint32_t kLmHeadBindings = 14, kLmHeadPush = 32;
 
 // 16-byte words of logits per invocation of the greedy step (shaders/greedy_step.comp PER).
 constexpr uint32_t kGreedyWordsPerInvocation = 4;
@@ -190,7 +192,7 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   require(dim % 8 == 0, "lm_head: dim " + std::to_string(dim) + " is not a multiple of 8");
   const bool block = max_tokens > 1;
   const Pipeline& p = *lm_head_[block ? 1 : 0];
-  const BufferRange r[] = {params, table_chunk, x, logits, x, x, x, x, x, x};  // (bindings 4.. unused here)
+  const BufferRange r[] = {params, table_chunk, x, logits, x, x, x, x, x, x, x, x, x, x};  // (bindings 4.. unused here)
   const uint32_t push[] = {rows, dim, row0, vocab, 0, 0, 0, 0};
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
   cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
@@ -226,7 +228,8 @@ void Kernels::lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const
   const HeadArgmax& am = argmax ? *argmax : plain;
   const HeadBound none{x, x};
   const HeadBound& hb = bound ? *bound : none;
-  const BufferRange r[] = {params, table_chunk, x, logits, norm_w, am.next_token, am.ring, am.scratch, hb.q8, hb.consts};
+  const BufferRange r[] = {params,    table_chunk, x, logits, norm_w, am.next_token, am.ring, am.scratch, hb.q8,
+                           hb.consts, x,           x, x,      x};
   const uint32_t push[] = {rows, dim, row0, vocab, f32_bits(eps), am.groups, am.group0, am.ring_size};
   cs.dispatch(p, da.make(p, r), push, sizeof push, groups);
 }
@@ -262,10 +265,51 @@ uint32_t Kernels::lm_head_rows_per_group(uint32_t vocab, uint32_t multiprocessor
 
 bool Kernels::lm_head_bounds(uint32_t dim, uint32_t vocab) const {
   if (!lm_head_norms(dim) || dim % 16 != 0) return false;
-  // Beside the staged head's: h's two int8 planes, (a_i, B_i) per row, two reduction arrays, the threshold.
-  const uint64_t need =
-      lm_head_shared_bytes(dim) + 2ull * dim + 8ull * lm_head_rpw(vocab, 0) + 2 * 64 * real_bytes() + 4;
+  const uint64_t rpw = lm_head_rpw(vocab, 0);
+  // Beside the staged head's. Greedy and the sampled step's bounds pass: h's two int8 planes, (a_i, B_i)
+  // per row, two reduction arrays, the threshold, and (TOPK) two 256-bin histograms, their group sums,
+  // the chosen digit and the posts' place. The rows pass: two words per row and a candidate index. Both:
+  // a bit per row.
+  const uint64_t bounds = 2ull * dim + 8 * rpw + 2 * 64 * real_bytes() + 4 + (2 * 256 + 16 + 5) * 4;
+  const uint64_t rows = 12 * rpw + 4;
+  const uint64_t need = lm_head_shared_bytes(dim) + std::max(bounds, rows) + 4 * ((rpw + 31) / 32);
   return need <= ctx_.info().max_shared_memory;
+}
+
+void Kernels::lm_head_topk(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                           const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
+                           const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
+                           TopKPass pass, const HeadBound& bound, const HeadTopK& topk, uint32_t rows_per_group) {
+  require(lm_head_bounds(dim, vocab), "lm_head_topk: no bounded head for a hidden size of " + std::to_string(dim));
+  const uint32_t rpw = lm_head_rpw(vocab, rows_per_group);
+  require(rpw > 0 && rpw % kLmHeadRowsInFlight == 0, "lm_head_topk: " + std::to_string(rpw) +
+                                                         " rows per workgroup is not a multiple of " +
+                                                         std::to_string(kLmHeadRowsInFlight));
+  const uint32_t groups = ceil_div(rows, rpw);
+  require(uint64_t{topk.group0} + groups <= topk.groups,
+          "lm_head_topk: workgroups " + std::to_string(topk.group0) + " + " + std::to_string(groups) +
+              " of this chunk pass the head's " + std::to_string(topk.groups));
+  require(uint64_t{row0} + rows <= vocab, "lm_head_topk: the chunk's rows pass the vocabulary");
+  auto need = [](const BufferRange& r, uint64_t bytes, const char* what) {
+    require(r.buffer && r.bytes() >= bytes, std::string("lm_head_topk: the ") + what + " range holds " +
+                                                std::to_string(r.buffer ? r.bytes() : 0) + " bytes, " +
+                                                std::to_string(bytes) + " needed");
+  };
+  need(topk.state, GpuSampler::kStateBytes, "sampler state");
+  need(topk.bounds, head_topk_bounds_bytes(vocab), "bounds");
+  need(topk.scratch, head_topk_scratch_bytes(vocab), "scratch");
+  need(topk.list, GpuSampler::list_bytes(vocab), "candidate list");
+  if (pass == TopKPass::Bounds) {
+    need(bound.q8, head_q8_bytes(rows, dim), "int8 table chunk");
+    need(bound.consts, head_q8_consts_bytes(rows), "int8 row constants");
+  }
+  const bool b = pass == TopKPass::Bounds;
+  const Pipeline& p = lm_head_decode(dim, rpw, false, b, b ? 1u : 2u);
+  const BufferRange r[] = {
+      params,           table_chunk,          x,          logits,      norm_w,       x,        x, x,
+      b ? bound.q8 : x, b ? bound.consts : x, topk.state, topk.bounds, topk.scratch, topk.list};
+  const uint32_t push[] = {rows, dim, row0, vocab, f32_bits(eps), topk.groups, topk.group0, 0};
+  cs.dispatch(p, da.make(p, r), push, sizeof push, groups);
 }
 
 void Kernels::build_head_q8(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& table_chunk,
@@ -277,16 +321,19 @@ void Kernels::build_head_q8(CommandSequence& cs, DescriptorAllocator& da, const 
   cs.dispatch(*head_q8_, da.make(*head_q8_, r), push, sizeof push, std::min(rows, 8192u));
 }
 
-const Pipeline& Kernels::lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax, bool bounded) {
+const Pipeline& Kernels::lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax, bool bounded,
+                                        uint32_t topk) {
   for (const auto& h : lm_head_decode_)
-    if (h.dim == dim && h.rows_per_group == rows_per_group && h.argmax == argmax && h.bounded == bounded)
+    if (h.dim == dim && h.rows_per_group == rows_per_group && h.argmax == argmax && h.bounded == bounded &&
+        h.topk == topk)
       return *h.pipe;
-  LmHeadDecode h{dim, rows_per_group, argmax, bounded, nullptr};
+  LmHeadDecode h{dim, rows_per_group, argmax, bounded, topk, nullptr};
   // The bounded pass's int8 dot products use the packed instruction where the tuned kernels do.
   const std::string stem = std::string("lm_head") + (bounded && dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
-  h.pipe = std::make_unique<Pipeline>(ctx_, stem, kLmHeadBindings, kLmHeadPush,
-                                      std::vector<uint32_t>{lm_wg_, tpr_, 1, dim, rows_per_group, kLmHeadRowsInFlight,
-                                                            argmax ? 1u : 0u, bounded ? 1u : 0u});
+  h.pipe = std::make_unique<Pipeline>(
+      ctx_, stem, kLmHeadBindings, kLmHeadPush,
+      std::vector<uint32_t>{lm_wg_, tpr_, 1, dim, rows_per_group, kLmHeadRowsInFlight, argmax ? 1u : 0u,
+                            bounded ? 1u : 0u, topk, GpuSamplerState::kMaxPenalised, GpuSampler::kMaxTopK});
   lm_head_decode_.push_back(std::move(h));
   return *lm_head_decode_.back().pipe;
 }
@@ -297,7 +344,11 @@ void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab, bool bounded
   // Decode with logits (and the GPU sampler's steps), and device-side greedy steps.
   lm_head_decode(dim, lm_head_rpw(vocab, 0), false);
   lm_head_decode(dim, lm_head_rpw(vocab, 0), true);
-  if (bounded_head && lm_head_bounds(dim, vocab)) lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
+  if (bounded_head && lm_head_bounds(dim, vocab)) {
+    lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
+    lm_head_decode(dim, lm_head_rpw(vocab, 0), false, true, 1);  // a sampled step's two passes
+    lm_head_decode(dim, lm_head_rpw(vocab, 0), false, false, 2);
+  }
 }
 
 const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {

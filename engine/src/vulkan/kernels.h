@@ -63,6 +63,23 @@ struct HeadBound {
   BufferRange q8, consts;
 };
 
+// The head of a device-sampled step from the int8 table (shaders/lm_head.glsl TOPK), in two passes over
+// every chunk with a barrier between them, then the GPU sampler reading the candidate list
+// (GpuSampler::record with `list`). Bounds: each row's lower and upper bound on its logit (HeadBound's
+// int8 table) into `bounds`, the largest lower bounds outside the penalty window posted, and from them a
+// threshold below which rows cannot be among the sampler's top k. Rows: the rows in the penalty window or
+// with an upper bound at least the threshold computed in F16 exactly as the plain head computes them,
+// written to the logits and listed; the others are neither. `state` is the sampler's (its top_k,
+// temperature and penalty window, as the sampler will read them). Each chunk's dispatch gets the same
+// `groups` (lm_head_groups over all chunks) and its own `group0`, as HeadArgmax. scratch:
+// head_topk_scratch_bytes(vocab), list: GpuSampler::list_bytes(vocab), both zeroed before first use
+// (each step leaves the scratch as it needs it); steps sharing them must run one after another.
+struct HeadTopK {
+  BufferRange state, bounds, scratch, list;
+  uint32_t group0 = 0, groups = 0;
+};
+enum class TopKPass { Bounds, Rows };
+
 class Kernels {
  public:
   // f64: activations (and their buffers) in double (the *_f64 shaders; needs shaderFloat64), else float.
@@ -73,7 +90,8 @@ class Kernels {
   // Starts compiling the kernels that are made on first use, for a model with query heads per KV head
   // `group`, hidden size `dim` and vocabulary `vocab`, so they compile beside the others (each Pipeline
   // compiles on its own thread) instead of one after another when a recording first needs them;
-  // bounded_head: also the bounded greedy head, where the caller may use it.
+  // bounded_head: also the head's passes from the int8 table (greedy and sampled), where the caller may
+  // use them.
   void prepare(uint32_t group, uint32_t dim, uint32_t vocab, bool bounded_head);
 
   // x[t] = table[tok[t]] (F16 -> F32) for the tokens whose id is in [row0, row0 + rows) of this chunk.
@@ -128,9 +146,21 @@ class Kernels {
                       uint32_t rows_per_group = 0, const HeadArgmax* argmax = nullptr,
                       const HeadBound* bound = nullptr);
   bool lm_head_norms(uint32_t dim) const;
-  // Whether the greedy head can run BOUNDED for this shape (hidden size a multiple of 16, the int8
-  // planes and per-row bounds fit shared memory beside the staged x).
+  // Whether the head can run from the int8 table (BOUNDED, and the sampled steps' TOPK passes) for this
+  // shape: hidden size a multiple of 16, the int8 planes, per-row bounds and the passes' histograms fit
+  // shared memory beside the staged x.
   bool lm_head_bounds(uint32_t dim, uint32_t vocab) const;
+  // One pass of the sampled step's head over one chunk (see HeadTopK); needs lm_head_bounds(dim, vocab).
+  void lm_head_topk(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                    const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
+                    const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
+                    TopKPass pass, const HeadBound& bound, const HeadTopK& topk, uint32_t rows_per_group = 0);
+  static uint64_t head_topk_bounds_bytes(uint32_t vocab) { return 8 * uint64_t{vocab}; }
+  // Eight words (arrivals, threshold, rows computed in F16 as 64 bits, posts), then a word per row posted.
+  static uint64_t head_topk_scratch_bytes(uint32_t vocab) { return 32 + 4 * uint64_t{vocab}; }
+  // Byte offset in that scratch of the rows the sampled steps computed in F16 before the last one (64
+  // bits); the last one's are the list's count.
+  static constexpr uint64_t kTopKRowsOffset = 8;
   // The int8 copy of an F16 table chunk (shaders/lm_head_q8.comp), once at load: q8_chunk holds
   // head_q8_bytes(rows, dim) bytes, consts_chunk head_q8_consts_bytes(rows).
   void build_head_q8(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& table_chunk,
@@ -185,10 +215,12 @@ class Kernels {
   struct LmHeadDecode {
     uint32_t dim = 0, rows_per_group = 0;
     bool argmax = false, bounded = false;
+    uint32_t topk = 0;  // lm_head.glsl TOPK: 0, or 1 + TopKPass
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<LmHeadDecode> lm_head_decode_;
-  const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax, bool bounded = false);
+  const Pipeline& lm_head_decode(uint32_t dim, uint32_t rows_per_group, bool argmax, bool bounded = false,
+                                 uint32_t topk = 0);
   uint32_t lm_head_rpw(uint32_t vocab, uint32_t rows_per_group) const;  // rows_per_group, 0: the device's
   uint64_t lm_head_shared_bytes(uint32_t dim) const;
   // Block attention for a tile of tokens and the `group` query heads of a KV head per workgroup

@@ -112,9 +112,11 @@ struct VulkanForward::Impl {
   std::vector<uint32_t> group_of;  // per layer
   std::vector<vk::RowChunk> embd_chunks;
   std::vector<Buffer> embd_bufs;
-  // The greedy head's int8 copy of each chunk and its per-row bounds (Kernels::HeadBound); empty where
-  // the head runs every row in F16.
+  // The head's int8 copy of each chunk and its per-row bounds (Kernels::HeadBound); empty where the head
+  // runs every row in F16. With the GPU sampler, the sampled steps' bounds, scratch and candidate list
+  // (Kernels::HeadTopK; empty otherwise).
   std::vector<Buffer> head_q8, head_qc;
+  Buffer topk_bounds, topk_scratch, sample_list;
   Buffer output_norm, rope;
   // Activations for a block of `block` tokens.
   Buffer x, xq, xs, q, k, v, o, a, hn, logits, attn_scratch;
@@ -439,6 +441,26 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       mark("final_norm");
     }
     const uint32_t rows_out = last ? 1 : max_tokens;
+    // A sampled step from the int8 table: the head's two passes compute and list only the rows that can
+    // be among the sampler's top k after the penalty (lm_head.glsl TOPK), and the sampler reads those.
+    if (normed && head == Head::Sample && sample_list.size() > 0) {
+      vk::HeadTopK tk{R(sample_state), R(topk_bounds), R(topk_scratch), R(sample_list), 0, head_groups};
+      for (const vk::TopKPass pass : {vk::TopKPass::Bounds, vk::TopKPass::Rows}) {
+        tk.group0 = 0;
+        for (size_t c = 0; c < embd_chunks.size(); ++c) {
+          const vk::RowChunk& ch = embd_chunks[c];
+          kn.lm_head_topk(cs, d, P, R(embd_bufs[c]), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, pass,
+                          vk::HeadBound{R(head_q8[c]), R(head_qc[c])}, tk);
+          tk.group0 += kn.lm_head_groups(ch.rows, cfg.vocab);
+        }
+        cs.barrier();
+      }
+      mark("lm_head");
+      const BufferRange list = R(sample_list);
+      sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
+                      vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kChainRing}, &list);
+      return;
+    }
     // A greedy step on the staged head: the head's workgroups also take the argmax and publish the token
     // (lm_head.glsl ARGMAX), so no greedy_step dispatch follows.
     vk::HeadArgmax argmax{R(next_token), R(ring), R(greedy_scratch), kChainRing, 0, head_groups};
@@ -510,7 +532,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       m.ctx->info().type != "cpu")
     if (const auto wg = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, 0))
       m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, wg->wg, wg->shared_bytes));
-  if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_greedy_head);
+  if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_head);
   if (options.tuned_kernels) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
@@ -582,9 +604,13 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   if (m.persistent) total += m.persistent->act_bytes() + m.persistent->partial_bytes();
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
                                  std::to_string(m.context));
-  // The bounded greedy head's int8 table, where it fits beside everything else (else the F16 head).
-  bool bounded = options.tuned_kernels && options.bounded_greedy_head && m.kernels->lm_head_bounds(cfg.dim, cfg.vocab);
-  const uint64_t q8_bytes = vk::Kernels::head_q8_bytes(cfg.vocab, cfg.dim) + vk::Kernels::head_q8_consts_bytes(cfg.vocab);
+  // The bounded head's int8 table (and the sampled steps' bounds, scratch and list), where it fits beside
+  // everything else (else the F16 head).
+  bool bounded = options.tuned_kernels && options.bounded_head && m.kernels->lm_head_bounds(cfg.dim, cfg.vocab);
+  const uint64_t q8_bytes = vk::Kernels::head_q8_bytes(cfg.vocab, cfg.dim) +
+                            vk::Kernels::head_q8_consts_bytes(cfg.vocab) +
+                            vk::Kernels::head_topk_bounds_bytes(cfg.vocab) +
+                            vk::Kernels::head_topk_scratch_bytes(cfg.vocab) + vk::GpuSampler::list_bytes(cfg.vocab);
   if (bounded) try {
       m.ctx->check_memory(total + q8_bytes, "the bounded LM head");
       total += q8_bytes;
@@ -673,6 +699,17 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   // (Host memory: in device memory the chained sampled steps measured the same on the H100, 855-862
   // against 860 tokens/s.)
   if (m.sampler) m.sample_state = Buffer(*m.ctx, vk::GpuSampler::kStateBytes, MemoryUse::Readback);
+  // The sampled steps' head from the int8 table, where its per-row buffers fit a binding each: its
+  // scratch (no arrivals or posts, no step counted yet) and an empty candidate list.
+  if (m.sampler && !m.head_q8.empty() && vk::Kernels::head_topk_bounds_bytes(cfg.vocab) <= range &&
+      vk::Kernels::head_topk_scratch_bytes(cfg.vocab) <= range && vk::GpuSampler::list_bytes(cfg.vocab) <= range) {
+    m.topk_bounds = Buffer(*m.ctx, vk::Kernels::head_topk_bounds_bytes(cfg.vocab), MemoryUse::Device);
+    m.topk_scratch = Buffer(*m.ctx, vk::Kernels::head_topk_scratch_bytes(cfg.vocab), MemoryUse::Device);
+    m.sample_list = Buffer(*m.ctx, vk::GpuSampler::list_bytes(cfg.vocab), MemoryUse::Device);
+    const std::vector<uint32_t> clear(m.topk_scratch.size() / 4, 0u);
+    m.topk_scratch.upload(clear.data(), m.topk_scratch.size());
+    m.sample_list.upload(clear.data(), 4);
+  }
   m.record_decoders();
   // Every weight now lives in device memory: drop the process's resident pages of the mapped file,
   // so the host holds no second copy of the weights (they are re-read from disk if ever touched).
@@ -1005,7 +1042,18 @@ bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
 void VulkanForward::debug_fail_persistent_decode() {
   if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
 }
-bool VulkanForward::bounded_greedy_head() const { return !impl_->head_q8.empty(); }
+bool VulkanForward::bounded_head() const { return !impl_->head_q8.empty(); }
+bool VulkanForward::bounded_sampling_head() const { return impl_->sample_list.size() > 0; }
+
+uint64_t VulkanForward::sampled_head_f16_rows() const {
+  const Impl& m = *impl_;
+  if (m.sample_list.size() == 0) return 0;
+  uint32_t before[2] = {}, last = 0;  // the steps before the last one, and the last one's list
+  m.topk_scratch.download(before, sizeof before, vk::Kernels::kTopKRowsOffset);
+  m.sample_list.download(&last, 4);
+  return (uint64_t{before[1]} << 32 | before[0]) + last;
+}
+
 std::string VulkanForward::prefill_kernels() const {
   const vk::Kernels& k = *impl_->kernels;
   if (k.gemm()) return k.gemm()->describe();
