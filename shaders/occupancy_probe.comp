@@ -2,17 +2,20 @@
 // How many workgroups of a persistent kernel's size can be resident at once, for devices that do not
 // report their multiprocessors (vulkan/occupancy.h). Every workgroup takes the kernel's invocations,
 // its shared memory and about its registers (REGS uvec4s per invocation, loaded before the wait and
-// used after it, so they stay live across it), counts itself in, and waits, bounded, until all
-// `groups` have counted in. If they are not all resident at once, the first wave's workgroups wait in
+// used after it: from a `volatile` buffer, whose loads the compiler may not repeat, so it must keep
+// the values), counts itself in, and waits, bounded,
+// until all `groups` have counted in. (With the buffer readonly the H100's compiler reloaded them and
+// fit two workgroups a multiprocessor where the decode kernel, at its 128-register cap, fits one: the
+// fp32 decode kernel was then never used.) If they are not all resident at once, the first wave's workgroups wait in
 // vain (the rest cannot start until one of them ends) and record that they gave up.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint SHARED_WORDS = 1;
 layout(constant_id = 2) const uint SPIN_LIMIT = 8192;
-const uint REGS = 24;
+const uint REGS = 28;
 layout(std430, binding = 0) coherent buffer Sync { uint arrived; uint gave_up; uint sink; } s;
-layout(std430, binding = 1) readonly buffer Src { uvec4 src[]; };
+layout(std430, binding = 1) coherent volatile buffer Src { uvec4 src[]; };
 layout(push_constant) uniform Push { uint groups; uint src_vec4s; } pc;
 shared uint pad[SHARED_WORDS];
 
