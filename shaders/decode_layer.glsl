@@ -935,14 +935,15 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   }
 }
 
-// Whether all G workgroups of this kernel are resident at once: each counts in and waits, bounded, for
+// Whether all the dispatched workgroups of this kernel are resident at once (the decode's grid G, or a
+// smaller one while the host looks for the largest that is): each counts in and waits, bounded, for
 // the others. The same pipeline as the decode (registers are allocated for the whole kernel), so the
 // answer is the decode's; a grid too large raises `failed` after pc.probe polls instead of hanging.
 void check_residency() {
   if (tid == 0u) atomicAdd(sync[pc.counter], 1u);
   if (gl_SubgroupID != 0u) return;
   uint spins = 0u;
-  while (subgroupBroadcastFirst(sync[pc.counter]) < G) {
+  while (subgroupBroadcastFirst(sync[pc.counter]) < gl_NumWorkGroups.x) {
     if (++spins >= pc.probe) {
       if (tid == 0u) failed = 1u;
       break;

@@ -63,3 +63,30 @@ TEST(Occupancy, AGridThatIsNotResidentIsNeverUsed) {
 }
 
 }  // namespace
+
+namespace {
+
+// On a GPU that reports its multiprocessors, the vendor-neutral path (the extension ignored: grid
+// measured with the probe, then checked and if need be corrected with the kernel itself) must arrive at
+// the same grid: one workgroup per multiprocessor. Skipped on CPU devices (never a persistent grid) and
+// where no extension reports the count to compare with.
+TEST(Occupancy, TheMeasuredGridIsOneWorkgroupPerMultiprocessor) {
+  const auto dev = choose_device(list_vulkan_devices(), {});
+  if (dev.type == "cpu" || dev.multiprocessors == 0 ||
+      dev.multiprocessors_from != "VK_NV_shader_sm_builtins")
+    GTEST_SKIP() << "needs a GPU whose NVIDIA extension reports its multiprocessors, to compare with";
+  auto model = Model::open(test::shared_dir() / "golden" / "golden-b.gguf");
+  for (const Precision precision : {Precision::Fp32, Precision::F64}) {
+    VulkanForwardOptions o;
+    o.precision = precision;
+    const uint32_t reported = VulkanForward(*model, o).persistent_groups();
+    o.vendor_neutral = true;
+    VulkanForward neutral(*model, o);
+    const uint32_t measured = neutral.persistent_groups();
+    std::printf("[ measured ] %s: reported grid %u, vendor-neutral grid %u (%s)\n", to_string(precision), reported,
+                measured, neutral.decode_kernels().c_str());
+    EXPECT_EQ(measured, reported) << neutral.decode_kernels();
+  }
+}
+
+}  // namespace

@@ -169,7 +169,7 @@ uint64_t PersistentDecode::partial_bytes() const {
 void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                               const LayerGroup& layers, uint32_t group, const LayerOffsets& off, float eps,
                               const BufferRange& x, const BufferRange& act, const BufferRange& rope,
-                              const BufferRange& partials, const Embedding& embedding, bool residency_check) {
+                              const BufferRange& partials, const Embedding& embedding, uint32_t residency_check) {
   auto vec4s = [&](uint64_t bytes) {
     if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
@@ -190,7 +190,7 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
                            act,             rope,            layers.k_cache,   layers.v_cache,
                            partials,        {&sync_, 0, 0},  {&failed_, 0, 0}, {&scales_, 0, 0},
                            embedding.table, embedding.tokens};
-  cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, layout_.groups);
+  cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, residency_check ? residency_check : layout_.groups);
 }
 
 std::vector<std::string> PersistentDecode::statistics() const {

@@ -81,15 +81,15 @@ class PersistentDecode {
 
   // The layers of one group: reads x and the caches, writes x (and the caches at params.pos0). `group`
   // numbers the group (each has its own barrier count); `act`, `partials` sized as above.
-  // residency_check: instead of the
-  // layers, only whether all the grid's workgroups were resident at once (each counts in and waits,
-  // bounded, for the others): failed() after the submit says they were not. The grid comes from the
-  // multiprocessor count or a measurement with a probe kernel that may need fewer registers; this
-  // checks the kernel itself before the engine relies on it.
+  // residency_check > 0:
+  // instead of the layers, only whether a grid of that many workgroups of this kernel was resident at
+  // once (each counts in and waits, bounded, for the others): failed() after the submit says it was
+  // not. The grid comes from the multiprocessor count or a measurement with a probe kernel whose
+  // registers may differ; this checks the kernel itself before the engine relies on it.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const LayerGroup& layers,
               uint32_t group, const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act,
               const BufferRange& rope, const BufferRange& partials, const Embedding& embedding,
-              bool residency_check = false);
+              uint32_t residency_check = 0);
 
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
   // grid barriers' arrival and QKV-ready counts, which only grow within a call.

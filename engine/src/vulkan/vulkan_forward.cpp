@@ -166,7 +166,14 @@ struct VulkanForward::Impl {
   void collect(SeqProfile& p);
   void record_decoders();
   void adopt_persistent(bool wait);
-  bool persistent_resident();
+  // A persistent kernel for `groups` workgroups (compiling in the background), where the plan allows.
+  void make_persistent(uint32_t grid);
+  bool persistent_resident(uint32_t grid);
+  // What make_persistent needs again when adopt_persistent finds a smaller grid resident.
+  std::vector<float> persistent_scales;
+  vk::PersistentDecode::Shape persistent_shape{};
+  bool persistent_regrid = false;  // the grid may still be corrected once
+  std::string persistent_why;      // why decode does not run the persistent kernel (empty: it does)
   bool persistent_failed();
   // The loop of decode_greedy and decode_sample on `seqs`: before_submit(first, n) runs before the
   // submit of steps first .. first + n - 1, restart(done, outs) before they are redone from step done
@@ -545,15 +552,17 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
                                                         : m.ctx->multiprocessors();
-    if (options.persistent_groups >= 0 && grid > 0)
-      if (const auto layout = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, grid)) {
-        std::vector<float> scales;
-        for (const LayerWeights& lw : model.weights().layers)
-          for (const TernaryMatrix* t : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down})
-            scales.push_back(t->scale);
-        m.persistent = std::make_unique<vk::PersistentDecode>(*m.ctx, *layout, shape, m.kv == KvPrecision::F16, f64,
-                                                              m.kernels->dot_product(), scales);
-      }
+    if (options.persistent_groups < 0) m.persistent_why = "not used (option)";
+    else if (grid == 0) m.persistent_why = "the device neither reports its multiprocessors nor is a GPU to measure";
+    if (options.persistent_groups >= 0 && grid > 0) {
+      for (const LayerWeights& lw : model.weights().layers)
+        for (const TernaryMatrix* t : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down})
+          m.persistent_scales.push_back(t->scale);
+      m.persistent_shape = shape;
+      m.make_persistent(grid);
+      // A grid the caller chose is taken as it is (or not at all); a measured one may be corrected.
+      m.persistent_regrid = options.persistent_groups == 0;
+    }
   }
   m.da = std::make_unique<vk::DescriptorAllocator>(*m.ctx);
   m.check_shape();
@@ -583,8 +592,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   // first layer's offsets.
   if (m.persistent)
     for (const auto& sl : m.slots)
-      if (m.layer_stride > range || m.cache_stride > range || !(sl.offsets() == m.slots[0].offsets()))
+      if (m.layer_stride > range || m.cache_stride > range || !(sl.offsets() == m.slots[0].offsets())) {
         m.persistent.reset();
+        m.persistent_why = "the layers do not lie at one stride within one binding";
+      }
   m.embd_chunks = vk::split_rows(cfg.vocab, uint64_t{cfg.dim} * 2, range);
 
   // Everything this engine allocates, checked against the free device memory before allocating.
@@ -748,23 +759,58 @@ void VulkanForward::Impl::adopt_persistent(bool wait) {
       persistent->wait();
     else if (!persistent->ready())
       return;
-  } catch (const VulkanError&) {
+  } catch (const VulkanError& e) {
     persistent.reset();
+    persistent_why = std::string("its compilation failed: ") + e.what();
     return;
   }
   // A grid that is not all resident at once would wait at its first barrier until the bounded wait
-  // gives up (seconds): the fused kernels stay.
-  if (!persistent_resident()) {
+  // gives up (seconds). A measured grid may have come from a probe whose registers were not the
+  // kernel's: the largest grid of this kernel that is resident is searched once (halving, then
+  // bisecting), and the kernel is compiled for it (decode stays on the fused kernels meanwhile).
+  const uint32_t grid = persistent->layout().groups;
+  if (!persistent_resident(grid)) {
+    uint32_t good = 0, bad = grid;
+    for (uint32_t n = grid / 2; persistent_regrid && n >= 1; n /= 2)
+      if (persistent_resident(n)) {
+        good = n;
+        break;
+      } else {
+        bad = n;
+      }
+    while (good && bad - good > 1) {
+      const uint32_t mid = good + (bad - good) / 2;
+      (persistent_resident(mid) ? good : bad) = mid;
+    }
     persistent.reset();
+    persistent_why = "its grid of " + std::to_string(grid) + " workgroups is not resident at once";
+    if (persistent_regrid && good > 0) {
+      persistent_regrid = false;
+      make_persistent(good);
+      if (persistent && wait) adopt_persistent(true);
+    }
     return;
   }
+  persistent_why.clear();
   persistent_live = true;
   record_decoders();
 }
 
-// Whether every workgroup of the persistent kernel is resident at once on this device (its residency
-// check: PersistentDecode::record).
-bool VulkanForward::Impl::persistent_resident() {
+void VulkanForward::Impl::make_persistent(uint32_t grid) {
+  const bool f64 = kernels->f64();
+  std::string why;
+  if (const auto layout = vk::PersistentDecode::plan(ctx->info(), persistent_shape, f64, grid, &why)) {
+    persistent = std::make_unique<vk::PersistentDecode>(*ctx, *layout, persistent_shape, kv == KvPrecision::F16, f64,
+                                                        kernels->dot_product(), persistent_scales);
+    persistent_why = "compiling";
+  } else {
+    persistent_why = why;
+  }
+}
+
+// Whether a grid of `groups` workgroups of the persistent kernel is resident at once on this device (its
+// residency check: PersistentDecode::record).
+bool VulkanForward::Impl::persistent_resident(uint32_t grid) {
   auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
   const LayerGroupBuffers& g = groups[0];
   const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
@@ -773,7 +819,7 @@ bool VulkanForward::Impl::persistent_resident() {
   vk::CommandSequence cs(*ctx);
   cs.begin();
   persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope),
-                     R(ppart), emb, /*residency_check=*/true);
+                     R(ppart), emb, /*residency_check=*/grid);
   cs.end();
   cs.run();
   return !persistent->failed();
@@ -785,6 +831,7 @@ bool VulkanForward::Impl::persistent_resident() {
 bool VulkanForward::Impl::persistent_failed() {
   if (!persistent_live || !persistent->failed()) return false;
   persistent.reset();
+  persistent_why = "a wait gave up (a workgroup was not resident)";
   persistent_live = false;
   record_decoders();
   return true;
@@ -1066,8 +1113,10 @@ std::vector<std::string> VulkanForward::kernel_statistics() {
 }
 
 std::string VulkanForward::decode_kernels() const {
-  if (impl_->persistent_live) return "persistent (" + std::to_string(impl_->persistent->layout().groups) + " workgroups)";
-  return impl_->fused ? "fused" : "unfused";
+  const Impl& m = *impl_;
+  if (m.persistent_live) return "persistent (" + std::to_string(m.persistent->layout().groups) + " workgroups)";
+  const std::string why = m.persistent_why.empty() ? "" : " (persistent kernel: " + m.persistent_why + ")";
+  return (m.fused ? "fused" : "unfused") + why;
 }
 
 uint32_t VulkanForward::persistent_groups() {
