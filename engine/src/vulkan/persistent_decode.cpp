@@ -205,6 +205,11 @@ bool PersistentDecode::failed() const {
   return f != 0;
 }
 
+void PersistentDecode::clear_failure() {
+  const uint32_t zero = 0;
+  failed_.upload(&zero, 4);
+}
+
 void PersistentDecode::raise_failure_for_test() {
   const uint32_t one = 1;
   failed_.upload(&one, 4);

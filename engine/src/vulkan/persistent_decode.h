@@ -94,8 +94,10 @@ class PersistentDecode {
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
   // grid barriers' arrival and QKV-ready counts, which only grow within a call.
   void begin_call();
-  // The flag a grid barrier raises when it gave up waiting.
+  // The flag a grid barrier raises when it gave up waiting; clear_failure() lowers it (before a
+  // residency check, whose failure raises it too).
   bool failed() const;
+  void clear_failure();
   // Tests: raises the flag as a barrier that gave up would, so the recovery can be tested where no
   // workgroup ever waits too long.
   void raise_failure_for_test();

@@ -816,6 +816,7 @@ bool VulkanForward::Impl::persistent_resident(uint32_t grid) {
   const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
   const vk::Embedding emb{R(embd_bufs[0]), R(tokens), 0};
   persistent->begin_call();
+  persistent->clear_failure();  // (a grid that failed before left it raised)
   vk::CommandSequence cs(*ctx);
   cs.begin();
   persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope),
