@@ -617,15 +617,19 @@ void attention_items(uint n_all, out uint split, out uint n_splits) {
   n_splits = (n_all + split - 1u) / split;
 }
 
-// The softmax weights need no shift in double: while every score s of a head satisfies |s| < ~575,
-// e^s and the sums of up to a context of them stay far inside double's range and lose nothing, and
-// softmax is unchanged by the shift (the reference subtracts the max only so that float cannot
-// overflow). Without it a chunk needs no maximum before its weights, so the score lanes take e^s at
-// once and keep their own running sums (lsum[]): no workgroup-wide max and sum per chunk, and none of
-// the rescaling. Where the sums leave [SOFTMAX_MIN, SOFTMAX_MAX] (scores beyond +-~575: a degenerate
-// model) the work item is redone with the running maximum (`exact`), as the fused kernels compute it.
+// The softmax weights need no shift: while a head's sum of e^s over its keys stays inside
+// [SOFTMAX_MIN, SOFTMAX_MAX], every weight that matters is a normal number and nothing overflows, so
+// e^s loses nothing against e^(s - max) (float: a weight below the range's floor is under 1e-8 of the
+// sum, below float's precision; double: scores within +-~575), and softmax is unchanged by the shift
+// (the reference subtracts the max only so that float cannot overflow). Without it a chunk needs no
+// maximum before its weights, so the score lanes take e^s at once and keep their own running sums
+// (lsum[]): no workgroup-wide max and sum per chunk, and none of the rescaling. Where the sums leave
+// the range (float: scores beyond about +-60; a degenerate model) the work item is redone with the
+// running maximum (`exact`), as the fused kernels compute it.
 #ifdef TRIT_F64
 const double SOFTMAX_MIN = 1e-250LF, SOFTMAX_MAX = 1e250LF;
+#else
+const float SOFTMAX_MIN = 1e-30, SOFTMAX_MAX = 1e30;
 #endif
 
 // Score s of key slot `slot` for head h: as is for the exact pass (its softmax phase shifts it), else
@@ -766,9 +770,7 @@ void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1
 }
 
 // attend() without the shift, redone exactly where a head's sum left the range that keeps it lossless.
-// In float that range is too narrow to be worth it (scores beyond ~+-60): always exact.
 void attend_item(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have) {
-#ifdef TRIT_F64
   // One copy of attend() in the kernel, its pass chosen at run time.
   for (uint pass = 0u; pass < 2u; ++pass) {
     attend(kpre, vpre, g, k0, k1, pass == 0u ? have : k0, pass == 1u);
@@ -776,9 +778,6 @@ void attend_item(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, ui
     for (uint h = 0; h < GQ; ++h) ok = ok && hl[h] >= SOFTMAX_MIN && hl[h] <= SOFTMAX_MAX;  // NaN fails
     if (ok || pass == 1u) break;
   }
-#else
-  attend(kpre, vpre, g, k0, k1, have, true);
-#endif
 }
 
 // The unnormalised output e = h * HD + d of the last attend().
