@@ -29,32 +29,37 @@
         <translation>Qt %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="49"/>
+        <location filename="../qml/AboutDialog.qml" line="47"/>
+        <source>Precision: %1 activations</source>
+        <translation>Genauigkeit: %1-Aktivierungen</translation>
+    </message>
+    <message>
+        <location filename="../qml/AboutDialog.qml" line="54"/>
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="70"/>
+        <location filename="../qml/AboutDialog.qml" line="75"/>
         <source>Device information is not available in this build.</source>
         <translation>Geräteinformationen sind in diesem Build nicht verfügbar.</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="71"/>
+        <location filename="../qml/AboutDialog.qml" line="76"/>
         <source>Looking for Vulkan devices…</source>
         <translation>Suche nach Vulkan-Geräten…</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="72"/>
+        <location filename="../qml/AboutDialog.qml" line="77"/>
         <source>No Vulkan device: %1</source>
         <translation>Kein Vulkan-Gerät: %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="75"/>
+        <location filename="../qml/AboutDialog.qml" line="80"/>
         <source>Vulkan devices</source>
         <translation>Vulkan-Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="96"/>
+        <location filename="../qml/AboutDialog.qml" line="101"/>
         <source>Copy version and device information</source>
         <translation>Versions- und Geräteinformationen kopieren</translation>
     </message>
@@ -956,12 +961,12 @@
 <context>
     <name>trit::about::AboutInfo</name>
     <message>
-        <location filename="../app/src/about/about_info.cpp" line="43"/>
+        <location filename="../app/src/about/about_info.cpp" line="46"/>
         <source>The Vulkan loader reported no device.</source>
         <translation>Der Vulkan-Loader hat kein Gerät gemeldet.</translation>
     </message>
     <message>
-        <location filename="../app/src/about/about_info.cpp" line="48"/>
+        <location filename="../app/src/about/about_info.cpp" line="51"/>
         <source>Listing the Vulkan devices failed: %1</source>
         <translation>Die Vulkan-Geräte konnten nicht aufgelistet werden: %1</translation>
     </message>

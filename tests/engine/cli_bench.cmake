@@ -41,3 +41,18 @@ add_test(NAME cli_bench_cpu_sampled
          COMMAND trit-cli bench ${_golden_a} --backend cpu -p 8 -n 2 --reps 1 --sample)
 set_tests_properties(cli_bench_cpu_sampled PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
   PASS_REGULAR_EXPRESSION "decode: sampled \\(defaults\\)\n.*\\| tg2@d0 \\| [0-9.]+")
+# fp32 is the default and says so; --precision f64 runs the verification build, --generic the path
+# without NVIDIA's extensions (on lavapipe the same kernels, but the report names it); a bad precision
+# is refused with the choices.
+add_test(NAME cli_bench_precision_fp32_by_default
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1)
+set_tests_properties(cli_bench_precision_fp32_by_default PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
+  TIMEOUT 120 PASS_REGULAR_EXPRESSION "precision: fp32 activations\n")
+add_test(NAME cli_bench_precision_f64_generic
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --precision=f64 --generic --json)
+set_tests_properties(cli_bench_precision_f64_generic PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
+  TIMEOUT 120 PASS_REGULAR_EXPRESSION "\"precision\": \"f64\",.*\"vendor_neutral\": true")
+add_test(NAME cli_bench_rejects_unknown_precision
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --precision f16)
+set_tests_properties(cli_bench_rejects_unknown_precision PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
+  PASS_REGULAR_EXPRESSION "unknown precision 'f16' \\(expected fp32, or f64")

@@ -126,7 +126,6 @@ TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
 
 INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                          testing::Values(Param{"golden-a", KvPrecision::F16}, Param{"golden-a", KvPrecision::F32},
-                                         Param{"golden-a", KvPrecision::F32, false},
                                          Param{"golden-a", KvPrecision::F16, false},
                                          Param{"golden-a", KvPrecision::F16, true, true}),
                          param_name);

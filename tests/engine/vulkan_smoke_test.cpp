@@ -44,6 +44,45 @@ TEST(VulkanSmoke, DescribesBothCooperativeMatrixForms) {
   EXPECT_NE(text.find("KHR cooperative matrix"), std::string::npos) << text;
 }
 
+// The listing names the precision the engine runs (fp32 everywhere) and whether the double-precision
+// verification build is available; the multiprocessor count names the extension it came from.
+TEST(VulkanSmoke, DescribesThePrecisionAndTheMultiprocessors) {
+  trit::DeviceInfo d;
+  d.name = "a GPU";
+  d.shader_float64 = false;
+  std::string text = trit::describe_device(d);
+  EXPECT_NE(text.find("precision fp32 activations"), std::string::npos) << text;
+  EXPECT_NE(text.find("f64 verification build not available (no shaderFloat64)"), std::string::npos) << text;
+  d.shader_float64 = true;
+  d.multiprocessors = 96;
+  d.multiprocessors_from = "VK_AMD_shader_core_properties2";
+  text = trit::describe_device(d);
+  EXPECT_NE(text.find("f64 verification build available (--precision f64)"), std::string::npos) << text;
+  EXPECT_NE(text.find("96 multiprocessors (VK_AMD_shader_core_properties2)"), std::string::npos) << text;
+}
+
+// vendor_neutral() clears what NVIDIA's extensions reported (the NV cooperative matrix, the SM count)
+// and keeps everything vendor-neutral, the KHR cooperative matrix and other vendors' counts included.
+TEST(VulkanSmoke, VendorNeutralClearsOnlyNvidiasExtensions) {
+  trit::DeviceInfo d;
+  d.cooperative_matrix_nv = d.cooperative_matrix2_nv = d.cooperative_matrix_khr = true;
+  d.coop_int8_shapes = {{16, 8, 32}};
+  d.coop_int8_shapes_khr = {{16, 8, 32}};
+  d.multiprocessors = 132;
+  d.multiprocessors_from = "VK_NV_shader_sm_builtins";
+  d.integer_dot_4x8_accelerated = true;
+  const trit::DeviceInfo n = trit::vendor_neutral(d);
+  EXPECT_FALSE(n.cooperative_matrix_nv);
+  EXPECT_FALSE(n.cooperative_matrix2_nv);
+  EXPECT_TRUE(n.coop_int8_shapes.empty());
+  EXPECT_EQ(n.multiprocessors, 0u);
+  EXPECT_TRUE(n.cooperative_matrix_khr);
+  EXPECT_EQ(n.coop_int8_shapes_khr.size(), 1u);
+  EXPECT_TRUE(n.integer_dot_4x8_accelerated);
+  d.multiprocessors_from = "VK_AMD_shader_core_properties2";
+  EXPECT_EQ(trit::vendor_neutral(d).multiprocessors, 132u);
+}
+
 TEST(VulkanSmoke, ChoosingAMissingDeviceNamesTheChoices) {
   const auto devices = trit::list_vulkan_devices();
   try {
