@@ -11,8 +11,8 @@
 // instead of a dispatch boundary (on the H100 the boundary cost ~4 us a layer: the last workgroups'
 // drain, the pipeline barrier and the next launch).
 //
-// Steps (the arithmetic of bitlinear_decode.glsl / attention.glsl up to the order of double operations;
-// golden logits are unchanged, and the fused kernels' logits are matched to 1e-4):
+// Steps (the arithmetic of bitlinear_decode.glsl / attention.glsl up to the order of operations; in
+// double the golden logits are unchanged and the fused kernels' logits are matched to 1e-4):
 //   1. norm(x) -> int8 -> q, k, v rows (RoPE pair order), rotated; k and v appended to the caches
 //   2. attention: work items (KV head, split of keys) share each key and value row across the head's
 //      GQ query heads, and a head group's last splits to finish merge the partials, one query head
@@ -101,7 +101,7 @@ layout(push_constant) uniform Push {
   uint n_attn, n_sub, n_ffn, n_fsub;
   float eps;
   uint layer0, n_layers, lstride, cstride, counter, embed, ready;
-  uint probe;  // > 0: only the residency check, with this many polls at most (PersistentDecode::resident)
+  uint probe;  // > 0: only the residency check, with this many polls at most (PersistentDecode::record's residency_check)
 } pc;
 // The current layer: its offset into lw[] / ln[] (uvec4s), into kc[] / vc[] (words), into scl[].
 uint LB = 0u, CB = 0u, SB = 0u;
@@ -177,7 +177,7 @@ void arrive(inout uint bar_k) {
 // quantisation's partials the others had not written yet), with wrong logits at every position, e.g.
 // two query heads per KV head on 132 workgroups. A subgroup barrier after that poll did not help, nor
 // did maximal reconvergence; every converged form measured 7-11% slower than that faulty one
-// (docs/benchmarks.md, pass 13), this one the least.
+// (H100), this one the least.
 void wait_count(uint at, uint target, inout bool gave_up) {
   if (gl_SubgroupID == 0u && !gave_up) {
     uint spins = 0u;
@@ -838,7 +838,7 @@ void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, uint l
       continue;
     }
     // Publish this split's partial and count in; the head group's last min(GQ, n_splits) splits to
-    // finish merge them, one query head each (docs/benchmarks.md, pass 5: a merge of every head by the last
+    // finish merge them, one query head each (a merge of every head by the last
     // split alone took ~8.5k cycles at context 4000, on the path of every workgroup).
     for (uint e = tid; e < GQ * HD; e += WG) {
       const uint h = e / HD, d = e % HD;

@@ -110,7 +110,6 @@ layout(std430, binding = 12) coherent buffer TS {
 } ts;
 // TOPK: the sampler's candidate list (GpuSampler's LIST): a count and the row ids, penalised ones flagged.
 layout(std430, binding = 13) buffer CL { uint count; uint ids[]; } cl;
-const uint PENALISED = 0x80000000u;
 // groups: workgroups of all chunks' dispatches; group0: this chunk's first (ARGMAX, TOPK).
 layout(push_constant) uniform Push {
   uint rows; uint dim; uint row0; uint vocab; float eps; uint groups; uint group0; uint ring_size;

@@ -22,8 +22,7 @@ layout(std430, binding = 4) buffer Step { uint pos0; uint n_tokens; } step;
 layout(std430, binding = 5) writeonly buffer Next { uint next_token[]; };
 layout(std430, binding = 6) writeonly buffer Ring { uint ring[]; };
 
-layout(std430, binding = 7) buffer List { uint count; uint ids[]; } list;
-const uint PENALISED = 0x80000000u;  // LIST: the flag of a penalised row's entry
+layout(std430, binding = 7) buffer List { uint count; uint ids[]; } list;  // LIST (PENALISED: sample_state.glsl)
 
 // Whether the CPU sampler's min-p prefilter applies (no top-k cut and min_p > 0).
 bool prefilter(uint vocab) { return !(st.top_k > 0 && uint(st.top_k) < vocab) && st.min_p > 0.0; }

@@ -6,6 +6,10 @@
 // The parameters and the penalty window are written by the host when a chain of steps starts; the
 // sampler then keeps the window (one slot per position) and writes the outputs of each draw. Doubles
 // are stored as their bits so the fp32 variants need no Float64 capability.
+// The flag of a penalised row's entry in a candidate list (the head's TOPK rows pass writes the list,
+// the sampler's LIST variant reads it).
+const uint PENALISED = 0x80000000u;
+
 layout(std430, binding = SAMPLE_STATE_BINDING) buffer State {
   float temperature;        // <= 0: greedy
   int top_k;

@@ -152,8 +152,7 @@ TEST(PersistentDecodeGroups, LayerGroupsMatchTheFusedKernels) {
   EXPECT_GT(fwd->persistent_groups(), 0u) << "no grid barrier gave up";
 }
 
-// fp32 activations with an F16 cache (what runs): attention's softmax always subtracts the maximum in
-// float. Against the fused kernels in fp32 too, over the first positions only: with fp32 activations an
+// fp32 activations with an F16 cache (what runs). Against the fused kernels in fp32 too, over the first positions only: with fp32 activations an
 // int8 rounding step flips within a few tokens in any pair of kernels that order their float sums
 // differently (engine/src/vulkan/README.md, Numerics; on lavapipe at position 9, moving logits by 0.05),
 // while before it they agree to float rounding (~4e-6).

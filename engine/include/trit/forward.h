@@ -14,7 +14,8 @@ enum class KvPrecision { F16, F32 };
 // what runs: every GPU has it at full rate, where double runs at 1/32 to 1/64 of it on consumer cards
 // (none at all on Intel Arc). f64 is the verification build of the same code: it reproduces the
 // double-precision golden logits bit for bit and so proves the algorithm (shared/golden/README.md).
-// Nothing chooses f64 on its own.
+// Nothing chooses f64 activations on its own. (The GPU sampler's few operations run in double where the
+// device has it, to pick exactly what trit::Sampler picks on the CPU: vulkan/gpu_sampler.h.)
 enum class Precision { Fp32, F64 };
 const char* to_string(Precision p);  // "fp32", "f64"
 // "fp32" or "f64" (also "f32", "fp64", "double"); throws std::invalid_argument naming the choices.

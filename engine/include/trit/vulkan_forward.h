@@ -52,9 +52,10 @@ struct VulkanForwardOptions {
   // not call them accelerated (lavapipe), so the variants a GPU runs are also tested on the CPU driver.
   bool force_dot_product = false;
   // Decode runs each layer as one dispatch of persistent workgroups (vulkan/persistent_decode.h) where
-  // all of them can be resident at once: 0 = one workgroup per multiprocessor where the device reports
-  // its multiprocessors (else the fused kernels), > 0 = exactly that many (tests: the caller vouches that
-  // they fit), < 0 = never (A/B measurements). Needs tuned_kernels.
+  // all of them can be resident at once: 0 = one workgroup per multiprocessor, as a vendor extension
+  // reports them or, on other GPUs, as measured at load (corrected once if the kernel itself finds that
+  // grid not resident; CPU devices: the fused kernels), > 0 = exactly that many (tests; dropped for the
+  // fused kernels if not resident), < 0 = never (A/B measurements). Needs tuned_kernels.
   int32_t persistent_groups = 0;
   // Device-chained steps (greedy and sampled) read an int8 copy of the LM head's table, with a proven
   // bound on each row's error, and compute in F16 only the rows that could be chosen: the maximum for
@@ -125,7 +126,8 @@ class VulkanForward final : public Forward {
   // ready; this waits for that compilation.
   uint32_t persistent_groups();
   // The kernels one-token steps run on now, without waiting for a compilation: "persistent (N
-  // workgroups)", "fused" or "unfused".
+  // workgroups)", or "fused" / "unfused" followed by why the persistent kernel is not in use
+  // ("fused (persistent kernel: compiling)").
   std::string decode_kernels() const;
   // Whether device greedy steps take the argmax from the int8 copy of the head (bounded_head), and whether
   // device-sampled steps take their candidates from it (also needs the GPU sampler).

@@ -72,7 +72,7 @@ struct BenchReport {
   double resident_mb = 0;             // this process's resident memory (VmRSS) right after the load
   double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
   DispatchLatency dispatch;           // Vulkan only (0: not measured)
-  std::string decode_kernels;         // Vulkan only: "persistent (132 workgroups)", "fused" or "unfused"
+  std::string decode_kernels;         // Vulkan only: VulkanForward::decode_kernels()
   std::string lm_head;                // Vulkan only: which table decode's device-chained steps read
   std::string decode;                 // how tg chooses its tokens: "greedy" or "sampled (defaults)"
   int32_t vocab = 0;

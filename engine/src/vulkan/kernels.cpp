@@ -263,13 +263,19 @@ uint32_t Kernels::lm_head_rows_per_group(uint32_t vocab, uint32_t multiprocessor
   return std::max(64u, ceil_div(per, kLmHeadRowsInFlight) * kLmHeadRowsInFlight);
 }
 
+// Shared memory beside the staged head's. The greedy head: h's two int8 planes, (a_i, B_i) per row, two
+// reduction arrays, the threshold. The sampled step's bounds pass adds two 256-bin histograms, their
+// group sums, the chosen digit and the posts' place; its rows pass takes two words per row and a
+// candidate index; both passes a bit per row.
 bool Kernels::lm_head_bounds(uint32_t dim, uint32_t vocab) const {
   if (!lm_head_norms(dim) || dim % 16 != 0) return false;
   const uint64_t rpw = lm_head_rpw(vocab, 0);
-  // Beside the staged head's. Greedy and the sampled step's bounds pass: h's two int8 planes, (a_i, B_i)
-  // per row, two reduction arrays, the threshold, and (TOPK) two 256-bin histograms, their group sums,
-  // the chosen digit and the posts' place. The rows pass: two words per row and a candidate index. Both:
-  // a bit per row.
+  return lm_head_shared_bytes(dim) + 2ull * dim + 8 * rpw + 2 * 64 * real_bytes() + 4 <= ctx_.info().max_shared_memory;
+}
+
+bool Kernels::lm_head_topk_fits(uint32_t dim, uint32_t vocab) const {
+  if (!lm_head_bounds(dim, vocab)) return false;
+  const uint64_t rpw = lm_head_rpw(vocab, 0);
   const uint64_t bounds = 2ull * dim + 8 * rpw + 2 * 64 * real_bytes() + 4 + (2 * 256 + 16 + 5) * 4;
   const uint64_t rows = 12 * rpw + 4;
   const uint64_t need = lm_head_shared_bytes(dim) + std::max(bounds, rows) + 4 * ((rpw + 31) / 32);
@@ -280,7 +286,7 @@ void Kernels::lm_head_topk(CommandSequence& cs, DescriptorAllocator& da, const B
                            const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                            const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
                            TopKPass pass, const HeadBound& bound, const HeadTopK& topk, uint32_t rows_per_group) {
-  require(lm_head_bounds(dim, vocab), "lm_head_topk: no bounded head for a hidden size of " + std::to_string(dim));
+  require(lm_head_topk_fits(dim, vocab), "lm_head_topk: no sampled int8 head for a hidden size of " + std::to_string(dim));
   const uint32_t rpw = lm_head_rpw(vocab, rows_per_group);
   require(rpw > 0 && rpw % kLmHeadRowsInFlight == 0, "lm_head_topk: " + std::to_string(rpw) +
                                                          " rows per workgroup is not a multiple of " +
@@ -344,8 +350,8 @@ void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab, bool bounded
   // Decode with logits (and the GPU sampler's steps), and device-side greedy steps.
   lm_head_decode(dim, lm_head_rpw(vocab, 0), false);
   lm_head_decode(dim, lm_head_rpw(vocab, 0), true);
-  if (bounded_head && lm_head_bounds(dim, vocab)) {
-    lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
+  if (bounded_head && lm_head_bounds(dim, vocab)) lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
+  if (bounded_head && lm_head_topk_fits(dim, vocab)) {
     lm_head_decode(dim, lm_head_rpw(vocab, 0), false, true, 1);  // a sampled step's two passes
     lm_head_decode(dim, lm_head_rpw(vocab, 0), false, false, 2);
   }

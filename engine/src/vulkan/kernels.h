@@ -150,7 +150,9 @@ class Kernels {
   // shape: hidden size a multiple of 16, the int8 planes, per-row bounds and the passes' histograms fit
   // shared memory beside the staged x.
   bool lm_head_bounds(uint32_t dim, uint32_t vocab) const;
-  // One pass of the sampled step's head over one chunk (see HeadTopK); needs lm_head_bounds(dim, vocab).
+  // Whether a sampled step's int8 head (lm_head_topk's two passes) fits too: more shared memory.
+  bool lm_head_topk_fits(uint32_t dim, uint32_t vocab) const;
+  // One pass of the sampled step's head over one chunk (see HeadTopK); needs lm_head_topk_fits(dim, vocab).
   void lm_head_topk(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                     const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                     const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,

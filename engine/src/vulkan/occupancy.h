@@ -6,7 +6,7 @@
 // is dispatched on grids of growing size: a grid passes when all its workgroups counted in while the
 // others waited, bounded, so a grid too large costs one bounded wait per wave and nothing hangs. The
 // count is an upper bound for the real kernel (it may need more registers); PersistentDecode checks
-// the real kernel's residency before it is used (PersistentDecode::resident()).
+// the real kernel's residency before it is used (PersistentDecode::record's residency_check).
 #include <cstdint>
 
 #include "vulkan/context.h"
@@ -28,7 +28,7 @@ class OccupancyProbe {
   DescriptorAllocator da_;
 };
 
-// The largest grid up to `limit` that probe_resident passes (0 if even one workgroup fails, e.g. shared
+// The largest grid up to `limit` that OccupancyProbe::resident passes (0 if even one workgroup fails, e.g. shared
 // memory beyond the device's).
 uint32_t resident_workgroups(const Context& ctx, uint32_t invocations, uint32_t shared_bytes, uint32_t limit = 1024);
 

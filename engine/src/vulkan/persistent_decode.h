@@ -3,8 +3,9 @@
 // the five steps of every layer separated by grid barriers instead of dispatch boundaries, with each
 // workgroup's next-step weights loading into registers while it waits. The layers of a dispatch (a
 // layer group) lie in one buffer at a fixed stride, their caches likewise. Needs every workgroup resident
-// at once, so it runs only where the device reports its multiprocessors (VK_NV_shader_sm_builtins) or a
-// caller forces a grid small enough to be resident (tests on lavapipe); the fused kernels
+// at once: one per multiprocessor, where a vendor extension reports them, else as many as a measurement
+// at load found resident (vulkan/occupancy.h), and checked with the kernel itself before it is used
+// (record's residency_check); or a grid the caller forces (tests). The fused kernels
 // (vulkan/fused_decode.h) stay the path everywhere else.
 //
 // A grid barrier that waits too long (a workgroup that never ran) gives up and raises a host-visible

@@ -712,7 +712,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   if (m.sampler) m.sample_state = Buffer(*m.ctx, vk::GpuSampler::kStateBytes, MemoryUse::Readback);
   // The sampled steps' head from the int8 table, where its per-row buffers fit a binding each: its
   // scratch (no arrivals or posts, no step counted yet) and an empty candidate list.
-  if (m.sampler && !m.head_q8.empty() && vk::Kernels::head_topk_bounds_bytes(cfg.vocab) <= range &&
+  if (m.sampler && !m.head_q8.empty() && m.kernels->lm_head_topk_fits(cfg.dim, cfg.vocab) &&
+      vk::Kernels::head_topk_bounds_bytes(cfg.vocab) <= range &&
       vk::Kernels::head_topk_scratch_bytes(cfg.vocab) <= range && vk::GpuSampler::list_bytes(cfg.vocab) <= range) {
     m.topk_bounds = Buffer(*m.ctx, vk::Kernels::head_topk_bounds_bytes(cfg.vocab), MemoryUse::Device);
     m.topk_scratch = Buffer(*m.ctx, vk::Kernels::head_topk_scratch_bytes(cfg.vocab), MemoryUse::Device);
