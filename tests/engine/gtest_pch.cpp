@@ -1,0 +1,1 @@
+// Compiles the engine tests' shared precompiled header (gtest_pch.h).
