@@ -103,7 +103,7 @@ TEST(SessionOnDevice, SamplingOnTheDeviceEqualsHostSampling) {
 // A long reply with a short penalty window: the device slides the window (a ring of repeat_last_n
 // slots) over the prompt and the reply, wrapping many times, and every draw equals the host's.
 TEST(SessionOnDevice, SampledChainsKeepThePenaltyWindowOfTheHost) {
-  auto p = sessions("golden-b", "The ternary weights", 160);
+  auto p = sessions("golden-a", "The ternary weights", 160);
   GenerateOptions o;
   o.sampling.temperature = 0.8f;
   o.sampling.top_k = 20;
