@@ -120,7 +120,19 @@ int importConversation(ConversationStore& store, const QString& file) {
     printError(QStringLiteral("cannot read %1: %2").arg(file, in.errorString()));
     return kExitFailed;
   }
-  const QByteArray bytes = in.read(kMaxImportBytes + 1);
+  // To the end: one read() of a pipe returns only what the writer has written so far (64 KiB at most).
+  QByteArray bytes;
+  for (;;) {
+    const QByteArray chunk = in.read(kMaxImportBytes + 1 - bytes.size());
+    if (chunk.isEmpty()) break;
+    bytes += chunk;
+    if (bytes.size() > kMaxImportBytes) break;
+  }
+  if (in.error() != QFileDevice::NoError) {
+    printError(QStringLiteral("cannot read %1: %2").arg(fromStdin ? QStringLiteral("standard input") : file,
+                                                         in.errorString()));
+    return kExitFailed;
+  }
   if (bytes.size() > kMaxImportBytes) {
     printError(QStringLiteral("%1 is larger than %2 MiB; that is not a conversation export")
                    .arg(file)
