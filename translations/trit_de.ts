@@ -244,18 +244,18 @@
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="169"/>
+        <location filename="../qml/Main.qml" line="173"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="170"/>
+        <location filename="../qml/Main.qml" line="174"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
         <location filename="../qml/Main.qml" line="110"/>
-        <location filename="../qml/Main.qml" line="170"/>
+        <location filename="../qml/Main.qml" line="174"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -427,119 +427,150 @@
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="43"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="46"/>
         <source>Not a GGUF model file: %1</source>
         <translation>Keine GGUF-Modelldatei: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="61"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="72"/>
         <source>Models folder: %1</source>
         <translation>Modellordner: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="102"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="113"/>
         <source>Installed</source>
         <translation>Installiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="103"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="114"/>
         <source>Downloading</source>
         <translation>Wird heruntergeladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="104"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="115"/>
         <source>Paused</source>
         <translation>Pausiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="105"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="116"/>
         <source>Failed</source>
         <translation>Fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="120"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="131"/>
         <source>%1 tokens of context</source>
         <translation>%1 Token Kontext</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="123"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="134"/>
         <source>fits the GPU</source>
         <translation>passt auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="124"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="135"/>
         <source>does not fit the GPU</source>
         <translation>passt nicht auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="125"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="136"/>
         <source>licence: %1</source>
         <translation>Lizenz: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="151"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="162"/>
         <source>Try again</source>
         <translation>Erneut versuchen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="151"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="162"/>
         <source>Download</source>
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="157"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="168"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="163"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="174"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="169"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="180"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="290"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="175"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="186"/>
         <source>Use</source>
         <translation>Verwenden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="181"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="192"/>
         <source>Remove…</source>
         <translation>Entfernen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="204"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="215"/>
         <source>Drop a .gguf file here, or import one from disk.</source>
         <translation>Ziehen Sie eine .gguf-Datei hierher oder importieren Sie eine vom Datenträger.</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="209"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="220"/>
         <source>Import…</source>
         <translation>Importieren…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="217"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="228"/>
         <source>Import a GGUF model</source>
         <translation>GGUF-Modell importieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="218"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="229"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="227"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="238"/>
         <source>Remove model?</source>
         <translation>Modell entfernen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="235"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="246"/>
         <source>%1 will be deleted from disk. You can download it again later.</source>
         <translation>%1 wird vom Datenträger gelöscht. Sie können es später erneut herunterladen.</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="257"/>
+        <source>A file named %1 is already there</source>
+        <translation>Eine Datei namens %1 ist bereits vorhanden</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="267"/>
+        <source>The models folder already holds a different file named %1; it was kept and %2 was not downloaded. Keep both (your file is renamed), or replace your file with the download?</source>
+        <translation>Der Modellordner enthält bereits eine andere Datei namens %1; sie wurde behalten und %2 wurde nicht heruntergeladen. Beide behalten (Ihre Datei wird umbenannt) oder Ihre Datei durch den Download ersetzen?</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="274"/>
+        <source>Keep both</source>
+        <translation>Beide behalten</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="282"/>
+        <source>Replace…</source>
+        <translation>Ersetzen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="300"/>
+        <source>Replace your file?</source>
+        <translation>Ihre Datei ersetzen?</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="308"/>
+        <source>Your file %1 will be deleted from disk and replaced by the downloaded %2. This cannot be undone.</source>
+        <translation>Ihre Datei %1 wird vom Datenträger gelöscht und durch das heruntergeladene %2 ersetzt. Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
 </context>
 <context>
@@ -1209,43 +1240,43 @@
         <translation>Im Katalog gibt es kein Modell „%1“.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="543"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="553"/>
         <source>Cannot download %1: %2</source>
         <translation>%1 kann nicht heruntergeladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="557"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="567"/>
         <source>The download was cancelled.</source>
         <translation>Der Download wurde abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="568"/>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="569"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="578"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="579"/>
         <source>Nothing to import: no file was given.</source>
         <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="600"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="610"/>
         <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
         <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="609"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="619"/>
         <source>%1 is being downloaded; cancel the download instead.</source>
         <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="632"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="642"/>
         <source>No models folder was given; the models folder stays %1.</source>
         <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="634"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="644"/>
         <source>Finish or cancel the running downloads before changing the models folder.</source>
         <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="636"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="646"/>
         <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
         <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
     </message>

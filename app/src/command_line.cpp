@@ -32,7 +32,8 @@ struct Modifier {
   Mode mode;
 };
 const Modifier kModifiers[] = {{"format", Mode::ExportConversation}, {"stall-timeout", Mode::Download},
-                               {"retries", Mode::Download},          {"retry-delay", Mode::Download}};
+                               {"retries", Mode::Download},          {"retry-delay", Mode::Download},
+                               {"replace", Mode::Download},          {"keep-both", Mode::Download}};
 
 QString optionText(const char* name) { return QStringLiteral("--") + QLatin1String(name); }
 

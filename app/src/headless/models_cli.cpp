@@ -66,7 +66,8 @@ int listModels(const Catalog& catalog, const ModelsFolder& folder) {
   return 0;
 }
 
-int download(const CatalogEntry& entry, const ModelsFolder& folder, const DownloadOptions& options) {
+int download(const CatalogEntry& entry, const ModelsFolder& folder, const DownloadOptions& options,
+             ExistingFile existing) {
   DownloadManager manager(options);
   int code = 1;
   QElapsedTimer sinceLine;
@@ -78,9 +79,12 @@ int download(const CatalogEntry& entry, const ModelsFolder& folder, const Downlo
     lastPercent = p.percent;
     out(progressLine(id, p));
   });
+  bool conflict = false;
   QObject::connect(&manager, &DownloadManager::stateChanged,
                    [&](const QString& id, DownloadTask::State s, const QString& message) {
-                     if (!message.isEmpty() && s != DownloadTask::State::Failed) out(id + QStringLiteral(": ") + message);
+                     conflict = s == DownloadTask::State::Conflict;
+                     if (!message.isEmpty() && s != DownloadTask::State::Failed && !conflict)
+                       out(id + QStringLiteral(": ") + message);
                    });
   QObject::connect(&manager, &DownloadManager::finished,
                    [&](const QString& id, bool ok, const QString& result, const QString& by) {
@@ -88,11 +92,15 @@ int download(const CatalogEntry& entry, const ModelsFolder& folder, const Downlo
                        out(QStringLiteral("%1: done: %2 (SHA-256 verified by %3)").arg(id, result, by));
                        code = 0;
                      } else {
-                       err(QStringLiteral("cannot download %1: %2").arg(id, result));
+                       // The other file is the user's: they choose, on the command line.
+                       const QString choice = conflict ? QStringLiteral(" Run again with --replace to replace it, or "
+                                                                        "with --keep-both to keep it under another name.")
+                                                       : QString();
+                       err(QStringLiteral("cannot download %1: %2%3").arg(id, result, choice));
                      }
                      QCoreApplication::exit(code);
                    });
-  DownloadRequest request{entry.id, entry.url, entry.sha256, entry.size, folder.path(), entry.fileName};
+  DownloadRequest request{entry.id, entry.url, entry.sha256, entry.size, folder.path(), entry.fileName, existing};
   QString error;
   if (!manager.start(request, &error)) {
     err(error);
@@ -118,6 +126,11 @@ QList<QCommandLineOption> modelsCommandOptions() {
       {QStringLiteral("retry-delay"),
        QStringLiteral("With --download: seconds before the first retry, doubled each time (default 1)."),
        QStringLiteral("SECONDS")},
+      {QStringLiteral("replace"),
+       QStringLiteral("With --download: replace a different file of the same name in the models folder (by "
+                      "default it is kept and nothing is downloaded).")},
+      {QStringLiteral("keep-both"),
+       QStringLiteral("With --download: keep a different file of the same name as \"NAME (2).gguf\".")},
   };
 }
 
@@ -125,6 +138,10 @@ int runModelsCommand(const QCommandLineParser& parser) {
   const QCommandLineOption stallOpt(QStringLiteral("stall-timeout"));
   const QCommandLineOption retriesOpt(QStringLiteral("retries"));
   const QCommandLineOption backoffOpt(QStringLiteral("retry-delay"));
+  if (parser.isSet(QStringLiteral("replace")) && parser.isSet(QStringLiteral("keep-both"))) {
+    err(QStringLiteral("--replace and --keep-both cannot be combined: choose one."));
+    return 2;
+  }
   DownloadOptions options;
   bool ok = true;
   if (parser.isSet(stallOpt)) {
@@ -162,7 +179,10 @@ int runModelsCommand(const QCommandLineParser& parser) {
             .arg(catalog->source, id, ids.isEmpty() ? QStringLiteral("nothing") : ids.join(QStringLiteral(", "))));
     return 2;
   }
-  return download(*entry, folder, options);
+  const ExistingFile existing = parser.isSet(QStringLiteral("replace"))     ? ExistingFile::Replace
+                                : parser.isSet(QStringLiteral("keep-both")) ? ExistingFile::KeepBoth
+                                                                            : ExistingFile::Keep;
+  return download(*entry, folder, options, existing);
 }
 
 }  // namespace trit::app
