@@ -259,6 +259,14 @@ class TestStorageDurability : public QObject {
     r = runTrit(dir->path(), {QStringLiteral("--import-conversation"), QStringLiteral("-")}, "{\"format\": 1");
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("cannot import standard input: not valid JSON at line 1"), r.err.constData());
+    // Issue 30 #7: checked like the app's import (one importJson), nothing stored.
+    QByteArray bad = readFile(QStringLiteral(TRIT_STORAGE_TEST_DATA "/sample_conversation.json"));
+    bad.replace("\"temperature\": 0.7", "\"temperature\": -5");
+    r = runTrit(dir->path(), {QStringLiteral("--import-conversation=-")}, bad);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("cannot import standard input: conversation.sampling.temperature: temperature must be >= 0 "
+                            "(got -5)"),
+             r.err.constData());
   }
 
   void cliWaitsOutNoLockForever() {
