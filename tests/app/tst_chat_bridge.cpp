@@ -263,6 +263,15 @@ class TestChatBridge : public QObject {
     QVERIFY(stats(row).value(u"generatedTokens"_qs).toInt() > 0);
   }
 
+  // The dialog's extremes (top-p 0.00, min-p 1.00) were stored as given and failed every reply.
+  void settingsStoreOnlyWhatTheEngineTakes() {
+    settings_->setTopP(0);
+    settings_->setMinP(1);
+    QCOMPARE(settings_->topP(), 0.01);
+    QCOMPARE(settings_->minP(), 0.99);
+    QCOMPARE(QString::fromStdString(settings_->sampling().validate()), QString());
+  }
+
   void settingsPersist() {
     settings_->setTemperature(0.9);
     settings_->setTheme(u"dark"_qs);

@@ -5,6 +5,8 @@
 // it first; delete with undo, rename, pin order, export/import through the bridge; and a database that
 // cannot be opened leaves a working in-memory chat.
 #include <QElapsedTimer>
+#include <QRegularExpression>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
 #include <sqlite3.h>
@@ -183,6 +185,51 @@ class TestChatConversations : public QObject {
     QVERIFY(!reply->text.isEmpty());
     if (row(1).finishReason == u"cancelled"_qs) QCOMPARE(reply->finish, storage::FinishReason::Cancelled);
     QVERIFY(reply->stats.has_value());
+  }
+
+  // Issue 30 #8: temperature=-5 in the settings file failed every reply ("temperature must be >= 0")
+  // and saved an empty one. Bad stored values fall back to the defaults, said once on stderr.
+  void badStoredSamplingFallsBackAndTheReplyWorks() {
+    {
+      QSettings file(dir_ + QStringLiteral("/settings.ini"), QSettings::IniFormat);
+      file.setValue(QStringLiteral("sampling/temperature"), QStringLiteral("-5"));
+      file.setValue(QStringLiteral("sampling/topK"), QStringLiteral("x"));
+      file.sync();
+    }
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
+        "^trit: the setting sampling/temperature in .*settings.ini is \"-5\", which cannot be used "
+        "\\(temperature must be >= 0 \\(got -5\\)\\); using the default, 0.6.$")));
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
+        "^trit: the setting sampling/topK in .* is \"x\", which cannot be used \\(not a number\\); using the default, 40.$")));
+    QCOMPARE(settings_->temperature(), double(0.6f));
+    QCOMPARE(settings_->topK(), 40);
+    QVERIFY(sendAndWait(u"hi"_qs));
+    QVERIFY2(row(1).finishReason == u"stop"_qs || row(1).finishReason == u"length"_qs,
+             qPrintable(row(1).finishReason + u' ' + chat_->lastError()));
+    const auto saved = store().message(row(1).messageId);
+    QVERIFY(saved);
+    QVERIFY(!saved->text.isEmpty());
+  }
+
+  // A reply that fails before its first token is shown as failed but leaves no empty reply saved.
+  void failedReplySavesNoEmptyMessage() {
+    QObject scope;  // ends the connection with this test
+    bool failed = false;
+    connect(engine_.get(), &EngineBridge::prefillProgress, &scope, [&](quint64 id, int, int) {
+      if (failed) return;
+      failed = true;
+      emit engine_->replyFailed(id, u"The engine stopped with an error: simulated."_qs);
+    });
+    QVERIFY(chat_->send(u"hi"_qs));
+    QTRY_VERIFY_WITH_TIMEOUT(!chat_->generating(), kTimeoutMs);
+    QVERIFY(failed);
+    QCOMPARE(row(1).finishReason, u"error"_qs);
+    const qint64 conversation = chat_->conversationId();
+    QVERIFY(conversation);
+    const auto saved = store().allMessages(conversation);
+    QVERIFY(!saved.isEmpty());
+    for (const auto& m : saved)
+      QVERIFY2(m.role != storage::Role::Assistant || !m.text.isEmpty(), "an empty reply was saved");
   }
 
   void regenerateKeepsBothRepliesAsAlternatives() {
