@@ -3,6 +3,7 @@
 // the cached prefix), and a full context that is reported rather than truncated.
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <trit/model.h>
@@ -98,6 +99,9 @@ class TestChatBridge : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(engine_->state(), EngineBridge::State::Error, kTimeoutMs);
     QVERIFY2(engine_->errorMessage().startsWith(u"The model could not be loaded: "_qs), qPrintable(engine_->errorMessage()));
     QVERIFY(engine_->errorMessage().size() > 50);  // the loader's own explanation follows
+    // Issue 30 #11: the loader's sentence had no full stop before the advice.
+    QVERIFY2(engine_->errorMessage().contains(QRegularExpression(u"[^.!?\\s]\\. Choose another model file"_qs)),
+             qPrintable(engine_->errorMessage()));
     // A good model loads afterwards: the error is not sticky.
     QVERIFY(loadModel());
     QVERIFY(engine_->errorMessage().isEmpty());

@@ -11,6 +11,7 @@
 
 #include "file_hash.h"
 #include "network_errors.h"
+#include "sentence.h"
 #include "url_policy.h"
 
 namespace trit::models {
@@ -534,7 +535,7 @@ void DownloadTask::verifyAndInstall() {
   const QString onDisk = sha256OfFile(part, &error);
   if (onDisk.isEmpty())
     return fail(QStringLiteral("The downloaded file %1 cannot be checked: %2 It was deleted; try downloading again.")
-                    .arg(part, error), true);
+                    .arg(part, asSentence(error)), true);
   if (onDisk != expected)
     return fail(QStringLiteral("The downloaded file %1 changed on disk before it could be accepted (its SHA-256 is "
                                "now %2). It was deleted; try downloading again.").arg(part, onDisk), true);
@@ -542,7 +543,7 @@ void DownloadTask::verifyAndInstall() {
     const QString invalid = options_.validate(part);
     if (!invalid.isEmpty())
       return fail(QStringLiteral("The downloaded file for %1 is not a model Trit can use: %2 It was deleted.")
-                      .arg(request_.id, invalid), true);
+                      .arg(request_.id, asSentence(invalid)), true);
   }
   if (!makeRoomForInstall()) return;
   std::error_code ec;
