@@ -1010,27 +1010,27 @@
         <translation>Diese Unterhaltung konnte nicht gespeichert werden: %1. Sie bleibt sichtbar; ab der nächsten Unterhaltung wird wieder gespeichert.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="258"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="263"/>
         <source>That conversation no longer exists.</source>
         <translation>Diese Unterhaltung existiert nicht mehr.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="283"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="288"/>
         <source>Saved conversations are not available: the conversation database could not be opened.</source>
         <translation>Gespeicherte Unterhaltungen sind nicht verfügbar: Die Unterhaltungsdatenbank konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="343"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="348"/>
         <source>A reply is still being written. Stop it first.</source>
         <translation>Es wird noch eine Antwort geschrieben. Halten Sie sie zuerst an.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="347"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="352"/>
         <source>No model is loaded. Open a model in the model manager first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell in der Modellverwaltung.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/chat_controller.cpp" line="507"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="512"/>
         <source>The conversation no longer fits in the model&apos;s context of %n tokens. Start a new conversation, or drop the oldest messages to continue.</source>
         <translation>
             <numerusform>Die Unterhaltung passt nicht mehr in den Kontext des Modells von %n Token. Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</numerusform>
@@ -1046,27 +1046,32 @@
 <context>
     <name>trit::chat::ConversationsBridge</name>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="56"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="58"/>
         <source>Conversations are not being saved: %1. This chat is kept in memory only and is lost when Trit closes. Fix the folder (or start Trit with --data-dir) and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: %1. Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Beheben Sie das Problem mit dem Ordner (oder starten Sie Trit mit --data-dir) und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="77"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="79"/>
         <source>Conversations are not being saved: the database %1 is in use by another program (%2). This chat is kept in memory only. Close the other program and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 wird von einem anderen Programm verwendet (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten. Schließen Sie das andere Programm und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="82"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="84"/>
         <source>Conversations are not being saved: the database %1 cannot be opened (%2). This chat is kept in memory only and is lost when Trit closes. Choose Retry once it is fixed.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 kann nicht geöffnet werden (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Wählen Sie „Wiederholen“, sobald das Problem behoben ist.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="95"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="99"/>
         <source>The conversation database was damaged: %1. Your earlier conversations are in that file; new ones are saved in the new database.</source>
         <translation>Die Unterhaltungsdatenbank war beschädigt: %1. Ihre früheren Unterhaltungen befinden sich in dieser Datei; neue werden in der neuen Datenbank gespeichert.</translation>
     </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="107"/>
+        <source>The conversation database %1 was an empty file (0 bytes), so there were no conversations to show; new ones are saved in it. If you expected conversations here, restore the file from a backup.</source>
+        <translation>Die Gesprächsdatenbank %1 war eine leere Datei (0 Byte), daher gab es keine Gespräche anzuzeigen; neue werden darin gespeichert. Wenn Sie hier Gespräche erwartet haben, stellen Sie die Datei aus einer Sicherung wieder her.</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="99"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="112"/>
         <source>%n reply(s) were cut off when Trit last stopped; the text written so far was kept and is marked as interrupted.</source>
         <translation>
             <numerusform>%n Antwort wurde beim letzten Beenden von Trit abgeschnitten; der bis dahin geschriebene Text wurde behalten und ist als unterbrochen markiert.</numerusform>
@@ -1074,44 +1079,44 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="119"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="132"/>
         <source>Cannot export: the conversation database is not open.</source>
         <translation>Export nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="130"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="143"/>
         <source>Cannot export: unknown format &quot;%1&quot; (markdown or json).</source>
         <translation>Export nicht möglich: unbekanntes Format „%1“ (markdown oder json).</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="134"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="137"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="147"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="150"/>
         <source>Cannot export: %1</source>
         <translation>Export nicht möglich: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="142"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="155"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="151"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="164"/>
         <source>Cannot import: the conversation database is not open.</source>
         <translation>Import nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="157"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="170"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="161"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="174"/>
         <source>Cannot import %1: the file is larger than 256 MiB, which no exported conversation is.</source>
         <translation>%1 kann nicht importiert werden: Die Datei ist größer als 256 MiB; so groß ist keine exportierte Unterhaltung.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="170"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="172"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="183"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="185"/>
         <source>Cannot import %1: %2</source>
         <translation>%1 kann nicht importiert werden: %2</translation>
     </message>
@@ -1119,57 +1124,57 @@
 <context>
     <name>trit::chat::EngineWorker</name>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="51"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="52"/>
         <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
         <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="81"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="82"/>
         <source>CPU (reference engine)</source>
         <translation>CPU (Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="87"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="88"/>
         <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
         <translation>Das Modell konnte nicht geladen werden: %1 Wählen Sie eine andere Modelldatei oder laden Sie sie in der Modellverwaltung erneut herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="91"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="92"/>
         <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
         <translation>Die GPU konnte nicht verwendet werden: %1 Wählen Sie in den Einstellungen ein anderes Gerät oder die CPU-Engine.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="95"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="96"/>
         <source>The model could not be loaded: %1</source>
         <translation>Das Modell konnte nicht geladen werden: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="102"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="103"/>
         <source>%1 of weights mapped in RAM</source>
         <translation>%1 Gewichte im RAM eingeblendet</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="115"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="116"/>
         <source>%1 of %2 GPU memory in use</source>
         <translation>%1 von %2 GPU-Speicher belegt</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="117"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="118"/>
         <source>%1 of weights on a device with %2</source>
         <translation>%1 Gewichte auf einem Gerät mit %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="120"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="121"/>
         <source>%1 of weights</source>
         <translation>%1 Gewichte</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="138"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="139"/>
         <source>No model is loaded. Open a model first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="193"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="194"/>
         <source>The engine stopped with an error: %1</source>
         <translation>Die Engine wurde mit einem Fehler beendet: %1</translation>
     </message>

@@ -285,6 +285,21 @@ class TestStorageDurability : public QObject {
     QVERIFY2(r.err.contains("is locked by another program"), r.err.constData());
   }
 
+  // Issue 30 #11: an empty database file was silently taken for a new one; the commands say it.
+  void cliSaysWhenTheDatabaseFileWasEmpty() {
+    const auto dir = test::scratchDir();
+    const QString path = test::dbPathIn(*dir);
+    QFile empty(path);
+    QVERIFY(empty.open(QIODevice::WriteOnly));
+    empty.close();
+    Run r = runTrit(dir->path(), {QStringLiteral("--list-conversations")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("was an empty file (0 bytes): there were no conversations in it"), r.err.constData());
+    r = runTrit(dir->path(), {QStringLiteral("--list-conversations")});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.err, QByteArray());  // said once: the file is a database now
+  }
+
   void cliRefusesDamagedFileAndOffersAWayOut() {
     const auto dir = test::scratchDir();
     const QString path = test::dbPathIn(*dir);

@@ -199,6 +199,10 @@ int runConversationCommand(const QCommandLineParser& parser) {
   if (parser.isSet(o.setAside)) return setAsideDamaged(dbPath);
   try {
     ConversationStore store(dbPath, headlessOptions());
+    if (store.emptyAtOpen()) {  // said, not silently taken for a new database (issue 30)
+      printError(QStringLiteral("note: the conversation database %1 was an empty file (0 bytes): there were no "
+                                "conversations in it, and a new database was started there.").arg(dbPath));
+    }
     if (parser.isSet(o.list)) return listConversations(store);
     if (parser.isSet(o.exportId)) return exportConversation(store, parser.value(o.exportId), format);
     return importConversation(store, parser.value(o.importFile));
