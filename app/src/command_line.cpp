@@ -26,16 +26,32 @@ const Command kCommands[] = {{"list-models", Mode::ListModels},
                              {"import-conversation", Mode::ImportConversation},
                              {"set-aside-damaged-database", Mode::SetAsideDamagedDatabase}};
 
-// Options that only change one command: given without it they would be silently ignored.
+// Options that only change some modes: given to another they would be silently ignored.
+constexpr unsigned bit(Mode m) { return 1u << static_cast<unsigned>(m); }
+constexpr unsigned kConversationModes = bit(Mode::ListConversations) | bit(Mode::ExportConversation) |
+                                        bit(Mode::ImportConversation) | bit(Mode::SetAsideDamagedDatabase);
+constexpr unsigned kModelModes = bit(Mode::Window) | bit(Mode::ListModels) | bit(Mode::Download);
 struct Modifier {
   const char* option;
-  Mode mode;
+  unsigned modes;
 };
-const Modifier kModifiers[] = {{"format", Mode::ExportConversation}, {"stall-timeout", Mode::Download},
-                               {"retries", Mode::Download},          {"retry-delay", Mode::Download},
-                               {"replace", Mode::Download},          {"keep-both", Mode::Download}};
+const Modifier kModifiers[] = {{"format", bit(Mode::ExportConversation)},
+                               {"stall-timeout", bit(Mode::Download)},
+                               {"retries", bit(Mode::Download)},
+                               {"retry-delay", bit(Mode::Download)},
+                               {"replace", bit(Mode::Download)},
+                               {"keep-both", bit(Mode::Download)},
+                               {"catalog", kModelModes},
+                               {"models-dir", kModelModes},
+                               {"data-dir", bit(Mode::Window) | kConversationModes}};
 
 QString optionText(const char* name) { return QStringLiteral("--") + QLatin1String(name); }
+
+QString modeText(Mode mode) {
+  for (const Command& c : kCommands)
+    if (c.mode == mode) return optionText(c.option);
+  return QStringLiteral("the window");
+}
 
 }  // namespace
 
@@ -100,11 +116,15 @@ bool commandMode(const QCommandLineParser& parser, Mode* mode, QString* error) {
     return false;
   }
   for (const Modifier& m : kModifiers) {
-    if (!parser.isSet(QLatin1String(m.option)) || *mode == m.mode) continue;
-    const char* command = "";
+    if (!parser.isSet(QLatin1String(m.option)) || (m.modes & bit(*mode))) continue;
+    QStringList allowed;
+    if (m.modes & bit(Mode::Window)) allowed << modeText(Mode::Window);
     for (const Command& c : kCommands)
-      if (c.mode == m.mode) command = c.option;
-    *error = QStringLiteral("%1 applies to %2 only").arg(optionText(m.option), optionText(command));
+      if (m.modes & bit(c.mode)) allowed << modeText(c.mode);
+    *error = allowed.size() == 1
+                 ? QStringLiteral("%1 applies to %2 only").arg(optionText(m.option), allowed.constFirst())
+                 : QStringLiteral("%1 applies to %2, not to %3")
+                       .arg(optionText(m.option), allowed.join(QStringLiteral(", ")), modeText(*mode));
     return false;
   }
   // The window's own options mean nothing to a headless command.

@@ -90,6 +90,17 @@ class TestCommandLine : public QObject {
     p = parse({QStringLiteral("--format=json")});
     QVERIFY(!p.ok);
     QCOMPARE(p.error, QStringLiteral("--format applies to --export-conversation only"));
+    p = parse({QStringLiteral("--list-conversations"), QStringLiteral("--catalog=c.json")});
+    QVERIFY(!p.ok);
+    QCOMPARE(p.error, QStringLiteral("--catalog applies to the window, --list-models, --download, not to "
+                                     "--list-conversations"));
+    p = parse({QStringLiteral("--download=tiny"), QStringLiteral("--data-dir"), QStringLiteral("/d")});
+    QVERIFY(!p.ok);
+    QVERIFY2(p.error.startsWith(QStringLiteral("--data-dir applies to the window, --list-conversations")), qPrintable(p.error));
+    // Shared options are fine where they apply.
+    QVERIFY(parse({QStringLiteral("--list-models"), QStringLiteral("--models-dir=/m"), QStringLiteral("--catalog=c")}).ok);
+    QVERIFY(parse({QStringLiteral("--data-dir=/d"), QStringLiteral("--export-conversation=1"), QStringLiteral("--format=json")}).ok);
+    QVERIFY(parse({QStringLiteral("--data-dir=/d"), QStringLiteral("--models-dir=/m"), QStringLiteral("--theme=dark")}).ok);
   }
 
   void missingValueIsAnError() {
