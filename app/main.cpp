@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "command_line.h"
 #include "headless/conversations_cli.h"
 #include "headless/models_cli.h"
 #include "about/about_info.h"
@@ -14,28 +15,68 @@
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
 
-int main(int argc, char* argv[]) {
-  // Headless model commands (--download, --list-models) need no display: handled before the GUI exists.
-  if (trit::app::isModelsCommand(argc, argv)) return trit::app::runModelsCommand(argc, argv);
-  // Headless conversation commands (--list-conversations, --export-/--import-conversation) need no display.
-  if (trit::app::isConversationCommand(argc, argv)) return trit::app::runConversationCommand(argc, argv);
-  QGuiApplication app(argc, argv);
-  QGuiApplication::setApplicationName(QStringLiteral("Trit"));
-  QGuiApplication::setOrganizationName(QStringLiteral("Trit"));
-  QGuiApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
-  QGuiApplication::setDesktopFileName(QStringLiteral("org.trit.Trit"));  // packaging/org.trit.Trit.desktop
+namespace {
 
+void setApplicationNames() {
+  QCoreApplication::setApplicationName(QStringLiteral("Trit"));
+  QCoreApplication::setOrganizationName(QStringLiteral("Trit"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
+}
+
+int usageError(const QString& message) {
+  std::fprintf(stderr, "trit: %s\n", qPrintable(message));
+  return 2;
+}
+
+// An argument neither we nor Qt took.
+QString notOurs(const QString& argument) {
+  return argument.startsWith(QLatin1Char('-')) ? QStringLiteral("unknown option \"%1\"").arg(argument)
+                                                : QStringLiteral("unexpected argument \"%1\"").arg(argument);
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  // One parser for every option of the binary, run before any application object: Qt gets only the
+  // arguments that are not ours (command_line.h), so none of ours can be taken for one of Qt's.
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Private, offline chat with ternary language models"));
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption checkStartup(QStringLiteral("check-startup"),
-                                  QStringLiteral("Open the main window, report it and exit (used by tests)."));
-  parser.addOption(checkStartup);
-  trit::chat::ChatApp::addOptions(parser);
-  trit::app::addConversationOptions(parser);  // --data-dir, and the headless commands in --help
-  trit::models::addModelManagerOptions(parser);  // --catalog, --models-dir: as in the headless commands
-  parser.process(app);
+  const QList<QCommandLineOption> options = trit::app::allOptions();
+  parser.addOptions(options);
+  const trit::app::SplitArguments split = trit::app::splitArguments(trit::app::argumentsOf(argc, argv), options);
+  const bool parsed = parser.parse(split.ours);
+  trit::app::Mode mode = trit::app::Mode::Window;
+  QString usage;
+  if (!parsed) usage = parser.errorText();
+  else if (!parser.positionalArguments().isEmpty())
+    usage = QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().constFirst());
+  else trit::app::commandMode(parser, &mode, &usage);
+
+  if (mode != trit::app::Mode::Window || !usage.isEmpty() || parser.isSet(QStringLiteral("help")) ||
+      parser.isSet(QStringLiteral("version"))) {
+    // Headless (no display needed): Qt takes no arguments at all, and any argument not ours is refused.
+    trit::app::Argv programOnly(split.qt.mid(0, 1));
+    QCoreApplication app(programOnly.argc(), programOnly.argv());
+    setApplicationNames();
+    if (!usage.isEmpty()) return usageError(usage);
+    if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
+    if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+    if (split.qt.size() > 1) return usageError(notOurs(split.qt.at(1)));
+    if (mode == trit::app::Mode::ListModels || mode == trit::app::Mode::Download)
+      return trit::app::runModelsCommand(parser);
+    return trit::app::runConversationCommand(parser);
+  }
+
+  trit::app::Argv qtArguments(split.qt);
+  QGuiApplication app(qtArguments.argc(), qtArguments.argv());
+  setApplicationNames();
+  QGuiApplication::setDesktopFileName(QStringLiteral("org.trit.Trit"));  // packaging/org.trit.Trit.desktop
+  // What Qt did not take as its own (-platform, -style, ...) is neither Qt's nor ours.
+  if (const QStringList left = QCoreApplication::arguments().mid(1); !left.isEmpty())
+    return usageError(notOurs(left.constFirst()));
+  const QCommandLineOption checkStartup(QStringLiteral("check-startup"));
   trit::app::applyConversationOptions(parser);
 
   // The chat: settings, engine thread and bridges; one instance per user (a second start raises the first).

@@ -148,6 +148,7 @@ ApplicationWindow {
         entries: window.models ? window.models.model : []
         modelsFolder: window.models ? window.models.modelsFolder : ""
         onDownloadRequested: id => window.models.download(id)
+        onDownloadChoiceMade: (id, existing) => window.models.download(id, existing)
         onPauseRequested: id => window.models.pause(id)
         onResumeRequested: id => window.models.resume(id)
         onCancelRequested: id => window.models.cancel(id)
@@ -162,6 +163,9 @@ ApplicationWindow {
     Connections {
         target: window.models
         function onErrorOccurred(message) { modelManager.notice = message }
+        function onDownloadConflict(id, name, fileName, message) {
+            modelManager.askExistingFile(id, name, fileName)
+        }
     }
 
     FileDialog {

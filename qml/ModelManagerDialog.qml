@@ -24,6 +24,9 @@ Dialog {
     property string notice: ""   // the last import or removal problem, shown above the list
 
     signal downloadRequested(string id)
+    // After a download stopped at another file of the same name (askExistingFile): the user's choice,
+    // "keep-both" or "replace" (the latter only after a second confirmation).
+    signal downloadChoiceMade(string id, string existing)
     signal pauseRequested(string id)
     signal resumeRequested(string id)
     signal cancelRequested(string id)
@@ -43,6 +46,14 @@ Dialog {
         notice = rejected.length > 0 ? qsTr("Not a GGUF model file: %1").arg(rejected.join(", ")) : ""
         if (ggufs.length > 0) importRequested(ggufs)
         return ggufs.length
+    }
+
+    // The download of `id` found a different file named `fileName` in the folder and kept it.
+    function askExistingFile(id, name, fileName) {
+        existingFile.modelId = id
+        existingFile.modelName = name
+        existingFile.fileName = fileName
+        existingFile.open()
     }
 
     function askRemove(id, name) {
@@ -235,5 +246,68 @@ Dialog {
             text: qsTr("%1 will be deleted from disk. You can download it again later.").arg(confirmRemove.modelName)
         }
         onAccepted: root.removeRequested(modelId)
+    }
+
+    Dialog {
+        id: existingFile
+        objectName: "existingFileDialog"
+        property string modelId: ""
+        property string modelName: ""
+        property string fileName: ""
+        title: qsTr("A file named %1 is already there").arg(fileName)
+        modal: true
+        width: 480  // explicit, as for confirmRemove
+        anchors.centerIn: parent
+        ColumnLayout {
+            width: existingFile.availableWidth
+            spacing: 12
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.WordWrap
+                text: qsTr("The models folder already holds a different file named %1; it was kept and %2 was not downloaded. Keep both (your file is renamed), or replace your file with the download?")
+                          .arg(existingFile.fileName).arg(existingFile.modelName)
+            }
+            RowLayout {
+                Layout.alignment: Qt.AlignRight
+                Button {
+                    objectName: "keepBothButton"
+                    text: qsTr("Keep both")
+                    onClicked: {
+                        existingFile.close()
+                        root.downloadChoiceMade(existingFile.modelId, "keep-both")
+                    }
+                }
+                Button {
+                    objectName: "replaceButton"
+                    text: qsTr("Replace…")
+                    onClicked: {
+                        existingFile.close()
+                        confirmReplace.open()
+                    }
+                }
+                Button {
+                    objectName: "keepButton"
+                    text: qsTr("Cancel")
+                    onClicked: existingFile.close()
+                }
+            }
+        }
+    }
+
+    Dialog {
+        id: confirmReplace
+        objectName: "confirmReplaceDialog"
+        title: qsTr("Replace your file?")
+        modal: true
+        width: 420
+        anchors.centerIn: parent
+        standardButtons: Dialog.Yes | Dialog.No
+        Label {
+            width: confirmReplace.availableWidth
+            wrapMode: Text.WordWrap
+            text: qsTr("Your file %1 will be deleted from disk and replaced by the downloaded %2. This cannot be undone.")
+                      .arg(existingFile.fileName).arg(existingFile.modelName)
+        }
+        onAccepted: root.downloadChoiceMade(existingFile.modelId, "replace")
     }
 }

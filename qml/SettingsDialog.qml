@@ -74,7 +74,7 @@ Dialog {
             }
             Label { text: qsTr("Top-p") }
             SpinBox {
-                from: 0; to: 100
+                from: 1; to: 100  // the engine needs top-p > 0
                 value: dialog.settings ? Math.round(dialog.settings.topP * 100) : 95
                 textFromValue: (v) => (v / 100).toFixed(2)
                 valueFromText: (t) => Math.round(parseFloat(t) * 100)
@@ -84,7 +84,7 @@ Dialog {
             }
             Label { text: qsTr("Min-p") }
             SpinBox {
-                from: 0; to: 100
+                from: 0; to: 99  // the engine needs min-p < 1
                 value: dialog.settings ? Math.round(dialog.settings.minP * 100) : 5
                 textFromValue: (v) => (v / 100).toFixed(2)
                 valueFromText: (t) => Math.round(parseFloat(t) * 100)

@@ -244,18 +244,18 @@
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="169"/>
+        <location filename="../qml/Main.qml" line="173"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="170"/>
+        <location filename="../qml/Main.qml" line="174"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
         <location filename="../qml/Main.qml" line="110"/>
-        <location filename="../qml/Main.qml" line="170"/>
+        <location filename="../qml/Main.qml" line="174"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -427,119 +427,150 @@
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="43"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="46"/>
         <source>Not a GGUF model file: %1</source>
         <translation>Keine GGUF-Modelldatei: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="61"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="72"/>
         <source>Models folder: %1</source>
         <translation>Modellordner: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="102"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="113"/>
         <source>Installed</source>
         <translation>Installiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="103"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="114"/>
         <source>Downloading</source>
         <translation>Wird heruntergeladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="104"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="115"/>
         <source>Paused</source>
         <translation>Pausiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="105"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="116"/>
         <source>Failed</source>
         <translation>Fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="120"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="131"/>
         <source>%1 tokens of context</source>
         <translation>%1 Token Kontext</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="123"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="134"/>
         <source>fits the GPU</source>
         <translation>passt auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="124"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="135"/>
         <source>does not fit the GPU</source>
         <translation>passt nicht auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="125"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="136"/>
         <source>licence: %1</source>
         <translation>Lizenz: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="151"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="162"/>
         <source>Try again</source>
         <translation>Erneut versuchen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="151"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="162"/>
         <source>Download</source>
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="157"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="168"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="163"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="174"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="169"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="180"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="290"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="175"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="186"/>
         <source>Use</source>
         <translation>Verwenden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="181"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="192"/>
         <source>Remove…</source>
         <translation>Entfernen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="204"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="215"/>
         <source>Drop a .gguf file here, or import one from disk.</source>
         <translation>Ziehen Sie eine .gguf-Datei hierher oder importieren Sie eine vom Datenträger.</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="209"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="220"/>
         <source>Import…</source>
         <translation>Importieren…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="217"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="228"/>
         <source>Import a GGUF model</source>
         <translation>GGUF-Modell importieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="218"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="229"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="227"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="238"/>
         <source>Remove model?</source>
         <translation>Modell entfernen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="235"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="246"/>
         <source>%1 will be deleted from disk. You can download it again later.</source>
         <translation>%1 wird vom Datenträger gelöscht. Sie können es später erneut herunterladen.</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="257"/>
+        <source>A file named %1 is already there</source>
+        <translation>Eine Datei namens %1 ist bereits vorhanden</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="267"/>
+        <source>The models folder already holds a different file named %1; it was kept and %2 was not downloaded. Keep both (your file is renamed), or replace your file with the download?</source>
+        <translation>Der Modellordner enthält bereits eine andere Datei namens %1; sie wurde behalten und %2 wurde nicht heruntergeladen. Beide behalten (Ihre Datei wird umbenannt) oder Ihre Datei durch den Download ersetzen?</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="274"/>
+        <source>Keep both</source>
+        <translation>Beide behalten</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="282"/>
+        <source>Replace…</source>
+        <translation>Ersetzen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="300"/>
+        <source>Replace your file?</source>
+        <translation>Ihre Datei ersetzen?</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="308"/>
+        <source>Your file %1 will be deleted from disk and replaced by the downloaded %2. This cannot be undone.</source>
+        <translation>Ihre Datei %1 wird vom Datenträger gelöscht und durch das heruntergeladene %2 ersetzt. Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
 </context>
 <context>
@@ -979,27 +1010,27 @@
         <translation>Diese Unterhaltung konnte nicht gespeichert werden: %1. Sie bleibt sichtbar; ab der nächsten Unterhaltung wird wieder gespeichert.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="258"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="263"/>
         <source>That conversation no longer exists.</source>
         <translation>Diese Unterhaltung existiert nicht mehr.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="283"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="288"/>
         <source>Saved conversations are not available: the conversation database could not be opened.</source>
         <translation>Gespeicherte Unterhaltungen sind nicht verfügbar: Die Unterhaltungsdatenbank konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="343"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="348"/>
         <source>A reply is still being written. Stop it first.</source>
         <translation>Es wird noch eine Antwort geschrieben. Halten Sie sie zuerst an.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/chat_controller.cpp" line="347"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="352"/>
         <source>No model is loaded. Open a model in the model manager first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell in der Modellverwaltung.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/chat_controller.cpp" line="507"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="512"/>
         <source>The conversation no longer fits in the model&apos;s context of %n tokens. Start a new conversation, or drop the oldest messages to continue.</source>
         <translation>
             <numerusform>Die Unterhaltung passt nicht mehr in den Kontext des Modells von %n Token. Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</numerusform>
@@ -1015,27 +1046,32 @@
 <context>
     <name>trit::chat::ConversationsBridge</name>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="56"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="58"/>
         <source>Conversations are not being saved: %1. This chat is kept in memory only and is lost when Trit closes. Fix the folder (or start Trit with --data-dir) and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: %1. Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Beheben Sie das Problem mit dem Ordner (oder starten Sie Trit mit --data-dir) und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="77"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="79"/>
         <source>Conversations are not being saved: the database %1 is in use by another program (%2). This chat is kept in memory only. Close the other program and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 wird von einem anderen Programm verwendet (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten. Schließen Sie das andere Programm und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="82"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="84"/>
         <source>Conversations are not being saved: the database %1 cannot be opened (%2). This chat is kept in memory only and is lost when Trit closes. Choose Retry once it is fixed.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 kann nicht geöffnet werden (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Wählen Sie „Wiederholen“, sobald das Problem behoben ist.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="95"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="99"/>
         <source>The conversation database was damaged: %1. Your earlier conversations are in that file; new ones are saved in the new database.</source>
         <translation>Die Unterhaltungsdatenbank war beschädigt: %1. Ihre früheren Unterhaltungen befinden sich in dieser Datei; neue werden in der neuen Datenbank gespeichert.</translation>
     </message>
+    <message>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="107"/>
+        <source>The conversation database %1 was an empty file (0 bytes), so there were no conversations to show; new ones are saved in it. If you expected conversations here, restore the file from a backup.</source>
+        <translation>Die Gesprächsdatenbank %1 war eine leere Datei (0 Byte), daher gab es keine Gespräche anzuzeigen; neue werden darin gespeichert. Wenn Sie hier Gespräche erwartet haben, stellen Sie die Datei aus einer Sicherung wieder her.</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="99"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="112"/>
         <source>%n reply(s) were cut off when Trit last stopped; the text written so far was kept and is marked as interrupted.</source>
         <translation>
             <numerusform>%n Antwort wurde beim letzten Beenden von Trit abgeschnitten; der bis dahin geschriebene Text wurde behalten und ist als unterbrochen markiert.</numerusform>
@@ -1043,44 +1079,44 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="119"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="132"/>
         <source>Cannot export: the conversation database is not open.</source>
         <translation>Export nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="130"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="143"/>
         <source>Cannot export: unknown format &quot;%1&quot; (markdown or json).</source>
         <translation>Export nicht möglich: unbekanntes Format „%1“ (markdown oder json).</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="134"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="137"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="147"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="150"/>
         <source>Cannot export: %1</source>
         <translation>Export nicht möglich: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="142"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="155"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="151"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="164"/>
         <source>Cannot import: the conversation database is not open.</source>
         <translation>Import nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="157"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="170"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="161"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="174"/>
         <source>Cannot import %1: the file is larger than 256 MiB, which no exported conversation is.</source>
         <translation>%1 kann nicht importiert werden: Die Datei ist größer als 256 MiB; so groß ist keine exportierte Unterhaltung.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="170"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="172"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="183"/>
+        <location filename="../app/src/chat/conversations_bridge.cpp" line="185"/>
         <source>Cannot import %1: %2</source>
         <translation>%1 kann nicht importiert werden: %2</translation>
     </message>
@@ -1088,57 +1124,57 @@
 <context>
     <name>trit::chat::EngineWorker</name>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="51"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="52"/>
         <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
         <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="81"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="82"/>
         <source>CPU (reference engine)</source>
         <translation>CPU (Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="87"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="88"/>
         <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
         <translation>Das Modell konnte nicht geladen werden: %1 Wählen Sie eine andere Modelldatei oder laden Sie sie in der Modellverwaltung erneut herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="91"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="92"/>
         <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
         <translation>Die GPU konnte nicht verwendet werden: %1 Wählen Sie in den Einstellungen ein anderes Gerät oder die CPU-Engine.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="95"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="96"/>
         <source>The model could not be loaded: %1</source>
         <translation>Das Modell konnte nicht geladen werden: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="102"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="103"/>
         <source>%1 of weights mapped in RAM</source>
         <translation>%1 Gewichte im RAM eingeblendet</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="115"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="116"/>
         <source>%1 of %2 GPU memory in use</source>
         <translation>%1 von %2 GPU-Speicher belegt</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="117"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="118"/>
         <source>%1 of weights on a device with %2</source>
         <translation>%1 Gewichte auf einem Gerät mit %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="120"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="121"/>
         <source>%1 of weights</source>
         <translation>%1 Gewichte</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="138"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="139"/>
         <source>No model is loaded. Open a model first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="193"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="194"/>
         <source>The engine stopped with an error: %1</source>
         <translation>Die Engine wurde mit einem Fehler beendet: %1</translation>
     </message>
@@ -1209,43 +1245,43 @@
         <translation>Im Katalog gibt es kein Modell „%1“.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="543"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="553"/>
         <source>Cannot download %1: %2</source>
         <translation>%1 kann nicht heruntergeladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="557"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="567"/>
         <source>The download was cancelled.</source>
         <translation>Der Download wurde abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="568"/>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="569"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="578"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="579"/>
         <source>Nothing to import: no file was given.</source>
         <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="600"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="610"/>
         <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
         <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="609"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="619"/>
         <source>%1 is being downloaded; cancel the download instead.</source>
         <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="632"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="642"/>
         <source>No models folder was given; the models folder stays %1.</source>
         <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="634"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="644"/>
         <source>Finish or cancel the running downloads before changing the models folder.</source>
         <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="636"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="646"/>
         <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
         <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
     </message>

@@ -74,6 +74,11 @@ class CatalogTest : public QObject {
                                  << QStringLiteral("plain http, which is only allowed to this computer");
     QTest::newRow("ftp") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("ftp://example.org")))
                          << QStringLiteral("unsupported scheme \"ftp\"");
+    // Issue 30 #11: "has no host.." for file://, and "" for a URL with a space.
+    QTest::newRow("file scheme") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("file://")))
+                                 << QStringLiteral("uses the unsupported scheme \"file\"; only https is accepted (and plain http to this computer).");
+    QTest::newRow("space in url") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("https://exa mple.org")))
+                                  << QStringLiteral("The download URL \"https://exa mple.org");
     QTest::newRow("empty name") << entryJson(QString(kGood).replace(QStringLiteral("\"name\": \"A\""), QStringLiteral("\"name\": \" \"")))
                                 << QStringLiteral("the name is empty");
     QTest::newRow("duplicate id") << QStringLiteral("{\"models\": [{%1}, {%1}]}").arg(kGood).toUtf8()
@@ -86,6 +91,7 @@ class CatalogTest : public QObject {
     QVERIFY(!parseCatalog(json, QStringLiteral("test.json"), &error));
     QVERIFY2(error.contains(expected), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("test.json")), qPrintable(error));
+    QVERIFY2(error.endsWith(QLatin1Char('.')) && !error.endsWith(QStringLiteral("..")), qPrintable(error));
   }
 
   void urlPolicy() {
@@ -95,7 +101,12 @@ class CatalogTest : public QObject {
     QVERIFY(checkFetchUrl(QUrl(QStringLiteral("http://localhost/x")), QStringLiteral("u")).isEmpty());
     QVERIFY(!checkFetchUrl(QUrl(QStringLiteral("http://192.168.1.2/x")), QStringLiteral("u")).isEmpty());
     QVERIFY(!checkFetchUrl(QUrl(QStringLiteral("http://localhost.example.com/x")), QStringLiteral("u")).isEmpty());
-    QVERIFY(!checkFetchUrl(QUrl(QStringLiteral("file:///etc/passwd")), QStringLiteral("u")).isEmpty());
+    QCOMPARE(checkFetchUrl(QUrl(QStringLiteral("file:///etc/passwd")), QStringLiteral("u")),
+             QStringLiteral("The u \"file:///etc/passwd\" uses the unsupported scheme \"file\"; only https is accepted "
+                            "(and plain http to this computer)."));
+    const QString spaced = QStringLiteral("https://exa mple.org/c.json");
+    QCOMPARE(checkFetchUrl(QUrl(spaced, QUrl::StrictMode), QStringLiteral("u"), spaced),
+             QStringLiteral("The u \"https://exa mple.org/c.json\" is not a valid absolute URL."));
     QVERIFY(!checkFetchUrl(QUrl(QStringLiteral("/relative")), QStringLiteral("u")).isEmpty());
     // Redirects: to a CDN over https is fine; https -> http is a downgrade, refused.
     QVERIFY(checkRedirect(QUrl(QStringLiteral("https://huggingface.co/a")), QUrl(QStringLiteral("https://cdn-lfs.hf.co/b"))).isEmpty());

@@ -3,6 +3,7 @@
 // the cached prefix), and a full context that is reported rather than truncated.
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <trit/model.h>
@@ -98,6 +99,9 @@ class TestChatBridge : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(engine_->state(), EngineBridge::State::Error, kTimeoutMs);
     QVERIFY2(engine_->errorMessage().startsWith(u"The model could not be loaded: "_qs), qPrintable(engine_->errorMessage()));
     QVERIFY(engine_->errorMessage().size() > 50);  // the loader's own explanation follows
+    // Issue 30 #11: the loader's sentence had no full stop before the advice.
+    QVERIFY2(engine_->errorMessage().contains(QRegularExpression(u"[^.!?\\s]\\. Choose another model file"_qs)),
+             qPrintable(engine_->errorMessage()));
     // A good model loads afterwards: the error is not sticky.
     QVERIFY(loadModel());
     QVERIFY(engine_->errorMessage().isEmpty());
@@ -261,6 +265,15 @@ class TestChatBridge : public QObject {
     const int row = waitReply();
     QVERIFY2(reason(row) == u"stop"_qs || reason(row) == u"length"_qs, qPrintable(reason(row) + chat_->lastError()));
     QVERIFY(stats(row).value(u"generatedTokens"_qs).toInt() > 0);
+  }
+
+  // The dialog's extremes (top-p 0.00, min-p 1.00) were stored as given and failed every reply.
+  void settingsStoreOnlyWhatTheEngineTakes() {
+    settings_->setTopP(0);
+    settings_->setMinP(1);
+    QCOMPARE(settings_->topP(), 0.01);
+    QCOMPARE(settings_->minP(), 0.99);
+    QCOMPARE(QString::fromStdString(settings_->sampling().validate()), QString());
   }
 
   void settingsPersist() {

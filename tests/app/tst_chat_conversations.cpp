@@ -5,6 +5,8 @@
 // it first; delete with undo, rename, pin order, export/import through the bridge; and a database that
 // cannot be opened leaves a working in-memory chat.
 #include <QElapsedTimer>
+#include <QRegularExpression>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
 #include <sqlite3.h>
@@ -183,6 +185,52 @@ class TestChatConversations : public QObject {
     QVERIFY(!reply->text.isEmpty());
     if (row(1).finishReason == u"cancelled"_qs) QCOMPARE(reply->finish, storage::FinishReason::Cancelled);
     QVERIFY(reply->stats.has_value());
+  }
+
+  // Issue 30 #8: temperature=-5 in the settings file failed every reply ("temperature must be >= 0")
+  // and saved an empty one. Bad stored values fall back to the defaults, said once on stderr.
+  void badStoredSamplingFallsBackAndTheReplyWorks() {
+    {
+      QSettings file(dir_ + QStringLiteral("/settings.ini"), QSettings::IniFormat);
+      file.setValue(QStringLiteral("sampling/temperature"), QStringLiteral("-5"));
+      file.setValue(QStringLiteral("sampling/topK"), QStringLiteral("x"));
+      file.sync();
+    }
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
+        "^trit: the setting sampling/temperature in .*settings.ini is \"-5\", which cannot be used "
+        "\\(temperature must be >= 0 \\(got -5\\)\\); using the default, 0.6.$")));
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
+        "^trit: the setting sampling/topK in .* is \"x\", which cannot be used \\(not a number\\); using the default, 40.$")));
+    QCOMPARE(settings_->temperature(), double(0.6f));
+    QCOMPARE(settings_->topK(), 40);
+    QVERIFY(sendAndWait(u"hi"_qs));
+    QVERIFY2(row(1).finishReason == u"stop"_qs || row(1).finishReason == u"length"_qs,
+             qPrintable(row(1).finishReason + u' ' + chat_->lastError()));
+    const auto saved = store().message(row(1).messageId);
+    QVERIFY(saved);
+    QVERIFY(saved->finish == storage::FinishReason::Stop || saved->finish == storage::FinishReason::Length);
+    QCOMPARE(saved->text, row(1).text);
+  }
+
+  // A reply that fails before its first token is shown as failed but leaves no empty reply saved.
+  void failedReplySavesNoEmptyMessage() {
+    QObject scope;  // ends the connection with this test
+    bool failed = false;
+    connect(engine_.get(), &EngineBridge::prefillProgress, &scope, [&](quint64 id, int, int) {
+      if (failed) return;
+      failed = true;
+      emit engine_->replyFailed(id, u"The engine stopped with an error: simulated."_qs);
+    });
+    QVERIFY(chat_->send(u"hi"_qs));
+    QTRY_VERIFY_WITH_TIMEOUT(!chat_->generating(), kTimeoutMs);
+    QVERIFY(failed);
+    QCOMPARE(row(1).finishReason, u"error"_qs);
+    const qint64 conversation = chat_->conversationId();
+    QVERIFY(conversation);
+    const auto saved = store().allMessages(conversation);
+    QVERIFY(!saved.isEmpty());
+    for (const auto& m : saved)
+      QVERIFY2(m.role != storage::Role::Assistant || !m.text.isEmpty(), "an empty reply was saved");
   }
 
   void regenerateKeepsBothRepliesAsAlternatives() {
@@ -487,6 +535,10 @@ class TestChatConversations : public QObject {
     junk.write(QByteArray(8192, 'x'));
     junk.close();
     ConversationsBridge bridge;
+    // Issue 30 #11: the window set the file aside with nothing on stderr.
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(
+        u"^trit: the conversation database was damaged: .*; it was kept as .*damaged\\.sqlite3\\.corrupt-\\S+ and a "
+        u"new, empty one was started\\.$"_qs));
     QVERIFY(bridge.open(path));
     QVERIFY(bridge.available());
     QVERIFY(bridge.problemIsNotice());
@@ -496,6 +548,25 @@ class TestChatConversations : public QObject {
     QCOMPARE(folder.entryList({u"damaged.sqlite3.corrupt-*"_qs}).size(), 1);
     bridge.dismissProblem();
     QVERIFY(bridge.problem().isEmpty());
+  }
+
+  // Issue 30 #11: a 0-byte database was silently taken for a new one. An empty file holds no
+  // conversation, so starting in it loses nothing, but the user is told (banner and stderr).
+  void emptyDatabaseFileIsSaid() {
+    const QString path = dir_ + u"/empty.sqlite3"_qs;
+    QFile empty(path);
+    QVERIFY(empty.open(QIODevice::WriteOnly));
+    empty.close();
+    ConversationsBridge bridge;
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"^trit: the conversation database .*empty\\.sqlite3 was an "
+                                                          u"empty file \\(0 bytes\\)"_qs));
+    QVERIFY(bridge.open(path));
+    QVERIFY(bridge.available());
+    QVERIFY(bridge.problemIsNotice());
+    QVERIFY2(bridge.problem().contains(u"was an empty file (0 bytes)"_qs) &&
+                 bridge.problem().contains(u"restore the file from a backup"_qs),
+             qPrintable(bridge.problem()));
+    QVERIFY(QFileInfo(path).size() > 0);  // the new database has its schema
   }
 };
 

@@ -27,6 +27,11 @@ class DownloadTest : public QObject {
   }
   QString finalPath() const { return QDir(dir_).filePath(QStringLiteral("m.gguf")); }
   QString part() const { return partPath(finalPath()); }
+  static void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    f.write(bytes);
+  }
   HttpTestServer::Route plain() const {
     HttpTestServer::Route r;
     r.body = model_;
@@ -570,16 +575,81 @@ class DownloadTest : public QObject {
     QVERIFY(readVerifiedRecord(recordPath(finalPath())));
   }
 
-  void damagedInstalledFileIsReplaced() {
-    QFile f(finalPath());
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("damaged");
-    f.close();
+  // Issue 30 #2: a different file of the same name (here a damaged or foreign one) used to be replaced
+  // silently. It is kept, nothing is fetched, and the task ends in Conflict for the user to decide.
+  void differentFileOfTheSameNameIsKept() {
+    writeFile(finalPath(), "the user's own model");
     server_->setRoute(QStringLiteral("/m"), plain());
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), sha_));
+    QVERIFY(out.finished && !out.ok);
+    QCOMPARE(out.states.last(), State::Conflict);
+    QVERIFY2(out.result.contains(QStringLiteral("A different file named m.gguf is already in the models folder")) &&
+                 out.result.contains(QStringLiteral("It was kept, and nothing was downloaded.")),
+             qPrintable(out.result));
+    QCOMPARE(trit::test::readAll(finalPath()), QByteArray("the user's own model"));
+    QVERIFY(server_->requests().isEmpty());
+    QVERIFY(!QFileInfo::exists(part()));
+  }
+
+  // Without a catalogue hash the file cannot be vouched for: kept as well.
+  void uncheckableFileOfTheSameNameIsKept() {
+    writeFile(finalPath(), "the user's own model");
+    server_->setRoute(QStringLiteral("/m"), plain());
+    DownloadManager manager(trit::test::fastOptions());
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), QString()));
+    QCOMPARE(out.states.last(), State::Conflict);
+    QVERIFY2(out.result.contains(QStringLiteral("cannot be checked")), qPrintable(out.result));
+    QCOMPARE(trit::test::readAll(finalPath()), QByteArray("the user's own model"));
+    QVERIFY(server_->requests().isEmpty());
+  }
+
+  void replaceAfterTheUserConfirmed() {
+    writeFile(finalPath(), "damaged");
+    server_->setRoute(QStringLiteral("/m"), plain());
+    DownloadManager manager(trit::test::fastOptions());
+    DownloadRequest r = request(QStringLiteral("/m"), sha_);
+    r.existing = ExistingFile::Replace;
+    const auto out = trit::test::runDownload(manager, r);
     QVERIFY2(out.ok, qPrintable(out.result));
     QCOMPARE(trit::test::readAll(finalPath()), model_);
+  }
+
+  // Keep both: the other file takes the next free "NAME (n).gguf" once the download is verified.
+  void keepBothRenamesTheOtherFile() {
+    writeFile(finalPath(), "mine");
+    writeFile(QDir(dir_).filePath(QStringLiteral("m (2).gguf")), "older copy");
+    server_->setRoute(QStringLiteral("/m"), plain());
+    DownloadManager manager(trit::test::fastOptions());
+    DownloadRequest r = request(QStringLiteral("/m"), sha_);
+    r.existing = ExistingFile::KeepBoth;
+    const auto out = trit::test::runDownload(manager, r);
+    QVERIFY2(out.ok, qPrintable(out.result));
+    QCOMPARE(trit::test::readAll(finalPath()), model_);
+    QCOMPARE(trit::test::readAll(QDir(dir_).filePath(QStringLiteral("m (2).gguf"))), QByteArray("older copy"));
+    QCOMPARE(trit::test::readAll(QDir(dir_).filePath(QStringLiteral("m (3).gguf"))), QByteArray("mine"));
+    QVERIFY2(out.messages.contains(QStringLiteral("The other file named m.gguf was kept as m (3).gguf.")),
+             qPrintable(out.messages.join(QLatin1Char('\n'))));
+  }
+
+  // A file that appears while the download runs is not replaced either; the verified part stays.
+  void fileAppearingDuringTheDownloadIsKept() {
+    auto route = plain();
+    route.chunkDelayMs = 5;
+    server_->setRoute(QStringLiteral("/m"), route);
+    DownloadManager manager(trit::test::fastOptions());
+    bool written = false;
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), sha_), 20000,
+                                             [&](State s, const trit::test::Outcome&) {
+                                               if (s == State::Downloading && !written) {
+                                                 writeFile(finalPath(), "arrived meanwhile");
+                                                 written = true;
+                                               }
+                                             });
+    QCOMPARE(out.states.last(), State::Conflict);
+    QVERIFY2(out.result.contains(QStringLiteral("appeared in the models folder")), qPrintable(out.result));
+    QCOMPARE(trit::test::readAll(finalPath()), QByteArray("arrived meanwhile"));
+    QCOMPARE(QFileInfo(part()).size(), qint64(model_.size()));
   }
 
   void secondStartForSameIdIsRefused() {

@@ -105,6 +105,61 @@ class DownloadCliTest : public QObject {
     QVERIFY2(r.out.contains(QStringLiteral("installed (verified by catalogue)")), qPrintable(r.out));
   }
 
+  // Issue 30 #2: `--download` overwrote a user's own file of the same name and exited 0. It refuses,
+  // naming the file and the options; --keep-both and --replace do what they say; the right file is
+  // simply "already there".
+  void downloadNeverReplacesAnotherFile() {
+    const QString models = QDir(dir_).filePath(QStringLiteral("models"));
+    QVERIFY(QDir().mkpath(models));
+    const QString target = QDir(models).filePath(QStringLiteral("tiny.gguf"));
+    const QByteArray mine = trit::test::syntheticModel(12);  // a valid model, just not the catalogue's
+    QFile f(target);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(mine);
+    f.close();
+    const QStringList base{QStringLiteral("--download=tiny"), QStringLiteral("--catalog"), catalog_,
+                           QStringLiteral("--models-dir"), models};
+    auto r = trit(base);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("A different file named tiny.gguf is already in the models folder (%1)")
+                                .arg(target)) &&
+                 r.err.contains(QStringLiteral("Run again with --replace to replace it, or with --keep-both")),
+             qPrintable(r.err));
+    QCOMPARE(trit::test::readAll(target), mine);
+    QVERIFY(server_->requests().isEmpty());
+
+    r = trit(base + QStringList{QStringLiteral("--keep-both")});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QStringLiteral("The other file named tiny.gguf was kept as tiny (2).gguf.")), qPrintable(r.out));
+    QCOMPARE(trit::test::readAll(target), model_);
+    QCOMPARE(trit::test::readAll(QDir(models).filePath(QStringLiteral("tiny (2).gguf"))), mine);
+
+    r = trit(base);  // the right file: already there, nothing fetched
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QStringLiteral("Already installed and verified.")), qPrintable(r.out));
+    QCOMPARE(server_->requests().size(), 1);
+
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(mine);
+    f.close();
+    r = trit(base + QStringList{QStringLiteral("--replace")});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QCOMPARE(trit::test::readAll(target), model_);
+
+    r = trit(base + QStringList{QStringLiteral("--replace"), QStringLiteral("--keep-both")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("--replace and --keep-both cannot be combined")), qPrintable(r.err));
+  }
+
+  // Issue 30 #11: a second command was silently ignored.
+  void twoCommandsAreRefused() {
+    const auto r = trit({QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--list-models"),
+                         QStringLiteral("--catalog"), catalog_});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("--list-models and --download cannot be combined")), qPrintable(r.err));
+    QVERIFY(server_->requests().isEmpty());
+  }
+
   void catalogueFromEnvironment() {
     auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), dir_}, catalog_);
     QCOMPARE(r.code, 0);

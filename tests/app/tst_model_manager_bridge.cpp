@@ -226,6 +226,42 @@ class TestModelManagerBridge : public QObject {
     QVERIFY2(errors.isEmpty(), "a cancel is no error");
   }
 
+  // Issue 30 #2, the window: a damaged or foreign tiny.gguf used to be replaced by the download. It is
+  // kept and the bridge asks (downloadConflict, no error); "keep-both" then renames it, "replace" replaces.
+  void downloadAsksBeforeTouchingAnotherFile() {
+    QString folder;
+    auto b = makeBridge(&folder);
+    QVERIFY(QDir().mkpath(folder));
+    const QString target = QDir(folder).filePath("tiny.gguf");
+    writeFile(target, "not a model, but the user's");
+    QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);
+    QSignalSpy conflict(b.get(), &ModelManagerBridge::downloadConflict);
+    QSignalSpy errors(b.get(), &ModelManagerBridge::errorOccurred);
+    QVERIFY(b->download("tiny"));
+    QVERIFY(done.wait(20000));
+    QCOMPARE(conflict.size(), 1);
+    QCOMPARE(conflict.first().at(0).toString(), QString("tiny"));
+    QCOMPARE(conflict.first().at(1).toString(), QString("Model tiny"));
+    QCOMPARE(conflict.first().at(2).toString(), QString("tiny.gguf"));
+    QVERIFY2(conflict.first().at(3).toString().contains("It was kept"), qPrintable(conflict.first().at(3).toString()));
+    QVERIFY(errors.isEmpty());
+    QCOMPARE(trit::test::readAll(target), QByteArray("not a model, but the user's"));
+
+    QVERIFY(b->download("tiny", "keep-both"));
+    QVERIFY(done.wait(20000));
+    QVERIFY2(done.last().at(1).toBool(), qPrintable(done.last().at(2).toString()));
+    QCOMPARE(trit::test::readAll(target), model_);
+    QCOMPARE(trit::test::readAll(QDir(folder).filePath("tiny (2).gguf")), QByteArray("not a model, but the user's"));
+    QCOMPARE(conflict.size(), 1);
+
+    writeFile(target, "damaged again");
+    QVERIFY(b->download("tiny", "replace"));
+    QVERIFY(done.wait(20000));
+    QVERIFY2(done.last().at(1).toBool(), qPrintable(done.last().at(2).toString()));
+    QCOMPARE(trit::test::readAll(target), model_);
+    QVERIFY(errors.isEmpty());
+  }
+
   void failedDownloadSaysWhy() {
     auto b = makeBridge();
     QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);

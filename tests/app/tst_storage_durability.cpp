@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <signal.h>
 
+#include <QJsonArray>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QtTest>
@@ -54,8 +55,9 @@ struct Run {
   QByteArray err;
 };
 
-// Runs the real `trit` with TRIT_DATA_DIR at `dataDir` and a short busy timeout.
-Run runTrit(const QString& dataDir, const QStringList& args, const QByteArray& input = {}) {
+// Runs the real `trit` with TRIT_DATA_DIR at `dataDir` and a short busy timeout. `piece` > 0 writes
+// `input` that many bytes at a time with a pause after each, as a slow writer into a pipe does.
+Run runTrit(const QString& dataDir, const QStringList& args, const QByteArray& input = {}, qsizetype piece = 0) {
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert(QStringLiteral("TRIT_DATA_DIR"), dataDir);
@@ -66,7 +68,11 @@ Run runTrit(const QString& dataDir, const QStringList& args, const QByteArray& i
   p.setProcessEnvironment(env);
   p.start(QStringLiteral(TRIT_APP_BINARY), args);
   if (!p.waitForStarted(10'000)) qFatal("cannot start trit");
-  if (!input.isEmpty()) p.write(input);
+  for (qsizetype at = 0; at < input.size(); at += piece > 0 ? piece : input.size()) {
+    p.write(input.mid(at, piece > 0 ? piece : input.size()));
+    p.waitForBytesWritten(10'000);
+    if (piece > 0) QThread::msleep(30);
+  }
   p.closeWriteChannel();
   if (!p.waitForFinished(30'000)) qFatal("trit %s did not finish", qPrintable(args.join(' ')));
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
@@ -214,6 +220,27 @@ class TestStorageDurability : public QObject {
     QCOMPARE(store.conversationCount(), 2);
   }
 
+  // Issue 30 #3: only the first chunk of a pipe was read, so a large file failed at column 65,537 and
+  // a writer that pauses failed even on a small one. 200 KB in 16 KiB pieces, 30 ms apart.
+  void cliImportReadsAPausingPipeToTheEnd() {
+    const auto dir = test::scratchDir();
+    QJsonObject conversation =
+        QJsonDocument::fromJson(readFile(QStringLiteral(TRIT_STORAGE_TEST_DATA "/sample_conversation.json"))).object();
+    QJsonArray messages = conversation.value(QStringLiteral("messages")).toArray();
+    QJsonObject first = messages[0].toObject();
+    const QString longText = QString(200'000, QLatin1Char('t'));
+    first[QStringLiteral("text")] = longText;
+    messages[0] = first;
+    conversation[QStringLiteral("messages")] = messages;
+    const QByteArray json = QJsonDocument(conversation).toJson();
+    QVERIFY(json.size() > 200'000);
+    const Run r = runTrit(dir->path(), {QStringLiteral("--import-conversation"), QStringLiteral("-")}, json, 16 * 1024);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(r.out, QByteArray("imported conversation 1\n"));
+    ConversationStore store(dir->filePath(QStringLiteral("conversations.sqlite3")));
+    QCOMPARE(store.allMessages(1).first().text, longText);
+  }
+
   void cliRefusesBadUsage() {
     const auto dir = test::scratchDir();
     Run r = runTrit(dir->path(), {QStringLiteral("--export-conversation"), QStringLiteral("abc")});
@@ -232,6 +259,14 @@ class TestStorageDurability : public QObject {
     r = runTrit(dir->path(), {QStringLiteral("--import-conversation"), QStringLiteral("-")}, "{\"format\": 1");
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("cannot import standard input: not valid JSON at line 1"), r.err.constData());
+    // Issue 30 #7: checked like the app's import (one importJson), nothing stored.
+    QByteArray bad = readFile(QStringLiteral(TRIT_STORAGE_TEST_DATA "/sample_conversation.json"));
+    bad.replace("\"temperature\": 0.7", "\"temperature\": -5");
+    r = runTrit(dir->path(), {QStringLiteral("--import-conversation=-")}, bad);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("cannot import standard input: conversation.sampling.temperature: temperature must be >= 0 "
+                            "(got -5)"),
+             r.err.constData());
   }
 
   void cliWaitsOutNoLockForever() {
@@ -248,6 +283,21 @@ class TestStorageDurability : public QObject {
                               QStringLiteral(TRIT_STORAGE_TEST_DATA "/sample_conversation.json")});
     QCOMPARE(r.exitCode, 3);
     QVERIFY2(r.err.contains("is locked by another program"), r.err.constData());
+  }
+
+  // Issue 30 #11: an empty database file was silently taken for a new one; the commands say it.
+  void cliSaysWhenTheDatabaseFileWasEmpty() {
+    const auto dir = test::scratchDir();
+    const QString path = test::dbPathIn(*dir);
+    QFile empty(path);
+    QVERIFY(empty.open(QIODevice::WriteOnly));
+    empty.close();
+    Run r = runTrit(dir->path(), {QStringLiteral("--list-conversations")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("was an empty file (0 bytes): there were no conversations in it"), r.err.constData());
+    r = runTrit(dir->path(), {QStringLiteral("--list-conversations")});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.err, QByteArray());  // said once: the file is a database now
   }
 
   void cliRefusesDamagedFileAndOffersAWayOut() {

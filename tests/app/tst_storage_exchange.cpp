@@ -160,6 +160,16 @@ class TestStorageExchange : public QObject {
     QTest::newRow("user with finish") << "messages/0/finishReason" << QByteArray("\"stop\"") << "messages[0].finishReason: only replies (role assistant) have one";
     QTest::newRow("negative speed") << "messages/2/stats/promptTokensPerSecond" << QByteArray("-1") << "messages[2].stats.promptTokensPerSecond: must be a number, 0 or more";
     QTest::newRow("text not string") << "messages/4/text" << QByteArray("null") << "messages[4].text: must be a string";
+    // Issue 30 #7: values that were silently changed (2^32 stored as 0, 2^31 as -2^31) or stored as given.
+    QTest::newRow("variant 2^32") << "messages/2/variant" << QByteArray("4294967296") << "messages[2].variant: must be a whole number from 0 to 2147483647 (got 4294967296)";
+    QTest::newRow("variant 2^31") << "messages/2/variant" << QByteArray("2147483648") << "messages[2].variant: must be a whole number from 0 to 2147483647 (got 2147483648)";
+    QTest::newRow("negative temperature") << "sampling/temperature" << QByteArray("-5") << "conversation.sampling.temperature: temperature must be >= 0 (got -5)";
+    QTest::newRow("top_k not a number") << "sampling/top_k" << QByteArray("\"x\"") << "conversation.sampling.top_k: must be a number, not \"x\"";
+    QTest::newRow("top_k fractional") << "sampling/top_k" << QByteArray("2.5") << "conversation.sampling.top_k: must be a whole number (got 2.5)";
+    QTest::newRow("top_k 2^32") << "sampling/top_k" << QByteArray("4294967296") << "conversation.sampling.top_k: must be a whole number (got 4294967296)";
+    QTest::newRow("top_p zero") << "sampling/top_p" << QByteArray("0") << "conversation.sampling.top_p: top-p must be in (0, 1] (got 0)";
+    QTest::newRow("max_tokens zero") << "sampling/max_tokens" << QByteArray("0") << "conversation.sampling.max_tokens: max tokens must be from 1 to 1048576 (got 0)";
+    QTest::newRow("unknown sampling key") << "sampling/seed" << QByteArray("1") << "conversation.sampling.seed: not a sampling setting (known: temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, max_tokens)";
     QTest::newRow("message not object") << "messages/4" << QByteArray("\"hi\"") << "messages[4]: must be an object";
   }
 

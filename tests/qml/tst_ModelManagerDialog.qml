@@ -32,11 +32,12 @@ TestCase {
     SignalSpy { id: removeSpy; signalName: "removeRequested" }
     SignalSpy { id: importSpy; signalName: "importRequested" }
     SignalSpy { id: useSpy; signalName: "useRequested" }
+    SignalSpy { id: choiceSpy; signalName: "downloadChoiceMade" }
 
     function openDialog() {
         const d = createTemporaryObject(dialogComponent, testCase, { entries: sample })
         verify(d !== null, "the dialog instantiates")
-        for (const spy of [downloadSpy, pauseSpy, resumeSpy, cancelSpy, removeSpy, importSpy, useSpy]) {
+        for (const spy of [downloadSpy, pauseSpy, resumeSpy, cancelSpy, removeSpy, importSpy, useSpy, choiceSpy]) {
             spy.target = d
             spy.clear()
         }
@@ -118,6 +119,42 @@ TestCase {
         confirm.accept()
         compare(removeSpy.count, 1)
         compare(removeSpy.signalArguments[0][0], "d")
+    }
+
+    // Issue 30 #2: another file of the download's name is the user's to decide on: keep both at once,
+    // replace only after a second confirmation, or leave it.
+    function test_existingFileNeedsAChoice() {
+        const d = openDialog()
+        const ask = findChild(d, "existingFileDialog")
+        const confirm = findChild(d, "confirmReplaceDialog")
+        verify(ask !== null && confirm !== null)
+        d.askExistingFile("a", "Model A", "a.gguf")
+        tryCompare(ask, "opened", true)
+        mouseClick(findChild(ask, "keepButton"))
+        tryCompare(ask, "opened", false)
+        compare(choiceSpy.count, 0)
+
+        d.askExistingFile("a", "Model A", "a.gguf")
+        tryCompare(ask, "opened", true)
+        mouseClick(findChild(ask, "keepBothButton"))
+        compare(choiceSpy.count, 1)
+        compare(choiceSpy.signalArguments[0][0], "a")
+        compare(choiceSpy.signalArguments[0][1], "keep-both")
+
+        d.askExistingFile("a", "Model A", "a.gguf")
+        tryCompare(ask, "opened", true)
+        mouseClick(findChild(ask, "replaceButton"))
+        tryCompare(confirm, "opened", true)
+        compare(choiceSpy.count, 1)      // nothing replaced before the second answer
+        confirm.reject()
+        compare(choiceSpy.count, 1)
+        d.askExistingFile("a", "Model A", "a.gguf")
+        tryCompare(ask, "opened", true)
+        mouseClick(findChild(ask, "replaceButton"))
+        tryCompare(confirm, "opened", true)
+        confirm.accept()
+        compare(choiceSpy.count, 2)
+        compare(choiceSpy.signalArguments[1][1], "replace")
     }
 
     function test_droppedFilesAreFiltered() {

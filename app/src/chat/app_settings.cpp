@@ -1,11 +1,12 @@
 #include "chat/app_settings.h"
 
+#include <QDebug>
 #include <algorithm>
+
+#include "chat/sampling_fields.h"
 
 namespace trit::chat {
 namespace {
-const SamplingParams kDefaults;  // the engine's defaults are the 2B4T chat defaults
-constexpr int kDefaultMaxTokens = 2048;
 constexpr int kDefaultFontSize = 11;
 }  // namespace
 
@@ -26,14 +27,34 @@ void AppSettings::put(const char* key, const QVariant& value) {
   emit changed();
 }
 
-double AppSettings::temperature() const { return get("sampling/temperature", double(kDefaults.temperature)).toDouble(); }
-int AppSettings::topK() const { return get("sampling/topK", kDefaults.top_k).toInt(); }
-double AppSettings::topP() const { return get("sampling/topP", double(kDefaults.top_p)).toDouble(); }
-double AppSettings::minP() const { return get("sampling/minP", double(kDefaults.min_p)).toDouble(); }
-double AppSettings::repeatPenalty() const {
-  return get("sampling/repeatPenalty", double(kDefaults.repeat_penalty)).toDouble();
+// A sampling value as stored, checked by the one rule for stored sampling values (sampling_fields.h): a
+// bad one (edited by hand, or written by another version) falls back to the default, said once on stderr,
+// instead of failing every reply.
+double AppSettings::storedSampling(const char* jsonKey) const {
+  const SamplingField& field = samplingField(jsonKey);
+  const QVariant stored = settings_->value(QLatin1String(field.settingsKey));
+  if (!stored.isValid()) return field.defaultValue;
+  bool ok = false;
+  const double value = stored.toDouble(&ok);  // an INI file holds text
+  const QString problem = ok ? samplingValueProblem(field, value) : QStringLiteral("not a number");
+  if (problem.isEmpty()) return value;
+  const QString text = stored.toString();
+  if (!warned_.contains(QLatin1String(field.settingsKey) + QLatin1Char('=') + text)) {
+    warned_.insert(QLatin1String(field.settingsKey) + QLatin1Char('=') + text);
+    qWarning().noquote() << QStringLiteral("trit: the setting %1 in %2 is \"%3\", which cannot be used (%4); using "
+                                           "the default, %5.")
+                                .arg(QLatin1String(field.settingsKey), settings_->fileName(), text, problem,
+                                     QString::number(field.defaultValue));
+  }
+  return field.defaultValue;
 }
-int AppSettings::maxTokens() const { return get("sampling/maxTokens", kDefaultMaxTokens).toInt(); }
+
+double AppSettings::temperature() const { return storedSampling("temperature"); }
+int AppSettings::topK() const { return static_cast<int>(storedSampling("top_k")); }
+double AppSettings::topP() const { return storedSampling("top_p"); }
+double AppSettings::minP() const { return storedSampling("min_p"); }
+double AppSettings::repeatPenalty() const { return storedSampling("repeat_penalty"); }
+int AppSettings::maxTokens() const { return static_cast<int>(storedSampling("max_tokens")); }
 int AppSettings::contextLength() const { return get("engine/contextLength", 0).toInt(); }
 QString AppSettings::backend() const { return get("engine/backend", QStringLiteral("vulkan")).toString(); }
 int AppSettings::device() const { return get("engine/device", -1).toInt(); }
@@ -45,10 +66,11 @@ QString AppSettings::lastModel() const { return get("engine/lastModel", QString(
 // Setters clamp to the ranges the sampler accepts, so a stored value can never make generation fail.
 void AppSettings::setTemperature(double v) { put("sampling/temperature", std::clamp(v, 0.0, 2.0)); }
 void AppSettings::setTopK(int v) { put("sampling/topK", std::clamp(v, 0, 1000)); }
-void AppSettings::setTopP(double v) { put("sampling/topP", std::clamp(v, 0.0, 1.0)); }
-void AppSettings::setMinP(double v) { put("sampling/minP", std::clamp(v, 0.0, 1.0)); }
+// The engine wants top-p in (0, 1] and min-p in [0, 1): the dialog's 0.00 and 1.00 would fail every reply.
+void AppSettings::setTopP(double v) { put("sampling/topP", std::clamp(v, 0.01, 1.0)); }
+void AppSettings::setMinP(double v) { put("sampling/minP", std::clamp(v, 0.0, 0.99)); }
 void AppSettings::setRepeatPenalty(double v) { put("sampling/repeatPenalty", std::clamp(v, 1.0, 2.0)); }
-void AppSettings::setMaxTokens(int v) { put("sampling/maxTokens", std::clamp(v, 1, 1 << 20)); }
+void AppSettings::setMaxTokens(int v) { put("sampling/maxTokens", std::clamp(v, 1, kMaxReplyTokens)); }
 void AppSettings::setContextLength(int v) { put("engine/contextLength", std::clamp(v, 0, 1 << 20)); }
 void AppSettings::setBackend(const QString& v) {
   put("engine/backend", v == QLatin1String("cpu") ? QStringLiteral("cpu") : QStringLiteral("vulkan"));

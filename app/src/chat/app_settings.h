@@ -2,6 +2,7 @@
 // The user's settings, persisted with QSettings the moment they change: sampling defaults (tuned for
 // BitNet b1.58 2B4T), context length, engine backend and GPU, theme, font size, the last model.
 #include <QObject>
+#include <QSet>
 #include <QSettings>
 #include <memory>
 
@@ -67,8 +68,10 @@ class AppSettings : public QObject {
 
  private:
   QVariant get(const char* key, const QVariant& fallback) const;
+  double storedSampling(const char* jsonKey) const;
   void put(const char* key, const QVariant& value);
   std::unique_ptr<QSettings> settings_;
+  mutable QSet<QString> warned_;  // "key=value" of bad stored values already reported
 };
 
 }  // namespace trit::chat

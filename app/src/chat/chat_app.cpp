@@ -62,9 +62,8 @@ ChatApp::~ChatApp() {
   delete engine_;
 }
 
-void ChatApp::addOptions(QCommandLineParser& parser) {
-  for (const auto& o : {kModel, kBackend, kDevice, kSettings, kSend, kCheckReply, kMaxTokens, kTheme, kScreenshot})
-    parser.addOption(o);
+QList<QCommandLineOption> ChatApp::options() {
+  return {kModel, kBackend, kDevice, kSettings, kSend, kCheckReply, kMaxTokens, kTheme, kScreenshot};
 }
 
 void ChatApp::installTranslator() {

@@ -2,6 +2,8 @@
 // Puts the chat together for main(): settings, the engine bridge, the chat controller and the saved
 // conversations (ConversationsBridge), handed to Main.qml as initial properties; the command-line options of the chat (open a model, and the
 // self-checks used by the end-to-end test and the screenshot script); one instance per user.
+#include <QCommandLineOption>
+#include <QList>
 #include <QObject>
 #include <QPointer>
 #include <memory>
@@ -29,9 +31,9 @@ class ChatApp : public QObject {
   explicit ChatApp(QObject* parent = nullptr);
   ~ChatApp() override;
 
-  // Adds --model, --backend, --device, --settings, --send, --check-reply, --max-tokens, --theme and
-  // --screenshot to main()'s parser.
-  static void addOptions(QCommandLineParser& parser);
+  // --model, --backend, --device, --settings, --send, --check-reply, --max-tokens, --theme and
+  // --screenshot: the window's options (command_line.h parses them with the rest).
+  static QList<QCommandLineOption> options();
   // Reads them. False with `error` set for a bad value (the caller prints it and exits).
   bool configure(const QCommandLineParser& parser, QString* error);
 

@@ -174,8 +174,13 @@ void ChatController::saveReplyEnd(const std::optional<storage::ReplyStats>& stat
   // The engine's final text is the reference: add what the stream did not deliver.
   if (shown.startsWith(replySaved_) && shown.size() > replySaved_.size()) saveReplyText(shown.mid(replySaved_.size()));
   if (!replyConversationId_) return;
+  if (!writer_ && reason == storage::FinishReason::Error) {
+    // Failed before the first token: no empty reply is saved; the error shows on screen (issue 30).
+    replyConversationId_ = 0;
+    return;
+  }
   const bool ok = saving([&] {
-    if (!writer_) {  // nothing streamed (stopped or failed before the first token): keep the outcome
+    if (!writer_) {  // nothing streamed (stopped before the first token): keep the outcome
       writer_ = std::make_unique<storage::ReplyWriter>(*store_);
       const qint64 id = writer_->begin(replyConversationId_, replyParentId_);
       const int variant = store_->message(id)->variantIndex;

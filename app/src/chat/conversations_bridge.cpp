@@ -1,5 +1,7 @@
 #include "chat/conversations_bridge.h"
 
+#include <QDebug>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -92,8 +94,19 @@ bool ConversationsBridge::open(const QString& path) {
   list_ = std::make_unique<storage::ConversationListModel>(store_.get());
   search_ = std::make_unique<storage::ConversationSearchModel>(store_.get());
   if (!notice.isEmpty()) {
+    // Said on stderr too: the banner is easy to miss, and a log should show where the old file went.
+    qWarning().noquote() << QStringLiteral("trit: the conversation database was damaged: %1.").arg(notice);
     setProblem(tr("The conversation database was damaged: %1. Your earlier conversations are in that file; new "
                   "ones are saved in the new database.").arg(notice),
+               true);
+  } else if (store_->emptyAtOpen()) {
+    const QString where = QDir::toNativeSeparators(file);
+    qWarning().noquote() << QStringLiteral("trit: the conversation database %1 was an empty file (0 bytes): there "
+                                           "were no conversations in it, and a new database was started there.")
+                                .arg(where);
+    setProblem(tr("The conversation database %1 was an empty file (0 bytes), so there were no conversations to "
+                  "show; new ones are saved in it. If you expected conversations here, restore the file from a "
+                  "backup.").arg(where),
                true);
   } else if (store_->interruptedAtOpen() > 0) {
     setProblem(tr("%n reply(s) were cut off when Trit last stopped; the text written so far was kept and is "

@@ -9,6 +9,7 @@
 #include <trit/tokenizer.h>
 
 #include "chat/chat_prompt.h"
+#include "sentence.h"
 
 namespace trit::chat {
 namespace {
@@ -85,11 +86,11 @@ void EngineWorker::load(const LoadRequest& request) {
   } catch (const ModelError& e) {
     session_.reset();
     emit modelLoadFailed(path, tr("The model could not be loaded: %1 Choose another model file, or download it "
-                                  "again in the model manager.").arg(fromStd(e.what())));
+                                  "again in the model manager.").arg(asSentence(fromStd(e.what()))));
   } catch (const VulkanError& e) {
     session_.reset();
     emit modelLoadFailed(path, tr("The GPU could not be used: %1 In Settings, choose another device or the CPU "
-                                  "engine.").arg(fromStd(e.what())));
+                                  "engine.").arg(asSentence(fromStd(e.what()))));
   } catch (const std::exception& e) {
     session_.reset();
     emit modelLoadFailed(path, tr("The model could not be loaded: %1").arg(fromStd(e.what())));

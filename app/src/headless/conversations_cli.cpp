@@ -5,7 +5,6 @@
 #include <QDateTime>
 #include <QFile>
 #include <cstdio>
-#include <cstring>
 
 #include "storage/conversation_exchange.h"
 #include "storage/conversation_store.h"
@@ -17,8 +16,6 @@ namespace {
 using storage::ConversationStore;
 using storage::StorageError;
 
-const char* const kCommands[] = {"list-conversations", "export-conversation", "import-conversation",
-                                 "set-aside-damaged-database"};
 constexpr qint64 kMaxImportBytes = 256LL * 1024 * 1024;  // far beyond any real conversation
 
 struct Options {
@@ -123,7 +120,19 @@ int importConversation(ConversationStore& store, const QString& file) {
     printError(QStringLiteral("cannot read %1: %2").arg(file, in.errorString()));
     return kExitFailed;
   }
-  const QByteArray bytes = in.read(kMaxImportBytes + 1);
+  // To the end: one read() of a pipe returns only what the writer has written so far (64 KiB at most).
+  QByteArray bytes;
+  for (;;) {
+    const QByteArray chunk = in.read(kMaxImportBytes + 1 - bytes.size());
+    if (chunk.isEmpty()) break;
+    bytes += chunk;
+    if (bytes.size() > kMaxImportBytes) break;
+  }
+  if (in.error() != QFileDevice::NoError) {
+    printError(QStringLiteral("cannot read %1: %2").arg(fromStdin ? QStringLiteral("standard input") : file,
+                                                         in.errorString()));
+    return kExitFailed;
+  }
   if (bytes.size() > kMaxImportBytes) {
     printError(QStringLiteral("%1 is larger than %2 MiB; that is not a conversation export")
                    .arg(file)
@@ -167,56 +176,16 @@ int setAsideDamaged(const QString& dbPath) {
 
 }  // namespace
 
-bool isConversationCommand(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const char* arg = argv[i];
-    if (std::strncmp(arg, "--", 2) != 0) continue;
-    arg += 2;
-    for (const char* command : kCommands) {
-      const size_t n = std::strlen(command);
-      if (std::strncmp(arg, command, n) == 0 && (arg[n] == '\0' || arg[n] == '=')) return true;
-    }
-  }
-  return false;
+QList<QCommandLineOption> conversationOptions() {
+  const Options o;
+  return {o.dataDir, o.list, o.exportId, o.format, o.importFile, o.setAside};
 }
 
-int runConversationCommand(int argc, char** argv) {
-  QCoreApplication app(argc, argv);
-  // The same names as the GUI, so QStandardPaths finds the same data folder.
-  QCoreApplication::setApplicationName(QStringLiteral("Trit"));
-  QCoreApplication::setOrganizationName(QStringLiteral("Trit"));
-  QCoreApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
-
-  Options o;
-  QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Trit conversation commands (no window is opened)"));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addOptions({o.dataDir, o.list, o.exportId, o.format, o.importFile, o.setAside});
-  if (!parser.parse(QCoreApplication::arguments())) {
-    printError(parser.errorText());
-    return kExitUsage;
-  }
-  if (parser.isSet(QStringLiteral("help"))) parser.showHelp(kExitOk);
-  if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
-  int commands = 0;
-  for (const auto* option : {&o.list, &o.exportId, &o.importFile, &o.setAside}) commands += parser.isSet(*option);
-  if (commands != 1) {
-    printError(QStringLiteral("give one of --list-conversations, --export-conversation, --import-conversation or "
-                              "--set-aside-damaged-database at a time"));
-    return kExitUsage;
-  }
+int runConversationCommand(const QCommandLineParser& parser) {
+  const Options o;
   const QString format = parser.value(o.format);
   if (format != QLatin1String("markdown") && format != QLatin1String("json")) {
     printError(QStringLiteral("--format must be markdown or json, not \"%1\"").arg(format));
-    return kExitUsage;
-  }
-  if (parser.isSet(o.format) && !parser.isSet(o.exportId)) {
-    printError(QStringLiteral("--format applies to --export-conversation only"));
-    return kExitUsage;
-  }
-  if (!parser.positionalArguments().isEmpty()) {
-    printError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()));
     return kExitUsage;
   }
   applyConversationOptions(parser);
@@ -230,17 +199,16 @@ int runConversationCommand(int argc, char** argv) {
   if (parser.isSet(o.setAside)) return setAsideDamaged(dbPath);
   try {
     ConversationStore store(dbPath, headlessOptions());
+    if (store.emptyAtOpen()) {  // said, not silently taken for a new database (issue 30)
+      printError(QStringLiteral("note: the conversation database %1 was an empty file (0 bytes): there were no "
+                                "conversations in it, and a new database was started there.").arg(dbPath));
+    }
     if (parser.isSet(o.list)) return listConversations(store);
     if (parser.isSet(o.exportId)) return exportConversation(store, parser.value(o.exportId), format);
     return importConversation(store, parser.value(o.importFile));
   } catch (const StorageError& e) {
     return reportStorageError(e, dbPath);
   }
-}
-
-void addConversationOptions(QCommandLineParser& parser) {
-  Options o;
-  parser.addOptions({o.dataDir, o.list, o.exportId, o.format, o.importFile, o.setAside});
 }
 
 void applyConversationOptions(const QCommandLineParser& parser) {

@@ -6,7 +6,6 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <cstdio>
-#include <cstring>
 
 #include "models/catalog_loader.h"
 #include "models/download_manager.h"
@@ -67,7 +66,8 @@ int listModels(const Catalog& catalog, const ModelsFolder& folder) {
   return 0;
 }
 
-int download(const CatalogEntry& entry, const ModelsFolder& folder, const DownloadOptions& options) {
+int download(const CatalogEntry& entry, const ModelsFolder& folder, const DownloadOptions& options,
+             ExistingFile existing) {
   DownloadManager manager(options);
   int code = 1;
   QElapsedTimer sinceLine;
@@ -79,9 +79,12 @@ int download(const CatalogEntry& entry, const ModelsFolder& folder, const Downlo
     lastPercent = p.percent;
     out(progressLine(id, p));
   });
+  bool conflict = false;
   QObject::connect(&manager, &DownloadManager::stateChanged,
                    [&](const QString& id, DownloadTask::State s, const QString& message) {
-                     if (!message.isEmpty() && s != DownloadTask::State::Failed) out(id + QStringLiteral(": ") + message);
+                     conflict = s == DownloadTask::State::Conflict;
+                     if (!message.isEmpty() && s != DownloadTask::State::Failed && !conflict)
+                       out(id + QStringLiteral(": ") + message);
                    });
   QObject::connect(&manager, &DownloadManager::finished,
                    [&](const QString& id, bool ok, const QString& result, const QString& by) {
@@ -89,11 +92,15 @@ int download(const CatalogEntry& entry, const ModelsFolder& folder, const Downlo
                        out(QStringLiteral("%1: done: %2 (SHA-256 verified by %3)").arg(id, result, by));
                        code = 0;
                      } else {
-                       err(QStringLiteral("cannot download %1: %2").arg(id, result));
+                       // The other file is the user's: they choose, on the command line.
+                       const QString choice = conflict ? QStringLiteral(" Run again with --replace to replace it, or "
+                                                                        "with --keep-both to keep it under another name.")
+                                                       : QString();
+                       err(QStringLiteral("cannot download %1: %2%3").arg(id, result, choice));
                      }
                      QCoreApplication::exit(code);
                    });
-  DownloadRequest request{entry.id, entry.url, entry.sha256, entry.size, folder.path(), entry.fileName};
+  DownloadRequest request{entry.id, entry.url, entry.sha256, entry.size, folder.path(), entry.fileName, existing};
   QString error;
   if (!manager.start(request, &error)) {
     err(error);
@@ -105,44 +112,36 @@ int download(const CatalogEntry& entry, const ModelsFolder& folder, const Downlo
 
 }  // namespace
 
-bool isModelsCommand(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    if (std::strcmp(a, "--list-models") == 0 || std::strcmp(a, "--download") == 0 ||
-        std::strncmp(a, "--download=", 11) == 0)
-      return true;
-  }
-  return false;
+QList<QCommandLineOption> modelsCommandOptions() {
+  return {
+      {QStringLiteral("download"), QStringLiteral("Download the catalogue model ID into the models folder and exit."),
+       QStringLiteral("ID")},
+      {QStringLiteral("list-models"), QStringLiteral("List the catalogue with each model's installed state and exit.")},
+      {QStringLiteral("stall-timeout"),
+       QStringLiteral("With --download: seconds without data before a transfer counts as stalled (default 30)."),
+       QStringLiteral("SECONDS")},
+      {QStringLiteral("retries"),
+       QStringLiteral("With --download: retries after a dropped, stalled or refused connection (default 5)."),
+       QStringLiteral("N")},
+      {QStringLiteral("retry-delay"),
+       QStringLiteral("With --download: seconds before the first retry, doubled each time (default 1)."),
+       QStringLiteral("SECONDS")},
+      {QStringLiteral("replace"),
+       QStringLiteral("With --download: replace a different file of the same name in the models folder (by "
+                      "default it is kept and nothing is downloaded).")},
+      {QStringLiteral("keep-both"),
+       QStringLiteral("With --download: keep a different file of the same name as \"NAME (2).gguf\".")},
+  };
 }
 
-int runModelsCommand(int argc, char** argv) {
-  QCoreApplication app(argc, argv);
-  QCoreApplication::setApplicationName(QStringLiteral("Trit"));
-  QCoreApplication::setOrganizationName(QStringLiteral("Trit"));
-  QCoreApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
-
-  QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Trit model downloads, without a window"));
-  parser.addHelpOption();
-  const QCommandLineOption downloadOpt(QStringLiteral("download"), QStringLiteral("Download the catalogue model ID into the models folder."), QStringLiteral("ID"));
-  const QCommandLineOption listOpt(QStringLiteral("list-models"), QStringLiteral("List the catalogue with each model's installed state."));
-  // The same two options the window takes (model_manager_options.h), resolved the same way.
-  const QCommandLineOption catalogOpt = catalogOption();
-  const QCommandLineOption dirOpt = modelsDirOption();
-  const QCommandLineOption stallOpt(QStringLiteral("stall-timeout"), QStringLiteral("Seconds without data before a transfer counts as stalled (default 30)."), QStringLiteral("SECONDS"));
-  const QCommandLineOption retriesOpt(QStringLiteral("retries"), QStringLiteral("Retries after a dropped, stalled or refused connection (default 5)."), QStringLiteral("N"));
-  const QCommandLineOption backoffOpt(QStringLiteral("retry-delay"), QStringLiteral("Seconds before the first retry, doubled each time (default 1)."), QStringLiteral("SECONDS"));
-  parser.addOptions({downloadOpt, listOpt, catalogOpt, dirOpt, stallOpt, retriesOpt, backoffOpt});
-  if (!parser.parse(QCoreApplication::arguments())) {
-    err(parser.errorText());
+int runModelsCommand(const QCommandLineParser& parser) {
+  const QCommandLineOption stallOpt(QStringLiteral("stall-timeout"));
+  const QCommandLineOption retriesOpt(QStringLiteral("retries"));
+  const QCommandLineOption backoffOpt(QStringLiteral("retry-delay"));
+  if (parser.isSet(QStringLiteral("replace")) && parser.isSet(QStringLiteral("keep-both"))) {
+    err(QStringLiteral("--replace and --keep-both cannot be combined: choose one."));
     return 2;
   }
-  if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
-  if (!parser.positionalArguments().isEmpty()) {
-    err(QStringLiteral("unexpected argument \"%1\".").arg(parser.positionalArguments().first()));
-    return 2;
-  }
-
   DownloadOptions options;
   bool ok = true;
   if (parser.isSet(stallOpt)) {
@@ -162,16 +161,16 @@ int runModelsCommand(int argc, char** argv) {
   options.validate = [](const QString& path) { return inspectModel(path).error; };
 
   QString error;
-  const QString location = catalogLocation(parser.value(catalogOpt));
+  const QString location = catalogLocation(parser.value(catalogOption()));
   const auto catalog = loadCatalog(location, &error);
   if (!catalog) {
     err(error);
     return 2;
   }
-  const ModelsFolder folder(ModelsFolder::resolve(parser.value(dirOpt)));
-  if (parser.isSet(listOpt)) return listModels(*catalog, folder);
+  const ModelsFolder folder(ModelsFolder::resolve(parser.value(modelsDirOption())));
+  if (parser.isSet(QStringLiteral("list-models"))) return listModels(*catalog, folder);
 
-  const QString id = parser.value(downloadOpt);
+  const QString id = parser.value(QStringLiteral("download"));
   const CatalogEntry* entry = catalog->find(id);
   if (!entry) {
     QStringList ids;
@@ -180,7 +179,10 @@ int runModelsCommand(int argc, char** argv) {
             .arg(catalog->source, id, ids.isEmpty() ? QStringLiteral("nothing") : ids.join(QStringLiteral(", "))));
     return 2;
   }
-  return download(*entry, folder, options);
+  const ExistingFile existing = parser.isSet(QStringLiteral("replace"))     ? ExistingFile::Replace
+                                : parser.isSet(QStringLiteral("keep-both")) ? ExistingFile::KeepBoth
+                                                                            : ExistingFile::Keep;
+  return download(*entry, folder, options, existing);
 }
 
 }  // namespace trit::app

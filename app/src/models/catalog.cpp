@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include "sentence.h"
 #include "url_policy.h"
 
 namespace trit::models {
@@ -76,7 +77,7 @@ bool parseEntry(const QJsonObject& o, CatalogEntry* e, QString* why) {
     return false;
   }
   e->url = QUrl(url, QUrl::StrictMode);
-  if (QString bad = checkFetchUrl(e->url, QStringLiteral("download URL")); !bad.isEmpty()) {
+  if (QString bad = checkFetchUrl(e->url, QStringLiteral("download URL"), url); !bad.isEmpty()) {
     *why = bad;
     return false;
   }
@@ -123,7 +124,7 @@ std::optional<Catalog> parseCatalog(const QByteArray& json, const QString& sourc
     }
     if (!why.isEmpty()) {
       const QString label = e.id.isEmpty() ? QString() : QStringLiteral(" (\"%1\")").arg(e.id);
-      *error = QStringLiteral("The catalogue %1 has a bad entry models[%2]%3: %4.").arg(source).arg(i).arg(label, why);
+      *error = QStringLiteral("The catalogue %1 has a bad entry models[%2]%3: %4").arg(source).arg(i).arg(label, asSentence(why));
       return std::nullopt;
     }
     ids.insert(e.id);

@@ -9,6 +9,7 @@
 #include <QUrl>
 
 #include "network_errors.h"
+#include "sentence.h"
 #include "url_policy.h"
 
 namespace trit::models {
@@ -30,7 +31,7 @@ std::optional<Catalog> readLocal(const QString& location, QString* error) {
   if (url.scheme() == QLatin1String("qrc")) path = QLatin1Char(':') + url.path();
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) {
-    *error = QStringLiteral("Cannot read the catalogue file %1: %2.").arg(path, file.errorString());
+    *error = QStringLiteral("Cannot read the catalogue file %1: %2").arg(path, asSentence(file.errorString()));
     return std::nullopt;
   }
   if (file.size() > kMaxCatalogBytes) {
@@ -56,7 +57,7 @@ void fetchCatalog(const QString& location, QObject* context, CatalogCallback don
     return;
   }
   const QUrl url(location);
-  if (QString why = checkFetchUrl(url, QStringLiteral("catalogue URL")); !why.isEmpty()) {
+  if (QString why = checkFetchUrl(url, QStringLiteral("catalogue URL"), location); !why.isEmpty()) {
     QTimer::singleShot(0, context, [done, why] { done(std::nullopt, why); });
     return;
   }
@@ -90,7 +91,7 @@ void fetchCatalog(const QString& location, QObject* context, CatalogCallback don
     if (reply->error() != QNetworkReply::NoError || status != 200) {
       const QString why = describeFailure(reply->error(), status, reply->url().isEmpty() ? url : reply->url(),
                                           reply->errorString());
-      return done(std::nullopt, QStringLiteral("Cannot fetch the catalogue: %1").arg(why));
+      return done(std::nullopt, QStringLiteral("Cannot fetch the catalogue: %1").arg(asSentence(why)));
     }
     QString error;
     auto catalog = parseCatalog(reply->readAll(), url.toString(), &error);

@@ -11,6 +11,7 @@
 
 #include "file_hash.h"
 #include "network_errors.h"
+#include "sentence.h"
 #include "url_policy.h"
 
 namespace trit::models {
@@ -106,7 +107,7 @@ void DownloadTask::start() {
   sendRequest(request_.url);
 }
 
-bool DownloadTask::alreadyInstalled() {
+bool DownloadTask::settledByExistingFile() {
   const QString dest = finalPath();
   if (!QFileInfo::exists(dest)) return false;
   QString expected = request_.expectedSha256;
@@ -116,17 +117,76 @@ bool DownloadTask::alreadyInstalled() {
     expected = record->sha256;
     source = record->verifiedBy;
   }
-  if (expected.isEmpty()) return false;  // nothing to check it against: download it again
-  setState(State::Verifying, QStringLiteral("%1 is already in the models folder; checking its SHA-256.").arg(request_.fileName));
-  QString error;
-  if (sha256OfFile(dest, &error) != expected) return false;  // damaged or another file: replace it
-  if (!record || record->sha256 != expected) {
-    VerifiedRecord r{request_.id, request_.url.toString(), expected, source, QFileInfo(dest).size()};
-    writeVerifiedRecord(recordPath(dest), r, &error);
+  if (!expected.isEmpty()) {
+    setState(State::Verifying, QStringLiteral("%1 is already in the models folder; checking its SHA-256.").arg(request_.fileName));
+    QString error;
+    if (sha256OfFile(dest, &error) == expected) {
+      if (!record || record->sha256 != expected) {
+        VerifiedRecord r{request_.id, request_.url.toString(), expected, source, QFileInfo(dest).size()};
+        writeVerifiedRecord(recordPath(dest), r, &error);
+      }
+      setState(State::Done, QStringLiteral("Already installed and verified."));
+      emit finished(true, dest, source);
+      return true;
+    }
   }
-  setState(State::Done, QStringLiteral("Already installed and verified."));
-  emit finished(true, dest, source);
+  // Another file of that name (the user's own model, a damaged copy, or one nothing can vouch for):
+  // replaced or set aside only when the user said so, and then only once the download is verified.
+  if (request_.existing != ExistingFile::Keep) return false;
+  conflict(expected.isEmpty()
+               ? QStringLiteral("A file named %1 is already in the models folder (%2) and cannot be checked: the "
+                                "catalogue gives no SHA-256 for %3. It was kept, and nothing was downloaded.")
+                     .arg(request_.fileName, dest, request_.id)
+               : QStringLiteral("A different file named %1 is already in the models folder (%2): it is not the "
+                                "catalogue's %3 (its SHA-256 differs). It was kept, and nothing was downloaded.")
+                     .arg(request_.fileName, dest, request_.id));
   return true;
+}
+
+void DownloadTask::conflict(const QString& why) {
+  setState(State::Conflict, why);
+  emit finished(false, why, QString());
+}
+
+namespace {
+// "NAME (2).gguf", "NAME (3).gguf", ...: the first name free in the same folder.
+QString keptName(const QString& path) {
+  const QFileInfo info(path);
+  const QString suffix = info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix();
+  const QString stem = info.fileName().chopped(suffix.size());
+  for (int n = 2;; ++n) {
+    const QString candidate = info.dir().filePath(QStringLiteral("%1 (%2)%3").arg(stem).arg(n).arg(suffix));
+    if (!QFileInfo::exists(candidate) && !QFileInfo::exists(partPath(candidate))) return candidate;
+  }
+}
+}  // namespace
+
+bool DownloadTask::makeRoomForInstall() {
+  const QString dest = finalPath();
+  if (!QFileInfo::exists(dest)) return true;
+  switch (request_.existing) {
+    case ExistingFile::Replace:
+      return true;  // the rename replaces it, as the user confirmed
+    case ExistingFile::Keep:
+      // It appeared while the download ran: still not ours to replace. The verified .part stays.
+      closePart();
+      savePartState();
+      conflict(QStringLiteral("A file named %1 appeared in the models folder (%2) during the download. It was kept; "
+                              "the download was not installed.").arg(request_.fileName, dest));
+      return false;
+    case ExistingFile::KeepBoth: {
+      const QString kept = keptName(dest);
+      if (!QFile::rename(dest, kept)) {  // QFile::rename never overwrites
+        fail(QStringLiteral("Cannot rename the other %1 to %2 to keep both files; nothing was replaced.")
+                 .arg(dest, kept), false);
+        return false;
+      }
+      setState(State::Verifying, QStringLiteral("The other file named %1 was kept as %2.")
+                                     .arg(request_.fileName, QFileInfo(kept).fileName()));
+      return true;
+    }
+  }
+  return false;
 }
 
 bool DownloadTask::prepare() {
@@ -134,7 +194,7 @@ bool DownloadTask::prepare() {
     fail(QStringLiteral("Cannot create the models folder %1.").arg(request_.directory), false);
     return false;
   }
-  if (alreadyInstalled()) return false;
+  if (settledByExistingFile()) return false;
   const QString part = partPath(finalPath());
   const auto saved = readPartState(partStatePath(finalPath()));
   offset_ = 0;
@@ -475,7 +535,7 @@ void DownloadTask::verifyAndInstall() {
   const QString onDisk = sha256OfFile(part, &error);
   if (onDisk.isEmpty())
     return fail(QStringLiteral("The downloaded file %1 cannot be checked: %2 It was deleted; try downloading again.")
-                    .arg(part, error), true);
+                    .arg(part, asSentence(error)), true);
   if (onDisk != expected)
     return fail(QStringLiteral("The downloaded file %1 changed on disk before it could be accepted (its SHA-256 is "
                                "now %2). It was deleted; try downloading again.").arg(part, onDisk), true);
@@ -483,8 +543,9 @@ void DownloadTask::verifyAndInstall() {
     const QString invalid = options_.validate(part);
     if (!invalid.isEmpty())
       return fail(QStringLiteral("The downloaded file for %1 is not a model Trit can use: %2 It was deleted.")
-                      .arg(request_.id, invalid), true);
+                      .arg(request_.id, asSentence(invalid)), true);
   }
+  if (!makeRoomForInstall()) return;
   std::error_code ec;
   std::filesystem::rename(part.toStdString(), finalPath().toStdString(), ec);  // atomic within one folder
   if (ec)

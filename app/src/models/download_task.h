@@ -26,7 +26,10 @@ namespace trit::models {
 class DownloadTask : public QObject {
   Q_OBJECT
  public:
-  enum class State { Idle, Connecting, Downloading, Stalled, Waiting, Paused, Verifying, Done, Failed, Cancelled };
+  // Conflict: a different file has the download's name and request().existing is Keep; it was left as it
+  // is, and finished(false, ...) follows. The user decides: replace it, or keep both.
+  enum class State { Idle, Connecting, Downloading, Stalled, Waiting, Paused, Verifying, Done, Failed, Cancelled,
+                     Conflict };
   Q_ENUM(State)
 
   DownloadTask(DownloadRequest request, DownloadOptions options, QObject* parent = nullptr);
@@ -54,7 +57,11 @@ class DownloadTask : public QObject {
 
   void setState(State s, const QString& message = {});
   bool prepare();
-  bool alreadyInstalled();
+  // A file already at the final name: true when it ends the task (it is the expected file: Done; or it
+  // is another file the request does not allow to replace: Conflict).
+  bool settledByExistingFile();
+  void conflict(const QString& why);
+  bool makeRoomForInstall();  // the final name is free, or the user's choice made it so
   void resetPart();
   void sendRequest(const QUrl& url);
   void onMetaData();

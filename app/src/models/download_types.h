@@ -7,6 +7,11 @@
 
 namespace trit::models {
 
+// A different file already at the download's name is never replaced unasked (issue 30): the download
+// stops before it starts unless the user chose to replace that file, or to keep both (the other file
+// is then renamed "NAME (2).gguf" just before the verified download takes its name).
+enum class ExistingFile { Keep, Replace, KeepBoth };
+
 struct DownloadRequest {
   QString id;              // catalogue id, for messages and the provenance record
   QUrl url;                // the catalogue's URL (redirects are followed from here)
@@ -14,6 +19,7 @@ struct DownloadRequest {
   qint64 expectedSize = 0; // 0 when unknown
   QString directory;       // the models folder
   QString fileName;        // final name inside `directory`
+  ExistingFile existing = ExistingFile::Keep;  // what to do with a different file of that name
 };
 
 struct DownloadOptions {

@@ -433,14 +433,17 @@ QString ModelManagerBridge::pathOf(const QString& id) const {
 
 void ModelManagerBridge::fail(const QString& message) { emit errorOccurred(message); }
 
-bool ModelManagerBridge::download(const QString& id) {
+bool ModelManagerBridge::download(const QString& id, const QString& existing) {
   const CatalogEntry* e = catalog_.find(id);
   if (!e) {
     fail(tr("There is no model \"%1\" in the catalogue.").arg(id));
     return false;
   }
   QString error;
-  const DownloadRequest request{e->id, e->url, e->sha256, e->size, folder_.path(), e->fileName};
+  const ExistingFile choice = existing == QLatin1String("replace")     ? ExistingFile::Replace
+                              : existing == QLatin1String("keep-both") ? ExistingFile::KeepBoth
+                                                                       : ExistingFile::Keep;
+  const DownloadRequest request{e->id, e->url, e->sha256, e->size, folder_.path(), e->fileName, choice};
   if (!downloads_->start(request, &error)) {
     fail(error);
     return false;
@@ -522,6 +525,9 @@ void ModelManagerBridge::onState(const QString& id, DownloadTask::State s, const
       live.paused = false;
       live.downloading = true;
       break;
+    case DownloadTask::State::Conflict:
+      conflicted_.insert(id);
+      break;
     default:  // Idle, Done, Failed, Cancelled: finished() follows and decides
       break;
   }
@@ -538,8 +544,12 @@ void ModelManagerBridge::onState(const QString& id, DownloadTask::State s, const
 
 void ModelManagerBridge::onFinished(const QString& id, bool ok, const QString& result) {
   const bool cancelled = cancelling_.remove(id);
-  if (!ok && !cancelled) {
-    const CatalogEntry* e = catalog_.find(id);
+  const bool conflict = conflicted_.remove(id);
+  const CatalogEntry* e = catalog_.find(id);
+  if (conflict) {
+    // Not an error: the user's file was kept, and the dialog asks what to do with it.
+    emit downloadConflict(id, e ? e->name : id, e ? e->fileName : id, result);
+  } else if (!ok && !cancelled) {
     fail(tr("Cannot download %1: %2").arg(e ? e->name : id, result));
   }
   // The folder changed (a new model, or a part gone): the row keeps its download state until the rescan

@@ -166,7 +166,9 @@ class ModelManagerBridge : public QObject {
   Q_INVOKABLE void selectGpu(int device, int contextLength);
   Q_INVOKABLE void refreshGpu();  // asks the selected device again (its free memory changes over time)
 
-  Q_INVOKABLE bool download(const QString& id);
+  // `existing` says what to do with a different file of the same name in the folder: "" keeps it (the
+  // download stops with downloadConflict), "replace" (after the user confirmed) or "keep-both".
+  Q_INVOKABLE bool download(const QString& id, const QString& existing = QString());
   Q_INVOKABLE void pause(const QString& id);
   Q_INVOKABLE void resume(const QString& id);
   Q_INVOKABLE void cancel(const QString& id);
@@ -192,6 +194,9 @@ class ModelManagerBridge : public QObject {
   void gpuChanged();
   void errorOccurred(const QString& message);  // a sentence for the user
   void downloadFinished(const QString& id, bool ok, const QString& message);
+  // A different file has the download's name (`fileName`); it was kept. The dialog asks the user to keep
+  // both or to replace it, and calls download() again with the choice.
+  void downloadConflict(const QString& id, const QString& name, const QString& fileName, const QString& message);
   void importFinished(bool ok, const QString& pathOrMessage);
   void removed(const QString& path);
 
@@ -232,6 +237,7 @@ class ModelManagerBridge : public QObject {
   quint64 gpuGeneration_ = 0;      // a probe's answer counts only if no newer request was made
   QHash<QString, ModelRow> live_;  // download state by id, kept across rebuilds
   QSet<QString> cancelling_;       // ids whose cancel() is on its way (their failure is no error)
+  QSet<QString> conflicted_;       // ids whose download stopped at another file of the same name
 };
 
 // For main(): the app's bridge (catalogue from --catalog, $TRIT_CATALOG or the built-in one; folder from

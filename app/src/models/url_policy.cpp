@@ -10,20 +10,21 @@ bool isLoopbackHost(const QString& host) {
   return !address.isNull() && address.isLoopback();
 }
 
-QString checkFetchUrl(const QUrl& url, const QString& what) {
+QString checkFetchUrl(const QUrl& url, const QString& what, const QString& given) {
+  // Quoted as the user wrote it: an invalid QUrl prints as "".
+  const QString shown = given.isEmpty() ? url.toString() : given;
   if (!url.isValid() || url.isRelative())
-    return QStringLiteral("The %1 \"%2\" is not a valid absolute URL.").arg(what, url.toString());
+    return QStringLiteral("The %1 \"%2\" is not a valid absolute URL.").arg(what, shown);
   const QString scheme = url.scheme().toLower();
-  if (url.host().isEmpty()) return QStringLiteral("The %1 \"%2\" has no host.").arg(what, url.toString());
-  if (scheme == QLatin1String("https")) return {};
-  if (scheme == QLatin1String("http")) {
-    if (isLoopbackHost(url.host())) return {};
-    return QStringLiteral("The %1 \"%2\" uses plain http, which is only allowed to this computer "
-                          "(127.0.0.1, ::1, localhost); use https.")
-        .arg(what, url.toString());
-  }
-  return QStringLiteral("The %1 \"%2\" uses the unsupported scheme \"%3\"; only https is accepted.")
-      .arg(what, url.toString(), scheme);
+  if (scheme != QLatin1String("https") && scheme != QLatin1String("http"))
+    return QStringLiteral("The %1 \"%2\" uses the unsupported scheme \"%3\"; only https is accepted (and plain "
+                          "http to this computer).")
+        .arg(what, shown, scheme);
+  if (url.host().isEmpty()) return QStringLiteral("The %1 \"%2\" has no host.").arg(what, shown);
+  if (scheme == QLatin1String("https") || isLoopbackHost(url.host())) return {};
+  return QStringLiteral("The %1 \"%2\" uses plain http, which is only allowed to this computer "
+                        "(127.0.0.1, ::1, localhost); use https.")
+      .arg(what, shown);
 }
 
 QString checkRedirect(const QUrl& from, const QUrl& to) {

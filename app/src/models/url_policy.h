@@ -11,8 +11,9 @@ namespace trit::models {
 bool isLoopbackHost(const QString& host);
 
 // Empty when `url` may be fetched; otherwise a sentence saying why not. `what` names the URL's role
-// in the message ("catalogue URL", "download URL").
-QString checkFetchUrl(const QUrl& url, const QString& what);
+// in the message ("catalogue URL", "download URL"); `given`, the text the URL was parsed from, is what
+// the message quotes (default: the URL itself).
+QString checkFetchUrl(const QUrl& url, const QString& what, const QString& given = {});
 
 // Empty when a response from `from` may redirect to `to`; otherwise why not.
 QString checkRedirect(const QUrl& from, const QUrl& to);

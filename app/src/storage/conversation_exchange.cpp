@@ -7,7 +7,9 @@
 #include <QJsonObject>
 #include <QSet>
 #include <cmath>
+#include <limits>
 
+#include "chat/sampling_fields.h"
 #include "storage/conversation_store.h"
 
 namespace trit::storage {
@@ -157,11 +159,16 @@ class Reader {
     if (!v.isBool()) fail(key, QStringLiteral("must be true or false"));
     return v.toBool();
   }
-  std::int64_t integer(const QString& key, std::int64_t min) const {
+  // Whole numbers up to `max` (9e15 keeps every one exact in a double); no value is ever wrapped.
+  std::int64_t integer(const QString& key, std::int64_t min, std::int64_t max = 9'000'000'000'000'000) const {
     const auto v = require(key);
     const double d = v.toDouble(-1);
-    if (!v.isDouble() || d != std::floor(d) || d < static_cast<double>(min) || d > 9.0e15)
-      fail(key, QStringLiteral("must be a whole number of at least %1").arg(min));
+    if (!v.isDouble() || d != std::floor(d) || d < static_cast<double>(min) || d > static_cast<double>(max)) {
+      const QString given = v.isDouble() ? QString::number(d, 'g', 17) : QStringLiteral("not a number");
+      fail(key, max < 9'000'000'000'000'000
+                    ? QStringLiteral("must be a whole number from %1 to %2 (got %3)").arg(min).arg(max).arg(given)
+                    : QStringLiteral("must be a whole number of at least %1").arg(min));
+    }
     return static_cast<std::int64_t>(d);
   }
   double number(const QString& key) const {
@@ -234,6 +241,10 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
   c.systemPrompt = root.string(QStringLiteral("systemPrompt"));
   c.model = root.string(QStringLiteral("model"));
   c.sampling = root.object(QStringLiteral("sampling"));
+  // Checked as the settings file is (chat/sampling_fields.h): a stored value must never fail a reply.
+  QString samplingKey;
+  if (const QString problem = chat::samplingJsonProblem(c.sampling, &samplingKey); !problem.isEmpty())
+    root.fail(QStringLiteral("sampling.") + samplingKey, problem);
 
   const QJsonValue list = root.require(QStringLiteral("messages"));
   if (!list.isArray()) root.fail(QStringLiteral("messages"), QStringLiteral("must be an array"));
@@ -261,7 +272,7 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
       im.parentIndex = indexOfId.value(parentId);
       m.position = messages[im.parentIndex].message.position + 1;
     }
-    m.variantIndex = static_cast<int>(r.integer(QStringLiteral("variant"), 0));
+    m.variantIndex = static_cast<int>(r.integer(QStringLiteral("variant"), 0, std::numeric_limits<int>::max()));
     if (variantsSeen.contains({im.parentIndex, m.variantIndex})) {
       r.fail(QStringLiteral("variant"),
              QStringLiteral("%1 is already used by another version of this message").arg(m.variantIndex));

@@ -71,6 +71,10 @@ std::int64_t ConversationStore::nowMs() { return QDateTime::currentMSecsSinceEpo
 
 ConversationStore::ConversationStore(const QString& path, const OpenOptions& options, QObject* parent)
     : QObject(parent) {
+  // SQLite takes an empty file for a new database, and so does Trit (a version-0 database is one): an
+  // empty file holds no conversation, so nothing can be lost by starting in it. But a file that should
+  // hold conversations and was emptied by something else must not vanish silently: the callers say it.
+  if (const QFileInfo info(path); info.exists() && info.isFile() && info.size() == 0) emptyAtOpen_ = true;
   db_ = std::make_unique<Database>(path);
   int busy = options.busyTimeoutMs;
   bool ok = false;

@@ -40,6 +40,8 @@ class ConversationStore : public QObject {
   const QString& path() const { return db_->path(); }
   // Replies found unfinished and marked interrupted when this store opened.
   int interruptedAtOpen() const { return interruptedAtOpen_; }
+  // The file existed but was empty (0 bytes) when opened: a new database was started in it.
+  bool emptyAtOpen() const { return emptyAtOpen_; }
 
   // Conversations.
   std::int64_t createConversation(const QString& title = {}, const QString& systemPrompt = {},
@@ -118,6 +120,7 @@ class ConversationStore : public QObject {
 
   std::unique_ptr<Database> db_;
   int interruptedAtOpen_ = 0;
+  bool emptyAtOpen_ = false;
 };
 
 // For the app: opens the database at `path`; if the file is damaged it is moved aside (never
