@@ -5,7 +5,8 @@
 // exchange format promises (conversation_exchange.h):
 // - a file that cannot be imported gets an ExchangeError with a message and writes nothing;
 // - one that imports keeps every message's role, text and variant exactly (nothing wrapped or
-//   rounded), and its export imports and exports again to the same bytes.
+//   rounded), holds only sampling settings a reply can run with, and its export imports and exports
+//   again to the same bytes.
 #include <QByteArray>
 #include <QDir>
 #include <QJsonArray>
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "chat/sampling_fields.h"
 #include "storage/conversation_exchange.h"
 #include "storage/conversation_store.h"
 
@@ -71,6 +73,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (store.conversationCount() != before + 1) fail("an import did not add exactly one conversation");
   const QByteArray first = exportJson(store, id);
   if (messageKeys(first) != messageKeys(json)) fail("an import changed a message's role, text or variant");
+  QString key;
+  const QJsonObject sampling = QJsonDocument::fromJson(first).object().value(QStringLiteral("sampling")).toObject();
+  if (const QString problem = trit::chat::samplingJsonProblem(sampling, &key); !problem.isEmpty())
+    fail("an import kept sampling settings a reply would fail on:", key + QStringLiteral(": ") + problem);
   std::int64_t again = 0;
   try {
     again = importJson(store, first);
