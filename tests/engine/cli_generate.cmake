@@ -21,3 +21,26 @@ add_test(NAME cli_generate_precision_f64
          COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt "The quick brown fox" --temp 0 --max-tokens 2 --precision f64)
 set_tests_properties(cli_generate_precision_f64 PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   PASS_REGULAR_EXPRESSION "\\[cpu, f64\\] prompt [0-9]+ tokens")
+
+# Issue 30 #11: an integer too large for 64 bits is out of range, with the range, not "not an integer"
+# (the same parser serves every integer option of every command: make-model's --context too).
+add_test(NAME cli_generate_seed_out_of_range
+         COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt hi --seed 18446744073709551616)
+set_tests_properties(cli_generate_seed_out_of_range PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "--seed: 18446744073709551616 is out of range; it must be between 0 and 9223372036854775807")
+add_test(NAME cli_make_model_context_out_of_range
+         COMMAND trit-cli make-model ${CMAKE_BINARY_DIR}/test-tmp/never-written.gguf --shape tiny --context=99999999999999999999)
+set_tests_properties(cli_make_model_context_out_of_range PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "--context: 99999999999999999999 is out of range; it must be between 1 and 16777216")
+
+# Every option takes its value as `--opt value` or `--opt=value`, in every command (one parser, args.cpp):
+# the same greedy reply both ways, and make-model, which had a parser of its own, takes --shape=.
+add_test(NAME cli_generate_option_forms_agree
+         COMMAND sh -c "a=$(\"$0\" generate \"$1\" --backend cpu --prompt 'The quick' --temp 0 --max-tokens 4 --seed 5 --quiet-stats) && b=$(\"$0\" generate \"$1\" --backend=cpu --prompt='The quick' --temp=0 --max-tokens=4 --seed=5 --quiet-stats) && [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] && echo same"
+                 $<TARGET_FILE:trit-cli> ${_golden_a})
+set_tests_properties(cli_generate_option_forms_agree PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "^same\n$")
+add_test(NAME cli_make_model_option_equals_form
+         COMMAND trit-cli make-model ${CMAKE_BINARY_DIR}/test-tmp/cli_make_model_equals.gguf --shape=tiny --seed=4 --context=512 --name=eq)
+set_tests_properties(cli_make_model_option_equals_form PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "wrote .*cli_make_model_equals\\.gguf: .*shape tiny.*seed 4" FAIL_REGULAR_EXPRESSION "error")
