@@ -33,6 +33,14 @@ add_test(NAME cli_make_model_context_out_of_range
 set_tests_properties(cli_make_model_context_out_of_range PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
   PASS_REGULAR_EXPRESSION "--context: 99999999999999999999 is out of range; it must be between 1 and 16777216")
 
+# Issue 30 #11: the offset of invalid UTF-8 in --chat counts in what the user typed ("ab\377c": byte 2 of
+# 4), not in the templated "User: ab\377c" (it said byte 8 of 10).
+add_test(NAME cli_generate_chat_invalid_utf8_offset
+         COMMAND sh -c "\"$0\" generate \"$1\" --backend cpu --chat \"$(printf 'ab\\377c')\""
+                 $<TARGET_FILE:trit-cli> ${_golden_a})
+set_tests_properties(cli_generate_chat_invalid_utf8_offset PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "chat message 0 \\(User\\) is not valid UTF-8 at byte 2 of its 4 bytes")
+
 # Every option takes its value as `--opt value` or `--opt=value`, in every command (one parser, args.cpp):
 # the same greedy reply both ways, and make-model, which had a parser of its own, takes --shape=.
 add_test(NAME cli_generate_option_forms_agree
