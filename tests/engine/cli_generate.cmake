@@ -12,8 +12,10 @@ add_test(NAME cli_generate_rejects_unknown_option
          COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt x --temperature 1)
 set_tests_properties(cli_generate_rejects_unknown_option PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   PASS_REGULAR_EXPRESSION "unknown option '--temperature'")
+# A 6-token prompt in a context of 8: the reply runs into the end of the context (a prompt that is itself
+# too long is an error of its own, below).
 add_test(NAME cli_generate_reports_full_context
-         COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt "a long enough prompt" --ctx 8)
+         COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt "a long" --ctx 8)
 set_tests_properties(cli_generate_reports_full_context PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   PASS_REGULAR_EXPRESSION "context of 8 tokens is full")
 # The statistics line names the precision: fp32 by default, f64 when asked (the CPU reference too).
@@ -21,6 +23,23 @@ add_test(NAME cli_generate_precision_f64
          COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt "The quick brown fox" --temp 0 --max-tokens 2 --precision f64)
 set_tests_properties(cli_generate_precision_f64 PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   PASS_REGULAR_EXPRESSION "\\[cpu, f64\\] prompt [0-9]+ tokens")
+
+# Issue 30 #9: a prompt longer than the context is an error with the exact figures and the remedy, exit 1,
+# and no statistics line (it used to print "prompt 17 tokens ... = 276940.6 t/s | finish: context_full").
+add_test(NAME cli_generate_prompt_longer_than_context
+         COMMAND sh -c "\"$0\" generate \"$1\" --backend cpu --prompt 'a long enough prompt' --ctx 8 2>&1; echo \"exit=$?\""
+                 $<TARGET_FILE:trit-cli> ${_golden_a})
+set_tests_properties(cli_generate_prompt_longer_than_context PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "^trit-cli generate: error: the prompt is 17 tokens but the context holds 8: it is 9 tokens too long\\. Shorten the prompt or use a longer context \\(--ctx, up to the model's 4096 tokens\\)\nexit=1\n$"
+  FAIL_REGULAR_EXPRESSION "t/s")
+
+# Issue 30 #10: an empty stop string would end every reply at once; it is refused before the model loads.
+add_test(NAME cli_generate_rejects_empty_stop
+         COMMAND sh -c "\"$0\" generate \"$1\" --backend cpu --prompt hi --stop '' 2>&1; echo \"exit=$?\""
+                 $<TARGET_FILE:trit-cli> ${_golden_a})
+set_tests_properties(cli_generate_rejects_empty_stop PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "error: stop string 1 is empty; an empty stop string would end every reply before its first character\nexit=1"
+  FAIL_REGULAR_EXPRESSION "t/s")
 
 # Issue 30 #11: an integer too large for 64 bits is out of range, with the range, not "not an integer"
 # (the same parser serves every integer option of every command: make-model's --context too).
