@@ -83,7 +83,7 @@ const char* to_string(FinishReason reason) {
 Session::Session(std::shared_ptr<const Model> model, std::unique_ptr<Forward> forward)
     : model_(std::move(model)), forward_(std::move(forward)) {
   if (!model_ || !forward_) throw std::invalid_argument("Session needs a model and a forward pass");
-  tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_gguf(model_->file()));
+  tokenizer_ = &model_->tokenizer();  // built and validated by Model::open
   logits_.resize(static_cast<size_t>(forward_->vocab_size()));
 }
 

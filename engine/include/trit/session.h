@@ -137,7 +137,7 @@ class Session {
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Forward> forward_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  const Tokenizer* tokenizer_ = nullptr;  // the model's
   std::vector<int32_t> cached_;
   std::vector<float> logits_;
   std::atomic<bool> cancel_{false};
