@@ -4,6 +4,9 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <trit/model.h>
 #include <trit/tokenizer.h>
@@ -85,6 +88,29 @@ class TestChatBridge : public QObject {
     QVERIFY(!chat_->send(u"hello"_qs));  // no model: nothing is sent
     QVERIFY(chat_->lastError().contains(u"No model"_qs));
     QCOMPARE(chat_->messages()->count(), 0);
+  }
+
+  // Issue 30 #5: `trit --model x.gguf` with x.gguf a FIFO hung the engine thread forever (the file was
+  // opened, waiting for a writer, before its type was checked). It must fail at once, saying why.
+  void fifoModelFailsAtOnce() {
+    const QString fifo = dir_ + QStringLiteral("/x.gguf");
+    QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    LoadRequest r;
+    r.path = fifo;
+    r.backend = QStringLiteral("cpu");
+    engine_->load(r);
+    QElapsedTimer clock;
+    clock.start();
+    while (engine_->state() == EngineBridge::State::Loading && clock.elapsed() < 10'000) QTest::qWait(10);
+    if (engine_->state() == EngineBridge::State::Loading) {
+      // Release the blocked open() (a writer arrives), so the failure does not hang the test too.
+      const int w = ::open(QFile::encodeName(fifo).constData(), O_WRONLY | O_NONBLOCK);
+      QTRY_VERIFY_WITH_TIMEOUT(engine_->state() != EngineBridge::State::Loading, kTimeoutMs);
+      if (w >= 0) ::close(w);
+      QFAIL("loading a FIFO blocked");
+    }
+    QCOMPARE(engine_->state(), EngineBridge::State::Error);
+    QVERIFY2(engine_->errorMessage().contains(u"is not a regular file (it is a FIFO"_qs), qPrintable(engine_->errorMessage()));
   }
 
   void damagedModelFileSaysWhy() {
