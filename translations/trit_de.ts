@@ -1037,6 +1037,14 @@
             <numerusform>Die Unterhaltung passt nicht mehr in den Kontext des Modells von %n Token. Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location filename="../app/src/chat/chat_controller.cpp" line="519"/>
+        <source>This message is %n tokens too long: with it the prompt takes %1 tokens, and the model&apos;s context holds %2. Edit the message to shorten it, or raise the context length in Settings.</source>
+        <translation>
+            <numerusform>Diese Nachricht ist %n Token zu lang: mit ihr umfasst die Eingabe %1 Token, der Kontext des Modells fasst %2. Kürzen Sie die Nachricht, indem Sie sie bearbeiten, oder erhöhen Sie die Kontextlänge in den Einstellungen.</numerusform>
+            <numerusform>Diese Nachricht ist %n Token zu lang: mit ihr umfasst die Eingabe %1 Token, der Kontext des Modells fasst %2. Kürzen Sie die Nachricht, indem Sie sie bearbeiten, oder erhöhen Sie die Kontextlänge in den Einstellungen.</numerusform>
+        </translation>
+    </message>
     <message>
         <location filename="../app/src/chat/conversation_records.cpp" line="75"/>
         <source>This reply ended with an error.</source>

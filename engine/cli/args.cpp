@@ -57,10 +57,13 @@ long long Args::get_int(const std::string& flag, long long fallback, long long m
   const std::string s = get(flag, "");
   long long v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+  // A number too large for 64 bits is still a number: it is out of range, like any other value past max.
+  const bool whole = !s.empty() && end == s.data() + s.size();
+  if (!whole || (ec != std::errc() && ec != std::errc::result_out_of_range))
     throw std::invalid_argument(flag + ": '" + s + "' is not an integer");
-  if (v < min || v > max)
-    throw std::invalid_argument(flag + ": " + s + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  if (ec == std::errc::result_out_of_range || v < min || v > max)
+    throw std::invalid_argument(flag + ": " + s + " is out of range; it must be between " + std::to_string(min) + " and " +
+                                std::to_string(max));
   return v;
 }
 
@@ -71,6 +74,8 @@ double Args::get_double(const std::string& flag, double fallback) const {
   double v = 0;
   try {
     v = std::stod(s, &used);
+  } catch (const std::out_of_range&) {
+    throw std::invalid_argument(flag + ": " + s + " is out of the range of a double-precision number");
   } catch (const std::exception&) {
     used = 0;
   }

@@ -1,5 +1,7 @@
 // trit-cli generate MODEL (--prompt TEXT | --chat TEXT) [--system TEXT] [sampling flags] ...
 // Streams the reply to stdout as it is generated and prints the statistics to stderr.
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -24,7 +26,6 @@ trit::SamplingParams sampling_from(const trit::cli::Args& a) {
   p.repeat_penalty = static_cast<float>(a.get_double("--repeat-penalty", p.repeat_penalty));
   p.repeat_last_n = static_cast<int32_t>(a.get_int("--repeat-last-n", p.repeat_last_n, 0, 1 << 20));
   p.seed = static_cast<uint64_t>(a.get_int("--seed", 0, 0, INT64_MAX));
-  if (auto e = p.validate(); !e.empty()) throw std::invalid_argument(e);
   return p;
 }
 
@@ -37,6 +38,12 @@ int run_generate(const std::vector<std::string>& argv) {
   const std::string& path = a.single_positional("MODEL");
   const int modes = a.has("--prompt") + a.has("--chat") + a.has("--stdin");
   if (modes != 1) throw std::invalid_argument("give exactly one of --prompt TEXT, --chat TEXT or --stdin");
+  // Every option is checked (by the engine's own rules) before the model is loaded.
+  trit::GenerateOptions go;
+  go.sampling = sampling_from(a);
+  go.max_tokens = static_cast<int32_t>(a.get_int("--max-tokens", 256, 1, 1 << 24));
+  go.stop_strings = a.get_all("--stop");
+  if (auto e = go.validate(); !e.empty()) throw std::invalid_argument(e);
 
   auto model = trit::Model::open(path);
   trit::SessionOptions so;
@@ -60,15 +67,21 @@ int run_generate(const std::vector<std::string>& argv) {
     prompt = tok.encode(text, /*allow_special=*/false, /*add_bos=*/tok.bos() >= 0);
   }
 
-  trit::GenerateOptions go;
-  go.sampling = sampling_from(a);
-  go.max_tokens = static_cast<int32_t>(a.get_int("--max-tokens", 256, 1, 1 << 24));
-  go.stop_strings = a.get_all("--stop");
   go.on_text = [](std::string_view piece) {
     std::fwrite(piece.data(), 1, piece.size(), stdout);
     std::fflush(stdout);
   };
-  const auto r = session->generate(prompt, go);
+  trit::GenerateResult r;
+  try {
+    r = session->generate(prompt, go);
+  } catch (const trit::PromptTooLongError& e) {
+    // No reply and no statistics: there is nothing to measure.
+    const auto model_ctx = static_cast<int32_t>(std::min<uint32_t>(model->config().context, INT32_MAX));
+    std::fprintf(stderr, "trit-cli generate: error: %s%s\n", e.what(),
+                 e.context() < model_ctx ? (" (--ctx, up to the model's " + std::to_string(model_ctx) + " tokens)").c_str()
+                                         : " (this is the model's whole context)");
+    return 1;
+  }
   std::printf("\n");
   if (!a.has("--quiet-stats")) {
     const auto& s = r.stats;

@@ -1,5 +1,6 @@
 // trit-cli inspect MODEL: what a GGUF file holds (metadata, tensor table, totals) and whether this engine
-// can load it, with the precise reason when it cannot. Exit 0 if loadable, 1 if not.
+// can load it (Model::from_file, the validation Model::open runs), with the precise reason when it
+// cannot. Exit 0 if loadable, 1 if not.
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -9,8 +10,8 @@
 #include <vector>
 
 #include "command.h"
-#include "gguf/model_loader.h"
 #include "trit/gguf.h"
+#include "trit/model.h"
 
 namespace {
 
@@ -74,11 +75,13 @@ int run_inspect(const std::vector<std::string>& args) {
   }
   print_file(*f);
   try {
+    // The verdict is Model's own validation: exactly what every other part of the engine loads.
     auto t0 = std::chrono::steady_clock::now();
-    auto m = trit::gguf_detail::load_model(*f);
+    auto m = trit::Model::from_file(std::move(f));
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const auto& c = m.config;
-    std::printf("\nvalidated every tensor (shapes, types, I2_S scales and codes) in %.1f ms\n", ms);
+    const auto& c = m->config();
+    std::printf("\nvalidated the hyper-parameters, every tensor (shapes, types, finite norms and embedding, I2_S "
+                "scales and codes) and the tokenizer in %.1f ms\n", ms);
     std::printf("verdict: loadable (%s, %u layers, dim %u, heads %u/%u, head_dim %u, ffn %u, vocab %u, context %u, "
                 "rms_eps %g, rope_base %g, bos %d, eos %d, eot %d)\n",
                 c.architecture.c_str(), c.layers, c.dim, c.heads, c.kv_heads, c.head_dim, c.ffn, c.vocab, c.context,

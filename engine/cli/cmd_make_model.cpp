@@ -1,9 +1,10 @@
 // trit-cli make-model: writes a synthetic BitNet b1.58 model (random weights, exact 2B4T file format).
-#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "command.h"
 #include "trit/model_generator.h"
 
@@ -18,12 +19,6 @@ int usage_error(const std::string& what) {
   return 2;
 }
 
-template <typename T>
-bool parse_uint(const std::string& s, T& out) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return !s.empty() && ec == std::errc() && end == s.data() + s.size();
-}
-
 std::string human_bytes(uint64_t b) {
   char buf[64];
   if (b >= (uint64_t{1} << 30))
@@ -36,38 +31,18 @@ std::string human_bytes(uint64_t b) {
 }
 
 int run_make_model(const std::vector<std::string>& args) {
+  const trit::cli::Args a(args, {"--shape", "--vocab", "--seed", "--context", "--name"}, {});
+  if (a.positional().empty()) return usage_error("no output path given");
+  if (a.positional().size() > 1)
+    return usage_error("more than one output path ('" + a.positional()[0] + "' and '" + a.positional()[1] + "')");
+  if (!a.has("--shape")) return usage_error("--shape is required");
   trit::GeneratorOptions o;
-  bool have_out = false, have_shape = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
-    if (a == "--shape" || a == "--vocab" || a == "--seed" || a == "--context" || a == "--name") {
-      const std::string* v = value();
-      if (!v) return usage_error(a + " needs a value");
-      if (a == "--shape") {
-        o.shape = trit::parse_generator_shape(*v);
-        have_shape = true;
-      } else if (a == "--vocab") {
-        o.vocab = *v;
-      } else if (a == "--seed") {
-        if (!parse_uint(*v, o.seed)) return usage_error("--seed '" + *v + "' is not a non-negative integer");
-      } else if (a == "--context") {
-        if (!parse_uint(*v, o.context) || o.context == 0)
-          return usage_error("--context '" + *v + "' is not a positive integer");
-      } else {
-        o.name = *v;
-      }
-    } else if (a.starts_with("--")) {
-      return usage_error("unknown option '" + a + "'");
-    } else if (!have_out) {
-      o.out = a;
-      have_out = true;
-    } else {
-      return usage_error("more than one output path ('" + o.out.string() + "' and '" + a + "')");
-    }
-  }
-  if (!have_out) return usage_error("no output path given");
-  if (!have_shape) return usage_error("--shape is required");
+  o.out = a.positional()[0];
+  o.shape = trit::parse_generator_shape(a.get("--shape", ""));
+  o.vocab = a.get("--vocab", o.vocab);
+  o.seed = static_cast<uint64_t>(a.get_int("--seed", 0, 0, INT64_MAX));
+  o.context = static_cast<uint32_t>(a.get_int("--context", o.context, 1, trit::kMaxGeneratorContext));
+  o.name = a.get("--name", o.name);
 
   const auto r = trit::generate_model(o);
   const double mb = static_cast<double>(r.bytes) / 1e6;

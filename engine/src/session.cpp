@@ -43,6 +43,14 @@ size_t find_stop(const std::string& text, const std::vector<std::string>& stops,
 }
 }  // namespace
 
+PromptTooLongError::PromptTooLongError(int32_t prompt_tokens, int32_t context)
+    : ContextFullError("the prompt is " + std::to_string(prompt_tokens) + " tokens but the context holds " +
+                       std::to_string(context) + ": it is " + std::to_string(prompt_tokens - context) +
+                       (prompt_tokens - context == 1 ? " token" : " tokens") +
+                       " too long. Shorten the prompt or use a longer context"),
+      prompt_tokens_(prompt_tokens),
+      context_(context) {}
+
 double GenerationStats::prompt_tokens_per_s() const {
   const int32_t processed = prompt_tokens - reused_tokens;
   return prefill_ms > 0 ? processed * 1000.0 / prefill_ms : 0.0;
@@ -50,6 +58,16 @@ double GenerationStats::prompt_tokens_per_s() const {
 
 double GenerationStats::generation_tokens_per_s() const {
   return decode_ms > 0 && generated_tokens > 1 ? (generated_tokens - 1) * 1000.0 / decode_ms : 0.0;
+}
+
+std::string GenerateOptions::validate() const {
+  if (auto e = sampling.validate(); !e.empty()) return e;
+  if (max_tokens < 0) return "the maximum number of tokens must be >= 0 (got " + std::to_string(max_tokens) + ")";
+  for (size_t i = 0; i < stop_strings.size(); ++i)
+    if (stop_strings[i].empty())
+      return "stop string " + std::to_string(i + 1) + " is empty; an empty stop string would end every reply before "
+             "its first character";
+  return {};
 }
 
 const char* to_string(FinishReason reason) {
@@ -65,7 +83,7 @@ const char* to_string(FinishReason reason) {
 Session::Session(std::shared_ptr<const Model> model, std::unique_ptr<Forward> forward)
     : model_(std::move(model)), forward_(std::move(forward)) {
   if (!model_ || !forward_) throw std::invalid_argument("Session needs a model and a forward pass");
-  tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_gguf(model_->file()));
+  tokenizer_ = &model_->tokenizer();  // built and validated by Model::open
   logits_.resize(static_cast<size_t>(forward_->vocab_size()));
 }
 
@@ -107,9 +125,7 @@ std::span<const float> Session::prefill(std::span<const int32_t> prompt,
                                         const std::function<void(int32_t, int32_t)>& progress) {
   if (prompt.empty()) throw std::invalid_argument("cannot prefill an empty prompt");
   const auto n = static_cast<int32_t>(prompt.size());
-  if (n > context_length())
-    throw ContextFullError("the prompt has " + std::to_string(n) + " tokens but the context holds " +
-                           std::to_string(context_length()));
+  if (n > context_length()) throw PromptTooLongError(n, context_length());
   for (int32_t t : prompt)
     if (t < 0 || t >= forward_->vocab_size())
       throw std::invalid_argument("token id " + std::to_string(t) + " is outside the vocabulary of " +
@@ -143,6 +159,7 @@ std::span<const float> Session::decode(int32_t token) {
 }
 
 GenerateResult Session::generate(std::span<const int32_t> prompt, const GenerateOptions& options) {
+  if (auto e = options.validate(); !e.empty()) throw std::invalid_argument(e);
   cancel_.store(false);
   const auto t0 = Clock::now();
   GenerateResult result;
@@ -152,14 +169,7 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
   st.reused_tokens = static_cast<int32_t>(reusable_prefix(prompt));
 
   Sampler sampler(options.sampling);
-  try {
-    prefill(prompt, options.on_prefill_progress);
-  } catch (const ContextFullError&) {
-    result.reason = FinishReason::ContextFull;
-    st.prefill_ms = ms_since(t0);
-    stats_ = st;
-    return result;
-  }
+  prefill(prompt, options.on_prefill_progress);  // a prompt that does not fit throws PromptTooLongError
   st.prefill_ms = ms_since(t0);
   if (cancel_.load()) {
     result.reason = FinishReason::Cancelled;

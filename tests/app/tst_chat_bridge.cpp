@@ -5,12 +5,16 @@
 #include <QSignalSpy>
 #include <QRegularExpression>
 #include <QtTest>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <trit/model.h>
 #include <trit/tokenizer.h>
 
 #include "chat/app_settings.h"
 #include "chat/chat_controller.h"
+#include "chat/chat_prompt.h"
 #include "chat/engine_bridge.h"
 #include "chat_test_model.h"
 
@@ -85,6 +89,29 @@ class TestChatBridge : public QObject {
     QVERIFY(!chat_->send(u"hello"_qs));  // no model: nothing is sent
     QVERIFY(chat_->lastError().contains(u"No model"_qs));
     QCOMPARE(chat_->messages()->count(), 0);
+  }
+
+  // Issue 30 #5: `trit --model x.gguf` with x.gguf a FIFO hung the engine thread forever (the file was
+  // opened, waiting for a writer, before its type was checked). It must fail at once, saying why.
+  void fifoModelFailsAtOnce() {
+    const QString fifo = dir_ + QStringLiteral("/x.gguf");
+    QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    LoadRequest r;
+    r.path = fifo;
+    r.backend = QStringLiteral("cpu");
+    engine_->load(r);
+    QElapsedTimer clock;
+    clock.start();
+    while (engine_->state() == EngineBridge::State::Loading && clock.elapsed() < 10'000) QTest::qWait(10);
+    if (engine_->state() == EngineBridge::State::Loading) {
+      // Release the blocked open() (a writer arrives), so the failure does not hang the test too.
+      const int w = ::open(QFile::encodeName(fifo).constData(), O_WRONLY | O_NONBLOCK);
+      QTRY_VERIFY_WITH_TIMEOUT(engine_->state() != EngineBridge::State::Loading, kTimeoutMs);
+      if (w >= 0) ::close(w);
+      QFAIL("loading a FIFO blocked");
+    }
+    QCOMPARE(engine_->state(), EngineBridge::State::Error);
+    QVERIFY2(engine_->errorMessage().contains(u"is not a regular file (it is a FIFO"_qs), qPrintable(engine_->errorMessage()));
   }
 
   void damagedModelFileSaysWhy() {
@@ -247,6 +274,32 @@ class TestChatBridge : public QObject {
     QCOMPARE(row, 1);
     QVERIFY2(reason(row) == u"stop"_qs || reason(row) == u"length"_qs, qPrintable(reason(row) + chat_->lastError()));
     QVERIFY(stats(row).value(u"generatedTokens"_qs).toInt() > 0);
+  }
+
+  // Issue 30 #9: a first message longer than the whole context is not a "full conversation": the window
+  // says by exactly how many tokens it is too long and to shorten it (or raise the context), and does
+  // not advise dropping older messages, of which there are none. The message is kept for editing.
+  void firstMessageLongerThanTheContextSaysByHowMuch() {
+    constexpr int kContext = 64;
+    QVERIFY(loadModel(kContext));
+    QString longText;
+    for (int i = 0; i < 40; ++i) longText += QStringLiteral("word%1 ").arg(i);
+    longText = longText.trimmed();
+    const auto model = trit::Model::open(model_.toStdString());
+    const auto tokenizer = trit::Tokenizer::from_gguf(model->file());
+    const int promptTokens = int(buildChatPrompt(tokenizer, chat_->systemPrompt(), {ChatTurn{u"user"_qs, longText, {}}}).size());
+    QVERIFY2(promptTokens > kContext, qPrintable(QString::number(promptTokens)));
+    QVERIFY(chat_->send(longText));
+    waitReply();
+    const QString error = chat_->lastError();
+    QVERIFY2(error.contains(QStringLiteral("%1 tokens too long").arg(promptTokens - kContext)), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("the prompt takes %1 tokens").arg(promptTokens)), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("context holds %1").arg(kContext)), qPrintable(error));
+    QVERIFY2(!error.contains(u"drop"_qs) && !error.contains(u"oldest"_qs), qPrintable(error));
+    QVERIFY(!chat_->contextFull());  // so the window shows this error, not the drop-older-messages banner
+    QCOMPARE(chat_->messages()->count(), 1);
+    QCOMPARE(chat_->messages()->get(0).value(u"text"_qs).toString(), longText);
+    QVERIFY(!chat_->dropOldestTurns());
   }
 
   // The same bridge on the Vulkan engine (lavapipe in CI): device name and memory readout, a reply.

@@ -2,6 +2,7 @@
 // validated it, removing only with confirmation, and the per-model facts the dialog shows.
 #include <QSettings>
 #include <QtTest>
+#include <cstring>
 
 #include "download_test_support.h"
 #include "models/model_inspector.h"
@@ -55,6 +56,38 @@ class ModelsFolderTest : public QObject {
     QVERIFY(fitsGpu(info.memoryNeeded, info.memoryNeeded));
     QVERIFY(!fitsGpu(info.memoryNeeded, info.memoryNeeded - 1));
     QVERIFY(!fitsGpu(info.memoryNeeded, -1));  // unknown GPU memory is not "fits"
+  }
+
+  // Issue 30 #4: the model list called files "installed" that the engine then refused to run. It asks
+  // the engine's own validation (Model::open), so the tokenizer and the ranges of counts are checked.
+  void filesTheEngineCannotRunAreNotLoadable() {
+    const QByteArray good = trit::test::syntheticModel(2);
+    // The value bytes right after a metadata key (the key's text, then its 4-byte value type).
+    auto valueAt = [&](const char* key) {
+      const qsizetype at = good.indexOf(key);
+      return at < 0 ? qsizetype(-1) : at + qsizetype(std::strlen(key)) + 4;
+    };
+    QByteArray badType = good;  // tokenizer.ggml.token_type: element type (4), count (8), then int32s
+    const qsizetype types = valueAt("tokenizer.ggml.token_type");
+    QVERIFY(types > 0);
+    const qint32 hostile = 3841;
+    badType.replace(types + 12 + 70 * 4, 4, reinterpret_cast<const char*>(&hostile), 4);
+    QByteArray hugeContext = good;
+    const qsizetype context = valueAt("bitnet-25.context_length");
+    QVERIFY(context > 0);
+    const quint32 big = 0x80000000u;
+    hugeContext.replace(context, 4, reinterpret_cast<const char*>(&big), 4);
+
+    const QString dir = trit::test::scratchDir(QStringLiteral("unrunnable"));
+    QFile::copy(write(QStringLiteral("a-token-type.gguf"), badType), QDir(dir).filePath(QStringLiteral("a-token-type.gguf")));
+    QFile::copy(write(QStringLiteral("b-context.gguf"), hugeContext), QDir(dir).filePath(QStringLiteral("b-context.gguf")));
+    const auto models = ModelsFolder(dir).scan();
+    QCOMPARE(models.size(), 2);
+    QVERIFY(!models[0].ok());
+    QVERIFY2(models[0].error.contains(QStringLiteral("has token type 3841 (valid: 1..6)")), qPrintable(models[0].error));
+    QVERIFY(!models[1].ok());
+    QVERIFY2(models[1].error.contains(QStringLiteral("'bitnet-25.context_length' = 2147483648 is out of range")),
+             qPrintable(models[1].error));
   }
 
   void goldenFileIsInspected() {

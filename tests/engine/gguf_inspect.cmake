@@ -15,3 +15,12 @@ set_tests_properties(cli_inspect_truncated PROPERTIES ENVIRONMENT "${TRIT_TEST_E
 
 add_test(NAME cli_inspect_not_gguf COMMAND $<TARGET_FILE:trit-cli> inspect ${TRIT_SHARED_DIR}/golden/README.md)
 set_tests_properties(cli_inspect_not_gguf PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli" WILL_FAIL TRUE)
+
+# A FIFO named like a model: inspect must refuse it at once (it used to block forever waiting for a
+# writer). TIMEOUT turns a hang into a failure.
+set(_fifo ${CMAKE_BINARY_DIR}/test-tmp/cli_inspect_fifo.gguf)
+add_test(NAME cli_inspect_fifo
+         COMMAND sh -c "rm -f \"$1\" && mkfifo \"$1\" && \"$0\" inspect \"$1\"; echo \"exit=$?\"; rm -f \"$1\""
+                 $<TARGET_FILE:trit-cli> ${_fifo})
+set_tests_properties(cli_inspect_fifo PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli" TIMEOUT 20
+  PASS_REGULAR_EXPRESSION "verdict: not loadable: '[^\n]*cli_inspect_fifo\\.gguf' is not a regular file \\(it is a FIFO \\(named pipe\\)\\)[^\n]*\nexit=1")

@@ -2,7 +2,15 @@
 // one test each, asserting the specific error.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <fstream>
+#include <future>
 #include <iterator>
 
 #include "gguf_test_builder.h"
@@ -178,7 +186,32 @@ TEST(GgufReader, OpenRejectsEmptyFileAndDirectory) {
     return std::string("(opened)");
   };
   EXPECT_EQ(msg(dir / "empty.gguf"), "'" + (dir / "empty.gguf").string() + "' is empty, not a GGUF file");
-  EXPECT_EQ(msg(dir), "'" + dir.string() + "' is not a regular file");
+  EXPECT_EQ(msg(dir), "'" + dir.string() + "' is not a regular file (it is a directory), so it cannot be a model");
+}
+
+// A FIFO named like a model must be refused at once: opening it for reading used to wait for a writer
+// forever (trit-cli inspect and trit --model hung). The open runs on a thread so that the old behaviour
+// fails the test instead of hanging it; a writer is then attached to release the blocked thread.
+TEST(GgufReader, OpenRefusesFifoWithoutBlocking) {
+  auto dir = scratch_dir("GgufOpenRefusesFifo");
+  const auto fifo = dir / "x.gguf";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  auto opened = std::async(std::launch::async, [&] {
+    try {
+      GgufFile::open(fifo);
+    } catch (const GgufError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(opened)");
+  });
+  if (opened.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // unblocks the reader's open()
+    opened.wait();
+    if (w >= 0) ::close(w);
+    FAIL() << "GgufFile::open blocked on a FIFO";
+  }
+  EXPECT_EQ(opened.get(), "'" + fifo.string() + "' is not a regular file (it is a FIFO (named pipe)), so it cannot be a model");
 }
 
 TEST(GgufReader, MetadataOnlyFileParses) {

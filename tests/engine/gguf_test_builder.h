@@ -176,12 +176,52 @@ inline std::vector<uint8_t> i2s_data(uint64_t n, float scale, uint32_t seed = 1)
   return d;
 }
 
+// Smallest vocabulary a tokenizer accepts: a token for each of the 256 bytes, plus BOS, EOS and EOT.
+constexpr uint32_t kTinyByteVocab = 259;
+
+// The GPT-2 byte alphabet (as byte-level BPE spells bytes): printable Latin-1 bytes stand for themselves,
+// the other bytes for U+0100 onwards, in byte order. Returned as UTF-8.
+inline std::string gpt2_byte_spelling(uint8_t b) {
+  const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+  uint32_t cp = b;
+  if (!printable) {
+    cp = 256;
+    for (int x = 0; x < b; ++x)
+      if (!((x >= 33 && x <= 126) || (x >= 161 && x <= 172) || x >= 174)) ++cp;
+  }
+  std::string out;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
+// n tokens. From kTinyByteVocab on, a vocabulary the engine's tokenizer accepts (the 256 byte tokens,
+// reserved control tokens, then BOS, EOS, EOT; types from tiny_token_types); below it, short dummy
+// tokens for tests that stop at the metadata or the weights.
 inline std::vector<std::string> tiny_vocab(uint32_t n) {
   std::vector<std::string> v;
+  if (n >= kTinyByteVocab) {
+    for (int b = 0; b < 256; ++b) v.push_back(gpt2_byte_spelling(static_cast<uint8_t>(b)));
+    while (v.size() + 3 < n) v.push_back("<|reserved_" + std::to_string(v.size()) + "|>");
+    for (const char* s : {"<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"}) v.push_back(s);
+    return v;
+  }
   for (uint32_t i = 0; i + 3 < n; ++i) v.push_back(std::string(1, static_cast<char>('a' + i % 26)) + std::to_string(i));
   for (const char* s : {"<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"})
     if (v.size() < n) v.push_back(s);
   return v;
+}
+
+// Types of tiny_vocab(n): normal (1), and control (3) for the added tokens of a byte-level vocabulary.
+inline std::vector<int32_t> tiny_token_types(uint32_t n) {
+  std::vector<int32_t> t(n, 1);
+  if (n >= kTinyByteVocab)
+    for (uint32_t i = 256; i < n; ++i) t[i] = 3;
+  return t;
 }
 
 inline GgufBuilder tiny_model(const TinySpec& s = {}) {
@@ -194,7 +234,7 @@ inline GgufBuilder tiny_model(const TinySpec& s = {}) {
   b.f32(p + "rope.freq_base", 500000.f).str("tokenizer.ggml.model", "gpt2");
   auto vocab = tiny_vocab(s.vocab);
   b.str_array("tokenizer.ggml.tokens", vocab);
-  b.i32_array("tokenizer.ggml.token_type", std::vector<int32_t>(vocab.size(), 1));
+  b.i32_array("tokenizer.ggml.token_type", tiny_token_types(s.vocab));
   b.u32("tokenizer.ggml.bos_token_id", s.vocab - 3).u32("tokenizer.ggml.eos_token_id", s.vocab - 2);
   const uint64_t hd = s.dim / s.heads, q = uint64_t{s.heads} * hd, kv = uint64_t{s.kv_heads} * hd;
   b.tensor("token_embd.weight", kTF16, {s.dim, s.vocab}, f16_data(uint64_t{s.dim} * s.vocab));

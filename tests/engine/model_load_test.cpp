@@ -3,15 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
+#include "gguf/f16_scan.h"
 #include "gguf/i2s_scan.h"
 #include "gguf/model_loader.h"
 #include "gguf_test_builder.h"
 #include "test_support.h"
 #include "trit/gguf.h"
 #include "trit/model.h"
+#include "trit/tokenizer.h"
 
 using namespace trit;
 using namespace trit::test;
@@ -27,6 +31,30 @@ std::string load_error(const std::vector<uint8_t>& bytes) {
   }
   return "(loaded without error)";
 }
+
+// Model::open on the bytes written to a scratch file: its error, or "(loaded without error)". Unlike
+// load_error, this is everything the engine checks before it runs a model, the tokenizer included.
+std::string open_error(const std::string& name, const std::vector<uint8_t>& bytes) {
+  const auto path = scratch_dir("ModelOpenError") / (name + ".gguf");
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  try {
+    Model::open(path);
+  } catch (const ModelError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("(not a ModelError) ") + e.what();
+  }
+  return "(loaded without error)";
+}
+
+TinySpec byte_level() {
+  TinySpec s;
+  s.vocab = kTinyByteVocab;
+  return s;
+}
+
+void put_f32(std::vector<uint8_t>& d, size_t index, float x) { std::memcpy(d.data() + 4 * index, &x, 4); }
+void put_f16(std::vector<uint8_t>& d, size_t index, uint16_t h) { std::memcpy(d.data() + 2 * index, &h, 2); }
 
 #define EXPECT_LOAD_ERROR(builder, substr)                                  \
   do {                                                                      \
@@ -178,7 +206,9 @@ TEST(ModelLoad, F16NormsAreWidened) {
 }
 
 TEST(ModelLoad, ModelOpenPrefixesErrorsWithThePath) {
-  auto v = tiny_model().build();
+  TinySpec valid;  // a vocabulary the tokenizer accepts: Model::open builds it
+  valid.vocab = kTinyByteVocab;
+  auto v = tiny_model(valid).build();
   auto dir = scratch_dir("ModelOpenPrefixesErrorsWithThePath");
   std::ofstream(dir / "ok.gguf", std::ios::binary).write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
   EXPECT_EQ(Model::open(dir / "ok.gguf")->config().dim, 128u);
@@ -231,6 +261,27 @@ TEST(I2sScan, EveryPositionAndSizeIsCovered) {
         auto e = gguf_detail::find_i2s_code3(d);
         ASSERT_TRUE(e.has_value()) << n << " " << b << " " << group;
         EXPECT_EQ(*e, b / 32 * 128 + group * 32 + b % 32);
+      }
+    }
+  }
+}
+
+// ---- the non-finite F16 scan ----
+
+TEST(F16Scan, EveryPositionSizeAndKindIsCovered) {
+  // NaN, +inf, -inf, a NaN with payload; 0x7BFF (65504, the largest finite half) and -0 are finite.
+  for (size_t n : {1u, 15u, 16u, 17u, 2047u, 2048u, 2049u, 4096u + 48u}) {
+    std::vector<uint8_t> d(2 * n);
+    for (size_t i = 0; i < n; ++i) put_f16(d, i, i % 3 == 0 ? 0x7BFF : (i % 3 == 1 ? 0x8000 : 0x3C00));
+    ASSERT_EQ(gguf_detail::find_nonfinite_f16(d), std::nullopt) << n;
+    for (size_t at : {size_t{0}, n / 2, n - 1}) {
+      for (uint16_t bad : {uint16_t{0x7E00}, uint16_t{0x7C00}, uint16_t{0xFC00}, uint16_t{0x7C01}}) {
+        auto e = d;
+        put_f16(e, at, bad);
+        if (at + 1 < n) put_f16(e, n - 1, 0x7C00);  // a later hit must not hide the first
+        auto i = gguf_detail::find_nonfinite_f16(e);
+        ASSERT_TRUE(i.has_value()) << n << " " << at << " " << bad;
+        EXPECT_EQ(*i, at) << n << " " << bad;
       }
     }
   }
@@ -404,4 +455,111 @@ TEST(ModelLoadBad, BiasIsUnsupported) {
   auto b = tiny_model();
   b.tensor("blk.0.attn_q.bias", kTF32, {128}, f32_data(128));
   EXPECT_LOAD_ERROR(b, "bias tensor 'blk.0.attn_q.bias' is not supported");
+}
+
+// ---- issue 30 #4 and #6: what "loadable" means is what the engine runs ----
+
+TEST(ModelLoad, OpenBuildsTheTokenizerItRuns) {
+  auto bytes = tiny_model(byte_level()).build();
+  auto m = Model::from_file(GgufFile::parse(std::move(bytes), "tiny.gguf"));
+  EXPECT_EQ(m->tokenizer().vocab_size(), static_cast<int32_t>(kTinyByteVocab));
+  EXPECT_EQ(m->tokenizer().bos(), m->config().bos);
+  EXPECT_EQ(m->tokenizer().decode(m->tokenizer().encode("hi!")), "hi!");
+}
+
+// A token type of 3841 passed `trit-cli inspect` and the model list, then failed when a chat began.
+TEST(ModelLoadBad, TokenizerIsValidatedWhenTheModelOpens) {
+  auto b = tiny_model(byte_level());
+  auto types = tiny_token_types(kTinyByteVocab);
+  types[70] = 3841;
+  b.i32_array("tokenizer.ggml.token_type", types);
+  const std::string err = open_error("token-type", b.build());
+  EXPECT_NE(err.find("bad tokenizer vocabulary: token 70 'F' has token type 3841 (valid: 1..6)"), std::string::npos) << err;
+  EXPECT_NE(err.find("token-type.gguf"), std::string::npos) << err;  // the file is named
+  b = tiny_model(byte_level());
+  b.remove_kv("tokenizer.ggml.model");
+  EXPECT_NE(open_error("no-tokenizer", b.build()).find("metadata key 'tokenizer.ggml.model' is missing"), std::string::npos);
+}
+
+// A context_length of 2^31 or more wrapped to a negative int: "context length 0 is outside 1..-1".
+TEST(ModelLoadBad, CountsBeyondInt32AreOutOfRange) {
+  for (uint32_t v : {0x80000000u, 0xFFFFFFFFu}) {
+    auto b = tiny_model();
+    b.u32("bitnet-25.context_length", v);
+    EXPECT_LOAD_ERROR(b, "metadata key 'bitnet-25.context_length' = " + std::to_string(v) +
+                             " is out of range; it must be between 1 and 2147483647");
+  }
+  auto b = tiny_model();
+  b.u32("bitnet-25.feed_forward_length", 0x80000000u);
+  EXPECT_LOAD_ERROR(b, "metadata key 'bitnet-25.feed_forward_length' = 2147483648 is out of range");
+  b = tiny_model();
+  b.u32("bitnet-25.context_length", 0x7FFFFFFFu);  // the largest count is still loadable
+  EXPECT_EQ(load_error(b.build()), "(loaded without error)");
+}
+
+// NaN or infinity in a norm or the embedding loaded, and the reply was "!!!!!!" (CPU and Vulkan disagreeing).
+TEST(ModelLoadBad, NonFiniteNormIsNamedWithItsIndex) {
+  auto b = tiny_model();
+  put_f32(b.find_tensor("blk.0.ffn_sub_norm.weight")->data, 17, std::numeric_limits<float>::infinity());
+  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.ffn_sub_norm.weight' holds a non-finite value (inf) at index 17; norm weights must be finite");
+  b = tiny_model();
+  put_f32(b.find_tensor("output_norm.weight")->data, 127, -std::numeric_limits<float>::infinity());
+  EXPECT_LOAD_ERROR(b, "tensor 'output_norm.weight' holds a non-finite value (-inf) at index 127");
+  b = tiny_model();
+  auto* t = b.find_tensor("blk.0.attn_norm.weight");  // F16 norms are widened, then checked alike
+  t->type = kTF16;
+  t->data = f16_data(128);
+  put_f16(t->data, 3, 0x7E00);
+  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.attn_norm.weight' holds a non-finite value (nan) at index 3");
+}
+
+TEST(ModelLoadBad, NonFiniteEmbeddingIsNamedWithItsToken) {
+  auto b = tiny_model();
+  put_f16(b.find_tensor("token_embd.weight")->data, 4 * 128 + 57, 0xFC00);
+  EXPECT_LOAD_ERROR(b, "tensor 'token_embd.weight' holds a non-finite value (-inf) at index 569 (token 4, element 57); "
+                       "weights must be finite");
+}
+
+// `trit-cli inspect` gives the verdict Model::open gives: loadable for a valid file, and for each hostile
+// one "not loadable" with the engine's reason and exit 1. Each of these files used to be "loadable".
+TEST(InspectCli, VerdictIsModelOpens) {
+  const auto dir = scratch_dir("InspectCliVerdict");
+  auto inspect = [&](const std::string& name, const std::vector<uint8_t>& bytes, std::string& out) {
+    const auto path = dir / (name + ".gguf");
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const auto log = dir / (name + ".out");
+    const std::string cmd = std::string("'") + TRIT_CLI_EXE + "' inspect '" + path.string() + "' >'" + log.string() + "' 2>&1";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream in(log);
+    out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  std::string out;
+  EXPECT_EQ(inspect("valid", tiny_model(byte_level()).build(), out), 0) << out;
+  EXPECT_NE(out.find("verdict: loadable (bitnet-25, 1 layers"), std::string::npos) << out;
+
+  auto b = tiny_model(byte_level());
+  auto types = tiny_token_types(kTinyByteVocab);
+  types[70] = 3841;
+  b.i32_array("tokenizer.ggml.token_type", types);
+  EXPECT_EQ(inspect("token-type", b.build(), out), 1) << out;
+  EXPECT_NE(out.find("verdict: not loadable: "), std::string::npos) << out;
+  EXPECT_NE(out.find("token 70 'F' has token type 3841 (valid: 1..6)"), std::string::npos) << out;
+
+  b = tiny_model(byte_level());
+  b.u32("bitnet-25.context_length", 0x80000000u);
+  EXPECT_EQ(inspect("context", b.build(), out), 1) << out;
+  EXPECT_NE(out.find("verdict: not loadable: "), std::string::npos) << out;
+  EXPECT_NE(out.find("metadata key 'bitnet-25.context_length' = 2147483648 is out of range"), std::string::npos) << out;
+
+  b = tiny_model(byte_level());
+  put_f32(b.find_tensor("blk.0.attn_sub_norm.weight")->data, 9, std::nanf(""));
+  EXPECT_EQ(inspect("nan-norm", b.build(), out), 1) << out;
+  EXPECT_NE(out.find("verdict: not loadable: "), std::string::npos) << out;
+  EXPECT_NE(out.find("tensor 'blk.0.attn_sub_norm.weight' holds a non-finite value (nan) at index 9"), std::string::npos) << out;
+
+  b = tiny_model(byte_level());
+  put_f16(b.find_tensor("token_embd.weight")->data, 3 * 128 + 1, 0x7C00);
+  EXPECT_EQ(inspect("inf-embedding", b.build(), out), 1) << out;
+  EXPECT_NE(out.find("tensor 'token_embd.weight' holds a non-finite value (inf) at index 385 (token 3, element 1)"), std::string::npos) << out;
 }

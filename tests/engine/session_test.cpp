@@ -194,11 +194,45 @@ TEST_F(SessionTest, RunningOutOfContextIsReportedNotTruncated) {
   EXPECT_EQ(r.reason, trit::FinishReason::ContextFull);
   EXPECT_EQ(s->cached_tokens().size(), prompt.size() + 5);
 
-  std::vector<int32_t> too_long(prompt.size() + 6, prompt[1]);
-  auto r2 = s->generate(too_long, greedy());
-  EXPECT_EQ(r2.reason, trit::FinishReason::ContextFull);
-  EXPECT_TRUE(r2.tokens.empty());
-  EXPECT_THROW(s->prefill(too_long), trit::ContextFullError);
+  EXPECT_THROW(s->prefill(std::vector<int32_t>(prompt.size() + 6, prompt[1])), trit::ContextFullError);
+}
+
+// A prompt longer than the whole context is an error with the figures and the remedy, not a "full
+// context" finish with empty statistics (issue 30 #9: "prompt 601 tokens ... in 0.0 ms = 16059213.3 t/s").
+TEST_F(SessionTest, PromptLongerThanTheContextIsAnErrorWithTheFigures) {
+  const auto prompt = tok_->encode("0123456789", false, true);
+  const auto context = static_cast<int32_t>(prompt.size()) + 5;
+  auto s = scripted(prompt, "", context, /*open_ended=*/true);
+  std::vector<int32_t> too_long(static_cast<size_t>(context) + 7, prompt[1]);
+  try {
+    s->generate(too_long, greedy());
+    FAIL() << "a prompt longer than the context was accepted";
+  } catch (const trit::PromptTooLongError& e) {
+    EXPECT_EQ(e.prompt_tokens(), context + 7);
+    EXPECT_EQ(e.context(), context);
+    EXPECT_EQ(e.excess(), 7);
+    EXPECT_EQ(std::string(e.what()), "the prompt is " + std::to_string(context + 7) + " tokens but the context holds " +
+                                         std::to_string(context) +
+                                         ": it is 7 tokens too long. Shorten the prompt or use a longer context");
+  }
+  EXPECT_TRUE(s->cached_tokens().empty()) << "nothing of a prompt that cannot fit is processed";
+  // One token over: the singular, and a prompt of exactly the context still runs.
+  EXPECT_THROW(s->generate(std::vector<int32_t>(static_cast<size_t>(context) + 1, prompt[1]), greedy()),
+               trit::PromptTooLongError);
+  EXPECT_NO_THROW(s->generate(std::vector<int32_t>(static_cast<size_t>(context), prompt[1]), greedy()));
+}
+
+TEST_F(SessionTest, EmptyStopStringIsRefused) {
+  auto s = scripted({1}, "x");
+  auto o = greedy();
+  o.stop_strings = {"\n", ""};
+  EXPECT_EQ(o.validate(), "stop string 2 is empty; an empty stop string would end every reply before its first character");
+  try {
+    s->generate(std::vector<int32_t>{1}, o);
+    FAIL() << "an empty stop string was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), o.validate());
+  }
 }
 
 TEST_F(SessionTest, RejectsTokensOutsideTheVocabulary) {

@@ -395,12 +395,18 @@ void ChatController::newConversation() {
   switchTo(0);
 }
 
-bool ChatController::dropOldestTurns() {
-  if (generating() || messages_.count() == 0) return false;
+int ChatController::oldestTurnRows() const {
   // The oldest user message and everything up to the next user message (its reply).
   int n = 1;
   while (n < messages_.count() && messages_.at(n).role != QLatin1String("user")) ++n;
-  if (n >= messages_.count()) return false;  // only one turn left: nothing can be dropped
+  return n < messages_.count() ? n : 0;  // only one turn left: nothing can be dropped
+}
+
+bool ChatController::canDropOldestTurn() const { return messages_.count() > 0 && oldestTurnRows() > 0; }
+
+bool ChatController::dropOldestTurns() {
+  if (generating() || !canDropOldestTurn()) return false;
+  const int n = oldestTurnRows();
   messages_.removeFirst(n);
   droppedRows_ += n;  // only the prompt loses them: the saved conversation keeps every message
   setContext(contextUsed_, false);
@@ -497,9 +503,10 @@ void ChatController::onFinished(const ReplyOutcome& outcome) {
   messages_.setSpeedHistory(replyRow_, speed_.history());
   messages_.finish(replyRow_, reasonName(outcome.reason), statsMap(outcome.stats), outcome.tokens);
   int row = replyRow_;
-  const bool full = outcome.reason == FinishReason::ContextFull;
-  if (full && outcome.text.isEmpty()) {
-    // The prompt itself did not fit: no reply bubble; the user message waits for dropOldestTurns().
+  bool full = outcome.reason == FinishReason::ContextFull;
+  if (outcome.promptTooLong) {
+    // The prompt itself did not fit: no reply bubble; the user message waits (for dropOldestTurns(),
+    // or for an edit that shortens it).
     writer_.reset();
     replyConversationId_ = 0;
     messages_.removeFrom(replyRow_);
@@ -507,10 +514,22 @@ void ChatController::onFinished(const ReplyOutcome& outcome) {
   } else {
     saveReplyEnd(replyStats(outcome.stats), storedFinishReason(outcome.reason));
   }
+  // Dropping older messages helps only where there are some: a first message that is too long on its
+  // own is not a full conversation, and the advice is to shorten it.
+  const bool aloneTooLong = outcome.promptTooLong && !canDropOldestTurn();
+  if (aloneTooLong) full = false;
   setContext(outcome.cachedTokens, full);
-  if (full)
+  if (aloneTooLong) {
+    const int prompt = outcome.stats.prompt_tokens;
+    setError(tr("This message is %n tokens too long: with it the prompt takes %1 tokens, and the model's "
+                "context holds %2. Edit the message to shorten it, or raise the context length in Settings.",
+                nullptr, prompt - outcome.contextLength)
+                 .arg(prompt)
+                 .arg(outcome.contextLength));
+  } else if (full) {
     setError(tr("The conversation no longer fits in the model's context of %n tokens. Start a new "
                 "conversation, or drop the oldest messages to continue.", nullptr, outcome.contextLength));
+  }
   endReply();
   emit replyFinished(row);
 }

@@ -128,6 +128,10 @@ class ChatController : public QObject {
 
  private:
   bool startReply();
+  // Rows of the oldest turn (its user message and the replies up to the next user message), 0 when it
+  // is the only turn; canDropOldestTurn(): dropOldestTurns() has something to drop.
+  int oldestTurnRows() const;
+  bool canDropOldestTurn() const;
   void drain();
   void onPrefill(quint64 id, int done, int total);
   void onStarted(quint64 id);

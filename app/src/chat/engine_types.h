@@ -56,6 +56,9 @@ struct ReplyOutcome {
   GenerationStats stats;
   int cachedTokens = 0;  // tokens in the KV cache afterwards
   int contextLength = 0;
+  // The prompt alone was longer than the context (reason ContextFull, no reply): stats.prompt_tokens
+  // holds its length, and nothing of it was processed.
+  bool promptTooLong = false;
 };
 
 }  // namespace trit::chat

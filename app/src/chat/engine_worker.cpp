@@ -174,7 +174,15 @@ void EngineWorker::generate(const GenerateRequest& request) {
       }
       stream_->append(id, piece);
     };
-    GenerateResult result = session_->generate(prompt, options);
+    GenerateResult result;
+    try {
+      result = session_->generate(prompt, options);
+    } catch (const PromptTooLongError& e) {
+      // Not an engine failure: the controller explains it (by how much, and what to do).
+      result.reason = FinishReason::ContextFull;
+      result.stats.prompt_tokens = e.prompt_tokens();
+      outcome.promptTooLong = true;
+    }
     {
       std::lock_guard lock(activeMutex_);
       active_ = nullptr;

@@ -1,6 +1,7 @@
 #pragma once
-// What Trit knows about a model file, read with the engine's own loader (trit::Model::open), so a
-// file the dialog accepts is a file the engine can run.
+// What Trit knows about a model file, read with the engine's own loader (trit::Model::open: the same
+// validation of hyper-parameters, tensors, finite weights and tokenizer that loading for a chat runs),
+// so a file the dialog accepts is a file the engine can run.
 #include <QString>
 #include <functional>
 

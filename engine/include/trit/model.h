@@ -13,6 +13,7 @@
 namespace trit {
 
 class GgufFile;
+class Tokenizer;
 
 // Every load failure: a truncated or hostile file, an unsupported type, inconsistent shapes.
 // what() is a complete sentence a user can act on, naming the file's problem precisely.
@@ -67,8 +68,12 @@ struct ModelWeights {
 class Model {
  public:
   // Opens and validates a GGUF file (memory-mapped). Throws ModelError with a specific message.
-  // The tokenizer is built separately from file() (tokenizer.h), so the weights need no vocabulary.
   static std::shared_ptr<Model> open(const std::filesystem::path& path);
+  // The validation behind open(), on a file already parsed: the hyper-parameters and their ranges,
+  // every tensor (presence, shape, type, finite norms, I2_S scales and codes) and the tokenizer. What it
+  // accepts, the engine runs; `trit-cli inspect` and the app's model list call it for their verdict.
+  // Throws ModelError naming the file and the problem.
+  static std::shared_ptr<Model> from_file(std::unique_ptr<GgufFile> file);
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -76,12 +81,15 @@ class Model {
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }
   const GgufFile& file() const { return *file_; }
+  // The file's tokenizer, built and validated when the model was opened.
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
   Model() = default;
   std::filesystem::path path_;
   std::unique_ptr<GgufFile> file_;
+  std::unique_ptr<Tokenizer> tokenizer_;
   ModelConfig config_;
   ModelWeights weights_;
   std::vector<std::vector<float>> owned_norms_;  // norms stored as F16 in the file, widened to F32

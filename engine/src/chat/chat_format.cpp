@@ -22,6 +22,11 @@ std::vector<int32_t> chat_prompt_ids(const Tokenizer& tokenizer, std::span<const
   std::string text;
   for (size_t i = 0; i < messages.size(); ++i) {
     const ChatMessage& m = messages[i];
+    // Checked before the "Role: " prefix is added, so the offset is one in what the user wrote.
+    if (auto bad = find_invalid_utf8(m.content))
+      throw TokenizerError("chat message " + std::to_string(i) + " (" + std::string(chat_role_name(m.role)) +
+                           ") is not valid UTF-8 at byte " + std::to_string(*bad) + " of its " +
+                           std::to_string(m.content.size()) + " bytes");
     text.assign(chat_role_name(m.role));
     text += ": ";
     text += m.content;

@@ -14,6 +14,15 @@ namespace trit {
 std::unique_ptr<GgufFile> parse_into(std::unique_ptr<GgufFile> f);  // gguf_parser.cpp
 
 namespace {
+// What a non-regular file is, for the error that refuses it.
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "neither a file nor a directory";
+}
+
 struct Fd {
   int fd;
   ~Fd() {
@@ -24,11 +33,14 @@ struct Fd {
 
 std::unique_ptr<GgufFile> GgufFile::open(const std::filesystem::path& path) {
   const std::string name = path.string();
-  Fd fd{::open(name.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: opening a FIFO (or a device) for reading would otherwise wait for a writer forever; the
+  // type is checked on the opened descriptor, so nothing can swap the file between check and use.
+  Fd fd{::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (fd.fd < 0) throw GgufError("cannot open '" + name + "': " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0) throw GgufError("cannot stat '" + name + "': " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw GgufError("'" + name + "' is not a regular file");
+  if (!S_ISREG(st.st_mode))
+    throw GgufError("'" + name + "' is not a regular file (it is " + file_kind(st.st_mode) + "), so it cannot be a model");
   if (st.st_size == 0) throw GgufError("'" + name + "' is empty, not a GGUF file");
   auto size = static_cast<size_t>(st.st_size);
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.fd, 0);

@@ -1,6 +1,7 @@
 // ModelConfig from GGUF metadata: every hyper-parameter read from the file (nothing hard-coded) and
 // checked for consistency before any tensor is looked at.
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "gguf/model_loader.h"
@@ -10,9 +11,14 @@ namespace {
 
 bool known_architecture(std::string_view a) { return a == "bitnet-25" || a == "bitnet-b1.58"; }
 
+// A count: positive, and small enough for the int32 the forward passes and sessions index with (a
+// context_length of 2^31 used to wrap to a negative int: "context length 0 is outside 1..-1").
 uint32_t positive(const GgufMetadata& md, const std::string& key) {
   uint32_t v = md.get_u32(key);
   if (v == 0) throw ModelError("metadata key '" + key + "' is 0; it must be positive");
+  if (v > static_cast<uint32_t>(INT32_MAX))
+    throw ModelError("metadata key '" + key + "' = " + std::to_string(v) + " is out of range; it must be between 1 and " +
+                     std::to_string(INT32_MAX));
   return v;
 }
 

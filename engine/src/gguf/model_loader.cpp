@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "gguf/f16_scan.h"
 #include "gguf/half.h"
 #include "gguf/i2s_scan.h"
 
@@ -101,14 +102,34 @@ class Binder {
   const uint16_t* embedding() {
     const auto& t = tensor("token_embd.weight", {c_.dim, c_.vocab}, "dim x vocab");
     if (t.type != GgmlType::F16) wrong_type(t, "F16");
-    const uint8_t* p = f_.tensor_data(t).data();
+    const auto bytes = f_.tensor_data(t);
+    const uint8_t* p = bytes.data();
     if (reinterpret_cast<uintptr_t>(p) % alignof(uint16_t) != 0)
       throw ModelError("tensor 'token_embd.weight' is not 2-byte aligned in the file (general.alignment " +
                        std::to_string(f_.alignment()) + ")");
+    // The embedding is also the LM head: one NaN or infinity poisons every logit computed with it.
+    if (auto i = find_nonfinite_f16(bytes)) {
+      uint16_t h;
+      std::memcpy(&h, p + 2 * *i, 2);
+      throw ModelError("tensor 'token_embd.weight' holds a non-finite value (" + std::to_string(half_to_float(h)) +
+                       ") at index " + std::to_string(*i) + " (token " + std::to_string(*i / c_.dim) + ", element " +
+                       std::to_string(*i % c_.dim) + "); weights must be finite numbers");
+    }
     return static_cast<const uint16_t*>(static_cast<const void*>(p));
   }
 
   std::span<const float> norm(const std::string& name, uint64_t n, const char* meaning) {
+    std::span<const float> v = norm_values(name, n, meaning);
+    // A NaN or infinity in a norm turns every activation after it into NaN: the reply is garbage and
+    // the CPU and Vulkan paths disagree about it. Norms are small (dim or ffn floats), so this is cheap.
+    for (size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i]))
+        throw ModelError("tensor '" + name + "' holds a non-finite value (" + std::to_string(v[i]) + ") at index " +
+                         std::to_string(i) + "; norm weights must be finite numbers");
+    return v;
+  }
+
+  std::span<const float> norm_values(const std::string& name, uint64_t n, const char* meaning) {
     const auto& t = tensor(name, {n}, meaning);
     auto bytes = f_.tensor_data(t);
     if (t.type == GgmlType::F32) {

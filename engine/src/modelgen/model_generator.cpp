@@ -215,8 +215,9 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   validate_generator_shape(o.shape);
   if (o.out.empty()) throw GeneratorError("no output path given");
-  if (o.context == 0 || o.context > (1u << 24))
-    throw GeneratorError("context length " + std::to_string(o.context) + " is outside 1 .. " + std::to_string(1u << 24));
+  if (o.context == 0 || o.context > kMaxGeneratorContext)
+    throw GeneratorError("context length " + std::to_string(o.context) + " is outside 1 .. " +
+                         std::to_string(kMaxGeneratorContext));
   ResolvedVocab rv = resolve_vocab(o);
   const auto& sh = o.shape;
   const auto vocab_size = static_cast<uint32_t>(rv.vocab.tokens.size());
