@@ -209,6 +209,32 @@ class TestStorageExchange : public QObject {
     QCOMPARE(store_->conversationCount(), before);  // nothing half-written
   }
 
+  // JSON can spell a lone surrogate, which the store would have turned into U+FFFD (found by
+  // conversation_fuzz): the file is refused, naming the field and the place.
+  void loneSurrogatesAreRefused() {
+    QByteArray sample = readFile(sourceDir() + QStringLiteral("/tests/app/storage_data/sample_conversation.json"));
+    const QByteArray text = "\"What does \\\"ternary\\\" mean for weights?\"";
+    QVERIFY(sample.contains(text));
+    const std::pair<QByteArray, QString> cases[] = {
+        {"\"What \\ud800 does\"", QStringLiteral("\\ud800")},        // a high surrogate alone
+        {"\"What \\udc00\\ud800\"", QStringLiteral("\\udc00")}};   // a low one before a high one
+    for (const auto& [bad, unit] : cases) {
+      const int before = store_->conversationCount();
+      try {
+        importJson(*store_, QByteArray(sample).replace(text, bad));
+        QFAIL("imported a lone surrogate");
+      } catch (const ExchangeError& e) {
+        QCOMPARE(e.message(), QStringLiteral("messages[0].text: holds a lone UTF-16 surrogate (%1) at character 5, "
+                                             "which is not valid Unicode").arg(unit));
+      }
+      QCOMPARE(store_->conversationCount(), before);
+    }
+    // A pair (an emoji spelled as two escapes) is text like any other.
+    const QByteArray emoji = QByteArray(sample).replace(text, "\"What \\ud83d\\ude00 does\"");
+    const auto id = importJson(*store_, emoji);
+    QVERIFY(exportJson(*store_, id).contains("What \xf0\x9f\x98\x80 does"));
+  }
+
   void syntaxErrorsSayWhere() {
     try {
       importJson(*store_, "{\n  \"format\": \"trit-conversation\",\n  \"version\": 1,,\n}");

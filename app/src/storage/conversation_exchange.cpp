@@ -135,6 +135,18 @@ QByteArray exportJson(ConversationStore& store, std::int64_t conversationId) {
 
 namespace {
 
+// The index of the first surrogate that is not half of a pair, or -1.
+qsizetype loneSurrogateAt(const QString& s) {
+  for (qsizetype i = 0; i < s.size(); ++i) {
+    if (s[i].isHighSurrogate() && i + 1 < s.size() && s[i + 1].isLowSurrogate()) {
+      ++i;
+      continue;
+    }
+    if (s[i].isSurrogate()) return i;
+  }
+  return -1;
+}
+
 // Reads typed fields from one JSON object, naming the place ("messages[3].role") in every error.
 class Reader {
  public:
@@ -152,7 +164,14 @@ class Reader {
   QString string(const QString& key) const {
     const auto v = require(key);
     if (!v.isString()) fail(key, QStringLiteral("must be a string"));
-    return v.toString();
+    QString s = v.toString();
+    // JSON can spell a lone UTF-16 surrogate ("\ud800"). No text Trit writes holds one, and the store
+    // (UTF-8) would turn it into U+FFFD: refuse the file rather than change the text.
+    if (const qsizetype at = loneSurrogateAt(s); at >= 0)
+      fail(key, QStringLiteral("holds a lone UTF-16 surrogate (\\u%1) at character %2, which is not valid Unicode")
+                    .arg(s[at].unicode(), 4, 16, QLatin1Char('0'))
+                    .arg(at));
+    return s;
   }
   bool boolean(const QString& key) const {
     const auto v = require(key);
