@@ -380,8 +380,27 @@ TEST(GgufReaderBad, DuplicateTensorNames) {
 
 TEST(GgufReaderBad, UnsupportedTensorType) {
   auto b = one_tensor();
-  b.tensor("blk.0.attn_q.weight", kTQ4_0, {32}, std::vector<uint8_t>(18));
-  EXPECT_ERROR(b.build(), "unsupported tensor type 2 in tensor 'blk.0.attn_q.weight' (Q4_0;");
+  b.tensor("blk.0.attn_q.weight", 20, {32}, std::vector<uint8_t>(18));  // IQ4_NL: no size known here
+  EXPECT_ERROR(b.build(), "unsupported tensor type 20 in tensor 'blk.0.attn_q.weight' (type 20;");
+}
+
+// ggml's block types are read (inspect lists them, the loader names them when it refuses a model);
+// their rows must be whole blocks.
+TEST(GgufReader, BlockTypesHaveTheirSizes) {
+  auto b = one_tensor();
+  b.tensor("q4", kTQ4_0, {64, 2}, std::vector<uint8_t>(4 * 18));
+  b.tensor("tq2", kTTQ2_0, {256}, std::vector<uint8_t>(66));
+  b.tensor("tq1", kTTQ1_0, {512}, std::vector<uint8_t>(2 * 54));
+  auto f = GgufFile::parse(b.build());
+  EXPECT_EQ(f->find_tensor("q4")->size_bytes, 72u);
+  EXPECT_EQ(f->find_tensor("tq2")->size_bytes, 66u);
+  EXPECT_EQ(f->find_tensor("tq1")->size_bytes, 108u);
+}
+
+TEST(GgufReaderBad, BlockTypeRowNotWholeBlocks) {
+  auto b = one_tensor();
+  b.tensor("blk.0.ffn_up.weight", kTTQ2_0, {128, 2}, std::vector<uint8_t>(66));
+  EXPECT_ERROR(b.build(), "TQ2_0 tensor 'blk.0.ffn_up.weight' has rows of 128 elements, not a multiple of its 256-element blocks");
 }
 
 TEST(GgufReaderBad, UnknownTensorType) {

@@ -12,7 +12,7 @@ namespace trit::test {
 // GGUF metadata value type ids and GGML tensor type ids used by the builder.
 enum : uint32_t { kU8 = 0, kI8 = 1, kU16 = 2, kI16 = 3, kU32 = 4, kI32 = 5, kF32 = 6, kBool = 7, kString = 8,
                   kArray = 9, kU64 = 10, kI64 = 11, kF64 = 12 };
-enum : uint32_t { kTF32 = 0, kTF16 = 1, kTQ4_0 = 2, kTBF16 = 30, kTI2_S = 36 };
+enum : uint32_t { kTF32 = 0, kTF16 = 1, kTQ4_0 = 2, kTQ4_K = 12, kTBF16 = 30, kTTQ1_0 = 34, kTTQ2_0 = 35, kTI2_S = 36 };
 
 class Bytes {
  public:
@@ -146,6 +146,7 @@ struct TinySpec {
   std::string arch = "bitnet-25";
   uint32_t dim = 128, heads = 2, kv_heads = 1, ffn = 256, layers = 1, vocab = 6;
   float scale = 0.5f;
+  bool sub_norms = true;  // attn_sub_norm and ffn_sub_norm (the bitnet architectures; llama has none)
 };
 
 inline std::vector<uint8_t> f32_data(uint64_t n, float base = 1.f) {
@@ -248,12 +249,12 @@ inline GgufBuilder tiny_model(const TinySpec& s = {}) {
     mat("attn_q.weight", s.dim, q);
     mat("attn_k.weight", s.dim, kv);
     mat("attn_v.weight", s.dim, kv);
-    b.tensor(n + "attn_sub_norm.weight", kTF32, {q}, f32_data(q));
+    if (s.sub_norms) b.tensor(n + "attn_sub_norm.weight", kTF32, {q}, f32_data(q));
     mat("attn_output.weight", q, s.dim);
     b.tensor(n + "ffn_norm.weight", kTF32, {s.dim}, f32_data(s.dim));
     mat("ffn_gate.weight", s.dim, s.ffn);
     mat("ffn_up.weight", s.dim, s.ffn);
-    b.tensor(n + "ffn_sub_norm.weight", kTF32, {s.ffn}, f32_data(s.ffn));
+    if (s.sub_norms) b.tensor(n + "ffn_sub_norm.weight", kTF32, {s.ffn}, f32_data(s.ffn));
     mat("ffn_down.weight", s.ffn, s.dim);
   }
   b.tensor("output_norm.weight", kTF32, {s.dim}, f32_data(s.dim));

@@ -11,6 +11,7 @@
 #include "gguf/f16_scan.h"
 #include "gguf/i2s_scan.h"
 #include "gguf/model_loader.h"
+#include "gguf/ternary_blocks.h"
 #include "gguf_test_builder.h"
 #include "test_support.h"
 #include "trit/gguf.h"
@@ -302,7 +303,7 @@ TEST(ModelLoadBad, F16WhereI2sExpected) {
   auto* t = b.find_tensor("blk.0.ffn_gate.weight");
   t->type = kTF16;
   t->data = f16_data(128 * 256);
-  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.ffn_gate.weight' has type F16, expected I2_S");
+  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.ffn_gate.weight' has type F16, not a ternary weight format (I2_S, TQ2_0 or TQ1_0)");
 }
 
 TEST(ModelLoadBad, I2sCode3) {
@@ -395,8 +396,15 @@ TEST(ModelLoadBad, HyperParameterOfWrongType) {
 
 TEST(ModelLoadBad, UnknownArchitecture) {
   auto b = tiny_model();
-  b.str("general.architecture", "llama");
-  EXPECT_LOAD_ERROR(b, "unknown architecture 'llama' (general.architecture): supported are bitnet-25 and bitnet-b1.58");
+  b.str("general.architecture", "qwen2");
+  EXPECT_LOAD_ERROR(b, "unknown architecture 'qwen2' (general.architecture): supported are bitnet-25, bitnet-b1.58 and "
+                       "llama with ternary weights");
+}
+
+TEST(ModelLoadBad, BitnetArchitectureRefusedByName) {
+  TinySpec s;
+  s.arch = "bitnet";
+  EXPECT_LOAD_ERROR(tiny_model(s), "architecture 'bitnet' (1bitLLM's BitNet b1.58 with a SentencePiece vocabulary) is not supported");
 }
 
 TEST(ModelLoadBad, EmptyVocabulary) {
@@ -445,10 +453,128 @@ TEST(ModelLoadBad, BadEpsilon) {
   EXPECT_LOAD_ERROR(b, "attention.layer_norm_rms_epsilon' = -1.000000 is not a sane epsilon");
 }
 
-TEST(ModelLoadBad, UntiedOutputIsUnsupported) {
+// ---- issue 27: the architecture description, the untied head, the TQ formats ----
+
+TEST(ModelLoad, UntiedOutputIsTheHead) {
   auto b = tiny_model();
   b.tensor("output.weight", kTF16, {128, 6}, f16_data(128 * 6));
-  EXPECT_LOAD_ERROR(b, "tensor 'output.weight' (an untied LM head) is not supported");
+  auto bytes = b.build();
+  auto f = GgufFile::parse(std::span<const uint8_t>(bytes));
+  const auto m = gguf_detail::load_model(*f);
+  EXPECT_FALSE(m.config.arch.tied_head);
+  EXPECT_EQ(static_cast<const void*>(m.weights.output), f->tensor_data(*f->find_tensor("output.weight")).data());
+  EXPECT_EQ(m.weights.head(), m.weights.output);
+}
+
+TEST(ModelLoadBad, UntiedOutputOfTheWrongType) {
+  auto b = tiny_model();
+  b.tensor("output.weight", kTF32, {128, 6}, f32_data(128 * 6));
+  EXPECT_LOAD_ERROR(b, "tensor 'output.weight' has type F32, expected F16");
+}
+
+TEST(ModelLoad, LlamaIsSwiGluNormalRopeWithoutSubNorms) {
+  TinySpec s;
+  s.arch = "llama";
+  s.sub_norms = false;
+  auto bytes = tiny_model(s).build();
+  auto f = GgufFile::parse(std::span<const uint8_t>(bytes));
+  const auto m = gguf_detail::load_model(*f);
+  EXPECT_EQ(m.config.arch.ffn, FfnKind::SiluGated);
+  EXPECT_EQ(m.config.arch.rope, RopeStyle::Normal);
+  EXPECT_FALSE(m.config.arch.sub_norms);
+  EXPECT_TRUE(m.config.arch.tied_head);
+  EXPECT_TRUE(m.weights.layers[0].attn_sub_norm.empty());
+  EXPECT_EQ(m.config.weight_format, "I2_S");
+  uint64_t elements = 0;
+  for (const auto& t : f->tensors()) elements += t.n_elements();
+  EXPECT_EQ(m.config.parameters, elements);
+}
+
+TEST(ModelLoadBad, SubNormInLlamaHasNoPlace) {
+  TinySpec s;
+  s.arch = "llama";
+  EXPECT_LOAD_ERROR(tiny_model(s), "tensor 'blk.0.attn_sub_norm.weight' has no place in the llama graph");
+}
+
+TEST(ModelLoadBad, RopeFrequencyFactorsHaveNoPlace) {
+  TinySpec s;
+  s.arch = "llama";
+  s.sub_norms = false;
+  auto b = tiny_model(s);
+  b.tensor("rope_freqs.weight", kTF32, {32}, f32_data(32));
+  EXPECT_LOAD_ERROR(b, "tensor 'rope_freqs.weight' has no place in the llama graph");
+}
+
+TEST(ModelLoadBad, QuantizedLlamaIsNotTernary) {
+  TinySpec s;
+  s.arch = "llama";
+  s.sub_norms = false;
+  s.dim = 256;
+  auto b = tiny_model(s);
+  auto* t = b.find_tensor("blk.0.attn_k.weight");
+  t->type = kTQ4_K;
+  t->data = std::vector<uint8_t>(128 * 144);  // 128 rows of one 256-element block
+  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.attn_k.weight' has type Q4_K, not a ternary weight format (I2_S, TQ2_0 or TQ1_0)");
+}
+
+TEST(ModelLoadBad, HeadWidthOtherThanTheHiddenSizesShare) {
+  auto b = tiny_model();
+  b.u32("bitnet-25.attention.key_length", 128);
+  EXPECT_LOAD_ERROR(b, "bitnet-25.attention.key_length 128 differs from embedding_length / head_count = 64");
+}
+
+namespace {
+// A TQ tensor of rows x cols (cols a multiple of 256) with codes (r + c) % 3 and block scale 0.5.
+std::vector<uint8_t> tq_data(WeightFormat f, uint64_t cols, uint64_t rows) {
+  const uint32_t bb = f == WeightFormat::TQ2_0 ? ternary::kTq2Bytes : ternary::kTq1Bytes;
+  std::vector<uint8_t> d(rows * cols / 256 * bb);
+  uint8_t codes[256];
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t b = 0; b < cols / 256; ++b) {
+      for (int i = 0; i < 256; ++i) codes[i] = static_cast<uint8_t>((r + b * 256 + static_cast<uint64_t>(i)) % 3);
+      uint8_t* out = d.data() + (r * cols / 256 + b) * bb;
+      if (f == WeightFormat::TQ2_0) ternary::encode_tq2_block(codes, 0x3800, out);
+      else ternary::encode_tq1_block(codes, 0x3800, out);
+    }
+  return d;
+}
+
+GgufBuilder tq_model(WeightFormat f) {
+  TinySpec s;
+  s.dim = 256;
+  s.ffn = 512;
+  auto b = tiny_model(s);
+  for (const char* name : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
+    auto* t = b.find_tensor("blk.0." + std::string(name) + ".weight");
+    t->type = f == WeightFormat::TQ2_0 ? kTTQ2_0 : kTTQ1_0;
+    t->data = tq_data(f, t->shape[0], t->shape[1]);
+  }
+  return b;
+}
+}  // namespace
+
+TEST(ModelLoad, TqFormatsLoadWithTheirName) {
+  for (WeightFormat f : {WeightFormat::TQ2_0, WeightFormat::TQ1_0}) {
+    auto bytes = tq_model(f).build();
+    auto file = GgufFile::parse(std::span<const uint8_t>(bytes));
+    const auto m = gguf_detail::load_model(*file);
+    EXPECT_EQ(m.config.weight_format, weight_format_name(f));
+    EXPECT_EQ(m.weights.layers[0].down.format, f);
+  }
+}
+
+TEST(ModelLoadBad, Tq2Code3) {
+  auto b = tq_model(WeightFormat::TQ2_0);
+  auto& d = b.find_tensor("blk.0.ffn_up.weight")->data;
+  d[66 * 2 + 33] |= 3 << 4;  // row 2 (one block a row), half 1, byte 1, n = 2: column 128 + 1 + 64
+  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.ffn_up.weight' contains the invalid TQ2_0 code 3 at row 2, column 193");
+}
+
+TEST(ModelLoadBad, TqBlockScaleNotFinite) {
+  auto b = tq_model(WeightFormat::TQ1_0);
+  auto& d = b.find_tensor("blk.0.attn_v.weight")->data;
+  put_f16(d, (54 * 3 + 52) / 2, 0x7e00);  // NaN as row 3's block scale (one block a row)
+  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.attn_v.weight' has a non-finite TQ1_0 block scale (nan) in row 3, block 0");
 }
 
 TEST(ModelLoadBad, BiasIsUnsupported) {

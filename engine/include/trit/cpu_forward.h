@@ -60,9 +60,10 @@ class CpuForward final : public Forward {
   Precision precision_;
   int32_t filled_ = 0;
   int32_t cache_positions_ = 0;  // allocated positions per layer; grows on demand up to context_
-  // Per layer [positions x kv_heads*head_dim]; one pair is used, by kv_.
+  // Per layer [positions x kv_heads*head_dim]; one pair is used, by kv_ and (unrounded) precision_.
   std::vector<std::vector<uint16_t>> k16_, v16_;
   std::vector<std::vector<float>> k32_, v32_;
+  std::vector<std::vector<double>> k64_, v64_;
   std::vector<int8_t> xq_;  // scratch for the quantized activations of a block
   std::vector<double> xs64_;  // their per-token scales (one of the two, by precision_)
   std::vector<float> xs32_;

@@ -8,6 +8,9 @@
 
 namespace trit {
 
+// How K (after RoPE) and V are stored: rounded to F16, or not rounded (F32: kept at the activation
+// precision, so the CPU reference's double verification run keeps them in double, as the golden files'
+// "f32kv" variant does; a GPU build keeps F32).
 enum class KvPrecision { F16, F32 };
 
 // Precision of the activations (everything but the exact integer ternary sums and the caches). fp32 is

@@ -40,12 +40,15 @@ enum class GgmlType : uint32_t {
   I64 = 27,
   F64 = 28,
   BF16 = 30,
+  TQ1_0 = 34,
+  TQ2_0 = 35,
   I2_S = 36,
 };
 
 // "F32", "I2_S", ...; "type N" for a number this reader has no name for.
 std::string ggml_type_name(GgmlType t);
-// True for the types whose data size this reader knows (F32, F16, BF16, F64, I8..I64, I2_S).
+// True for the types whose data size this reader knows: the plain ones, ggml's block types up to Q8_K,
+// TQ1_0, TQ2_0 and I2_S. (Knowing a size is not running it: the loader names what the engine runs.)
 bool ggml_type_supported(GgmlType t);
 
 // Every GGUF parse failure. A ModelError, so callers of Model::open catch one type.

@@ -42,6 +42,8 @@ float quantize_int8_per_token(std::span<const float> x, std::span<int8_t> xq);
 
 // Squared-ReLU gate of the FFN: out[i] = max(g[i], 0)^2 * u[i]. out may alias g or u.
 void squared_relu_gate(std::span<const float> g, std::span<const float> u, std::span<float> out);
+// SiLU-gated FFN (LLaMA): out[i] = g[i] / (1 + e^-g[i]) * u[i]. out may alias g or u.
+void silu_gate(std::span<const float> g, std::span<const float> u, std::span<float> out);
 
 // ---- I2_S ternary weights ---------------------------------------------------------------------------
 
@@ -78,6 +80,9 @@ void bitlinear(const TernaryMatrix& m, std::span<const float> x, std::span<float
 // in double precision (large positions lose the low bits of theta in float), applied in float.
 // head_dim must be even and divide vec.size().
 void rope_neox(std::span<float> vec, uint32_t head_dim, int32_t pos, float base);
+// The normal (GPT-J / LLaMA, llama.cpp's NORM) rotary embedding: element 2i pairs with 2i + 1, with the
+// same angle; otherwise as rope_neox.
+void rope_normal(std::span<float> vec, uint32_t head_dim, int32_t pos, float base);
 
 // Attention of one query over the first n_ctx positions of a KV cache (the caller makes it causal by
 // passing n_ctx = query position + 1). q and out are [heads x head_dim]; k and v are row-major

@@ -1,9 +1,9 @@
 // The CPU reference forward pass: the spec's pseudo-code (bitnet-b158.md, "Forward pass for one token")
 // run over a block of tokens, one layer at a time, with activations in double precision (ops_impl.h
 // says why; the ternary sums are exact integers either way) or, for the fp32 build's checks, in float.
-// The KV cache holds F16 (rounded once from the activation) or F32 values, as the golden files' two
-// variants do. A block is processed as a whole per
-// matrix so each weight row is decoded once per block; attention for token t of the block sees
+// The KV cache holds F16 (rounded once from the activation) or unrounded values (float, or double in
+// the double run), as the golden files' two variants do. A block is processed as a whole per matrix
+// so each weight row is decoded once per block; attention for token t of the block sees
 // positions [0, pos+t], exactly the causal view token-by-token evaluation gives.
 #include "trit/cpu_forward.h"
 
@@ -46,6 +46,9 @@ CpuForward::CpuForward(std::shared_ptr<const Model> model, KvPrecision kv, int32
   if (kv_ == KvPrecision::F16) {
     k16_.resize(layers);
     v16_.resize(layers);
+  } else if (precision_ == Precision::F64) {
+    k64_.resize(layers);
+    v64_.resize(layers);
   } else {
     k32_.resize(layers);
     v32_.resize(layers);
@@ -64,6 +67,8 @@ void CpuForward::ensure_cache(int32_t positions) {
     for (auto& c : *caches) c.resize(n);
   for (auto* caches : {&k32_, &v32_})
     for (auto& c : *caches) c.resize(n);
+  for (auto* caches : {&k64_, &v64_})
+    for (auto& c : *caches) c.resize(n);
   cache_positions_ = grown;
 }
 
@@ -75,9 +80,12 @@ void CpuForward::store_kv(uint32_t layer, int32_t pos, const R* k, const R* v) {
     if (kv_ == KvPrecision::F16) {
       k16_[layer][off + i] = to_f16(k[i]);
       v16_[layer][off + i] = to_f16(v[i]);
+    } else if constexpr (std::is_same_v<R, double>) {
+      k64_[layer][off + i] = k[i];
+      v64_[layer][off + i] = v[i];
     } else {
-      k32_[layer][off + i] = static_cast<float>(k[i]);
-      v32_[layer][off + i] = static_cast<float>(v[i]);
+      k32_[layer][off + i] = k[i];
+      v32_[layer][off + i] = v[i];
     }
   }
 }
@@ -88,6 +96,8 @@ void CpuForward::attend(uint32_t layer, const R* q, int32_t n_ctx, R* out) const
   const auto n = static_cast<uint32_t>(n_ctx);
   if (kv_ == KvPrecision::F16)
     cpu::attention(q, k16_[layer].data(), v16_[layer].data(), n, cfg.heads, cfg.kv_heads, cfg.head_dim, out);
+  else if constexpr (std::is_same_v<R, double>)
+    cpu::attention(q, k64_[layer].data(), v64_[layer].data(), n, cfg.heads, cfg.kv_heads, cfg.head_dim, out);
   else
     cpu::attention(q, k32_[layer].data(), v32_[layer].data(), n, cfg.heads, cfg.kv_heads, cfg.head_dim, out);
 }
@@ -163,35 +173,43 @@ void CpuForward::forward(std::span<const int32_t> tokens, int32_t pos, std::span
     bitlinear_block(lw.wv, h.data(), n, v.data());
     for (std::size_t t = 0; t < n; ++t) {
       const int32_t p = pos + static_cast<int32_t>(t);
-      cpu::rope_neox(row(q, t, qdim), qdim, cfg.head_dim, p, cfg.rope_base);
-      cpu::rope_neox(row(k, t, kvdim), kvdim, cfg.head_dim, p, cfg.rope_base);
+      if (cfg.arch.rope == RopeStyle::NeoX) {
+        cpu::rope_neox(row(q, t, qdim), qdim, cfg.head_dim, p, cfg.rope_base);
+        cpu::rope_neox(row(k, t, kvdim), kvdim, cfg.head_dim, p, cfg.rope_base);
+      } else {
+        cpu::rope_normal(row(q, t, qdim), qdim, cfg.head_dim, p, cfg.rope_base);
+        cpu::rope_normal(row(k, t, kvdim), kvdim, cfg.head_dim, p, cfg.rope_base);
+      }
       store_kv(l, p, row(k, t, kvdim), row(v, t, kvdim));
     }
     // Token t sees positions [0, pos + t]: causal within the block as well as over the cache.
     cpu::parallel_for(n, threads_, [&](std::size_t t0, std::size_t t1) {
       for (std::size_t t = t0; t < t1; ++t) attend(l, row(q, t, qdim), pos + static_cast<int32_t>(t) + 1, row(o, t, qdim));
     });
-    for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(o, t, qdim), lw.attn_sub_norm.data(), qdim, eps, row(o, t, qdim));
+    if (cfg.arch.sub_norms)
+      for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(o, t, qdim), lw.attn_sub_norm.data(), qdim, eps, row(o, t, qdim));
     bitlinear_block(lw.wo, o.data(), n, proj.data());
     for (std::size_t i = 0; i < n * dim; ++i) x[i] += proj[i];
 
-    // Feed-forward block: squared ReLU gate, sub-norm over ffn.
+    // Feed-forward block: squared-ReLU or SiLU gate, then the sub-norm over ffn where the architecture has it.
     for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(x, t, dim), lw.ffn_norm.data(), dim, eps, row(h, t, dim));
     bitlinear_block(lw.gate, h.data(), n, gate.data());
     bitlinear_block(lw.up, h.data(), n, up.data());
-    cpu::squared_relu_gate(gate.data(), up.data(), n * ffn, gate.data());
-    for (std::size_t t = 0; t < n; ++t)
-      cpu::rmsnorm(row(gate, t, ffn), lw.ffn_sub_norm.data(), ffn, eps, row(gate, t, ffn));
+    if (cfg.arch.ffn == FfnKind::SquaredRelu) cpu::squared_relu_gate(gate.data(), up.data(), n * ffn, gate.data());
+    else cpu::silu_gate(gate.data(), up.data(), n * ffn, gate.data());
+    if (cfg.arch.sub_norms)
+      for (std::size_t t = 0; t < n; ++t)
+        cpu::rmsnorm(row(gate, t, ffn), lw.ffn_sub_norm.data(), ffn, eps, row(gate, t, ffn));
     bitlinear_block(lw.down, gate.data(), n, proj.data());
     for (std::size_t i = 0; i < n * dim; ++i) x[i] += proj[i];
   }
 
-  // Final norm and tied LM head on the tokens whose logits are wanted; vocabulary rows over the threads.
+  // Final norm and LM head on the tokens whose logits are wanted; vocabulary rows over the threads.
   const std::size_t first = all_logits ? 0 : n - 1, wanted = n - first;
   for (std::size_t t = first; t < n; ++t) cpu::rmsnorm(row(x, t, dim), w.output_norm.data(), dim, eps, row(x, t, dim));
   const R* xs = row(x, first, dim);
   cpu::parallel_for(cfg.vocab, threads_, [&](std::size_t r0, std::size_t r1) {
-    cpu::lm_head_rows(w.token_embd, cfg.dim, xs, wanted, logits.data(), cfg.vocab, r0, r1);
+    cpu::lm_head_rows(w.head(), cfg.dim, xs, wanted, logits.data(), cfg.vocab, r0, r1);
   });
 }
 

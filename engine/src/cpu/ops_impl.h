@@ -50,6 +50,28 @@ void squared_relu_gate(const R* g, const R* u, std::size_t n, R* out) {
   }
 }
 
+// out = silu(g) * u = g / (1 + e^-g) * u; out may alias g or u.
+template <typename R>
+void silu_gate(const R* g, const R* u, std::size_t n, R* out) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = g[i] / (R(1) + std::exp(-g[i])) * u[i];
+}
+
+// Normal RoPE in place: element 2i pairs with 2i + 1; the angle as in rope_neox.
+template <typename R>
+void rope_normal(R* vec, std::size_t n, uint32_t head_dim, int32_t pos, float base) {
+  const uint32_t half = head_dim / 2;
+  for (uint32_t i = 0; i < half; ++i) {
+    const double theta = static_cast<double>(pos) * std::pow(static_cast<double>(base), -2.0 * i / head_dim);
+    const auto c = static_cast<R>(std::cos(theta));
+    const auto sn = static_cast<R>(std::sin(theta));
+    for (std::size_t h = 0; h < n; h += head_dim) {
+      const R a = vec[h + 2 * i], b = vec[h + 2 * i + 1];
+      vec[h + 2 * i] = a * c - b * sn;
+      vec[h + 2 * i + 1] = a * sn + b * c;
+    }
+  }
+}
+
 // NeoX RoPE in place over n / head_dim heads; the angle in double, applied in R.
 template <typename R>
 void rope_neox(R* vec, std::size_t n, uint32_t head_dim, int32_t pos, float base) {
@@ -100,7 +122,7 @@ void attention(const R* q, const T* k, const T* v, uint32_t n_ctx, uint32_t head
   }
 }
 
-// Tied LM head for n tokens at once: logits[t * vocab_stride + r] = sum_d E[r][d] * x[t][d] for rows
+// LM head (the tied embedding or the untied output.weight, F16) for n tokens at once: logits[t * vocab_stride + r] = sum_d E[r][d] * x[t][d] for rows
 // r in [r0, r1). Each F16 row is widened once and applied to every token.
 template <typename R>
 void lm_head_rows(const uint16_t* token_embd, uint32_t dim, const R* x, std::size_t n, float* logits,

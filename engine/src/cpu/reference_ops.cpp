@@ -11,6 +11,7 @@
 
 #include "cpu/ops_impl.h"
 #include "cpu/ternary_rows.h"
+#include "gguf/ternary_blocks.h"
 
 namespace trit::ref {
 namespace {
@@ -123,6 +124,12 @@ void squared_relu_gate(std::span<const float> g, std::span<const float> u, std::
   cpu::squared_relu_gate(g.data(), u.data(), g.size(), out.data());
 }
 
+void silu_gate(std::span<const float> g, std::span<const float> u, std::span<float> out) {
+  require(u.size() == g.size() && out.size() == g.size(), "silu_gate",
+          "size mismatch: g " + sz(g.size()) + ", u " + sz(u.size()) + ", out " + sz(out.size()));
+  cpu::silu_gate(g.data(), u.data(), g.size(), out.data());
+}
+
 // ---- I2_S ternary weights ---------------------------------------------------------------------------
 
 uint32_t i2s_code(const uint8_t* codes, std::size_t i) {
@@ -140,7 +147,10 @@ int i2s_weight(const uint8_t* codes, std::size_t i) {
 namespace {
 void check_matrix(const TernaryMatrix& m, const char* op) {
   require(m.codes != nullptr, op, "matrix has no data");
-  require(m.cols % 128 == 0, op, "matrix has " + sz(m.cols) + " columns, not a multiple of 128");
+  const uint32_t block = m.format == WeightFormat::I2_S ? ternary::kI2sBlock : ternary::kTqBlock;
+  require(m.cols % block == 0, op,
+          "matrix has " + sz(m.cols) + " columns, not a multiple of " + weight_format_name(m.format) + "'s " +
+              sz(block));
 }
 }  // namespace
 
@@ -149,7 +159,8 @@ void decode_ternary_row(const TernaryMatrix& m, uint32_t row, std::span<int8_t> 
   require(row < m.rows, "decode_ternary_row", "row " + sz(row) + " of a matrix with " + sz(m.rows) + " rows");
   require(out.size() == m.cols, "decode_ternary_row",
           "output has " + sz(out.size()) + " entries, the row " + sz(m.cols));
-  cpu::decode_row(m, row, out.data());
+  std::vector<float> scales(m.cols / ternary::kTqBlock + 1);
+  ternary::decode_row(m, row, out.data(), scales.data());
 }
 
 void ternary_matvec(const TernaryMatrix& m, std::span<const int8_t> xq, float s, std::span<float> y) {
@@ -181,6 +192,13 @@ void rope_neox(std::span<float> vec, uint32_t head_dim, int32_t pos, float base)
   require(vec.size() % head_dim == 0, "rope_neox",
           "vector of " + sz(vec.size()) + " entries is not a whole number of heads of " + sz(head_dim));
   cpu::rope_neox(vec.data(), vec.size(), head_dim, pos, base);
+}
+
+void rope_normal(std::span<float> vec, uint32_t head_dim, int32_t pos, float base) {
+  require(head_dim >= 2 && head_dim % 2 == 0, "rope_normal", "head_dim " + sz(head_dim) + " is not a positive even number");
+  require(vec.size() % head_dim == 0, "rope_normal",
+          "vector of " + sz(vec.size()) + " entries is not a whole number of heads of " + sz(head_dim));
+  cpu::rope_normal(vec.data(), vec.size(), head_dim, pos, base);
 }
 
 namespace {

@@ -253,7 +253,12 @@ class GgufParser {
       auto size = gguf_detail::tensor_data_size(t.type, n);
       if (!size)
         throw GgufError("unsupported tensor type " + std::to_string(type) + " in tensor '" + t.name + "' (" +
-                        ggml_type_name(t.type) + "; supported: F32, F16, BF16, F64, I8, I16, I32, I64, I2_S)");
+                        ggml_type_name(t.type) +
+                        "; known: F32, F16, BF16, F64, I8, I16, I32, I64, Q4_0 to Q8_K, TQ1_0, TQ2_0, I2_S)");
+      if (auto b = gguf_detail::block_layout(t.type); b && (t.shape.empty() || t.shape[0] % b->elements != 0))
+        throw GgufError(ggml_type_name(t.type) + " " + ctx + " has rows of " +
+                        std::to_string(t.shape.empty() ? 0 : t.shape[0]) + " elements, not a multiple of its " +
+                        std::to_string(b->elements) + "-element blocks");
       if (t.type == GgmlType::I2_S && n % 4 != 0)
         throw GgufError("I2_S " + ctx + " has " + std::to_string(n) + " elements, not a multiple of 4");
       t.size_bytes = *size;

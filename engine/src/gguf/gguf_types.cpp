@@ -27,6 +27,8 @@ std::string ggml_type_name(GgmlType t) {
     case GgmlType::I64: return "I64";
     case GgmlType::F64: return "F64";
     case GgmlType::BF16: return "BF16";
+    case GgmlType::TQ1_0: return "TQ1_0";
+    case GgmlType::TQ2_0: return "TQ2_0";
     case GgmlType::I2_S: return "I2_S";
   }
   return "type " + std::to_string(static_cast<uint32_t>(t));
@@ -55,7 +57,28 @@ std::string gguf_value_type_name(GgufValueType t) {
 
 namespace gguf_detail {
 
+std::optional<BlockLayout> block_layout(GgmlType t) {
+  switch (t) {
+    case GgmlType::Q4_0: return BlockLayout{32, 18};
+    case GgmlType::Q4_1: return BlockLayout{32, 20};
+    case GgmlType::Q5_0: return BlockLayout{32, 22};
+    case GgmlType::Q5_1: return BlockLayout{32, 24};
+    case GgmlType::Q8_0: return BlockLayout{32, 34};
+    case GgmlType::Q8_1: return BlockLayout{32, 36};
+    case GgmlType::Q2_K: return BlockLayout{256, 84};
+    case GgmlType::Q3_K: return BlockLayout{256, 110};
+    case GgmlType::Q4_K: return BlockLayout{256, 144};
+    case GgmlType::Q5_K: return BlockLayout{256, 176};
+    case GgmlType::Q6_K: return BlockLayout{256, 210};
+    case GgmlType::Q8_K: return BlockLayout{256, 292};
+    case GgmlType::TQ1_0: return BlockLayout{256, 54};
+    case GgmlType::TQ2_0: return BlockLayout{256, 66};
+    default: return std::nullopt;
+  }
+}
+
 std::optional<uint64_t> tensor_data_size(GgmlType t, uint64_t n) {
+  if (auto b = block_layout(t)) return n / b->elements * b->bytes;  // the parser checks n % elements
   switch (t) {
     case GgmlType::I8: return n;
     case GgmlType::F16:

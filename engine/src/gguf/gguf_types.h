@@ -7,9 +7,16 @@
 
 namespace trit::gguf_detail {
 
+// ggml's block types: `elements` values in `bytes` bytes; a row (ne0) is a whole number of blocks.
+struct BlockLayout {
+  uint64_t elements = 0, bytes = 0;
+};
+std::optional<BlockLayout> block_layout(GgmlType t);
+
 // Bytes of data for a tensor of `n_elements` elements, or std::nullopt when the type is unsupported.
 // I2_S: n/4 bytes of 2-bit codes followed by a 32-byte tail holding the float32 scale; n must be a
-// multiple of 4 (the caller checks). Overflow is impossible: n_elements < 2^63 and sizes are <= 8n.
+// multiple of 4 (the caller checks). Block types: n / elements blocks (the caller checks that ne0 is a
+// multiple of the block). Overflow is impossible: n_elements < 2^63 and sizes are <= 8n.
 std::optional<uint64_t> tensor_data_size(GgmlType t, uint64_t n_elements);
 
 // Size in bytes of one element of a fixed-size metadata value type; 0 for STRING and ARRAY.

@@ -2,6 +2,7 @@
 // checked for consistency before any tensor is looked at.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "gguf/model_loader.h"
@@ -9,7 +10,15 @@
 namespace trit::gguf_detail {
 namespace {
 
-bool known_architecture(std::string_view a) { return a == "bitnet-25" || a == "bitnet-b1.58"; }
+// What each architecture this engine runs computes (../shared/docs/ternary-family.md). The head's
+// tying is not a property of the name: it is read from the tensors (output.weight present or not).
+std::optional<Architecture> describe(std::string_view name) {
+  if (name == "bitnet-25" || name == "bitnet-b1.58")
+    return Architecture{.ffn = FfnKind::SquaredRelu, .sub_norms = true, .rope = RopeStyle::NeoX, .tied_head = true};
+  if (name == "llama")  // with ternary linear weights: Falcon3 1.58-bit, Falcon-E, Llama3-8B-1.58
+    return Architecture{.ffn = FfnKind::SiluGated, .sub_norms = false, .rope = RopeStyle::Normal, .tied_head = true};
+  return std::nullopt;
+}
 
 // A count: positive, and small enough for the int32 the forward passes and sessions index with (a
 // context_length of 2^31 used to wrap to a negative int: "context length 0 is outside 1..-1").
@@ -37,8 +46,15 @@ ModelConfig read_model_config(const GgufFile& f) {
   const GgufMetadata& md = f.metadata();
   ModelConfig c;
   c.architecture = std::string(md.get_string("general.architecture"));
-  if (!known_architecture(c.architecture))
-    throw ModelError("unknown architecture '" + c.architecture + "' (general.architecture): supported are bitnet-25 and bitnet-b1.58");
+  if (c.architecture == "bitnet")
+    throw ModelError("architecture 'bitnet' (1bitLLM's BitNet b1.58 with a SentencePiece vocabulary) is not supported: "
+                     "this engine runs bitnet-25, bitnet-b1.58 and llama files with ternary weights");
+  auto arch = describe(c.architecture);
+  if (!arch)
+    throw ModelError("unknown architecture '" + c.architecture +
+                     "' (general.architecture): supported are bitnet-25, bitnet-b1.58 and llama with ternary weights");
+  c.arch = *arch;
+  c.arch.tied_head = f.find_tensor("output.weight") == nullptr;
   if (auto n = md.find_string("general.name")) c.name = std::string(*n);
   const std::string p = c.architecture + ".";
 
@@ -68,7 +84,12 @@ ModelConfig read_model_config(const GgufFile& f) {
   c.head_dim = c.dim / c.heads;
   if (c.head_dim % 2 != 0)
     throw ModelError("inconsistent hyper-parameters: head dimension " + std::to_string(c.head_dim) +
-                     " (embedding_length / head_count) is odd; NeoX RoPE pairs i with i + head_dim/2");
+                     " (embedding_length / head_count) is odd; RoPE rotates pairs of elements");
+  for (const char* key : {"attention.key_length", "attention.value_length"})
+    if (auto v = md.find_u32(p + key); v && *v != c.head_dim)
+      throw ModelError("inconsistent hyper-parameters: " + p + key + " " + std::to_string(*v) +
+                       " differs from embedding_length / head_count = " + std::to_string(c.head_dim) +
+                       " (heads of another width than the hidden size's share are not supported)");
   if (auto rd = md.find_u32(p + "rope.dimension_count"); rd && *rd != c.head_dim)
     throw ModelError("inconsistent hyper-parameters: rope.dimension_count " + std::to_string(*rd) +
                      " differs from the head dimension " + std::to_string(c.head_dim) +

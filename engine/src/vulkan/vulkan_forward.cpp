@@ -201,6 +201,15 @@ void VulkanForward::Impl::check_shape() const {
     fail("head_dim " + std::to_string(cfg.head_dim) + " exceeds the attention kernel's " +
          std::to_string(kernels->max_head_dim()));
   if (cfg.kv_heads == 0 || cfg.heads % cfg.kv_heads) fail("the query heads are not a multiple of the KV heads");
+  // The kernels run the 2B4T graph in I2_S; the rest of the family runs on the CPU reference until
+  // they take the architecture description (issue 27).
+  const Architecture& ar = cfg.arch;
+  if (ar.ffn != FfnKind::SquaredRelu || !ar.sub_norms || ar.rope != RopeStyle::NeoX || !ar.tied_head)
+    fail("its architecture ('" + cfg.architecture + "': " + (ar.ffn == FfnKind::SiluGated ? "SiLU-gated FFN" : "ReLU² FFN") +
+         (ar.sub_norms ? ", sub-norms" : ", no sub-norms") + (ar.rope == RopeStyle::NeoX ? ", NeoX RoPE" : ", normal RoPE") +
+         (ar.tied_head ? ", tied head" : ", untied head") + ") is not yet on the GPU; use the CPU backend");
+  if (cfg.weight_format != "I2_S")
+    fail("its " + cfg.weight_format + " weights are not yet on the GPU (I2_S only); use the CPU backend");
 }
 
 void VulkanForward::Impl::plan_layers(const Model& model) {
