@@ -1,5 +1,6 @@
-// NeoX rotary embedding of q (in place) and k, and the append of k and v to the KV cache at positions
-// pos0 + t, one workgroup per token. Within a head, dimension i pairs with i + hd/2; cos and sin of
+// Rotary embedding of q (in place) and k, and the append of k and v to the KV cache at positions
+// pos0 + t, one workgroup per token. Within a head, dimension i pairs with i + hd/2 (NeoX) or 2i with
+// 2i + 1 (NORMAL: LLaMA, llama.cpp's NORM); cos and sin of
 // pos * base^(-2i/hd) come from a table the host computed in double precision (GPU sin/cos are only
 // accurate near zero, and angles reach thousands of radians). KV_F16 stores the cache as packed F16
 // pairs (rounded to nearest even here, not by the driver's conversion), else as F32.
@@ -7,6 +8,7 @@
 #include "rope_f16.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool KV_F16 = true;
+layout(constant_id = 2) const bool NORMAL = false;
 layout(std430, binding = 1) buffer Q { real q[]; };
 layout(std430, binding = 2) readonly buffer K { real k[]; };
 layout(std430, binding = 3) readonly buffer V { real v[]; };
@@ -22,16 +24,32 @@ void main() {
   const uint half_hd = pc.hd / 2;
   const uint qdim = pc.heads * pc.hd, kvdim = pc.kv_heads * pc.hd;
   const uint tab = pos * half_hd;
+  // Element `a` of a pair and its partner's distance.
+  const uint partner = NORMAL ? 1u : half_hd;
   for (uint idx = gl_LocalInvocationID.x; idx < pc.heads * half_hd; idx += gl_WorkGroupSize.x) {
     const uint h = idx / half_hd, i = idx % half_hd;
-    const uint o = t * qdim + h * pc.hd + i;
-    const real2 r = rotate(q[o], q[o + half_hd], cs[tab + i]);
+    const uint o = t * qdim + h * pc.hd + (NORMAL ? 2u * i : i);
+    const real2 r = rotate(q[o], q[o + partner], cs[tab + i]);
     q[o] = r.x;
-    q[o + half_hd] = r.y;
+    q[o + partner] = r.y;
+  }
+  if (NORMAL) {
+    // A pair is two neighbouring dimensions: one F16 word.
+    for (uint idx = gl_LocalInvocationID.x; idx < pc.kv_heads * half_hd; idx += gl_WorkGroupSize.x) {
+      const uint h = idx / half_hd, i = idx % half_hd;
+      const uint src = t * kvdim + h * pc.hd + 2u * i, dst = pos * kvdim + h * pc.hd + 2u * i;
+      const real2 r = rotate(k[src], k[src + 1], cs[tab + i]);
+      if (KV_F16) {
+        kc[dst / 2] = pack_f16(r.x, r.y);
+      } else {
+        kc[dst] = floatBitsToUint(float(r.x));
+        kc[dst + 1] = floatBitsToUint(float(r.y));
+      }
+    }
   }
   // K: two neighbouring dimensions (and their partners) per item, so F16 pairs are written whole.
   const uint quarter = half_hd / 2;
-  for (uint idx = gl_LocalInvocationID.x; idx < pc.kv_heads * quarter; idx += gl_WorkGroupSize.x) {
+  for (uint idx = gl_LocalInvocationID.x; !NORMAL && idx < pc.kv_heads * quarter; idx += gl_WorkGroupSize.x) {
     const uint h = idx / quarter, i = 2 * (idx % quarter);
     const uint src = t * kvdim + h * pc.hd + i;
     const real2 r0 = rotate(k[src], k[src + half_hd], cs[tab + i]);

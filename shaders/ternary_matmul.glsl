@@ -5,8 +5,13 @@
 // 32g + 4w + b: four consecutive activations, i.e. one packed int8 word, for each of the 4 groups.
 // Layout: TPR threads per row (lanes stride over the row's uvec4s, coalesced), WG/TPR rows per
 // workgroup, NT tokens per workgroup in y (each weight read once per NT tokens).
-// MODE 0: y = value. MODE 1: y += value (the residual add). MODE 2: the FFN gate: a second matrix
-// (binding 2, same input) gives u and y = relu(g)^2 * u.
+// MODE 0: y = value. MODE 1: y += value (the residual add). MODE 2 and 3: the FFN gate: a second matrix
+// (binding 2, same input) gives u and y = relu(g)^2 * u (2, BitNet) or silu(g) * u (3, LLaMA).
+// BLOCK_SCALES (TQ1_0 / TQ2_0 files, transcoded to this layout at load): every 256 elements of a row
+// have their own scale (bindings 6 and 7, one float per block, row-major), so
+//   y[t][r] = (sum over blocks b of d[r][b] * (exact int32 sum over b)) / s[t]
+// with the products summed in `real`; in double every product and sum is exact for real files'
+// scales, so the order of the sum does not matter there.
 //
 // TRIT_DOT (the *_dot wrappers, only on devices whose 4x8-bit packed signed dot product is
 // accelerated): each code word is turned once into four packed int8 words of (code - 1) and multiplied
@@ -18,16 +23,22 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TPR = 16;
 layout(constant_id = 2) const uint MODE = 0;
 layout(constant_id = 3) const uint NT = 1;
+layout(constant_id = 4) const bool BLOCK_SCALES = false;
 layout(std430, binding = 1) readonly buffer W { uvec4 wq[]; };
 layout(std430, binding = 2) readonly buffer W2 { uvec4 wq2[]; };
 layout(std430, binding = 3) readonly buffer XQ { uvec4 xq[]; };
 layout(std430, binding = 4) readonly buffer S { real s[]; };
 layout(std430, binding = 5) buffer Y { real y[]; };
+layout(std430, binding = 6) readonly buffer D { float d[]; };
+layout(std430, binding = 7) readonly buffer D2 { float d2[]; };
 layout(push_constant) uniform Push { uint rows; uint k; float scale; float scale2; } pc;
 
 const uint MAXNT = 8;
-shared int part[gl_WorkGroupSize.x * MAXNT];
-shared int part2[MODE == 2 ? gl_WorkGroupSize.x * MAXNT : 1];
+const bool GATE = MODE >= 2;
+shared int part[BLOCK_SCALES ? 1 : gl_WorkGroupSize.x * MAXNT];
+shared int part2[GATE && !BLOCK_SCALES ? gl_WorkGroupSize.x * MAXNT : 1];
+shared real rpart[BLOCK_SCALES ? gl_WorkGroupSize.x * MAXNT : 1];
+shared real rpart2[GATE && BLOCK_SCALES ? gl_WorkGroupSize.x * MAXNT : 1];
 
 int dot_uvec4(uvec4 w, uvec4 a0, uvec4 a1, uvec4 a2, uvec4 a3) {
   int r = 0;
@@ -48,19 +59,26 @@ void main() {
   const uint act_vecs = pc.k / 16;  // uvec4s per token of activations
 
   int acc[MAXNT], acc2[MAXNT];
-  for (uint tt = 0; tt < NT; ++tt) { acc[tt] = 0; acc2[tt] = 0; }
+  real racc[MAXNT], racc2[MAXNT];
+  for (uint tt = 0; tt < NT; ++tt) { acc[tt] = 0; acc2[tt] = 0; racc[tt] = real(0); racc2[tt] = real(0); }
+  const uint blocks = pc.k / 256;
   if (row < pc.rows) {
     for (uint j = lane; j < row_vecs; j += TPR) {
       const uvec4 w = wq[row * row_vecs + j];
       uvec4 w2 = uvec4(0);
-      if (MODE == 2) w2 = wq2[row * row_vecs + j];
+      if (GATE) w2 = wq2[row * row_vecs + j];
+      real bd = real(0), bd2 = real(0);  // this uvec4's block scales (64 elements: a quarter block)
+      if (BLOCK_SCALES) {
+        bd = real(d[row * blocks + j / 4]);
+        if (GATE) bd2 = real(d2[row * blocks + j / 4]);
+      }
       const uint abase = (j >> 1) * 8 + (j & 1);  // group g at abase + 2g
 #ifdef TRIT_DOT
       int c[16], c2[16];  // [4 * g + word]
       for (uint q = 0; q < 4; ++q)
         for (uint g = 0; g < 4; ++g) {
           c[4 * g + q] = int(ternary_word(w[q], 6u - 2u * g));
-          c2[4 * g + q] = MODE == 2 ? int(ternary_word(w2[q], 6u - 2u * g)) : 0;
+          c2[4 * g + q] = GATE ? int(ternary_word(w2[q], 6u - 2u * g)) : 0;
         }
       for (uint tt = 0; tt < NT; ++tt) {
         if (t0 + tt >= n) break;
@@ -70,33 +88,58 @@ void main() {
         for (uint g = 0; g < 4; ++g)
           for (uint q = 0; q < 4; ++q) {
             r += sdot4x8(c[4 * g + q], int(a[g][q]), 0);
-            if (MODE == 2) r2 += sdot4x8(c2[4 * g + q], int(a[g][q]), 0);
+            if (GATE) r2 += sdot4x8(c2[4 * g + q], int(a[g][q]), 0);
           }
-        acc[tt] += r;
-        if (MODE == 2) acc2[tt] += r2;
+        if (BLOCK_SCALES) {
+          racc[tt] += bd * real(r);
+          if (GATE) racc2[tt] += bd2 * real(r2);
+        } else {
+          acc[tt] += r;
+          if (GATE) acc2[tt] += r2;
+        }
       }
 #else
       for (uint tt = 0; tt < NT; ++tt) {
         if (t0 + tt >= n) break;
         const uint ab = (t0 + tt) * act_vecs + abase;
         const uvec4 a0 = xq[ab], a1 = xq[ab + 2], a2 = xq[ab + 4], a3 = xq[ab + 6];
-        acc[tt] += dot_uvec4(w, a0, a1, a2, a3);
-        if (MODE == 2) acc2[tt] += dot_uvec4(w2, a0, a1, a2, a3);
+        const int r = dot_uvec4(w, a0, a1, a2, a3);
+        const int r2 = GATE ? dot_uvec4(w2, a0, a1, a2, a3) : 0;
+        if (BLOCK_SCALES) {
+          racc[tt] += bd * real(r);
+          if (GATE) racc2[tt] += bd2 * real(r2);
+        } else {
+          acc[tt] += r;
+          if (GATE) acc2[tt] += r2;
+        }
       }
 #endif
     }
   }
-  // Reduce the TPR lanes of each row (integer adds: exact in any order).
+  // Reduce the TPR lanes of each row (integer adds: exact in any order; with block scales, real adds of
+  // exact products).
   for (uint tt = 0; tt < NT; ++tt) {
-    part[tt * gl_WorkGroupSize.x + tid] = acc[tt];
-    if (MODE == 2) part2[tt * gl_WorkGroupSize.x + tid] = acc2[tt];
+    const uint at = tt * gl_WorkGroupSize.x + tid;
+    if (BLOCK_SCALES) {
+      rpart[at] = racc[tt];
+      if (GATE) rpart2[at] = racc2[tt];
+    } else {
+      part[at] = acc[tt];
+      if (GATE) part2[at] = acc2[tt];
+    }
   }
   barrier();
   for (uint stride = TPR / 2; stride > 0; stride /= 2) {
     if (lane < stride) {
       for (uint tt = 0; tt < NT; ++tt) {
-        part[tt * gl_WorkGroupSize.x + tid] += part[tt * gl_WorkGroupSize.x + tid + stride];
-        if (MODE == 2) part2[tt * gl_WorkGroupSize.x + tid] += part2[tt * gl_WorkGroupSize.x + tid + stride];
+        const uint at = tt * gl_WorkGroupSize.x + tid;
+        if (BLOCK_SCALES) {
+          rpart[at] += rpart[at + stride];
+          if (GATE) rpart2[at] += rpart2[at + stride];
+        } else {
+          part[at] += part[at + stride];
+          if (GATE) part2[at] += part2[at + stride];
+        }
       }
     }
     barrier();
@@ -105,16 +148,21 @@ void main() {
   for (uint tt = 0; tt < NT; ++tt) {
     const uint t = t0 + tt;
     if (t >= n) break;
-    const real v = real(part[tt * gl_WorkGroupSize.x + tid]) / s[t] * real(pc.scale);
+    const uint at = tt * gl_WorkGroupSize.x + tid;
+    const real v = BLOCK_SCALES ? rpart[at] / s[t] : real(part[at]) / s[t] * real(pc.scale);
     const uint o = t * pc.rows + row;
     if (MODE == 0) {
       y[o] = v;
     } else if (MODE == 1) {
       y[o] += v;
     } else {
-      const real u = real(part2[tt * gl_WorkGroupSize.x + tid]) / s[t] * real(pc.scale2);
-      const real r = max(v, real(0));
-      y[o] = r * r * u;
+      const real u = BLOCK_SCALES ? rpart2[at] / s[t] : real(part2[at]) / s[t] * real(pc.scale2);
+      if (MODE == 2) {
+        const real r = max(v, real(0));
+        y[o] = r * r * u;
+      } else {
+        y[o] = v / (real(1) + exp_real(-v)) * u;
+      }
     }
   }
 }

@@ -18,6 +18,7 @@
 
 #include "cpu/ops_impl.h"
 #include "cpu/ternary_rows.h"
+#include "gguf/ternary_blocks.h"
 #include "trit/reference_ops.h"
 #include "vulkan/context.h"
 #include "vulkan/kernels.h"
@@ -131,24 +132,28 @@ void check_ternary(Gpu& g, const TernaryCase& c, trit::vk::TernaryMode mode, boo
   const auto y0 = random_floats(want.size(), 99);  // the residual the Accumulate mode adds to
   if (mode == trit::vk::TernaryMode::Accumulate)
     for (size_t i = 0; i < want.size(); ++i) want[i] = y0[i] + want[i];
-  if (mode == trit::vk::TernaryMode::Gate) {
+  const bool gate = mode == trit::vk::TernaryMode::Gate || mode == trit::vk::TernaryMode::SiluGate;
+  if (gate) {
     trit::ref::ternary_matmul(m2, xq, s, want2);
-    trit::ref::squared_relu_gate(want, want2, want);
+    if (mode == trit::vk::TernaryMode::Gate) trit::ref::squared_relu_gate(want, want2, want);
+    else trit::ref::silu_gate(want, want2, want);
   }
 
   Buffer w = g.buf(codes), w2 = g.buf(codes2), xb = g.buf(xq), sb = g.buf(s);
   Buffer y = g.buf(mode == trit::vk::TernaryMode::Accumulate ? y0 : std::vector<float>(want.size(), -7.f));
   const BufferRange w2r = all(w2);
   g.run(0, c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
-    g.k.ternary(cs, g.da, p, mode, all(w), scale, mode == trit::vk::TernaryMode::Gate ? &w2r : nullptr, scale2, all(xb),
+    g.k.ternary(cs, g.da, p, mode, all(w), scale, gate ? &w2r : nullptr, scale2, all(xb),
                 all(sb), all(y), c.rows, c.cols, c.max_tokens);
   });
   const auto got = g.get<float>(y, want.size());
+  // The SiLU gate's exp is the device's (Vulkan allows 3 + 2|x| ulp for fp32 exp).
+  const float rel = mode == trit::vk::TernaryMode::SiluGate ? 3e-5f : 4e-6f;
   for (size_t i = 0; i < want.size(); ++i) {
     if (unit_scales && mode == trit::vk::TernaryMode::Store) {
       ASSERT_EQ(got[i], want[i]) << "integer sum differs at token " << i / c.rows << " row " << i % c.rows;
     } else {
-      ASSERT_NEAR(got[i], want[i], 4e-6f * std::fabs(want[i]) + 1e-6f) << "at token " << i / c.rows << " row " << i % c.rows;
+      ASSERT_NEAR(got[i], want[i], rel * std::fabs(want[i]) + 1e-6f) << "at token " << i / c.rows << " row " << i % c.rows;
     }
   }
 }
@@ -163,7 +168,8 @@ TEST(VulkanKernels, TernaryIntegerSumsAreExact) {
 
 TEST(VulkanKernels, TernaryScalesResidualAndGate) {
   Gpu g;
-  for (auto mode : {trit::vk::TernaryMode::Store, trit::vk::TernaryMode::Accumulate, trit::vk::TernaryMode::Gate})
+  for (auto mode : {trit::vk::TernaryMode::Store, trit::vk::TernaryMode::Accumulate, trit::vk::TernaryMode::Gate,
+                    trit::vk::TernaryMode::SiluGate})
     for (const TernaryCase& c : {TernaryCase{53, 512, 1, 1}, TernaryCase{53, 512, 13, 16}})
       check_ternary(g, c, mode, false);
 }
@@ -183,6 +189,99 @@ TEST(VulkanKernels, TernaryIgnoresTokensBeyondTheSubmittedCount) {
   const auto got = g.get<float>(y, 16 * rows);
   for (size_t i = 3 * rows; i < got.size(); ++i) ASSERT_EQ(got[i], 42.f) << i;
   EXPECT_NE(got[0], 42.f);
+}
+
+// TQ1_0 / TQ2_0 matrices: the upload's transcoding to the I2_S layout with a scale per 256-element
+// block (gguf/ternary_blocks.h) and the kernel's per-block sums (BLOCK_SCALES), against the CPU
+// reference reading the file's own format. In double the block products and their sum are exact, so the
+// two agree bit for bit; in fp32 the blocks are summed in another order (to rounding).
+void check_ternary_blocks(Gpu& g, trit::WeightFormat f, const TernaryCase& c, trit::vk::TernaryMode mode) {
+  const bool f64 = g.k.f64();
+  SCOPED_TRACE(testing::Message() << trit::weight_format_name(f) << (f64 ? " f64" : " fp32") << " rows " << c.rows
+                                  << " cols " << c.cols << " tokens " << c.tokens << " mode " << static_cast<int>(mode));
+  const uint32_t blocks = c.cols / 256, bb = f == trit::WeightFormat::TQ2_0 ? 66 : 54;
+  auto make = [&](uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> data(size_t{c.rows} * blocks * bb);
+    uint8_t codes[256];
+    for (size_t b = 0; b < size_t{c.rows} * blocks; ++b) {
+      for (auto& code : codes) code = static_cast<uint8_t>(rng() % 3);
+      const uint16_t d = trit::ref::f32_to_f16(0.01f + 0.0001f * static_cast<float>(rng() % 1000));
+      if (f == trit::WeightFormat::TQ2_0) trit::ternary::encode_tq2_block(codes, d, data.data() + b * bb);
+      else trit::ternary::encode_tq1_block(codes, d, data.data() + b * bb);
+    }
+    return data;
+  };
+  const auto data = make(c.rows + c.cols), data2 = make(c.rows * 3 + 1);
+  const trit::TernaryMatrix m{data.data(), 1.f, c.rows, c.cols, f}, m2{data2.data(), 1.f, c.rows, c.cols, f};
+  const auto xq = random_int8(size_t{c.tokens} * c.cols, c.cols + c.tokens);
+  const auto s = random_floats(c.tokens, 5, 20.f, 900.f);
+  const bool gate = mode == trit::vk::TernaryMode::SiluGate || mode == trit::vk::TernaryMode::Gate;
+  auto run_cpu = [&](const trit::TernaryMatrix& mm, auto zero) {
+    using R = decltype(zero);
+    std::vector<R> sr(s.begin(), s.end()), y(size_t{c.tokens} * c.rows);
+    trit::cpu::ternary_rows<R>(mm, xq.data(), sr.data(), c.tokens, y.data(), 0, c.rows);
+    return y;
+  };
+  auto transcode = [&](const trit::TernaryMatrix& mm, std::vector<uint8_t>& codes, std::vector<float>& d) {
+    codes.resize(size_t{c.rows} * c.cols / 4);
+    d.resize(size_t{c.rows} * blocks);
+    for (uint32_t r = 0; r < c.rows; ++r)
+      trit::ternary::transcode_row_i2s(mm, r, codes.data() + size_t{r} * c.cols / 4, d.data() + size_t{r} * blocks);
+  };
+  std::vector<uint8_t> codes, codes2;
+  std::vector<float> d, d2;
+  transcode(m, codes, d);
+  transcode(m2, codes2, d2);
+  Buffer w = g.buf(codes), w2 = g.buf(codes2), db = g.buf(d), db2 = g.buf(d2), xb = g.buf(xq);
+  const size_t n = size_t{c.tokens} * c.rows;
+  auto check = [&](auto zero) {
+    using R = decltype(zero);
+    auto want = run_cpu(m, zero);
+    if (gate) {
+      const auto u = run_cpu(m2, zero);
+      for (size_t i = 0; i < n; ++i) {
+        if (mode == trit::vk::TernaryMode::Gate) want[i] = std::max(want[i], R(0)) * std::max(want[i], R(0)) * u[i];
+        else want[i] = want[i] / (R(1) + std::exp(-want[i])) * u[i];
+      }
+    }
+    std::vector<R> sr(s.begin(), s.end());
+    Buffer sb = g.buf(sr), y = g.buf(std::vector<R>(n, R(-7)));
+    const BufferRange w2r = all(w2), dr = all(db), d2r = all(db2);
+    g.run(0, c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
+      g.k.ternary(cs, g.da, p, mode, all(w), 1.f, gate ? &w2r : nullptr, 1.f, all(xb), all(sb), all(y), c.rows, c.cols,
+                  c.max_tokens, &dr, gate ? &d2r : nullptr);
+    });
+    const auto got = g.get<R>(y, n);
+    for (size_t t = 0; t < c.tokens; ++t) {
+      R row_max = 0;
+      for (size_t r = 0; r < c.rows; ++r) row_max = std::max(row_max, std::fabs(want[t * c.rows + r]));
+      for (size_t r = 0; r < c.rows; ++r) {
+        const size_t i = t * c.rows + r;
+        if (f64 && mode != trit::vk::TernaryMode::SiluGate) ASSERT_EQ(got[i], want[i]) << "token " << t << " row " << r;
+        else ASSERT_NEAR(got[i], want[i], (f64 ? 1e-14 : 3e-6) * row_max + 1e-30) << "token " << t << " row " << r;
+      }
+    }
+  };
+  if (f64) check(0.0);
+  else check(0.f);
+}
+
+TEST(VulkanKernels, TernaryBlockScalesOfTqFormats) {
+  Gpu g;
+  for (auto f : {trit::WeightFormat::TQ2_0, trit::WeightFormat::TQ1_0})
+    for (auto mode : {trit::vk::TernaryMode::Store, trit::vk::TernaryMode::Gate, trit::vk::TernaryMode::SiluGate})
+      for (const TernaryCase& c : {TernaryCase{37, 256, 1, 1}, TernaryCase{19, 2304, 13, 16}})
+        check_ternary_blocks(g, f, c, mode);
+}
+
+TEST(VulkanKernelsF64, TernaryBlockScalesOfTqFormatsAreExact) {
+  if (!Gpu().ctx.info().shader_float64) GTEST_SKIP() << "no shaderFloat64";
+  Gpu g(true, 0, true);
+  for (auto f : {trit::WeightFormat::TQ2_0, trit::WeightFormat::TQ1_0})
+    for (auto mode : {trit::vk::TernaryMode::Store, trit::vk::TernaryMode::Gate, trit::vk::TernaryMode::SiluGate})
+      for (const TernaryCase& c : {TernaryCase{5, 768, 3, 8}, TernaryCase{41, 1280, 1, 1}})
+        check_ternary_blocks(g, f, c, mode);
 }
 
 // The packed int8 dot-product variant (OpSDot) must give the same exact integer sums as the baseline
@@ -471,8 +570,8 @@ TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
 
 // ---- RoPE + KV cache, attention ---------------------------------------------------------------------
 
-void check_rope_kv(bool f16) {
-  SCOPED_TRACE(f16 ? "F16 cache" : "F32 cache");
+void check_rope_kv(bool f16, bool normal = false) {
+  SCOPED_TRACE(testing::Message() << (f16 ? "F16 cache" : "F32 cache") << (normal ? ", normal RoPE" : ", NeoX RoPE"));
   Gpu g(f16);
   const uint32_t heads = 6, kv = 2, hd = 64, n = 5, pos0 = 1000, ctx = 1010;
   const float base = 500000.f;
@@ -483,7 +582,7 @@ void check_rope_kv(bool f16) {
   Buffer qb = g.buf(q), kb = g.buf(k), vb = g.buf(v), rt = g.buf(table);
   Buffer kc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu)), vc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu));
   g.run(pos0, n, [&](CommandSequence& cs, const BufferRange& p) {
-    g.k.rope_kv(cs, g.da, p, all(qb), all(kb), all(vb), all(rt), all(kc), all(vc), heads, kv, hd, 8);
+    g.k.rope_kv(cs, g.da, p, all(qb), all(kb), all(vb), all(rt), all(kc), all(vc), heads, kv, hd, 8, normal);
   });
   const auto gq = g.get<float>(qb, q.size());
   const auto gk = g.get<uint32_t>(kc, cache_words), gv = g.get<uint32_t>(vc, cache_words);
@@ -491,8 +590,9 @@ void check_rope_kv(bool f16) {
   for (uint32_t t = 0; t < n; ++t) {
     std::vector<float> qt(q.begin() + t * heads * hd, q.begin() + (t + 1) * heads * hd);
     std::vector<float> kt(k.begin() + t * kvdim, k.begin() + (t + 1) * kvdim);
-    trit::ref::rope_neox(qt, hd, static_cast<int32_t>(pos0 + t), base);
-    trit::ref::rope_neox(kt, hd, static_cast<int32_t>(pos0 + t), base);
+    const auto rope = normal ? trit::ref::rope_normal : trit::ref::rope_neox;
+    rope(qt, hd, static_cast<int32_t>(pos0 + t), base);
+    rope(kt, hd, static_cast<int32_t>(pos0 + t), base);
     for (size_t i = 0; i < qt.size(); ++i) ASSERT_NEAR(gq[t * qt.size() + i], qt[i], 1e-6f) << t << "," << i;
     for (size_t i = 0; i < kvdim; ++i) {
       const size_t e = (pos0 + t) * kvdim + i;
@@ -515,6 +615,10 @@ void check_rope_kv(bool f16) {
 
 TEST(VulkanKernels, RopeAndKvWriteF16) { check_rope_kv(true); }
 TEST(VulkanKernels, RopeAndKvWriteF32) { check_rope_kv(false); }
+TEST(VulkanKernels, NormalRopeAndKvWrite) {
+  check_rope_kv(true, true);
+  check_rope_kv(false, true);
+}
 
 void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_t pos0, uint32_t n, bool split = false) {
   SCOPED_TRACE(testing::Message() << (f16 ? "F16" : "F32") << " heads " << heads << "/" << kv << " hd " << hd << " pos0 "

@@ -81,10 +81,9 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
     norm_f32_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{twg, 1, 1, 0});
     rope_[b] = std::make_unique<Pipeline>(ctx, "rope_kv" + sfx, 7, 12, std::vector<uint32_t>{twg, kv_f16 ? 1u : 0u});
   }
+  // The 2B4T graph's variants compile now, beside the others; the rest of the family's on first use.
   for (uint32_t mode = 0; mode < 3; ++mode)
-    for (uint32_t b = 0; b < 2; ++b)
-      ternary_[mode][b] = std::make_unique<Pipeline>(ctx, (dot_ ? "ternary_matmul_dot" : "ternary_matmul") + sfx, 6, 16,
-                                                      std::vector<uint32_t>{mat_wg_, tpr_, mode, b ? kTokenTile : 1});
+    for (uint32_t b = 0; b < 2; ++b) ternary_pipeline(mode, b, false);
   for (uint32_t b = 0; b < 2; ++b)
     lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, kLmHeadBindings, kLmHeadPush,
                                              std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
@@ -92,6 +91,15 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
   greedy_ = std::make_unique<Pipeline>(ctx, "greedy_step", 5, 8, std::vector<uint32_t>{wg_, kGreedyWordsPerInvocation});
+}
+
+const Pipeline& Kernels::ternary_pipeline(uint32_t mode, uint32_t block, bool scaled) {
+  auto& p = ternary_[mode][block][scaled ? 1 : 0];
+  if (!p)
+    p = std::make_unique<Pipeline>(ctx_, std::string(dot_ ? "ternary_matmul_dot" : "ternary_matmul") + (f64_ ? "_f64" : ""),
+                                   8, 16,
+                                   std::vector<uint32_t>{mat_wg_, tpr_, mode, block ? kTokenTile : 1, scaled ? 1u : 0u});
+  return *p;
 }
 
 void Kernels::embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& tokens,
@@ -127,13 +135,20 @@ void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const 
 
 void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
                       const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
-                      const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens) {
+                      const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
+                      const BufferRange* d, const BufferRange* d2) {
   require(k % 128 == 0 && k > 0, "ternary: K " + std::to_string(k) + " is not a positive multiple of 128");
-  require((mode == TernaryMode::Gate) == (w2 != nullptr), "ternary: the gate mode and only it takes a second matrix");
+  const bool gate = mode == TernaryMode::Gate || mode == TernaryMode::SiluGate;
+  require(gate == (w2 != nullptr), "ternary: the gate modes and only they take a second matrix");
+  const bool scaled = d != nullptr;
+  require(!scaled || (k % 256 == 0 && gate == (d2 != nullptr)),
+          "ternary: block scales need K a multiple of 256 and, in a gate, scales for both matrices");
   const bool block = max_tokens > 1;
-  if (block && gemm_) return gemm_->record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens);
-  const Pipeline& p = *ternary_[static_cast<uint32_t>(mode)][block ? 1 : 0];
-  const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y};
+  // The GEMM has no block scales or SiLU gate yet: those blocks take the matrix kernel.
+  if (block && gemm_ && !scaled && mode != TernaryMode::SiluGate)
+    return gemm_->record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens);
+  const Pipeline& p = ternary_pipeline(static_cast<uint32_t>(mode), block ? 1 : 0, scaled);
+  const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y, d ? *d : w, d2 ? *d2 : (d ? *d : w)};
   const uint32_t push[] = {rows, k, f32_bits(scale), f32_bits(scale2)};
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
   cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
@@ -142,12 +157,17 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
 void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                       const BufferRange& k, const BufferRange& v, const BufferRange& rope_table,
                       const BufferRange& k_cache, const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads,
-                      uint32_t head_dim, uint32_t max_tokens) {
+                      uint32_t head_dim, uint32_t max_tokens, bool normal) {
   require(head_dim % 4 == 0, "rope_kv: head_dim " + std::to_string(head_dim) + " is not a multiple of 4");
   require(kv_heads > 0 && heads % kv_heads == 0, "rope_kv: heads are not a multiple of KV heads");
   const BufferRange r[] = {params, q, k, v, rope_table, k_cache, v_cache};
   const uint32_t push[] = {heads, kv_heads, head_dim};
-  const Pipeline& p = *rope_[max_tokens > 1 ? 1 : 0];
+  const uint32_t b = max_tokens > 1 ? 1 : 0;
+  if (normal && !rope_normal_[b])
+    rope_normal_[b] = std::make_unique<Pipeline>(
+        ctx_, std::string("rope_kv") + (f64_ ? "_f64" : ""), 7, 12,
+        std::vector<uint32_t>{b ? block_token_wg_ : token_wg_, kv_f16_ ? 1u : 0u, 1u});
+  const Pipeline& p = normal ? *rope_normal_[b] : *rope_[b];
   cs.dispatch(p, da.make(p, r), push, sizeof push, max_tokens);
 }
 

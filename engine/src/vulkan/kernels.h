@@ -23,7 +23,8 @@ struct Params {
 // The largest token block one recording can carry per workgroup row in the matrix kernels.
 inline constexpr uint32_t kTokenTile = 8;
 
-enum class TernaryMode : uint32_t { Store = 0, Accumulate = 1, Gate = 2 };
+// Gate: relu(g)^2 * u (BitNet's FFN); SiluGate: silu(g) * u (LLaMA's).
+enum class TernaryMode : uint32_t { Store = 0, Accumulate = 1, Gate = 2, SiluGate = 3 };
 
 // The ternary kernels' inner product: Auto uses the packed int8 dot product (OpSDot) where the device
 // reports it accelerated, On wherever the device supports it at all (tests run it on lavapipe), Off the
@@ -106,15 +107,20 @@ class Kernels {
                      const BufferRange* w, const BufferRange* h, const BufferRange* q, const BufferRange* s,
                      uint32_t k, float eps, uint32_t max_tokens, bool last_only = false);
 
-  // y = ternary(W) . xq / s * scale (Store), y += that (Accumulate), or with W2: relu(W xq)^2 * (W2 xq) (Gate).
+  // y = ternary(W) . xq / s * scale (Store), y += that (Accumulate), or with W2: relu(W xq)^2 * (W2 xq)
+  // (Gate), silu(W xq) * (W2 xq) (SiluGate). With block scales d (and d2 for W2: one float per 256
+  // elements of a row, TQ1_0 / TQ2_0 files) the scale is per block instead: see ternary_matmul.glsl.
   void ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
                const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
-               const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens);
+               const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
+               const BufferRange* d = nullptr, const BufferRange* d2 = nullptr);
 
-  // RoPE on q (in place) and k, then k, v appended to the caches at pos0 + t.
+  // RoPE on q (in place) and k, then k, v appended to the caches at pos0 + t. normal: pairs (2i, 2i+1)
+  // (LLaMA) instead of NeoX's (i, i + head_dim/2).
   void rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                const BufferRange& k, const BufferRange& v, const BufferRange& rope_table, const BufferRange& k_cache,
-               const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens);
+               const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens,
+               bool normal = false);
 
   // One token (max_tokens == 1) with a scratch buffer of attention_scratch_bytes(...) and a context
   // longer than split_keys(): the keys are split over several workgroups per head (split-K) and merged
@@ -207,8 +213,10 @@ class Kernels {
   std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, greedy_;
   // One workgroup per token, [one token, block]: a block's workgroups are narrower (block_token_wg_).
   std::unique_ptr<Pipeline> norm_q8_[2], quant_q8_[2], norm_f32_[2], rope_[2];
+  std::unique_ptr<Pipeline> rope_normal_[2];  // made on first use (LLaMA files)
   uint32_t block_token_wg_ = 64;
-  std::unique_ptr<Pipeline> ternary_[3][2];  // [mode][decode, block]
+  std::unique_ptr<Pipeline> ternary_[4][2][2];  // [mode][decode, block][block scales]; SiLU and scaled on first use
+  const Pipeline& ternary_pipeline(uint32_t mode, uint32_t block, bool scaled);
   std::unique_ptr<TernaryGemm> gemm_;        // blocks, where the int8 dot product is in use
   std::unique_ptr<Pipeline> lm_head_[2];
   // The one-token LM head with x staged in shared memory, per hidden size, rows per workgroup and

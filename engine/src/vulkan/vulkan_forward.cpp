@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "gguf/ternary_blocks.h"
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
 #include "vulkan/occupancy.h"
@@ -54,8 +56,12 @@ struct SeqProfile {
   uint64_t submits = 0;
 };
 
+// A ternary matrix in the device layout: I2_S codes whatever the file's format (TQ1_0 and TQ2_0 are
+// transcoded at upload, gguf/ternary_blocks.h), and for the TQ formats a float per 256-element block
+// of a row at scales_offset (scales_bytes 0: one scale for the matrix).
 struct MatrixSlot {
   uint64_t offset = 0, bytes = 0;
+  uint64_t scales_offset = 0, scales_bytes = 0;
   float scale = 1.f;
   uint32_t rows = 0, cols = 0;
 };
@@ -64,7 +70,8 @@ struct NormSlot {
   uint64_t offset = 0, bytes = 0;
 };
 
-// One layer's weights in one buffer: the seven ternary matrices (I2_S codes as stored) and four norms.
+// One layer's weights in one buffer: the seven ternary matrices and four norms (the sub-norms empty
+// where the architecture has none).
 struct LayerSlots {
   MatrixSlot wq, wk, wv, wo, gate, up, down;
   NormSlot attn_norm, attn_sub_norm, ffn_norm, ffn_sub_norm;
@@ -112,6 +119,8 @@ struct VulkanForward::Impl {
   std::vector<uint32_t> group_of;  // per layer
   std::vector<vk::RowChunk> embd_chunks;
   std::vector<Buffer> embd_bufs;
+  std::vector<Buffer> head_bufs;  // an untied head's chunks (as embd_chunks); empty where it is tied
+  const Buffer& head_table(size_t c) const { return head_bufs.empty() ? embd_bufs[c] : head_bufs[c]; }
   // The head's int8 copy of each chunk and its per-row bounds (Kernels::HeadBound); empty where the head
   // runs every row in F16. With the GPU sampler, the sampled steps' bounds, scratch and candidate list
   // (Kernels::HeadTopK; empty otherwise).
@@ -201,15 +210,6 @@ void VulkanForward::Impl::check_shape() const {
     fail("head_dim " + std::to_string(cfg.head_dim) + " exceeds the attention kernel's " +
          std::to_string(kernels->max_head_dim()));
   if (cfg.kv_heads == 0 || cfg.heads % cfg.kv_heads) fail("the query heads are not a multiple of the KV heads");
-  // The kernels run the 2B4T graph in I2_S; the rest of the family runs on the CPU reference until
-  // they take the architecture description (issue 27).
-  const Architecture& ar = cfg.arch;
-  if (ar.ffn != FfnKind::SquaredRelu || !ar.sub_norms || ar.rope != RopeStyle::NeoX || !ar.tied_head)
-    fail("its architecture ('" + cfg.architecture + "': " + (ar.ffn == FfnKind::SiluGated ? "SiLU-gated FFN" : "ReLU² FFN") +
-         (ar.sub_norms ? ", sub-norms" : ", no sub-norms") + (ar.rope == RopeStyle::NeoX ? ", NeoX RoPE" : ", normal RoPE") +
-         (ar.tied_head ? ", tied head" : ", untied head") + ") is not yet on the GPU; use the CPU backend");
-  if (cfg.weight_format != "I2_S")
-    fail("its " + cfg.weight_format + " weights are not yet on the GPU (I2_S only); use the CPU backend");
 }
 
 void VulkanForward::Impl::plan_layers(const Model& model) {
@@ -229,6 +229,11 @@ void VulkanForward::Impl::plan_layers(const Model& model) {
                           " bytes, more than one storage binding may cover (" + std::to_string(range) + ")");
       slot.offset = off;
       off = align_up(off + slot.bytes, align);
+      if (const uint32_t sb = ternary::scale_block(m.format)) {
+        slot.scales_bytes = uint64_t{m.rows} * (m.cols / sb) * 4;
+        slot.scales_offset = off;
+        off = align_up(off + slot.scales_bytes, align);
+      }
     };
     auto norm = [&](std::span<const float> w, NormSlot& slot) {
       slot.bytes = w.size() * sizeof(float);
@@ -283,10 +288,17 @@ void VulkanForward::Impl::upload(const Model& model) {
     const BufferRange at = layer_range(l);
     Buffer& b = groups[group_of[l]].weights;
     auto mat = [&](const TernaryMatrix& m, const MatrixSlot& slot) {
-      b.upload(m.codes, slot.bytes, at.offset + slot.offset);
+      if (!slot.scales_bytes) return b.upload(m.codes, slot.bytes, at.offset + slot.offset);
+      std::vector<uint8_t> codes(slot.bytes);
+      std::vector<float> scales(slot.scales_bytes / 4);
+      const uint64_t row_codes = m.cols / 4, row_blocks = m.cols / ternary::kTqBlock;
+      for (uint32_t r = 0; r < m.rows; ++r)
+        ternary::transcode_row_i2s(m, r, codes.data() + r * row_codes, scales.data() + r * row_blocks);
+      b.upload(codes.data(), slot.bytes, at.offset + slot.offset);
+      b.upload(scales.data(), slot.scales_bytes, at.offset + slot.scales_offset);
     };
     auto norm = [&](std::span<const float> vals, const NormSlot& slot) {
-      b.upload(vals.data(), slot.bytes, at.offset + slot.offset);
+      if (slot.bytes) b.upload(vals.data(), slot.bytes, at.offset + slot.offset);
     };
     mat(lw.wq, s.wq);
     mat(lw.wk, s.wk);
@@ -304,6 +316,9 @@ void VulkanForward::Impl::upload(const Model& model) {
   for (const auto& c : embd_chunks) {
     embd_bufs.emplace_back(*ctx, c.rows * row_bytes, MemoryUse::Device);
     embd_bufs.back().upload(w.token_embd + uint64_t{c.row0} * cfg.dim, c.rows * row_bytes);
+    if (!w.output) continue;
+    head_bufs.emplace_back(*ctx, c.rows * row_bytes, MemoryUse::Device);
+    head_bufs.back().upload(w.output + uint64_t{c.row0} * cfg.dim, c.rows * row_bytes);
   }
   output_norm = Buffer(*ctx, cfg.dim * 4, MemoryUse::Device);
   output_norm.upload(w.output_norm.data(), cfg.dim * 4);
@@ -402,17 +417,30 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       continue;
     }
 
+    // Block scales (TQ files) where the matrix has them.
+    auto D = [&](const MatrixSlot& m) {
+      return m.scales_bytes ? std::optional<BufferRange>(BufferRange{lb.buffer, lb.offset + m.scales_offset, m.scales_bytes})
+                            : std::nullopt;
+    };
+    auto T = [&](vk::TernaryMode mode, const MatrixSlot& m, const MatrixSlot* m2, const BufferRange& out, uint32_t cols) {
+      const auto dm = D(m);
+      std::optional<BufferRange> w2, d2;
+      if (m2) w2 = M(*m2), d2 = D(*m2);
+      kn.ternary(cs, d, P, mode, M(m), m.scale, w2 ? &*w2 : nullptr, m2 ? m2->scale : 1.f, XQ, XS, out, m.rows, cols,
+                 max_tokens, dm ? &*dm : nullptr, d2 ? &*d2 : nullptr);
+    };
+    const Architecture& ar = cfg.arch;
     BufferRange w = N(s.attn_norm);
     kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
     cs.barrier();
     mark("attn_norm+quant");
-    kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wq), s.wq.scale, nullptr, 1.f, XQ, XS, R(q), s.wq.rows, dim, max_tokens);
-    kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wk), s.wk.scale, nullptr, 1.f, XQ, XS, R(k), s.wk.rows, dim, max_tokens);
-    kn.ternary(cs, d, P, vk::TernaryMode::Store, M(s.wv), s.wv.scale, nullptr, 1.f, XQ, XS, R(v), s.wv.rows, dim, max_tokens);
+    T(vk::TernaryMode::Store, s.wq, nullptr, R(q), dim);
+    T(vk::TernaryMode::Store, s.wk, nullptr, R(k), dim);
+    T(vk::TernaryMode::Store, s.wv, nullptr, R(v), dim);
     cs.barrier();
     mark("qkv");
-    kn.rope_kv(cs, d, P, R(q), R(k), R(v), R(rope), kc, vc, cfg.heads, cfg.kv_heads, cfg.head_dim,
-               max_tokens);
+    kn.rope_kv(cs, d, P, R(q), R(k), R(v), R(rope), kc, vc, cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
+               ar.rope == RopeStyle::Normal);
     cs.barrier();
     mark("rope_kv");
     kn.attention(cs, d, P, R(q), kc, vc, R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
@@ -420,28 +448,25 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier();
     mark("attention");
     w = N(s.attn_sub_norm);
-    kn.rmsnorm_quant(cs, d, P, R(o), &w, nullptr, &XQ, &XS, qdim, eps, max_tokens);
+    kn.rmsnorm_quant(cs, d, P, R(o), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, qdim, eps, max_tokens);
     cs.barrier();
-    mark("sub_norm+quant");
-    kn.ternary(cs, d, P, vk::TernaryMode::Accumulate, M(s.wo), s.wo.scale, nullptr, 1.f, XQ, XS, X, s.wo.rows, qdim,
-               max_tokens);
+    mark(ar.sub_norms ? "sub_norm+quant" : "quant");
+    T(vk::TernaryMode::Accumulate, s.wo, nullptr, X, qdim);
     cs.barrier();
     mark("wo+residual");
     w = N(s.ffn_norm);
     kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
     cs.barrier();
     mark("ffn_norm+quant");
-    const BufferRange up = M(s.up);
-    kn.ternary(cs, d, P, vk::TernaryMode::Gate, M(s.gate), s.gate.scale, &up, s.up.scale, XQ, XS, R(a), s.gate.rows, dim,
-               max_tokens);
+    const bool silu = ar.ffn == FfnKind::SiluGated;
+    T(silu ? vk::TernaryMode::SiluGate : vk::TernaryMode::Gate, s.gate, &s.up, R(a), dim);
     cs.barrier();
-    mark("gate_up_relu2");
+    mark(silu ? "gate_up_silu" : "gate_up_relu2");
     w = N(s.ffn_sub_norm);
-    kn.rmsnorm_quant(cs, d, P, R(a), &w, nullptr, &XQ, &XS, ffn, eps, max_tokens);
+    kn.rmsnorm_quant(cs, d, P, R(a), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, ffn, eps, max_tokens);
     cs.barrier();
-    mark("ffn_sub_norm+quant");
-    kn.ternary(cs, d, P, vk::TernaryMode::Accumulate, M(s.down), s.down.scale, nullptr, 1.f, XQ, XS, X, s.down.rows, ffn,
-               max_tokens);
+    mark(ar.sub_norms ? "ffn_sub_norm+quant" : "quant");
+    T(vk::TernaryMode::Accumulate, s.down, nullptr, X, ffn);
     cs.barrier();
     mark("down+residual");
   }
@@ -465,7 +490,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
         tk.group0 = 0;
         for (size_t c = 0; c < embd_chunks.size(); ++c) {
           const vk::RowChunk& ch = embd_chunks[c];
-          kn.lm_head_topk(cs, d, P, R(embd_bufs[c]), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, pass,
+          kn.lm_head_topk(cs, d, P, R(head_table(c)), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, pass,
                           vk::HeadBound{R(head_q8[c]), R(head_qc[c])}, tk);
           tk.group0 += kn.lm_head_groups(ch.rows, cfg.vocab);
         }
@@ -485,11 +510,11 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       const vk::RowChunk& ch = embd_chunks[c];
       if (normed) {
         const vk::HeadBound bound = head_q8.empty() ? vk::HeadBound{} : vk::HeadBound{R(head_q8[c]), R(head_qc[c])};
-        kn.lm_head_normed(cs, d, P, R(embd_bufs[c]), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, 0,
+        kn.lm_head_normed(cs, d, P, R(head_table(c)), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, 0,
                           fold ? &argmax : nullptr, fold && !head_q8.empty() ? &bound : nullptr);
         argmax.group0 += kn.lm_head_groups(ch.rows, cfg.vocab);
       } else {
-        kn.lm_head(cs, d, P, R(embd_bufs[c]), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
+        kn.lm_head(cs, d, P, R(head_table(c)), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
       }
     }
     if (!fold) cs.barrier(true);  // (after the folded step, the next step's barrier or end()'s)
@@ -549,7 +574,13 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     if (const auto wg = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, 0))
       m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, wg->wg, wg->shared_bytes));
   if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_head);
-  if (options.tuned_kernels) {
+  // The fused and persistent decode kernels compute the 2B4T graph (ReLU² FFN, sub-norms, NeoX RoPE) on
+  // I2_S weights; the rest of the family decodes on the unfused kernels, which follow the description.
+  const Architecture& ar = cfg.arch;
+  const bool graph_2b4t = ar.ffn == FfnKind::SquaredRelu && ar.sub_norms && ar.rope == RopeStyle::NeoX &&
+                          cfg.weight_format == "I2_S";
+  if (!graph_2b4t) m.persistent_why = "it runs the 2B4T graph on I2_S weights only";
+  if (options.tuned_kernels && graph_2b4t) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
                                                   cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64))
@@ -611,7 +642,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   const uint64_t B = m.block, BL = std::min<uint64_t>(B, kAllLogitsBlock);  // BL: rows of logits
   uint64_t total = 0;
   total += (m.layer_stride + 2 * m.cache_stride) * cfg.layers;
-  total += uint64_t{cfg.vocab} * cfg.dim * 2 + cfg.dim * 4 + rope_bytes;
+  total += uint64_t{cfg.vocab} * cfg.dim * 2 * (cfg.arch.tied_head ? 1 : 2) + cfg.dim * 4 + rope_bytes;
   const uint64_t act = B * rb * (cfg.dim + 2ull * qdim + 2ull * kvdim + cfg.ffn + cfg.dim) +
                        B * std::max<uint64_t>({cfg.dim, qdim, cfg.ffn}) + B * rb + 2 * BL * cfg.vocab * 4;
   // Split-K scratch for one token: blocks never split their keys (Kernels::attention).
@@ -653,7 +684,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       const uint32_t rows = m.embd_chunks[c].rows;
       m.head_q8.emplace_back(*m.ctx, vk::Kernels::head_q8_bytes(rows, cfg.dim), MemoryUse::Device);
       m.head_qc.emplace_back(*m.ctx, vk::Kernels::head_q8_consts_bytes(rows), MemoryUse::Device);
-      m.kernels->build_head_q8(cs, *m.da, BufferRange{&m.embd_bufs[c], 0, 0}, BufferRange{&m.head_q8[c], 0, 0},
+      m.kernels->build_head_q8(cs, *m.da, BufferRange{&m.head_table(c), 0, 0}, BufferRange{&m.head_q8[c], 0, 0},
                                BufferRange{&m.head_qc[c], 0, 0}, rows, cfg.dim);
     }
     cs.end();
