@@ -1,4 +1,4 @@
-// trit-cli make-model: writes a synthetic BitNet b1.58 model (random weights, exact 2B4T file format).
+// trit-cli make-model: writes a synthetic ternary model (random weights, the exact file formats).
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -11,8 +11,9 @@
 namespace {
 
 constexpr const char* kUsage =
-    "make-model OUT --shape tiny|small|2b4t|DIM,HEADS,KV,FFN,LAYERS [--vocab bytes:N|llama3:PATH] [--seed S] "
-    "[--context N] [--name NAME]";
+    "make-model OUT --shape tiny|small|2b4t|falcon3-1b|falcon3-3b|falcon3-7b|falcon3-10b|DIM,HEADS,KV,FFN,LAYERS "
+    "[--arch bitnet-25|llama] [--format i2_s|tq2_0|tq1_0] [--vocab bytes:N|llama3:PATH] [--seed S] [--context N] "
+    "[--name NAME]";
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "trit-cli make-model: %s\nusage: trit-cli %s\n", what.c_str(), kUsage);
@@ -31,7 +32,7 @@ std::string human_bytes(uint64_t b) {
 }
 
 int run_make_model(const std::vector<std::string>& args) {
-  const trit::cli::Args a(args, {"--shape", "--vocab", "--seed", "--context", "--name"}, {});
+  const trit::cli::Args a(args, {"--shape", "--arch", "--format", "--vocab", "--seed", "--context", "--name"}, {});
   if (a.positional().empty()) return usage_error("no output path given");
   if (a.positional().size() > 1)
     return usage_error("more than one output path ('" + a.positional()[0] + "' and '" + a.positional()[1] + "')");
@@ -39,9 +40,17 @@ int run_make_model(const std::vector<std::string>& args) {
   trit::GeneratorOptions o;
   o.out = a.positional()[0];
   o.shape = trit::parse_generator_shape(a.get("--shape", ""));
+  o.arch = a.get("--arch", o.arch);
+  if (!o.arch.empty() && o.arch != "bitnet-25" && o.arch != "llama")
+    return usage_error("--arch: '" + o.arch + "' is not bitnet-25 or llama");
+  const std::string format = a.get("--format", "i2_s");
+  if (format == "i2_s") o.format = trit::WeightFormat::I2_S;
+  else if (format == "tq2_0") o.format = trit::WeightFormat::TQ2_0;
+  else if (format == "tq1_0") o.format = trit::WeightFormat::TQ1_0;
+  else return usage_error("--format: '" + format + "' is not i2_s, tq2_0 or tq1_0");
   o.vocab = a.get("--vocab", o.vocab);
   o.seed = static_cast<uint64_t>(a.get_int("--seed", 0, 0, INT64_MAX));
-  o.context = static_cast<uint32_t>(a.get_int("--context", o.context, 1, trit::kMaxGeneratorContext));
+  o.context = static_cast<uint32_t>(a.get_int("--context", 0, 1, trit::kMaxGeneratorContext));
   o.name = a.get("--name", o.name);
 
   const auto r = trit::generate_model(o);
@@ -54,7 +63,7 @@ int run_make_model(const std::vector<std::string>& args) {
   return 0;
 }
 
-trit::cli::Registration reg{{"make-model", kUsage, "write a synthetic BitNet b1.58 model with random weights",
+trit::cli::Registration reg{{"make-model", kUsage, "write a synthetic ternary model with random weights",
                              run_make_model}};
 
 }  // namespace

