@@ -8,7 +8,7 @@
 // tc + 16j) with OpSDot over uvec4s. So each weight word is decoded once per 64 tokens (the matvec
 // kernel: once per 8) and every shared load feeds four products.
 // Same modes and epilogue as ternary_matmul.glsl, expression for expression, so the results are
-// bit-identical to the block kernel's: MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u with the
+// bit-identical to the block kernel's: MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u, MODE 3 y = silu(g) * u, with the
 // second matrix at binding 2.
 #include "common.glsl"
 #define TRIT_DOT 1
@@ -28,7 +28,7 @@ const uint BM = 64, BN = 64, TM = 4, TN = 4;
 // eight different rows at the same offset hit eight different 16-byte bank groups.
 const uint STRIDE = 9;
 shared uvec4 sa[BM * STRIDE];
-shared uvec4 sa2[MODE == 2 ? BM * STRIDE : 1];
+shared uvec4 sa2[MODE >= 2 ? BM * STRIDE : 1];
 shared uvec4 sb[BN * STRIDE];
 
 // Half h of a block's codes (words 4h..4h+3) into the four uvec4s of packed (code - 1) it covers:
@@ -69,7 +69,7 @@ void main() {
       const uint r = tid / 2, h = tid % 2, row = row0 + r;
       const uint at = row * row_vecs + kb * 2 + h;
       decode_half(row < pc.rows ? wq[at] : uvec4(0x55555555u), r * STRIDE, h, false);
-      if (MODE == 2) decode_half(row < pc.rows ? wq2[at] : uvec4(0x55555555u), r * STRIDE, h, true);
+      if (MODE >= 2) decode_half(row < pc.rows ? wq2[at] : uvec4(0x55555555u), r * STRIDE, h, true);
     }
     // Activations: BN tokens x 8 uvec4s; tokens past n are zero.
     for (uint i = tid; i < BN * 8; i += 256) {
@@ -83,7 +83,7 @@ void main() {
       for (uint i = 0; i < TM; ++i) {
         const uvec4 a = sa[(tr + 16 * i) * STRIDE + kv];
         for (uint j = 0; j < TN; ++j) acc[i * TN + j] += dot16(a, b[j]);
-        if (MODE == 2) {
+        if (MODE >= 2) {
           const uvec4 a2 = sa2[(tr + 16 * i) * STRIDE + kv];
           for (uint j = 0; j < TN; ++j) acc2[i * TN + j] += dot16(a2, b[j]);
         }
@@ -107,7 +107,7 @@ void main() {
       } else {
         const real u = real(acc2[i * TN + j]) / s[t] * real(pc.scale2);
         const real r = max(v, real(0));
-        y[o] = r * r * u;
+        y[o] = MODE == 2 ? r * r * u : v / (real(1) + exp_real(-v)) * u;
       }
     }
   }

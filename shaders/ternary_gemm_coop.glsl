@@ -13,7 +13,7 @@
 // the H100: pp512 18,381 -> 19,842 tokens/s).
 // After K, the sums go through shared memory (column major: one token's rows contiguous) to an
 // epilogue that is ternary_matmul.glsl's, expression for expression: bit-identical results.
-// MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u with the second matrix at binding 2.
+// MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u, MODE 3 y = silu(g) * u, with the second matrix at binding 2.
 #include "common.glsl"
 #include "ternary_codes.glsl"
 #extension GL_NV_cooperative_matrix : require
@@ -38,7 +38,7 @@ layout(std430, binding = 5) buffer Y { real y[]; };
 layout(push_constant) uniform Push { uint rows; uint k; float scale; float scale2; } pc;
 
 const uint BM = WR * FM * CM, BN = WC * FN * CN;
-const uint NMAT = MODE == 2 ? 2 : 1;
+const uint NMAT = MODE >= 2 ? 2 : 1;
 // A row of A (or a token of B) in shared memory: 128 int8 = 8 uvec4s, padded to 9 (144 bytes) so the
 // fragment loads' rows fall on different banks.
 const uint STRIDE = 9;
@@ -129,7 +129,7 @@ void main() {
         icoopmatNV<8, gl_ScopeSubgroup, CM, CK> a;
         coopMatLoadNV(a, smem, A_OFF + ((wr * FM + i) * CM) * STRIDE + koff, STRIDE, false);
         for (uint j = 0; j < FN; ++j) acc[i * FN + j] = coopMatMulAddNV(a, b[j], acc[i * FN + j]);
-        if (MODE == 2) {
+        if (MODE >= 2) {
           coopMatLoadNV(a, smem, A_OFF + (BM + (wr * FM + i) * CM) * STRIDE + koff, STRIDE, false);
           for (uint j = 0; j < FN; ++j) acc2[i * FN + j] = coopMatMulAddNV(a, b[j], acc2[i * FN + j]);
         }
@@ -143,7 +143,7 @@ void main() {
     for (uint j = 0; j < FN; ++j) {
       const uint r = (wr * FM + i) * CM, c = (wc * FN + j) * CN;
       coopMatStoreNV(acc[i * FN + j], smem, (c * CSTRIDE + r) / 4, CSTRIDE / 4, true);
-      if (MODE == 2) coopMatStoreNV(acc2[i * FN + j], smem, ((BN + c) * CSTRIDE + r) / 4, CSTRIDE / 4, true);
+      if (MODE >= 2) coopMatStoreNV(acc2[i * FN + j], smem, ((BN + c) * CSTRIDE + r) / 4, CSTRIDE / 4, true);
     }
   barrier();
 
@@ -159,7 +159,7 @@ void main() {
     } else {
       const real u = real(c_at(1, c, r)) / s[t] * real(pc.scale2);
       const real rr = max(v, real(0));
-      y[o] = rr * rr * u;
+      y[o] = MODE == 2 ? rr * rr * u : v / (real(1) + exp_real(-v)) * u;
     }
   }
 }

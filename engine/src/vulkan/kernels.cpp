@@ -144,8 +144,8 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   require(!scaled || (k % 256 == 0 && gate == (d2 != nullptr)),
           "ternary: block scales need K a multiple of 256 and, in a gate, scales for both matrices");
   const bool block = max_tokens > 1;
-  // The GEMM has no block scales or SiLU gate yet: those blocks take the matrix kernel.
-  if (block && gemm_ && !scaled && mode != TernaryMode::SiluGate)
+  // The GEMM has no block scales yet: those blocks take the matrix kernel.
+  if (block && gemm_ && !scaled)
     return gemm_->record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens);
   const Pipeline& p = ternary_pipeline(static_cast<uint32_t>(mode), block ? 1 : 0, scaled);
   const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y, d ? *d : w, d2 ? *d2 : (d ? *d : w)};

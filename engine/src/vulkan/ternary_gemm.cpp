@@ -78,38 +78,39 @@ TernaryGemm::Kind TernaryGemm::choose(const DeviceInfo& d) {
   return Kind::Dot;
 }
 
-TernaryGemm::TernaryGemm(const Context& ctx, bool f64, Kind kind) : kind_(kind) {
-  const DeviceInfo& d = ctx.info();
-  const std::string sfx = f64 ? "_f64" : "";
-  if (kind == Kind::Dot) {
-    if (!d.integer_dot_product)
-      throw VulkanError(d.name + " has no integer dot product in shaders, which the prefill GEMM needs");
-    for (uint32_t mode = 0; mode < 3; ++mode) {
-      pipe_[mode] = std::make_unique<Pipeline>(ctx, "ternary_gemm" + sfx, 6, 16, std::vector<uint32_t>{256, mode});
-      tile_rows_[mode] = kDotRows;
-      tile_tokens_[mode] = kDotTokens;
-    }
+TernaryGemm::TernaryGemm(const Context& ctx, bool f64, Kind kind) : kind_(kind), ctx_(ctx), f64_(f64) {
+  if (kind == Kind::Dot && !ctx.info().integer_dot_product)
+    throw VulkanError(ctx.info().name + " has no integer dot product in shaders, which the prefill GEMM needs");
+  for (uint32_t mode = 0; mode < 3; ++mode) make_pipeline(mode);
+}
+
+void TernaryGemm::make_pipeline(uint32_t mode) {
+  const DeviceInfo& d = ctx_.info();
+  const std::string sfx = f64_ ? "_f64" : "";
+  if (kind_ == Kind::Dot) {
+    pipe_[mode] = std::make_unique<Pipeline>(ctx_, "ternary_gemm" + sfx, 6, 16, std::vector<uint32_t>{256, mode});
+    tile_rows_[mode] = kDotRows;
+    tile_tokens_[mode] = kDotTokens;
     return;
   }
-  const bool khr = kind == Kind::CoopKhr;
-  for (uint32_t mode = 0; mode < 3; ++mode) {
-    CoopPlan& p = plan_[mode];
-    if (!coop_plan(d, kind, mode == 2, p))
-      throw VulkanError(d.name + " offers no int8 cooperative-matrix shape (" + extension_name(kind) +
-                        ") the prefill GEMM can tile");
-    pipe_[mode] = std::make_unique<Pipeline>(
-        ctx, "ternary_gemm_coop" + sfx + (khr ? "_khr" : ""), 6, 16,
-        std::vector<uint32_t>{p.wr * p.wc * d.subgroup_size, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn});
-    tile_rows_[mode] = p.rows();
-    tile_tokens_[mode] = p.tokens();
-  }
+  const bool khr = kind_ == Kind::CoopKhr;
+  CoopPlan& p = plan_[mode];
+  if (!coop_plan(d, kind_, mode >= 2, p))
+    throw VulkanError(d.name + " offers no int8 cooperative-matrix shape (" + extension_name(kind_) +
+                      ") the prefill GEMM can tile");
+  pipe_[mode] = std::make_unique<Pipeline>(
+      ctx_, "ternary_gemm_coop" + sfx + (khr ? "_khr" : ""), 6, 16,
+      std::vector<uint32_t>{p.wr * p.wc * d.subgroup_size, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn});
+  tile_rows_[mode] = p.rows();
+  tile_tokens_[mode] = p.tokens();
 }
 
 void TernaryGemm::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
                          const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
                          const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k,
-                         uint32_t max_tokens) const {
+                         uint32_t max_tokens) {
   const auto m = static_cast<uint32_t>(mode);
+  if (!pipe_[m]) make_pipeline(m);
   const Pipeline& p = *pipe_[m];
   const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y};
   const uint32_t push[] = {rows, k, std::bit_cast<uint32_t>(scale), std::bit_cast<uint32_t>(scale2)};

@@ -46,10 +46,11 @@ class TernaryGemm {
   // Throws VulkanError when the device lacks what `kind` needs.
   TernaryGemm(const Context& ctx, bool f64, Kind kind);
 
-  // As Kernels::ternary for a block of up to max_tokens tokens (the caller has checked the arguments).
+  // As Kernels::ternary for a block of up to max_tokens tokens (the caller has checked the arguments); no
+  // block scales. The SiLU gate's pipeline is made on first use.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
               const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
-              const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens) const;
+              const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens);
 
   Kind kind() const { return kind_; }
   // "dot-product GEMM, ..." or "cooperative-matrix GEMM (VK_KHR_cooperative_matrix), int8 16x8x32, ...".
@@ -57,9 +58,12 @@ class TernaryGemm {
 
  private:
   Kind kind_;
-  std::unique_ptr<Pipeline> pipe_[3];  // per mode
-  uint32_t tile_rows_[3] = {}, tile_tokens_[3] = {};
-  CoopPlan plan_[3];
+  std::unique_ptr<Pipeline> pipe_[4];  // per mode; the SiLU gate's (LLaMA files) on first use
+  uint32_t tile_rows_[4] = {}, tile_tokens_[4] = {};
+  CoopPlan plan_[4];
+  const Context& ctx_;
+  bool f64_;
+  void make_pipeline(uint32_t mode);
 };
 
 }  // namespace trit::vk
