@@ -459,7 +459,7 @@ class DownloadTest : public QObject {
   void unverifiableFileIsRefusedBeforeItsBytes() {
     auto r = plain();
     r.chunkBytes = 4096;
-    r.chunkDelayMs = 5;  // the body would take a while: time enough to see it is not sent
+    r.chunkDelayMs = 20;  // the body would take half a second or more: time enough to see it is not sent
     server_->setRoute(QStringLiteral("/m"), r);
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), QString()));
