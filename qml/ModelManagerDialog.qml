@@ -16,7 +16,8 @@ Dialog {
     height: Math.min(560, parent ? parent.height - 40 : 560)
 
     // One object per model: { id, name, description, license, sizeText, state, percent, progressText,
-    // message, quantization, contextLength, fits, fitText, path } with state one of "available",
+    // message, architecture, parametersText, quantization (the weight format), contextLength, fits,
+    // fitText, path } with state one of "available",
     // "downloading", "paused", "installed", "failed"; fits is true, false or undefined (GPU memory
     // unknown) and fitText says it with the figures ("fits (needs 1.6 GiB of 7.8 GiB free)").
     property var entries: []
@@ -126,8 +127,11 @@ Dialog {
                         objectName: "modelFacts"
                         Layout.fillWidth: true
                         wrapMode: Text.WordWrap
+                        // What the model is (issue 27): "10.3 B parameters · llama architecture · I2_S weights".
                         text: [card.modelData.sizeText,
-                               card.modelData.quantization,
+                               card.modelData.parametersText ? qsTr("%1 parameters").arg(card.modelData.parametersText) : "",
+                               card.modelData.architecture ? qsTr("%1 architecture").arg(card.modelData.architecture) : "",
+                               card.modelData.quantization ? qsTr("%1 weights").arg(card.modelData.quantization) : "",
                                card.modelData.contextLength ? qsTr("%1 tokens of context").arg(card.modelData.contextLength) : "",
                                // "fits (needs 1.6 GiB of 7.8 GiB free)" / "does not fit (...)" from the bridge
                                card.modelData.fitText ? card.modelData.fitText

@@ -472,6 +472,21 @@
         <translation>passt nicht auf die GPU</translation>
     </message>
     <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="131"/>
+        <source>%1 parameters</source>
+        <translation>%1 Parameter</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="132"/>
+        <source>%1 architecture</source>
+        <translation>Architektur %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerDialog.qml" line="133"/>
+        <source>%1 weights</source>
+        <translation>Gewichte im Format %1</translation>
+    </message>
+    <message>
         <location filename="../qml/ModelManagerDialog.qml" line="136"/>
         <source>licence: %1</source>
         <translation>Lizenz: %1</translation>

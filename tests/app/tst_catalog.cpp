@@ -6,6 +6,7 @@
 #include "http_test_server.h"
 #include "models/catalog.h"
 #include "models/catalog_loader.h"
+#include "models/download_types.h"
 #include "models/url_policy.h"
 
 using namespace trit::models;
@@ -36,6 +37,58 @@ class CatalogTest : public QObject {
     QVERIFY(e->memory > e->size);
     QCOMPARE(e->contextLength, 4096);
     QCOMPARE(e->fileName, QStringLiteral("bitnet-b1.58-2b-4t-i2_s.gguf"));
+    QCOMPARE(e->architecture, QStringLiteral("bitnet-25"));
+    QCOMPARE(formatParameters(e->parameters), QStringLiteral("2.4 B"));
+    QCOMPARE(e->quantization, QStringLiteral("I2_S"));
+  }
+
+  // Issue 27: the Falcon 1.58-bit family next to 2B4T, from TII's Hugging Face repositories, with their
+  // licence. No sizes or hashes (not measurable here): X-Linked-ETag verifies them at download time.
+  void builtinCatalogueListsTheTernaryFamily_data() {
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QString>("license");
+    QTest::addColumn<QString>("parameters");
+    const QString falcon3 = QStringLiteral("https://huggingface.co/tiiuae/Falcon3-%1-Instruct-1.58bit-GGUF/resolve/main/ggml-model-i2_s.gguf");
+    const QString falconE = QStringLiteral("https://huggingface.co/tiiuae/Falcon-E-%1-Instruct-GGUF/resolve/main/ggml-model-i2_s.gguf");
+    const QString tii2 = QStringLiteral("TII Falcon License 2.0");
+    QTest::newRow("Falcon3-1B") << "falcon3-1b-instruct-1.58bit" << falcon3.arg(QStringLiteral("1B")) << tii2 << "1.7 B";
+    QTest::newRow("Falcon3-3B") << "falcon3-3b-instruct-1.58bit" << falcon3.arg(QStringLiteral("3B")) << tii2 << "3.2 B";
+    QTest::newRow("Falcon3-7B") << "falcon3-7b-instruct-1.58bit" << falcon3.arg(QStringLiteral("7B")) << tii2 << "7.5 B";
+    QTest::newRow("Falcon3-10B") << "falcon3-10b-instruct-1.58bit" << falcon3.arg(QStringLiteral("10B")) << tii2 << "10.3 B";
+    QTest::newRow("Falcon-E-1B") << "falcon-e-1b-instruct" << falconE.arg(QStringLiteral("1B")) << "Falcon-LLM License" << "";
+    QTest::newRow("Falcon-E-3B") << "falcon-e-3b-instruct" << falconE.arg(QStringLiteral("3B")) << "Falcon-LLM License" << "";
+  }
+  void builtinCatalogueListsTheTernaryFamily() {
+    QFETCH(QString, id);
+    QFETCH(QString, url);
+    QFETCH(QString, license);
+    QFETCH(QString, parameters);
+    QString error;
+    const auto catalog = loadCatalog(QString::fromLatin1(kBuiltinCatalog), &error);
+    QVERIFY2(catalog, qPrintable(error));
+    const CatalogEntry* e = catalog->find(id);
+    QVERIFY2(e, qPrintable(id));
+    QCOMPARE(e->url.toString(), url);
+    QCOMPARE(e->license, license);
+    QCOMPARE(e->licenseUrl, QStringLiteral("https://falconllm.tii.ae/falcon-terms-and-conditions.html"));
+    QVERIFY(e->sha256.isEmpty());
+    QCOMPARE(e->size, qint64(0));
+    QCOMPARE(e->architecture, QStringLiteral("llama"));
+    QCOMPARE(e->quantization, QStringLiteral("I2_S"));
+    QCOMPARE(formatParameters(e->parameters), parameters);
+    QVERIFY(e->fileName.endsWith(QStringLiteral("-i2_s.gguf")));
+  }
+
+  void parameterCountsReadLikeModelNames() {
+    QCOMPARE(formatParameters(0), QString());
+    QCOMPARE(formatParameters(999), QStringLiteral("999"));
+    QCOMPARE(formatParameters(125000000), QStringLiteral("125 M"));
+    QCOMPARE(formatParameters(999499999), QStringLiteral("999 M"));
+    QCOMPARE(formatParameters(999500000), QStringLiteral("1.0 B"));
+    QCOMPARE(formatParameters(1000000000), QStringLiteral("1.0 B"));
+    QCOMPARE(formatParameters(2412820480), QStringLiteral("2.4 B"));
+    QCOMPARE(formatParameters(10305000000), QStringLiteral("10.3 B"));
   }
 
   void minimalEntryGetsDefaults() {
@@ -47,6 +100,34 @@ class CatalogTest : public QObject {
     QCOMPARE(c->models[0].memory, qint64(0));
   }
 
+  // Issue 27: sha256 and size may be left out (X-Linked-ETag and the server's length stand in).
+  void shaAndSizeMayBeLeftOut() {
+    QString lean = kGood;
+    lean.replace(QStringLiteral("\"size\": 10, "), QString()).replace(QStringLiteral("\"sha256\": \"\", "), QString());
+    QVERIFY(!lean.contains(QStringLiteral("size")) && !lean.contains(QStringLiteral("sha256")));
+    QString error;
+    const auto c = parseCatalog(entryJson(lean), QStringLiteral("t"), &error);
+    QVERIFY2(c, qPrintable(error));
+    QCOMPARE(c->models[0].size, qint64(0));
+    QVERIFY(c->models[0].sha256.isEmpty());
+  }
+
+  void architectureParametersAndFormatAreRead() {
+    QString error;
+    const auto c = parseCatalog(entryJson(kGood + QStringLiteral(", \"architecture\": \"llama\", \"parameters\": 10305000000, "
+                                                                 "\"quantization\": \"tq2_0+tq1_0\"")),
+                                QStringLiteral("t"), &error);
+    QVERIFY2(c, qPrintable(error));
+    QCOMPARE(c->models[0].architecture, QStringLiteral("llama"));
+    QCOMPARE(c->models[0].parameters, qint64(10305000000));
+    QCOMPARE(c->models[0].quantization, QStringLiteral("TQ2_0+TQ1_0"));  // GGUF spelling
+    // Absent: unknown, not an error.
+    const auto bare = parseCatalog(entryJson(kGood), QStringLiteral("t"), &error);
+    QVERIFY2(bare, qPrintable(error));
+    QVERIFY(bare->models[0].architecture.isEmpty());
+    QCOMPARE(bare->models[0].parameters, qint64(0));
+  }
+
   void badCataloguesAreExplained_data() {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("expected");
@@ -56,8 +137,18 @@ class CatalogTest : public QObject {
     QTest::newRow("entry not object") << QByteArray("{\"models\": [1]}") << QStringLiteral("models[0]: it is not a JSON object");
     QTest::newRow("missing id") << entryJson(QString(kGood).replace(QStringLiteral("\"id\": \"a\", "), QString()))
                                 << QStringLiteral("the field \"id\" is missing");
-    QTest::newRow("missing sha256") << entryJson(QString(kGood).replace(QStringLiteral("\"sha256\": \"\", "), QString()))
-                                    << QStringLiteral("the field \"sha256\" is missing");
+    QTest::newRow("sha256 not string") << entryJson(QString(kGood).replace(QStringLiteral("\"sha256\": \"\""), QStringLiteral("\"sha256\": 1")))
+                                       << QStringLiteral("the field \"sha256\" must be a string");
+    QTest::newRow("architecture spaces") << entryJson(kGood + QStringLiteral(", \"architecture\": \"Llama 3\""))
+                                         << QStringLiteral("\"architecture\" must be a GGUF architecture name such as \"llama\"");
+    QTest::newRow("architecture number") << entryJson(kGood + QStringLiteral(", \"architecture\": 3"))
+                                         << QStringLiteral("the field \"architecture\" must be a string");
+    QTest::newRow("parameters text") << entryJson(kGood + QStringLiteral(", \"parameters\": \"2B\""))
+                                     << QStringLiteral("\"parameters\" must be a whole number of weights");
+    QTest::newRow("parameters negative") << entryJson(kGood + QStringLiteral(", \"parameters\": -5"))
+                                         << QStringLiteral("\"parameters\" must be a whole number of weights");
+    QTest::newRow("format words") << entryJson(kGood + QStringLiteral(", \"quantization\": \"1.58 bit\""))
+                                  << QStringLiteral("\"quantization\" must be a weight format such as \"I2_S\"");
     QTest::newRow("size string") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"), QStringLiteral("\"size\": \"10\"")))
                                  << QStringLiteral("\"size\" must be a whole number");
     QTest::newRow("size negative") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"), QStringLiteral("\"size\": -1")))

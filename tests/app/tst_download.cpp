@@ -406,6 +406,137 @@ class DownloadTest : public QObject {
     QVERIFY(!QFileInfo::exists(part()));
   }
 
+  // Issue 27: huggingface_hub reads X-Linked-ETag after following relative redirects (a renamed
+  // repository): the hash may come on a later response of the chain, weak or not.
+  void linkedEtagAfterARelativeRedirectIsUsed() {
+    server_->setRoute(QStringLiteral("/cdn/m"), plain());
+    HttpTestServer::Route renamed, resolve;
+    renamed.location = "/new/resolve/m";  // relative, no header: the repository moved
+    renamed.status = 307;
+    resolve.location = server_->url(QStringLiteral("/cdn/m")).toEncoded();
+    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "W/\"" + sha_.toUpper().toLatin1() + "\"");
+    server_->setRoute(QStringLiteral("/old/resolve/m"), renamed);
+    server_->setRoute(QStringLiteral("/new/resolve/m"), resolve);
+    DownloadManager manager(trit::test::fastOptions());
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/old/resolve/m"), QString()));
+    QVERIFY2(out.ok, qPrintable(out.result));
+    QCOMPARE(out.verifiedBy, QStringLiteral("x-linked-etag"));
+    QCOMPARE(readVerifiedRecord(recordPath(finalPath()))->sha256, sha_);
+  }
+
+  void linkedEtagOnTheFinalResponseIsUsed() {
+    auto cdn = plain();
+    cdn.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
+    server_->setRoute(QStringLiteral("/cdn/m"), cdn);
+    HttpTestServer::Route resolve;
+    resolve.location = "/cdn/m";
+    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    DownloadManager manager(trit::test::fastOptions());
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/resolve/m"), QString()));
+    QVERIFY2(out.ok, qPrintable(out.result));
+    QCOMPARE(out.verifiedBy, QStringLiteral("x-linked-etag"));
+  }
+
+  void conflictingLinkedEtagsInOneChainAreRefused() {
+    auto cdn = plain();
+    cdn.headers << qMakePair(QByteArray("X-Linked-ETag"), QByteArray("\"") + QByteArray(64, 'b') + "\"");
+    server_->setRoute(QStringLiteral("/cdn/m"), cdn);
+    HttpTestServer::Route resolve;
+    resolve.location = "/cdn/m";
+    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
+    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    DownloadManager manager(trit::test::fastOptions());
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/resolve/m"), QString()));
+    QVERIFY(out.finished && !out.ok);
+    QVERIFY2(out.result.contains(QStringLiteral("two different SHA-256 values")) && out.result.contains(sha_) &&
+                 out.result.contains(QString(64, QLatin1Char('b'))),
+             qPrintable(out.result));
+    QVERIFY(!QFileInfo::exists(finalPath()));
+    QVERIFY(!QFileInfo::exists(part()));
+  }
+
+  // Gigabytes that could never be accepted are not fetched: the refusal comes with the headers.
+  void unverifiableFileIsRefusedBeforeItsBytes() {
+    auto r = plain();
+    r.chunkBytes = 4096;
+    r.chunkDelayMs = 20;  // the body would take half a second or more: time enough to see it is not sent
+    server_->setRoute(QStringLiteral("/m"), r);
+    DownloadManager manager(trit::test::fastOptions());
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), QString()));
+    QVERIFY(out.finished && !out.ok);
+    QVERIFY2(out.result.contains(QStringLiteral("server sent no X-Linked-ETag")) &&
+                 out.result.contains(QStringLiteral("Nothing was downloaded")), qPrintable(out.result));
+    for (const auto& p : out.progress) QCOMPARE(p.received, qint64(0));
+    QVERIFY2(server_->bodyBytesSent() < model_.size() / 2, qPrintable(QString::number(server_->bodyBytesSent())));
+    QVERIFY(!QFileInfo::exists(finalPath()));
+    QVERIFY(!QFileInfo::exists(part()));
+    QVERIFY(!QFileInfo::exists(partStatePath(finalPath())));
+    QVERIFY(!QFileInfo::exists(recordPath(finalPath())));
+  }
+
+  void linkedEtagThatIsNotASha256IsNamed() {
+    auto r = plain();
+    // What Hugging Face sends for a file outside LFS: the git blob's SHA-1, not the file's SHA-256.
+    r.headers << qMakePair(QByteArray("X-Linked-ETag"), QByteArray("\"") + QByteArray(40, 'c') + "\"");
+    server_->setRoute(QStringLiteral("/m"), r);
+    DownloadManager manager(trit::test::fastOptions());
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), QString()));
+    QVERIFY(out.finished && !out.ok);
+    QVERIFY2(out.result.contains(QStringLiteral("is not a SHA-256")) && out.result.contains(QString(40, QLatin1Char('c'))),
+             qPrintable(out.result));
+    QVERIFY(!QFileInfo::exists(finalPath()));
+    QVERIFY(!QFileInfo::exists(part()));
+  }
+
+  // A resumed download keeps the hash its first response named, even when the resuming chain names none.
+  void resumeKeepsTheLinkedEtagItStartedWith() {
+    auto cdn = plain();
+    cdn.dropAfter = 150000;
+    cdn.dropTimes = 1;
+    server_->setRoute(QStringLiteral("/cdn/m"), cdn);
+    HttpTestServer::Route resolve;
+    resolve.location = "/cdn/m";
+    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
+    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    auto opts = trit::test::fastOptions();
+    opts.maxRetries = 0;
+    {
+      DownloadManager first(opts);
+      const auto out = trit::test::runDownload(first, request(QStringLiteral("/resolve/m"), QString()));
+      QVERIFY(!out.ok);
+    }
+    QCOMPARE(QFileInfo(part()).size(), qint64(150000));
+    QCOMPARE(readPartState(partStatePath(finalPath()))->linkedSha256, sha_);
+    server_->route(QStringLiteral("/resolve/m")).headers.clear();
+    DownloadManager second(opts);
+    const auto out = trit::test::runDownload(second, request(QStringLiteral("/resolve/m"), QString()));
+    QVERIFY2(out.ok, qPrintable(out.result));
+    QCOMPARE(out.verifiedBy, QStringLiteral("x-linked-etag"));
+    QCOMPARE(server_->requestsFor(QStringLiteral("/cdn/m")).last().range, QByteArray("bytes=150000-"));
+  }
+
+  // ...and a part whose file changed upstream (another X-Linked-ETag) is started over, never mixed.
+  void resumeWithAChangedLinkedEtagStartsOver() {
+    QFile f(part());
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray(5000, 'x'));  // bytes of an older file
+    f.close();
+    PartState old{server_->url(QStringLiteral("/resolve/m")).toString(), QString(), 0, QString(64, QLatin1Char('d')),
+                  {}, {}, -1};
+    QString error;
+    QVERIFY(writePartState(partStatePath(finalPath()), old, &error));
+    server_->setRoute(QStringLiteral("/cdn/m"), plain());
+    HttpTestServer::Route resolve;
+    resolve.location = "/cdn/m";
+    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
+    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    DownloadManager manager(trit::test::fastOptions());
+    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/resolve/m"), QString()));
+    QVERIFY2(out.ok, qPrintable(out.result));
+    QCOMPARE(trit::test::readAll(finalPath()), model_);
+    QCOMPARE(server_->requestsFor(QStringLiteral("/cdn/m")).last().range, QByteArray());
+  }
+
   void sizeDifferentFromCatalogueIsRefused() {
     server_->setRoute(QStringLiteral("/m"), plain());
     DownloadManager manager(trit::test::fastOptions());

@@ -7,6 +7,7 @@
 
 #include "download_test_support.h"
 #include "http_test_server.h"
+#include "models/model_inspector.h"
 #include "models/part_state.h"
 
 using trit::test::HttpTestServer;
@@ -103,6 +104,50 @@ class DownloadCliTest : public QObject {
     r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), models, QStringLiteral("--catalog"), catalog_});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains(QStringLiteral("installed (verified by catalogue)")), qPrintable(r.out));
+  }
+
+  // Issue 27: the list says what each model is. Before the download the catalogue's figures (or
+  // "unknown"), after it the file's own header as the engine reads it; imported files too.
+  void listShowsArchitectureParametersFormatAndLicence() {
+    const QString json = QStringLiteral(
+        "{\"models\": [{\"id\": \"tiny\", \"name\": \"Tiny synthetic\", \"url\": \"%1\", \"license\": \"Some Licence 2.0\", "
+        "\"license_url\": \"https://example.org/licence\", \"description\": \"test\", \"architecture\": \"llama\", "
+        "\"parameters\": 10305000000, \"quantization\": \"TQ2_0\"},"
+        "{\"id\": \"bare\", \"name\": \"Bare\", \"url\": \"%2\", \"license\": \"MIT\", \"description\": \"\"}]}")
+                             .arg(server_->url(QStringLiteral("/tiny.gguf")).toString(),
+                                  server_->url(QStringLiteral("/missing")).toString());
+    QFile f(catalog_);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(json.toUtf8());
+    f.close();
+    const QString models = QDir(dir_).filePath(QStringLiteral("models"));
+    auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("\n    llama architecture, 10.3 B parameters, TQ2_0 weights, licence: Some "
+                                           "Licence 2.0 <https://example.org/licence>\n")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("\n    architecture unknown, parameters unknown, weight format unknown, "
+                                           "licence: MIT\n")), qPrintable(r.out));
+
+    // The catalogue has no hash for tiny: the server's X-Linked-ETag verifies it.
+    server_->route(QStringLiteral("/tiny.gguf")).headers
+        << qMakePair(QByteArray("X-Linked-ETag"), "\"" + trit::test::sha256Hex(model_).toLatin1() + "\"");
+    r = trit({QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
+              QStringLiteral("--models-dir"), models});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(QStringLiteral("verified by x-linked-etag")), qPrintable(r.out));
+    const QString file = QDir(models).filePath(QStringLiteral("tiny.gguf"));
+    QVERIFY(QFile::copy(file, QDir(models).filePath(QStringLiteral("mine.gguf"))));
+    const trit::models::ModelInfo info = trit::models::inspectModel(file);
+    QVERIFY2(info.ok(), qPrintable(info.error));
+    QVERIFY(info.architecture != QStringLiteral("llama") && info.quantization != QStringLiteral("TQ2_0"));
+    const QString fromFile = QStringLiteral("\n    %1 architecture, %2 parameters, %3 weights")
+                                 .arg(info.architecture, trit::models::formatParameters(info.parameters), info.quantization);
+    QVERIFY(info.parameters > 0);
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(fromFile + QStringLiteral(", licence: Some Licence 2.0 <https://example.org/licence>\n")),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("mine.gguf")) && r.out.contains(fromFile + QStringLiteral("\n")), qPrintable(r.out));
   }
 
   // Issue 30 #2: `--download` overwrote a user's own file of the same name and exited 0. It refuses,

@@ -27,6 +27,7 @@
 #include "models/model_manager_options.h"
 #include "models/part_state.h"
 #include "trit/devices.h"
+#include "trit/gguf.h"
 #include "trit/model.h"
 #include "trit/vulkan_forward.h"
 
@@ -50,7 +51,13 @@ class TestModelManagerBridge : public QObject {
                          {"description", "test model " + id}, {"memory", double(memory)}};
     };
     const QString sha = trit::test::sha256Hex(model_);
-    const QJsonObject root{{"models", QJsonArray{entry("tiny", "/tiny.gguf", sha, 1000),
+    // What "tiny" is according to the catalogue; the synthetic file itself says otherwise (issue 27).
+    QJsonObject tiny = entry("tiny", "/tiny.gguf", sha, 1000);
+    tiny.insert("architecture", "llama");
+    tiny.insert("parameters", 10305000000.0);
+    tiny.insert("quantization", "TQ2_0");
+    tiny.insert("license_url", "https://example.org/licence");
+    const QJsonObject root{{"models", QJsonArray{tiny,
                                                  entry("slow", "/slow.gguf", sha, 5000),
                                                  entry("gone", "/gone.gguf", sha, 0)}}};
     const QString path = QDir(dir).filePath("catalog.json");
@@ -137,6 +144,50 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(b->entries().at(1).toMap().value("fitText").toString(),
              QString("does not fit (needs 4.88 KiB, only 1.95 KiB free)"));
     QCOMPARE(b->installedCount(), 0);
+  }
+
+  // Issue 27: each row says what the model is: architecture, parameter count, weight format, licence.
+  // A catalogue entry by the catalogue's figures; an installed file by its own header, read by the engine.
+  void rowsSayWhatTheModelIs() {
+    auto b = makeBridge();
+    QCOMPARE(b->catalogError(), QString());
+    const QHash<int, QByteArray> names = b->model()->roleNames();
+    for (const char* n : {"architecture", "parameters", "quantization", "license", "licenseUrl"})
+      QVERIFY2(names.values().contains(QByteArray(n)), n);
+    QCOMPARE(role(*b, "tiny", ModelListModel::ArchitectureRole).toString(), QString("llama"));
+    QCOMPARE(role(*b, "tiny", ModelListModel::ParametersRole).toLongLong(), 10305000000LL);
+    QCOMPARE(role(*b, "tiny", ModelListModel::QuantizationRole).toString(), QString("TQ2_0"));
+    QCOMPARE(role(*b, "tiny", ModelListModel::LicenseRole).toString(), QString("MIT"));
+    QCOMPARE(role(*b, "tiny", ModelListModel::LicenseUrlRole).toString(), QString("https://example.org/licence"));
+    QCOMPARE(b->entries().first().toMap().value("parametersText").toString(), QString("10.3 B"));
+    // Unknown stays empty, never a made-up figure.
+    QCOMPARE(role(*b, "gone", ModelListModel::ArchitectureRole).toString(), QString());
+    QCOMPARE(role(*b, "gone", ModelListModel::ParametersRole).toLongLong(), 0);
+    QCOMPARE(b->entries().at(2).toMap().value("parametersText").toString(), QString());
+
+    QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);
+    QVERIFY(b->download("tiny"));
+    QVERIFY(done.wait(20000));
+    QCOMPARE(done.first().at(1).toBool(), true);
+    const QString path = role(*b, "tiny", ModelListModel::PathRole).toString();
+    const trit::models::ModelInfo info = trit::models::inspectModel(path);
+    QVERIFY2(info.ok(), qPrintable(info.error));
+    QVERIFY(info.parameters > 0 && info.architecture != "llama" && info.quantization != "TQ2_0");
+    QCOMPARE(role(*b, "tiny", ModelListModel::ArchitectureRole).toString(), info.architecture);
+    QCOMPARE(role(*b, "tiny", ModelListModel::ParametersRole).toLongLong(), info.parameters);
+    QCOMPARE(role(*b, "tiny", ModelListModel::QuantizationRole).toString(), info.quantization);
+    QCOMPARE(b->entries().first().toMap().value("parametersText").toString(),
+             trit::models::formatParameters(info.parameters));
+    QCOMPARE(role(*b, "tiny", ModelListModel::LicenseRole).toString(), QString("MIT"));  // the catalogue's still
+    // The engine's count: every tensor's elements.
+    const auto model = trit::Model::open(path.toStdString());
+    qint64 elements = 0;
+    for (const auto& t : model->file().tensors()) {
+      qint64 n = 1;
+      for (const auto d : t.shape) n *= static_cast<qint64>(d);
+      elements += n;
+    }
+    QCOMPARE(info.parameters, elements);
   }
 
   // The dialog's delegates read `required property var modelData`: the list model hands each row's map

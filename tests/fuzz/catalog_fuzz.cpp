@@ -5,7 +5,8 @@
 // - a rejected catalogue gets one sentence naming the source (ending in one full stop);
 // - an accepted one holds only entries the downloader may act on: a valid id, a name, a URL that
 //   the fetch policy allows, a 64-digit lower-case SHA-256 or none, a plain .gguf file name that
-//   cannot leave the models folder, sizes not negative, ids and file names unique.
+//   cannot leave the models folder, sizes and parameter counts not negative, an architecture and a
+//   weight format of the documented shapes (or none), ids and file names unique.
 #include <QByteArray>
 #include <QRegularExpression>
 #include <QSet>
@@ -40,7 +41,11 @@ void checkEntry(const trit::models::CatalogEntry& e) {
   // (No '/' and no leading '.': the name is one path component that is neither "." nor "..".)
   if (!file.match(e.fileName).hasMatch())
     fail("an accepted entry's file name could leave the models folder", e.fileName);
-  if (e.size < 0 || e.memory < 0 || e.contextLength < 0) fail("an accepted entry has a negative count", e.id);
+  if (e.size < 0 || e.memory < 0 || e.contextLength < 0 || e.parameters < 0) fail("an accepted entry has a negative count", e.id);
+  static const QRegularExpression arch(QStringLiteral("^([a-z0-9][a-z0-9._-]*)?$"));
+  static const QRegularExpression format(QStringLiteral("^([A-Z0-9][A-Z0-9_]*(\\+[A-Z0-9][A-Z0-9_]*)*)?$"));
+  if (!arch.match(e.architecture).hasMatch()) fail("an accepted entry has a bad architecture", e.architecture);
+  if (!format.match(e.quantization).hasMatch()) fail("an accepted entry has a bad weight format", e.quantization);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ TestCase {
     readonly property var sample: [
         { id: "a", name: "Model A", sizeText: "1.11 GiB", state: "available", license: "MIT",
           quantization: "I2_S", contextLength: 4096, fits: true, fitText: "fits (needs 1.49 GiB of 7.80 GiB free)",
-          description: "first" },
+          description: "first", architecture: "bitnet-25", parametersText: "2.4 B" },
         { id: "b", name: "Model B", sizeText: "10 MiB", state: "downloading", percent: 42,
           progressText: "42.0% 4.2 MiB of 10 MiB, 1.0 MiB/s, 6 s left" },
         { id: "c", name: "Model C", sizeText: "10 MiB", state: "paused", percent: 10 },
@@ -77,6 +77,12 @@ TestCase {
         const facts = findChild(card(d, "a"), "modelFacts").text
         verify(facts.indexOf("I2_S") >= 0 && facts.indexOf("4096 tokens") >= 0
                && facts.indexOf("fits (needs 1.49 GiB of 7.80 GiB free)") >= 0, facts)
+        // Issue 27: what the model is, in words.
+        verify(facts.indexOf("2.4 B parameters") >= 0 && facts.indexOf("bitnet-25 architecture") >= 0
+               && facts.indexOf("I2_S weights") >= 0 && facts.indexOf("licence: MIT") >= 0, facts)
+        // Unknown facts are left out, not shown empty.
+        const bare = findChild(card(d, "c"), "modelFacts").text
+        verify(bare.indexOf("parameters") < 0 && bare.indexOf("architecture") < 0 && bare.indexOf("weights") < 0, bare)
         verify(findChild(card(d, "d"), "modelFacts").text.indexOf("does not fit the GPU") >= 0)
         verify(findChild(card(d, "c"), "modelFacts").text.indexOf("fit") < 0)  // GPU memory unknown: nothing said
         compare(findChild(d.contentItem, "modelsFolderLabel").text, "Models folder: /data/models")

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <cstdio>
+#include <optional>
 
 #include "models/catalog_loader.h"
 #include "models/download_manager.h"
@@ -40,6 +41,26 @@ QString progressLine(const QString& id, const DownloadProgress& p) {
   return line;
 }
 
+// "    llama architecture, 10.3 B parameters, I2_S weights, licence: NAME <URL>": what the model is. An
+// installed file speaks for itself (its header, read by the engine); otherwise the catalogue does.
+QString detailLine(const CatalogEntry* entry, const ModelInfo* info) {
+  if (info && !info->ok()) return QStringLiteral("    not usable: %1").arg(info->error);
+  const auto pick = [&](const QString& fromFile, const QString& fromCatalogue) {
+    return info && !fromFile.isEmpty() ? fromFile : fromCatalogue;
+  };
+  const QString arch = pick(info ? info->architecture : QString(), entry ? entry->architecture : QString());
+  const QString params = formatParameters(info && info->parameters > 0 ? info->parameters : entry ? entry->parameters : 0);
+  const QString format = pick(info ? info->quantization : QString(), entry ? entry->quantization : QString());
+  QStringList parts;
+  parts << (arch.isEmpty() ? QStringLiteral("architecture unknown") : QStringLiteral("%1 architecture").arg(arch));
+  parts << (params.isEmpty() ? QStringLiteral("parameters unknown") : QStringLiteral("%1 parameters").arg(params));
+  parts << (format.isEmpty() ? QStringLiteral("weight format unknown") : QStringLiteral("%1 weights").arg(format));
+  if (entry && !entry->license.isEmpty())
+    parts << QStringLiteral("licence: %1").arg(entry->license) +
+                 (entry->licenseUrl.isEmpty() ? QString() : QStringLiteral(" <%1>").arg(entry->licenseUrl));
+  return QStringLiteral("    ") + parts.join(QStringLiteral(", "));
+}
+
 int listModels(const Catalog& catalog, const ModelsFolder& folder) {
   out(QStringLiteral("Catalogue: %1").arg(catalog.source));
   out(QStringLiteral("Models folder: %1").arg(folder.path()));
@@ -47,7 +68,9 @@ int listModels(const Catalog& catalog, const ModelsFolder& folder) {
   for (const CatalogEntry& m : catalog.models) {
     known << m.fileName;
     QString state = QStringLiteral("not installed");
+    std::optional<ModelInfo> info;
     if (folder.isInstalled(m)) {
+      info = inspectModel(folder.filePath(m));
       const auto record = readVerifiedRecord(recordPath(folder.filePath(m)));
       state = record ? QStringLiteral("installed (verified by %1)").arg(record->verifiedBy)
                      : QStringLiteral("installed (not verified)");
@@ -55,14 +78,20 @@ int listModels(const Catalog& catalog, const ModelsFolder& folder) {
       state = m.size > 0 ? QStringLiteral("partial %1% (resumable)").arg(100.0 * static_cast<double>(part) / static_cast<double>(m.size), 0, 'f', 1)
                          : QStringLiteral("partial %1 (resumable)").arg(formatBytes(part));
     }
-    out(QStringLiteral("%1  %2  %3  %4  %5").arg(m.id, -24).arg(m.name, -28)
-            .arg(m.size > 0 ? formatBytes(m.size) : QStringLiteral("size unknown"), 10).arg(state).arg(m.license));
+    // The licence is on the detail line, with its URL.
+    out(QStringLiteral("%1  %2  %3  %4").arg(m.id, -28).arg(m.name, -30)
+            .arg(m.size > 0 ? formatBytes(m.size) : QStringLiteral("size unknown"), 12).arg(state));
+    out(detailLine(&m, info ? &*info : nullptr));
   }
   const QStringList others = QDir(folder.path()).entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
-  for (const QString& f : others)
-    if (!known.contains(f))
-      out(QStringLiteral("%1  %2  %3  installed (imported, not in the catalogue)")
-              .arg(f, -24).arg(QString(), -28).arg(formatBytes(QFileInfo(QDir(folder.path()).filePath(f)).size()), 10));
+  for (const QString& f : others) {
+    if (known.contains(f)) continue;
+    const QString path = QDir(folder.path()).filePath(f);
+    out(QStringLiteral("%1  %2  %3  installed (imported, not in the catalogue)")
+            .arg(f, -28).arg(QString(), -30).arg(formatBytes(QFileInfo(path).size()), 12));
+    const ModelInfo info = inspectModel(path);
+    out(detailLine(nullptr, &info));
+  }
   return 0;
 }
 

@@ -35,8 +35,10 @@ bool readString(const QJsonObject& o, const char* key, bool required, QString* o
   return true;
 }
 
-// Reads a non-negative integer field (JSON numbers are doubles: reject fractions and > 2^53).
-bool readCount(const QJsonObject& o, const char* key, bool required, qint64* out, QString* why) {
+// Reads a non-negative integer field (JSON numbers are doubles: reject fractions and > 2^53); `unit`
+// names what it counts, for the message.
+bool readCount(const QJsonObject& o, const char* key, bool required, qint64* out, QString* why,
+               const char* unit = "bytes") {
   const QJsonValue v = o.value(QLatin1String(key));
   if (v.isUndefined()) {
     if (!required) return true;
@@ -45,7 +47,8 @@ bool readCount(const QJsonObject& o, const char* key, bool required, qint64* out
   }
   const double d = v.toDouble(-1);
   if (!v.isDouble() || d < 0 || d > 9007199254740992.0 || d != static_cast<double>(static_cast<qint64>(d))) {
-    *why = QStringLiteral("the field \"%1\" must be a whole number of bytes, not negative").arg(QLatin1String(key));
+    *why = QStringLiteral("the field \"%1\" must be a whole number of %2, not negative")
+               .arg(QLatin1String(key), QLatin1String(unit));
     return false;
   }
   *out = static_cast<qint64>(d);
@@ -56,14 +59,21 @@ bool parseEntry(const QJsonObject& o, CatalogEntry* e, QString* why) {
   static const QRegularExpression idPattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
   static const QRegularExpression hexPattern(QStringLiteral("^[0-9a-fA-F]{64}$"));
   static const QRegularExpression filePattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.gguf$"));
+  // Shapes, not lists: a catalogue written for a later Trit may name an architecture or format this
+  // version does not know (the engine refuses such a file by name once it is downloaded).
+  static const QRegularExpression archPattern(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,63}$"));
+  static const QRegularExpression formatPattern(QStringLiteral("^[A-Z0-9][A-Z0-9_]{0,15}(\\+[A-Z0-9][A-Z0-9_]{0,15}){0,3}$"),
+                                              QRegularExpression::CaseInsensitiveOption);
   QString url;
   if (!readString(o, "id", true, &e->id, why) || !readString(o, "name", true, &e->name, why) ||
-      !readString(o, "url", true, &url, why) || !readCount(o, "size", true, &e->size, why) ||
-      !readString(o, "sha256", true, &e->sha256, why) || !readString(o, "license", true, &e->license, why) ||
+      !readString(o, "url", true, &url, why) || !readCount(o, "size", false, &e->size, why) ||
+      !readString(o, "sha256", false, &e->sha256, why) || !readString(o, "license", true, &e->license, why) ||
       !readString(o, "description", true, &e->description, why) ||
       !readString(o, "file", false, &e->fileName, why) || !readCount(o, "memory", false, &e->memory, why) ||
       !readString(o, "quantization", false, &e->quantization, why) ||
-      !readString(o, "license_url", false, &e->licenseUrl, why))
+      !readString(o, "license_url", false, &e->licenseUrl, why) ||
+      !readString(o, "architecture", false, &e->architecture, why) ||
+      !readCount(o, "parameters", false, &e->parameters, why, "weights"))
     return false;
   qint64 context = 0;
   if (!readCount(o, "context_length", false, &context, why)) return false;
@@ -86,6 +96,17 @@ bool parseEntry(const QJsonObject& o, CatalogEntry* e, QString* why) {
     return false;
   }
   e->sha256 = e->sha256.toLower();
+  if (!e->architecture.isEmpty() && !archPattern.match(e->architecture).hasMatch()) {
+    *why = QStringLiteral("\"architecture\" must be a GGUF architecture name such as \"llama\" (lower-case "
+                          "letters, digits, '.', '_', '-'), got \"%1\"").arg(e->architecture);
+    return false;
+  }
+  if (!e->quantization.isEmpty() && !formatPattern.match(e->quantization).hasMatch()) {
+    *why = QStringLiteral("\"quantization\" must be a weight format such as \"I2_S\" or \"TQ2_0+TQ1_0\", got \"%1\"")
+               .arg(e->quantization);
+    return false;
+  }
+  e->quantization = e->quantization.toUpper();  // GGUF type names are upper case: "i2_s" is I2_S
   if (e->fileName.isEmpty()) e->fileName = e->id + QStringLiteral(".gguf");
   if (!filePattern.match(e->fileName).hasMatch()) {
     *why = QStringLiteral("\"file\" must be a plain file name ending in .gguf, got \"%1\"").arg(e->fileName);

@@ -1,7 +1,7 @@
 #pragma once
-// The model catalogue: a JSON object {"models": [{"id", "name", "url", "size", "sha256", "license",
-// "description", ...}]}. Those names are fixed so third parties can write catalogues; further fields
-// are optional (see docs/downloads.md). Parsing validates every entry and names the first problem.
+// The model catalogue: a JSON object {"models": [{"id", "name", "url", "license", "description", ...}]}.
+// Those names are fixed so third parties can write catalogues; further fields are optional (see
+// docs/downloads.md). Parsing validates every entry and names the first problem.
 #include <QByteArray>
 #include <QList>
 #include <QString>
@@ -14,13 +14,16 @@ struct CatalogEntry {
   QString id;           // unique; letters, digits, '.', '_' and '-' only
   QString name;         // shown to the user
   QUrl url;             // https (or http to loopback)
-  qint64 size = 0;      // exact size in bytes; 0 when unknown (then the server's length is used)
-  QString sha256;       // 64 lower-case hex digits, or empty (then X-Linked-ETag is required)
+  qint64 size = 0;      // "size", optional: exact bytes, checked against the server; 0 when unknown
+                        // (then the server's Content-Length is used for the free-space check and progress)
+  QString sha256;       // optional: 64 lower-case hex digits, or empty (then X-Linked-ETag is required)
   QString license;
   QString description;
   QString fileName;     // "file": name in the models folder; default "<id>.gguf"
   qint64 memory = 0;    // "memory": bytes of GPU memory needed to run it (0 when unknown)
-  QString quantization; // "quantization", informational
+  QString quantization; // "quantization": the weight format ("I2_S", "TQ2_0", "TQ1_0", "TQ2_0+TQ1_0"), shown
+  QString architecture; // "architecture": the file's general.architecture ("bitnet-25", "llama"), shown
+  qint64 parameters = 0;// "parameters": number of weights (0 when unknown), shown as "2.4 B"
   int contextLength = 0;// "context_length", informational
   QString licenseUrl;   // "license_url", optional
 };

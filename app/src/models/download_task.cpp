@@ -39,13 +39,25 @@ qint64 unsatisfiedTotal(const QByteArray& value) {
   return m.hasMatch() ? m.captured(1).toLongLong() : -1;
 }
 
-// Hugging Face sends the LFS object's SHA-256 as X-Linked-ETag: "hex" (sometimes weak, W/"hex").
-QString linkedSha256(const QNetworkReply* reply) {
-  QString v = QString::fromLatin1(reply->rawHeader("X-Linked-ETag")).trimmed();
+// Hugging Face sends the LFS object's SHA-256 as X-Linked-ETag: "hex" (sometimes weak, W/"hex"), read the
+// way huggingface_hub's _normalize_etag does (drop "W/", then the quotes). A value that is not 64 hex
+// digits (a git blob's SHA-1 for a file not in LFS, say) is present but unusable.
+struct LinkedEtag {
+  bool present = false;
+  QString raw;     // as sent, for messages
+  QString sha256;  // lower-case hex, or empty when unusable
+};
+LinkedEtag linkedEtag(const QNetworkReply* reply) {
+  LinkedEtag e;
+  if (!reply->hasRawHeader("X-Linked-ETag")) return e;
+  e.present = true;
+  e.raw = QString::fromLatin1(reply->rawHeader("X-Linked-ETag")).trimmed();
+  QString v = e.raw;
   if (v.startsWith(QLatin1String("W/"))) v = v.mid(2);
-  v.remove(QLatin1Char('"'));
+  if (v.size() >= 2 && v.startsWith(QLatin1Char('"')) && v.endsWith(QLatin1Char('"'))) v = v.mid(1, v.size() - 2);
   static const QRegularExpression hex(QStringLiteral("^[0-9a-fA-F]{64}$"));
-  return hex.match(v).hasMatch() ? v.toLower() : QString();
+  if (hex.match(v).hasMatch()) e.sha256 = v.toLower();
+  return e;
 }
 
 qint64 defaultFreeSpace(const QString& directory) {
@@ -248,10 +260,14 @@ void DownloadTask::savePartState() {
 }
 
 void DownloadTask::sendRequest(const QUrl& url) {
-  if (firstHop_) chain_ = {url};
+  if (firstHop_) {
+    chain_ = {url};
+    chainLinked_.clear();
+    unusableLinked_.clear();
+  }
   QNetworkRequest req(url);
-  // Redirects are followed by hand: every hop is checked against url_policy.h, and the first
-  // response's X-Linked-ETag is read before the CDN answers.
+  // Redirects are followed by hand: every hop is checked against url_policy.h, and each response's
+  // X-Linked-ETag is read (the CDN's final answer usually has none).
   req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
   req.setRawHeader("User-Agent", QByteArrayLiteral("Trit/" TRIT_APP_VERSION));
   req.setRawHeader("Accept-Encoding", "identity");  // byte ranges of the file itself, never re-encoded
@@ -281,18 +297,38 @@ void DownloadTask::onMetaData() {
   if (!reply_ || headersSeen_) return;
   headersSeen_ = true;
   sinceData_.restart();
-  if (firstHop_) {
-    const QString linked = linkedSha256(reply_);
-    if (!linked.isEmpty()) {
-      if (!part_.linkedSha256.isEmpty() && part_.linkedSha256 != linked && offset_ > 0) {
+  // Any response of the chain may carry X-Linked-ETag: Hugging Face's resolve URL does (also after a
+  // relative redirect to a renamed repository, which is where huggingface_hub reads it), a mirror may
+  // send it with the file itself. Two different values in one chain cannot both be right.
+  const LinkedEtag linked = linkedEtag(reply_);
+  if (linked.present && linked.sha256.isEmpty()) unusableLinked_ = linked.raw;
+  if (!linked.sha256.isEmpty()) {
+    if (!chainLinked_.isEmpty() && chainLinked_ != linked.sha256) {
+      refused_ = QStringLiteral("The server named two different SHA-256 values for %1 (X-Linked-ETag %2, then %3 at "
+                                "%4), so neither can be trusted; nothing was installed.")
+                     .arg(request_.id, chainLinked_, linked.sha256, reply_->url().toString());
+    } else {
+      chainLinked_ = linked.sha256;
+      if (!part_.linkedSha256.isEmpty() && part_.linkedSha256 != linked.sha256 && offset_ > 0) {
         // The file behind the URL changed since the part was started: its bytes are useless.
         resetPart();
         refused_ = QStringLiteral("restart");
       }
-      part_.linkedSha256 = linked;
+      part_.linkedSha256 = linked.sha256;
     }
   }
   const int status = reply_->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+  if (refused_.isEmpty() && (status == 200 || status == 206) && request_.expectedSha256.isEmpty() &&
+      part_.linkedSha256.isEmpty()) {
+    // Refused before its bytes: gigabytes that could never be accepted are not worth fetching. A resumed
+    // part keeps the hash its first response named (part_, from the sidecar).
+    refused_ = unusableLinked_.isEmpty()
+                   ? QStringLiteral("%1 cannot be verified: the catalogue gives no SHA-256 and the server sent no "
+                                    "X-Linked-ETag. Nothing was downloaded.").arg(request_.fileName)
+                   : QStringLiteral("%1 cannot be verified: the catalogue gives no SHA-256 and the server's "
+                                    "X-Linked-ETag (%2) is not a SHA-256. Nothing was downloaded.")
+                         .arg(request_.fileName, unusableLinked_);
+  }
   if (refused_.isEmpty() && (status == 200 || status == 206)) {
     if (!acceptBody(status)) reply_->abort();
   } else if (!refused_.isEmpty()) {

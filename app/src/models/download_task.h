@@ -2,7 +2,8 @@
 // One model download, run on the download worker thread (DownloadManager moves it there).
 // Streams into NAME.gguf.part while hashing, resumes with HTTP Range (appending only after a 206 whose
 // Content-Range starts where the part ends), follows redirects itself so it can read Hugging Face's
-// X-Linked-ETag on the first response and apply url_policy.h to every hop, detects stalls, retries
+// X-Linked-ETag on every response of the chain and apply url_policy.h to every hop, refuses a file no
+// SHA-256 can verify before its bytes are fetched, detects stalls, retries
 // transient failures with exponential back-off, verifies the SHA-256 twice (the bytes as they streamed
 // in, then the complete file on disk) and renames atomically.
 #include <QElapsedTimer>
@@ -105,6 +106,8 @@ class DownloadTask : public QObject {
   int retries_ = 0;
   int restarts_ = 0;           // restarts from zero (server ignored Range, 416): bounded
   QString refused_;            // reason the current reply was aborted by us
+  QString chainLinked_;        // the SHA-256 an X-Linked-ETag of the current redirect chain named
+  QString unusableLinked_;     // an X-Linked-ETag of the chain that was not a SHA-256, for the message
 };
 
 }  // namespace trit::models

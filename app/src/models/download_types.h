@@ -46,6 +46,8 @@ struct DownloadProgress {
 
 // Human-readable sizes and durations for progress lines ("1.11 GiB", "3 min 20 s").
 QString formatBytes(qint64 bytes);
+// Parameter counts as model names give them ("125 M", "2.4 B", "10.3 B"); "" for 0 (unknown).
+QString formatParameters(qint64 count);
 QString formatDuration(qint64 seconds);
 
 }  // namespace trit::models

@@ -1,5 +1,7 @@
 #include "download_types.h"
 
+#include <cmath>
+
 namespace trit::models {
 
 QString formatBytes(qint64 bytes) {
@@ -12,6 +14,21 @@ QString formatBytes(qint64 bytes) {
     ++unit;
   }
   return QStringLiteral("%1 %2").arg(value, 0, 'f', value < 10 ? 2 : 1).arg(QLatin1String(units[unit]));
+}
+
+QString formatParameters(qint64 count) {
+  if (count <= 0) return {};
+  if (count < 1000) return QString::number(count);
+  static const char* const units[] = {"K", "M", "B", "T"};
+  double value = static_cast<double>(count);
+  for (int unit = 0;; ++unit) {
+    value /= 1000;
+    // One decimal below 100 ("2.4 B"), none above ("125 M"); 999.5 M reads as "1.0 B", not "1000 M".
+    const int decimals = value < 99.95 ? 1 : 0;
+    const double shown = decimals ? std::round(value * 10) / 10 : std::round(value);
+    if (shown < 1000 || unit == 3)
+      return QStringLiteral("%1 %2").arg(value, 0, 'f', decimals).arg(QLatin1String(units[unit]));
+  }
 }
 
 QString formatDuration(qint64 seconds) {

@@ -1,7 +1,6 @@
 #include "model_inspector.h"
 
 #include <QFileInfo>
-#include <map>
 
 #include "trit/gguf.h"
 #include "trit/model.h"
@@ -14,19 +13,6 @@ namespace {
 // the sum against what the Vulkan engine really allocates (VulkanForward::device_bytes()).
 constexpr qint64 kActivationBaseBytes = 64LL * 1024 * 1024;
 constexpr qint64 kPrefillBlock = 64;
-
-// The quantization the user cares about is that of the big matrices: the most common type among the
-// tensors of two or more dimensions, weighted by bytes.
-QString dominantType(const trit::GgufFile& file) {
-  std::map<std::string, uint64_t> bytes;
-  for (const auto& t : file.tensors())
-    if (t.shape.size() >= 2 && t.name != "token_embd.weight") bytes[trit::ggml_type_name(t.type)] += t.size_bytes;
-  std::string best;
-  uint64_t most = 0;
-  for (const auto& [name, n] : bytes)
-    if (n > most) best = name, most = n;
-  return QString::fromStdString(best);
-}
 }  // namespace
 
 ModelInfo inspectModel(const QString& path) {
@@ -45,7 +31,8 @@ ModelInfo inspectModel(const QString& path) {
     const auto& c = model->config();
     if (!c.name.empty()) info.name = QString::fromStdString(c.name);
     info.architecture = QString::fromStdString(c.architecture);
-    info.quantization = dominantType(model->file());
+    info.quantization = QString::fromStdString(c.weight_format);
+    info.parameters = static_cast<qint64>(c.parameters);
     info.contextLength = static_cast<int>(c.context);
     // Weights are uploaded as stored (the Vulkan engine keeps the I2_S codes and the F16 embedding, which
     // doubles as the LM head); the KV cache holds K and V in F16 for every layer and position; the

@@ -12,8 +12,9 @@ struct ModelInfo {
   QString fileName;
   qint64 fileSize = 0;
   QString name;          // general.name, else the file name without .gguf
-  QString architecture;  // "bitnet-25", ...
-  QString quantization;  // type of the weight matrices, e.g. "I2_S"
+  QString architecture;  // general.architecture: "bitnet-25", "llama", ...
+  QString quantization;  // the ternary weights' format, e.g. "I2_S" ("TQ2_0+TQ1_0" if mixed)
+  qint64 parameters = 0; // every tensor's elements (a tied head counted once)
   int contextLength = 0;
   qint64 memoryNeeded = 0;  // bytes of GPU memory to run it at its trained context (memoryNeededAt(info, 0))
   // The parts of that figure (docs/downloads.md, "GPU memory needed"), so it can be recomputed for the

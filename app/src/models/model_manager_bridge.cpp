@@ -26,7 +26,8 @@ QHash<int, QByteArray> ModelListModel::roleNames() const {
           {BytesTotalRole, "bytesTotal"}, {PercentRole, "percent"}, {SpeedRole, "speedBytesPerSec"},
           {SecondsLeftRole, "secondsLeft"}, {ErrorRole, "error"}, {MemoryNeededRole, "memoryNeeded"},
           {FitsGpuRole, "fitsGpu"}, {StateRole, "state"}, {QuantizationRole, "quantization"},
-          {ContextLengthRole, "contextLength"}, {InCatalogRole, "inCatalog"}, {ModelDataRole, "modelData"}};
+          {ContextLengthRole, "contextLength"}, {InCatalogRole, "inCatalog"}, {ArchitectureRole, "architecture"},
+          {ParametersRole, "parameters"}, {LicenseUrlRole, "licenseUrl"}, {ModelDataRole, "modelData"}};
 }
 
 namespace {
@@ -42,6 +43,11 @@ QString stateName(const ModelRow& r) {
 QString displayName(const ModelRow& r) {
   if (r.inCatalog) return r.entry.name;
   return r.info.name.isEmpty() ? r.id : r.info.name;
+}
+
+// The installed file's own count when it could be read, else the catalogue's (0: unknown).
+qint64 parametersOf(const ModelRow& r) {
+  return r.installed && r.info.parameters > 0 ? r.info.parameters : r.entry.parameters;
 }
 
 qint64 sizeOf(const ModelRow& r) {
@@ -109,7 +115,10 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
     case MemoryNeededRole: return memoryNeeded(r);
     case FitsGpuRole: return fits(r);
     case StateRole: return stateName(r);
-    case QuantizationRole: return r.installed ? r.info.quantization : r.entry.quantization;
+    case QuantizationRole: return r.installed && !r.info.quantization.isEmpty() ? r.info.quantization : r.entry.quantization;
+    case ArchitectureRole: return r.installed && !r.info.architecture.isEmpty() ? r.info.architecture : r.entry.architecture;
+    case ParametersRole: return parametersOf(r);
+    case LicenseUrlRole: return r.inCatalog ? r.entry.licenseUrl : QString();
     case ContextLengthRole: return r.installed && r.info.contextLength > 0 ? r.info.contextLength : r.entry.contextLength;
     case InCatalogRole: return r.inCatalog;
     case ModelDataRole: return toMap(index.row());
@@ -126,6 +135,7 @@ QVariantMap ModelListModel::toMap(int row) const {
   const ModelRow& r = rows_[row];
   const qint64 size = sizeOf(r);
   m.insert(QStringLiteral("sizeText"), size > 0 ? formatBytes(size) : QString());
+  m.insert(QStringLiteral("parametersText"), formatParameters(parametersOf(r)));
   m.insert(QStringLiteral("progressText"), r.downloading || r.paused ? progressText(r.progress) : QString());
   m.insert(QStringLiteral("message"), !r.error.isEmpty() ? r.error : r.message);
   m.insert(QStringLiteral("fits"), fits(r));

@@ -62,6 +62,9 @@ class ModelListModel : public QAbstractListModel {
     IdRole = Qt::UserRole + 1, NameRole, DescriptionRole, SizeRole, LicenseRole, InstalledRole, PathRole,
     DownloadingRole, PausedRole, BytesReceivedRole, BytesTotalRole, PercentRole, SpeedRole, SecondsLeftRole,
     ErrorRole, MemoryNeededRole, FitsGpuRole, StateRole, QuantizationRole, ContextLengthRole, InCatalogRole,
+    // What the model is (issue 27): the installed file's own header, else the catalogue's figures. The
+    // weight format is QuantizationRole ("I2_S", "TQ2_0", "TQ1_0", "TQ2_0+TQ1_0").
+    ArchitectureRole, ParametersRole, LicenseUrlRole,
     // The whole row as the dialog's map (toMap), so a delegate's `required property var modelData` gets it
     // from this model exactly as from a plain array, and only changed rows update.
     ModelDataRole
@@ -83,8 +86,9 @@ class ModelListModel : public QAbstractListModel {
   void setGpu(qint64 freeBytes, bool budget);
   void setContextLength(int context);
 
-  // The row as the dialog's plain map: the roles above plus sizeText, progressText, message, fits and
-  // fitText ("fits (needs 1.6 GiB of 7.8 GiB free)", "does not fit (...)", "" while unknown).
+  // The row as the dialog's plain map: the roles above plus sizeText, parametersText ("10.3 B", "" while
+  // unknown), progressText, message, fits and fitText ("fits (needs 1.6 GiB of 7.8 GiB free)",
+  // "does not fit (...)", "" while unknown).
   QVariantMap toMap(int row) const;
   qint64 memoryNeeded(const ModelRow& r) const;  // bytes, 0 when unknown
   QString fitText(const ModelRow& r) const;
