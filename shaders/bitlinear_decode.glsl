@@ -17,8 +17,12 @@
 //   are visited in RoPE pair order (dimension i next to i + hd/2 of the same head), so a workgroup holds
 //   both halves of every pair it rotates; q goes to Y, rotated k and v are appended to the KV cache at
 //   params.pos0 (F16 pairs rounded to nearest even, or F32).
-// MODE 1 (residual): Y[row] += W x.
-// MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), W1 at binding 1, W2 at binding 2.
+//   NORMAL_ROPE (LLaMA): dimension 2i pairs with 2i + 1, so rows are visited in their own order.
+// MODE 1 (residual): Y[row] += W x (HAS_NORM false: x is quantized as it is, no norm before it).
+// MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), or silu(W1 x) * (W2 x) with SILU (LLaMA), W1 at
+//   binding 1, W2 at binding 2.
+// BLOCK_SCALES (TQ1_0 / TQ2_0 files): a float per 256 elements of a row for each matrix (bindings
+//   10-12, as W0-W2), summed as ternary_matmul.glsl sums them.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "ternary_codes.glsl"
@@ -31,6 +35,9 @@ layout(constant_id = 4) const uint VPL = 3;       // uvec4s of a row per lane: c
 layout(constant_id = 5) const uint XPT = 3;       // input real4s per invocation: ceil(K / 4 / WG)
 layout(constant_id = 6) const bool KV_F16 = true;
 layout(constant_id = 7) const bool HAS_NORM = true;
+layout(constant_id = 8) const bool SILU = false;
+layout(constant_id = 9) const bool NORMAL_ROPE = false;
+layout(constant_id = 10) const bool BLOCK_SCALES = false;
 
 layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
 layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
@@ -41,6 +48,9 @@ layout(std430, binding = 6) buffer Y { real y[]; };
 layout(std430, binding = 7) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
 layout(std430, binding = 8) writeonly buffer KC { uint kc[]; };
 layout(std430, binding = 9) writeonly buffer VC { uint vc[]; };
+layout(std430, binding = 10) readonly buffer D0 { float d0[]; };
+layout(std430, binding = 11) readonly buffer D1 { float d1[]; };
+layout(std430, binding = 12) readonly buffer D2 { float d2[]; };
 // rows: rows of W0 (MODE 0: of Wq); rows_kv: rows of Wk and of Wv (MODE 0); hd: head dimension.
 layout(push_constant) uniform Push { uint rows; uint rows_kv; uint hd; float eps; float scale0; float scale1; float scale2; } pc;
 
@@ -94,7 +104,7 @@ void main() {
   }
   const uint v = first + lr;  // visiting index
   uint row = v;
-  if (MODE == 0 && mat < 2) {
+  if (MODE == 0 && mat < 2 && !NORMAL_ROPE) {
     // Pair order: visiting index 2p + half is dimension p + half * hd/2 of head v / hd.
     const uint within = v % pc.hd;
     row = v - within + within / 2 + (within % 2) * (pc.hd / 2);
@@ -154,40 +164,85 @@ void main() {
   }
   barrier();
 
-  // 3. The row's exact integer dot products, summed over its TPR lanes by shuffles.
+  // 3. The row's exact integer dot products, summed over its TPR lanes by shuffles (with block scales,
+  // each uvec4's sum times its block's scale, summed in real: the lanes and the pairs of the shuffle
+  // tree are those of ternary_matmul.glsl's shared-memory tree, so the values are the same).
   int acc = 0, acc2 = 0;
+  real facc = real(0), facc2 = real(0);
+  const uint blocks = K / 256;
   for (uint i = 0; i < VPL; ++i) {
     const uint j = lane + i * TPR;
     if (j >= row_vecs) break;
-    acc += dot_block(wa[i], j);
-    if (MODE == 2) acc2 += dot_block(wb[i], j);
+    const int r = dot_block(wa[i], j);
+    const int r2 = MODE == 2 ? dot_block(wb[i], j) : 0;
+    if (BLOCK_SCALES) {
+      const uint at = row * blocks + j / 4;
+      real dd = real(0), dd2 = real(0);
+      if (live) {
+        dd = real(MODE == 0 ? (mat == 0 ? d0[at] : mat == 1 ? d1[at] : d2[at]) : d0[at]);
+        if (MODE == 2) dd2 = real(d1[at]);
+      }
+      facc += dd * real(r);
+      if (MODE == 2) facc2 += dd2 * real(r2);
+    } else {
+      acc += r;
+      if (MODE == 2) acc2 += r2;
+    }
   }
   for (uint off = TPR / 2; off > 0; off /= 2) {
-    acc += subgroupShuffleXor(acc, off);
-    if (MODE == 2) acc2 += subgroupShuffleXor(acc2, off);
+    if (BLOCK_SCALES) {
+      facc += subgroupShuffleXor(facc, off);
+      if (MODE == 2) facc2 += subgroupShuffleXor(facc2, off);
+    } else {
+      acc += subgroupShuffleXor(acc, off);
+      if (MODE == 2) acc2 += subgroupShuffleXor(acc2, off);
+    }
   }
 
   // 4. Epilogue.
   if (MODE == 1) {
-    if (lane == 0 && live) y[row] += real(acc) / sc * real(pc.scale0);
+    if (lane == 0 && live) y[row] += BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
     return;
   }
   if (MODE == 2) {
     if (lane == 0 && live) {
-      const real g = real(acc) / sc * real(pc.scale0);
-      const real u = real(acc2) / sc * real(pc.scale1);
-      const real r = max(g, real(0));
-      y[row] = r * r * u;
+      const real g = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
+      const real u = BLOCK_SCALES ? facc2 / sc : real(acc2) / sc * real(pc.scale1);
+      if (SILU) {
+        y[row] = g / (real(1) + exp_real(-g)) * u;
+      } else {
+        const real r = max(g, real(0));
+        y[row] = r * r * u;
+      }
     }
     return;
   }
   const float scale = mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2;
-  if (lane == 0) res[lr] = real(acc) / sc * real(scale);
+  if (lane == 0) res[lr] = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(scale);
   barrier();
   const uint pos = params.pos0;
   const uint half_hd = pc.hd / 2;
   const uint kvdim = pc.rows_kv;
-  if (mat == 0) {
+  if (NORMAL_ROPE && mat < 2) {
+    // One invocation per pair: dimensions 2i and 2i + 1, neighbours in the visiting order too.
+    if (tid < RPW / 2 && first + 2 * tid < nrows) {
+      const uint vv = first + 2 * tid;
+      const uint i = (vv % pc.hd) / 2;
+      const real2 r = rotate(res[2 * tid], res[2 * tid + 1], cs[pos * half_hd + i]);
+      if (mat == 0) {
+        y[vv] = r.x;
+        y[vv + 1] = r.y;
+      } else {
+        const uint dst = pos * kvdim + vv;
+        if (KV_F16) {
+          kc[dst / 2] = kv_bits(r.x) | (kv_bits(r.y) << 16);
+        } else {
+          kc[dst] = kv_bits(r.x);
+          kc[dst + 1] = kv_bits(r.y);
+        }
+      }
+    }
+  } else if (mat == 0) {
     // One invocation per pair: q[h hd + i] and q[h hd + i + hd/2] rotated.
     if (tid < RPW / 2 && first + 2 * tid < nrows) {
       const uint vv = first + 2 * tid;

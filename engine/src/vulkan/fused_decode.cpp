@@ -11,6 +11,9 @@ uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 constexpr uint32_t kQkv = 0, kResidual = 1, kGate = 2;
 
+// A matrix's block scales as bound (its codes where it has none: the kernel then reads none).
+BufferRange scales(const MatrixRef& m) { return m.block_scales ? *m.block_scales : m.codes; }
+
 struct Push {
   uint32_t rows, rows_kv, hd;
   float eps, scale0, scale1, scale2;
@@ -47,22 +50,39 @@ std::optional<FusedDecode::Layout> FusedDecode::plan(const DeviceInfo& d, uint32
   return l;
 }
 
-FusedDecode::FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot)
-    : ctx_(ctx), layout_(layout), kv_f16_(kv_f16), f64_(f64), dot_(dot) {}
+FusedDecode::FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot, const Graph& graph)
+    : ctx_(ctx), layout_(layout), kv_f16_(kv_f16), f64_(f64), dot_(dot), graph_(graph),
+      min_subgroup_(std::max(1u, ctx.info().min_subgroup_size)) {}
 
 FusedDecode::~FusedDecode() = default;
 
-const Pipeline& FusedDecode::pipeline(uint32_t mode, uint32_t k) {
+uint32_t FusedDecode::lanes_per_row(uint32_t mode, uint32_t k) const {
+  // Long rows (Falcon3-10B's down projection: 23,040 inputs) take a whole subgroup of 32 lanes where
+  // the device's subgroups are that wide: twice the workgroups over the same rows, and half the
+  // uvec4s a lane holds in registers. QKV keeps the layout's lanes (its RoPE pairs need its rows per
+  // workgroup). Not with block scales: measured 2% slower there (falcon3-10b in TQ1_0, H100), 11% faster
+  // without (I2_S).
+  if (mode != kQkv && !graph_.block_scales && k / 64 > 8 * layout_.tpr && layout_.tpr * 2 <= min_subgroup_ && layout_.wg % (layout_.tpr * 2) == 0)
+    return layout_.tpr * 2;
+  return layout_.tpr;
+}
+
+const Pipeline& FusedDecode::pipeline(uint32_t mode, uint32_t k, bool has_norm) {
   for (const auto& e : pipes_)
-    if (e.mode == mode && e.k == k) return *e.pipe;
+    if (e.mode == mode && e.k == k && e.has_norm == has_norm) return *e.pipe;
   if (k % 128 || k == 0) throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of 128");
-  const uint32_t vpl = ceil_div(k / 64, layout_.tpr);
+  if (graph_.block_scales && k % 256)
+    throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of the 256-element blocks");
+  const uint32_t tpr = lanes_per_row(mode, k);
+  const uint32_t vpl = ceil_div(k / 64, tpr);
   const uint32_t xpt = ceil_div(k / 4, layout_.wg);
   const std::string stem = std::string("bitlinear_decode") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
-  pipes_.push_back({mode, k,
-                    std::make_unique<Pipeline>(ctx_, stem, 10, static_cast<uint32_t>(sizeof(Push)),
-                                               std::vector<uint32_t>{layout_.wg, layout_.tpr, mode, k, vpl, xpt,
-                                                                     kv_f16_ ? 1u : 0u, 1u})});
+  pipes_.push_back({mode, k, has_norm, tpr,
+                    std::make_unique<Pipeline>(ctx_, stem, 13, static_cast<uint32_t>(sizeof(Push)),
+                                               std::vector<uint32_t>{layout_.wg, tpr, mode, k, vpl, xpt,
+                                                                     kv_f16_ ? 1u : 0u, has_norm ? 1u : 0u,
+                                                                     graph_.silu ? 1u : 0u, graph_.normal_rope ? 1u : 0u,
+                                                                     graph_.block_scales ? 1u : 0u})});
   return *pipes_.back().pipe;
 }
 
@@ -71,19 +91,21 @@ void FusedDecode::qkv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
                       const BufferRange& q, const BufferRange& rope, const BufferRange& k_cache,
                       const BufferRange& v_cache, uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim) {
   const Pipeline& p = pipeline(kQkv, dim);
-  const BufferRange r[] = {params, wq.codes, wk.codes, wv.codes, x, nw, q, rope, k_cache, v_cache};
+  const BufferRange r[] = {params,   wq.codes,  wk.codes, wv.codes, x,        nw,       q,
+                           rope,     k_cache,   v_cache,  scales(wq), scales(wk), scales(wv)};
   const Push push{qdim, kvdim, head_dim, eps, wq.scale, wk.scale, wv.scale};
   const uint32_t rpw = layout_.rows_per_wg();
   cs.dispatch(p, da.make(p, r), &push, sizeof push, (qdim + 2 * kvdim) / rpw);
 }
 
 void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& w,
-                           const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y, uint32_t rows,
+                           const BufferRange& x, const BufferRange* nw, float eps, const BufferRange& y, uint32_t rows,
                            uint32_t k) {
-  const Pipeline& p = pipeline(kResidual, k);
-  const BufferRange r[] = {params, w.codes, w.codes, w.codes, x, nw, y, y, y, y};
+  const Pipeline& p = pipeline(kResidual, k, nw != nullptr);
+  const uint32_t rpw = layout_.wg / lanes_per_row(kResidual, k);
+  const BufferRange r[] = {params, w.codes, w.codes, w.codes, x, nw ? *nw : x, y, y, y, y, scales(w), scales(w), scales(w)};
   const Push push{rows, 0, 0, eps, w.scale, 1.f, 1.f};
-  cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, layout_.rows_per_wg()));
+  cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, rpw));
 }
 
 const Pipeline& FusedDecode::attention_pipeline(uint32_t wg, uint32_t split_keys) {
@@ -102,8 +124,8 @@ const Pipeline& FusedDecode::attention_pipeline(uint32_t wg, uint32_t split_keys
 
 void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t attention_wg, uint32_t split_keys) {
   pipeline(kQkv, dim);
-  pipeline(kResidual, qdim);
-  pipeline(kResidual, ffn);
+  pipeline(kResidual, qdim, graph_.sub_norms);
+  pipeline(kResidual, ffn, graph_.sub_norms);
   pipeline(kGate, dim);
   attention_pipeline(attention_wg, split_keys);
 }
@@ -123,9 +145,10 @@ void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const Buffe
                        const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y,
                        uint32_t rows, uint32_t k) {
   const Pipeline& p = pipeline(kGate, k);
-  const BufferRange r[] = {params, wg.codes, wu.codes, wg.codes, x, nw, y, y, y, y};
+  const uint32_t rpw = layout_.wg / lanes_per_row(kGate, k);
+  const BufferRange r[] = {params, wg.codes, wu.codes, wg.codes, x, nw, y, y, y, y, scales(wg), scales(wu), scales(wg)};
   const Push push{rows, 0, 0, eps, wg.scale, wu.scale, 1.f};
-  cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, layout_.rows_per_wg()));
+  cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, rpw));
 }
 
 }  // namespace trit::vk

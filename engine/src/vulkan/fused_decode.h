@@ -14,10 +14,11 @@
 
 namespace trit::vk {
 
-// A ternary matrix as bound: its bytes and its per-tensor scale.
+// A ternary matrix as bound: its codes and its per-tensor scale, or its scales per 256-element block.
 struct MatrixRef {
   BufferRange codes;
   float scale = 1.f;
+  std::optional<BufferRange> block_scales;
 };
 
 class FusedDecode {
@@ -31,7 +32,16 @@ class FusedDecode {
   static std::optional<Layout> plan(const DeviceInfo& d, uint32_t dim, uint32_t ffn, uint32_t qdim, uint32_t kvdim,
                                     uint32_t head_dim, bool f64, std::string* why = nullptr);
 
-  FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot);
+  // What the model's graph asks of the kernels (trit::Architecture, and whether its matrices carry block
+  // scales: all of them, or none, or the caller keeps the unfused kernels).
+  struct Graph {
+    bool silu = false;         // the FFN gate is silu(g) * u, else relu(g)^2 * u
+    bool normal_rope = false;  // RoPE pairs 2i with 2i + 1, else i with i + head_dim/2
+    bool block_scales = false;
+    bool sub_norms = true;     // a norm before wo and before down
+  };
+
+  FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot, const Graph& graph);
   ~FusedDecode();
 
   // Starts compiling the kernels a model of this shape records (each Pipeline compiles on its own
@@ -47,9 +57,9 @@ class FusedDecode {
            const BufferRange& q, const BufferRange& rope, const BufferRange& k_cache, const BufferRange& v_cache,
            uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim);
 
-  // y += W int8(norm(x) * nw) (k: width of x, rows: of W).
+  // y += W int8(norm(x) * nw) (k: width of x, rows: of W); nw null: y += W int8(x), no norm.
   void residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& w,
-                const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y, uint32_t rows, uint32_t k);
+                const BufferRange& x, const BufferRange* nw, float eps, const BufferRange& y, uint32_t rows, uint32_t k);
 
   // One token's attention over positions [0, params.pos0] (attention.glsl with TRIT_SELF_COMBINE): split
   // over key chunks of split_keys, the last split to finish merging the partials, so it is one step.
@@ -60,19 +70,25 @@ class FusedDecode {
                  const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
                  uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys);
 
-  // y = relu(Wg h)^2 * (Wu h), h = int8(norm(x) * nw).
+  // y = relu(Wg h)^2 * (Wu h) (or silu(Wg h) * (Wu h) in a SiLU graph), h = int8(norm(x) * nw).
   void gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
             const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y,
             uint32_t rows, uint32_t k);
 
  private:
-  const Pipeline& pipeline(uint32_t mode, uint32_t k);
+  const Pipeline& pipeline(uint32_t mode, uint32_t k, bool has_norm = true);
   const Pipeline& attention_pipeline(uint32_t wg, uint32_t split_keys);
   const Context& ctx_;
   Layout layout_;
   bool kv_f16_, f64_, dot_;
+  Graph graph_;
+  uint32_t min_subgroup_;
+  // Lanes per row of a pipeline: the layout's, or twice as many for long rows (see the .cpp).
+  uint32_t lanes_per_row(uint32_t mode, uint32_t k) const;
   struct Entry {
     uint32_t mode, k;
+    bool has_norm;
+    uint32_t tpr;
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<Entry> pipes_;

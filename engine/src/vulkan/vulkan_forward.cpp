@@ -393,10 +393,17 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     auto N = [&](const NormSlot& n) { return BufferRange{lb.buffer, lb.offset + n.offset, n.bytes}; };
     const BufferRange scratch{&attn_scratch, 0, 0};
 
+    // Block scales (TQ files) where the matrix has them.
+    auto D = [&](const MatrixSlot& m) {
+      return m.scales_bytes ? std::optional<BufferRange>(BufferRange{lb.buffer, lb.offset + m.scales_offset, m.scales_bytes})
+                            : std::nullopt;
+    };
+    const Architecture& ar = cfg.arch;
     if (fused && max_tokens == 1) {
       // Decode: five dependent steps per layer (vulkan/fused_decode.h).
       vk::FusedDecode& fd = *fused;
-      auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale}; };
+      auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
+      const BufferRange attn_sub = N(s.attn_sub_norm), ffn_sub = N(s.ffn_sub_norm);
       fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), kc, vc,
              dim, qdim, cfg.kv_heads * cfg.head_dim, cfg.head_dim);
       cs.barrier();
@@ -405,23 +412,18 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                    cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys());
       cs.barrier();
       mark("attention");
-      fd.residual(cs, d, P, W(s.wo), R(o), N(s.attn_sub_norm), eps, X, s.wo.rows, qdim);
+      fd.residual(cs, d, P, W(s.wo), R(o), ar.sub_norms ? &attn_sub : nullptr, eps, X, s.wo.rows, qdim);
       cs.barrier();
       mark("norm+wo+residual");
       fd.gate(cs, d, P, W(s.gate), W(s.up), X, N(s.ffn_norm), eps, R(a), s.gate.rows, dim);
       cs.barrier();
-      mark("norm+gate_up_relu2");
-      fd.residual(cs, d, P, W(s.down), R(a), N(s.ffn_sub_norm), eps, X, s.down.rows, ffn);
+      mark(ar.ffn == FfnKind::SiluGated ? "norm+gate_up_silu" : "norm+gate_up_relu2");
+      fd.residual(cs, d, P, W(s.down), R(a), ar.sub_norms ? &ffn_sub : nullptr, eps, X, s.down.rows, ffn);
       cs.barrier();
       mark("norm+down+residual");
       continue;
     }
 
-    // Block scales (TQ files) where the matrix has them.
-    auto D = [&](const MatrixSlot& m) {
-      return m.scales_bytes ? std::optional<BufferRange>(BufferRange{lb.buffer, lb.offset + m.scales_offset, m.scales_bytes})
-                            : std::nullopt;
-    };
     auto T = [&](vk::TernaryMode mode, const MatrixSlot& m, const MatrixSlot* m2, const BufferRange& out, uint32_t cols) {
       const auto dm = D(m);
       std::optional<BufferRange> w2, d2;
@@ -429,7 +431,6 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       kn.ternary(cs, d, P, mode, M(m), m.scale, w2 ? &*w2 : nullptr, m2 ? m2->scale : 1.f, XQ, XS, out, m.rows, cols,
                  max_tokens, dm ? &*dm : nullptr, d2 ? &*d2 : nullptr);
     };
-    const Architecture& ar = cfg.arch;
     BufferRange w = N(s.attn_norm);
     kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
     cs.barrier();
@@ -574,20 +575,28 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     if (const auto wg = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, 0))
       m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, wg->wg, wg->shared_bytes));
   if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_head);
-  // The fused and persistent decode kernels compute the 2B4T graph (ReLU² FFN, sub-norms, NeoX RoPE) on
-  // I2_S weights; the rest of the family decodes on the unfused kernels, which follow the description.
+  // The fused decode kernels follow the description (their variants are specialization constants), for
+  // files whose matrices all have block scales or none do; the persistent kernel computes the 2B4T graph
+  // (ReLU² FFN, sub-norms, NeoX RoPE) on I2_S weights only, and the rest of the family decodes on the
+  // fused kernels.
   const Architecture& ar = cfg.arch;
   const bool graph_2b4t = ar.ffn == FfnKind::SquaredRelu && ar.sub_norms && ar.rope == RopeStyle::NeoX &&
                           cfg.weight_format == "I2_S";
+  const bool scaled = cfg.weight_format.find("I2_S") == std::string::npos;
   if (!graph_2b4t) m.persistent_why = "it runs the 2B4T graph on I2_S weights only";
-  if (options.tuned_kernels && graph_2b4t) {
+  if (options.tuned_kernels && (scaled || cfg.weight_format == "I2_S")) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
-                                                  cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64))
+                                                  cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64)) {
+      const vk::FusedDecode::Graph graph{ar.ffn == FfnKind::SiluGated, ar.rope == RopeStyle::Normal, scaled,
+                                         ar.sub_norms};
       m.fused = std::make_unique<vk::FusedDecode>(*m.ctx, *layout, m.kv == KvPrecision::F16, f64,
-                                                  m.kernels->dot_product());
+                                                  m.kernels->dot_product(), graph);
+    }
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
+  }
+  if (options.tuned_kernels && graph_2b4t) {
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
