@@ -168,7 +168,7 @@ void main() {
   // each uvec4's sum times its block's scale, summed in real: the lanes and the pairs of the shuffle
   // tree are those of ternary_matmul.glsl's shared-memory tree, so the values are the same).
   int acc = 0, acc2 = 0;
-  real facc = real(0), facc2 = real(0);
+  precise real facc = real(0), facc2 = real(0);  // no FMA: as ternary_matmul.glsl
   const uint blocks = K / 256;
   for (uint i = 0; i < VPL; ++i) {
     const uint j = lane + i * TPR;

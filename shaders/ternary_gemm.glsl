@@ -10,17 +10,24 @@
 // Same modes and epilogue as ternary_matmul.glsl, expression for expression, so the results are
 // bit-identical to the block kernel's: MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u, MODE 3 y = silu(g) * u, with the
 // second matrix at binding 2.
+// BLOCK_SCALES (TQ1_0 / TQ2_0 files): every 256 elements of a row have their own scale (bindings 6 and
+// 7, a float per block, row-major); after each 256-element stretch of K the exact int32 sums are
+// scaled by their block's scale and added in real, block after block in order, as the CPU reference
+// adds them: y = (sum over blocks b of d[r][b] * isum_b) / s[t].
 #include "common.glsl"
 #define TRIT_DOT 1
 #include "ternary_codes.glsl"
 
 layout(local_size_x = 256) in;
 layout(constant_id = 1) const uint MODE = 0;
+layout(constant_id = 2) const bool BLOCK_SCALES = false;
 layout(std430, binding = 1) readonly buffer W { uvec4 wq[]; };
 layout(std430, binding = 2) readonly buffer W2 { uvec4 wq2[]; };
 layout(std430, binding = 3) readonly buffer XQ { uvec4 xq[]; };
 layout(std430, binding = 4) readonly buffer S { real s[]; };
 layout(std430, binding = 5) buffer Y { real y[]; };
+layout(std430, binding = 6) readonly buffer D { float d[]; };
+layout(std430, binding = 7) readonly buffer D2 { float d2[]; };
 layout(push_constant) uniform Push { uint rows; uint k; float scale; float scale2; } pc;
 
 const uint BM = 64, BN = 64, TM = 4, TN = 4;
@@ -60,7 +67,15 @@ void main() {
   const uint blocks = pc.k / 128;
 
   int acc[TM * TN], acc2[TM * TN];
+  // precise: each block's product is rounded before it is added, as on the CPU (a driver may otherwise
+  // fuse them into an FMA, which rounds once: the H100's did).
+  precise real facc[BLOCK_SCALES ? TM * TN : 1], facc2[BLOCK_SCALES && MODE >= 2 ? TM * TN : 1];
   for (uint i = 0; i < TM * TN; ++i) { acc[i] = 0; acc2[i] = 0; }
+  if (BLOCK_SCALES)
+    for (uint i = 0; i < TM * TN; ++i) {
+      facc[i] = real(0);
+      if (MODE >= 2) facc2[i] = real(0);
+    }
 
   for (uint kb = 0; kb < blocks; ++kb) {
     // Codes: BM rows x 2 halves, one uvec4 per thread of the first 128. Rows past the end decode
@@ -90,6 +105,22 @@ void main() {
       }
     }
     barrier();
+    if (BLOCK_SCALES && kb % 2 == 1) {
+      // The end of a 256-element scale block: its exact sums, scaled, into the real sums.
+      for (uint i = 0; i < TM; ++i) {
+        const uint row = min(row0 + tr + 16 * i, pc.rows - 1);
+        const real db = real(d[row * (blocks / 2) + kb / 2]);
+        const real db2 = MODE >= 2 ? real(d2[row * (blocks / 2) + kb / 2]) : real(0);
+        for (uint j = 0; j < TN; ++j) {
+          facc[i * TN + j] += db * real(acc[i * TN + j]);
+          acc[i * TN + j] = 0;
+          if (MODE >= 2) {
+            facc2[i * TN + j] += db2 * real(acc2[i * TN + j]);
+            acc2[i * TN + j] = 0;
+          }
+        }
+      }
+    }
   }
 
   for (uint j = 0; j < TN; ++j) {
@@ -98,14 +129,14 @@ void main() {
     for (uint i = 0; i < TM; ++i) {
       const uint row = row0 + tr + 16 * i;
       if (row >= pc.rows) continue;
-      const real v = real(acc[i * TN + j]) / s[t] * real(pc.scale);
+      const real v = BLOCK_SCALES ? facc[i * TN + j] / s[t] : real(acc[i * TN + j]) / s[t] * real(pc.scale);
       const uint o = t * pc.rows + row;
       if (MODE == 0) {
         y[o] = v;
       } else if (MODE == 1) {
         y[o] += v;
       } else {
-        const real u = real(acc2[i * TN + j]) / s[t] * real(pc.scale2);
+        const real u = BLOCK_SCALES ? facc2[i * TN + j] / s[t] : real(acc2[i * TN + j]) / s[t] * real(pc.scale2);
         const real r = max(v, real(0));
         y[o] = MODE == 2 ? r * r * u : v / (real(1) + exp_real(-v)) * u;
       }

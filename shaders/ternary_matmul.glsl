@@ -59,7 +59,7 @@ void main() {
   const uint act_vecs = pc.k / 16;  // uvec4s per token of activations
 
   int acc[MAXNT], acc2[MAXNT];
-  real racc[MAXNT], racc2[MAXNT];
+  precise real racc[MAXNT], racc2[MAXNT];  // no FMA: each block's product rounded, as ternary_gemm.glsl
   for (uint tt = 0; tt < NT; ++tt) { acc[tt] = 0; acc2[tt] = 0; racc[tt] = real(0); racc2[tt] = real(0); }
   const uint blocks = pc.k / 256;
   if (row < pc.rows) {

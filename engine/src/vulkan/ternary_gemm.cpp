@@ -88,7 +88,7 @@ void TernaryGemm::make_pipeline(uint32_t mode) {
   const DeviceInfo& d = ctx_.info();
   const std::string sfx = f64_ ? "_f64" : "";
   if (kind_ == Kind::Dot) {
-    pipe_[mode] = std::make_unique<Pipeline>(ctx_, "ternary_gemm" + sfx, 6, 16, std::vector<uint32_t>{256, mode});
+    pipe_[mode] = std::make_unique<Pipeline>(ctx_, "ternary_gemm" + sfx, 8, 16, std::vector<uint32_t>{256, mode, 0});
     tile_rows_[mode] = kDotRows;
     tile_tokens_[mode] = kDotTokens;
     return;
@@ -108,13 +108,17 @@ void TernaryGemm::make_pipeline(uint32_t mode) {
 void TernaryGemm::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
                          const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
                          const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k,
-                         uint32_t max_tokens) {
+                         uint32_t max_tokens, const BufferRange* d, const BufferRange* d2) {
   const auto m = static_cast<uint32_t>(mode);
+  if (d && !supports_block_scales()) throw VulkanError("the cooperative-matrix GEMM takes no block scales");
   if (!pipe_[m]) make_pipeline(m);
-  const Pipeline& p = *pipe_[m];
-  const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y};
+  if (d && !scaled_[m])
+    scaled_[m] = std::make_unique<Pipeline>(ctx_, std::string("ternary_gemm") + (f64_ ? "_f64" : ""), 8, 16,
+                                            std::vector<uint32_t>{256, m, 1});
+  const Pipeline& p = d ? *scaled_[m] : *pipe_[m];
+  const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y, d ? *d : w, d2 ? *d2 : (d ? *d : w)};
   const uint32_t push[] = {rows, k, std::bit_cast<uint32_t>(scale), std::bit_cast<uint32_t>(scale2)};
-  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, tile_rows_[m]), ceil_div(max_tokens, tile_tokens_[m]));
+  cs.dispatch(p, da.make(p, std::span<const BufferRange>(r).first(p.bindings())), push, sizeof push, ceil_div(rows, tile_rows_[m]), ceil_div(max_tokens, tile_tokens_[m]));
 }
 
 std::string TernaryGemm::describe() const {
