@@ -7,6 +7,7 @@ Pane {
     id: view
     property var chat: null               // ChatController (or a test double with the same members)
     property bool modelReady: false
+    property bool baseModel: false        // the model has no chat format: it continues the text sent
     property ChatTheme theme: ChatTheme {}
     readonly property alias messageList: list
     readonly property alias composer: composerItem
@@ -129,11 +130,23 @@ Pane {
             color: view.theme.error
         }
 
+        Label {
+            objectName: "baseModelNotice"
+            visible: view.modelReady && view.baseModel
+            Layout.fillWidth: true
+            Layout.leftMargin: 12
+            Layout.rightMargin: 12
+            wrapMode: Text.Wrap
+            text: qsTr("This is a base model: it has no chat format, so it continues the text you send instead of answering it.")
+            color: view.theme.mutedText
+        }
+
         Composer {
             id: composerItem
             Layout.fillWidth: true
             busy: view.chat ? view.chat.generating : false
             canSend: view.modelReady
+            completion: view.baseModel
             theme: view.theme
             onSendRequested: (text) => view.chat.send(text)
             onStopRequested: view.chat.stop()

@@ -8,6 +8,7 @@ Pane {
     id: composer
     property bool busy: false        // a reply is being written
     property bool canSend: true      // a model is ready
+    property bool completion: false  // a base model: what is sent is continued, not answered
     property ChatTheme theme: ChatTheme {}
     property alias text: input.text
     signal sendRequested(string text)
@@ -35,8 +36,9 @@ Pane {
             TextArea {
                 id: input
                 objectName: "composerInput"
-                placeholderText: composer.canSend ? qsTr("Message Trit (Enter to send, Shift+Enter for a new line)")
-                                                  : qsTr("Open a model to start chatting")
+                placeholderText: !composer.canSend ? qsTr("Open a model to start chatting")
+                                 : composer.completion ? qsTr("Text for the model to continue (Enter to send, Shift+Enter for a new line)")
+                                 : qsTr("Message Trit (Enter to send, Shift+Enter for a new line)")
                 wrapMode: TextEdit.Wrap
                 font.pointSize: composer.theme.fontSize
                 color: composer.theme.text

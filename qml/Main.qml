@@ -251,6 +251,7 @@ ApplicationWindow {
                     anchors.fill: parent
                     chat: window.chat
                     modelReady: window.modelReady
+                    baseModel: window.engine ? window.engine.baseModel : false
                     theme: appTheme
                     onNewConversationRequested: window.newChat()
                 }

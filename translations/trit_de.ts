@@ -75,55 +75,60 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../qml/ChatView.qml" line="31"/>
+        <location filename="../qml/ChatView.qml" line="32"/>
         <source>Hide system prompt</source>
         <translation>Systemprompt ausblenden</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="31"/>
+        <location filename="../qml/ChatView.qml" line="32"/>
         <source>System prompt…</source>
         <translation>Systemprompt…</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="33"/>
+        <location filename="../qml/ChatView.qml" line="34"/>
         <source>Show or hide the system prompt of this conversation</source>
         <translation>Systemprompt dieser Unterhaltung ein- oder ausblenden</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="40"/>
+        <location filename="../qml/ChatView.qml" line="41"/>
         <source>Instructions the model reads before this conversation</source>
         <translation>Anweisungen, die das Modell vor dieser Unterhaltung liest</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="41"/>
+        <location filename="../qml/ChatView.qml" line="42"/>
         <source>System prompt of this conversation</source>
         <translation>Systemprompt dieser Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="57"/>
+        <location filename="../qml/ChatView.qml" line="58"/>
         <source>Conversation</source>
         <translation>Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="105"/>
+        <location filename="../qml/ChatView.qml" line="106"/>
         <source>The conversation is longer than the model&apos;s context. Nothing was cut off: start a new conversation, or drop the oldest messages to continue.</source>
         <translation>Die Unterhaltung ist länger als der Kontext des Modells. Es wurde nichts abgeschnitten: Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="110"/>
+        <location filename="../qml/ChatView.qml" line="111"/>
         <source>New conversation</source>
         <translation>Neue Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="115"/>
+        <location filename="../qml/ChatView.qml" line="116"/>
         <source>Drop oldest messages</source>
         <translation>Älteste Nachrichten entfernen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatView.qml" line="140"/>
+        <source>This is a base model: it has no chat format, so it continues the text you send instead of answering it.</source>
+        <translation>Dies ist ein Basismodell: Es hat kein Chatformat und setzt daher den gesendeten Text fort, statt ihn zu beantworten.</translation>
     </message>
 </context>
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../qml/Composer.qml" line="38"/>
+        <location filename="../qml/Composer.qml" line="41"/>
         <source>Message Trit (Enter to send, Shift+Enter for a new line)</source>
         <translation>Nachricht an Trit (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
     </message>
@@ -133,27 +138,32 @@
         <translation>Öffnen Sie ein Modell, um zu chatten</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="44"/>
+        <location filename="../qml/Composer.qml" line="40"/>
+        <source>Text for the model to continue (Enter to send, Shift+Enter for a new line)</source>
+        <translation>Text, den das Modell fortsetzen soll (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
+    </message>
+    <message>
+        <location filename="../qml/Composer.qml" line="46"/>
         <source>Message</source>
         <translation>Nachricht</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="63"/>
+        <location filename="../qml/Composer.qml" line="65"/>
         <source>Stop</source>
         <translation>Stopp</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="63"/>
+        <location filename="../qml/Composer.qml" line="65"/>
         <source>Send</source>
         <translation>Senden</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="66"/>
+        <location filename="../qml/Composer.qml" line="68"/>
         <source>Stop the reply</source>
         <translation>Antwort anhalten</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="66"/>
+        <location filename="../qml/Composer.qml" line="68"/>
         <source>Send the message</source>
         <translation>Nachricht senden</translation>
     </message>
@@ -1045,7 +1055,7 @@
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell in der Modellverwaltung.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/chat_controller.cpp" line="512"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="530"/>
         <source>The conversation no longer fits in the model&apos;s context of %n tokens. Start a new conversation, or drop the oldest messages to continue.</source>
         <translation>
             <numerusform>Die Unterhaltung passt nicht mehr in den Kontext des Modells von %n Token. Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</numerusform>
@@ -1053,7 +1063,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/chat_controller.cpp" line="519"/>
+        <location filename="../app/src/chat/chat_controller.cpp" line="524"/>
         <source>This message is %n tokens too long: with it the prompt takes %1 tokens, and the model&apos;s context holds %2. Edit the message to shorten it, or raise the context length in Settings.</source>
         <translation>
             <numerusform>Diese Nachricht ist %n Token zu lang: mit ihr umfasst die Eingabe %1 Token, der Kontext des Modells fasst %2. Kürzen Sie die Nachricht, indem Sie sie bearbeiten, oder erhöhen Sie die Kontextlänge in den Einstellungen.</numerusform>
@@ -1147,57 +1157,57 @@
 <context>
     <name>trit::chat::EngineWorker</name>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="52"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="53"/>
         <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
         <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="82"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="87"/>
         <source>CPU (reference engine)</source>
         <translation>CPU (Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="88"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="94"/>
         <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
         <translation>Das Modell konnte nicht geladen werden: %1 Wählen Sie eine andere Modelldatei oder laden Sie sie in der Modellverwaltung erneut herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="92"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="99"/>
         <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
         <translation>Die GPU konnte nicht verwendet werden: %1 Wählen Sie in den Einstellungen ein anderes Gerät oder die CPU-Engine.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="96"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="104"/>
         <source>The model could not be loaded: %1</source>
         <translation>Das Modell konnte nicht geladen werden: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="103"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="111"/>
         <source>%1 of weights mapped in RAM</source>
         <translation>%1 Gewichte im RAM eingeblendet</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="116"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="124"/>
         <source>%1 of %2 GPU memory in use</source>
         <translation>%1 von %2 GPU-Speicher belegt</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="118"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="126"/>
         <source>%1 of weights on a device with %2</source>
         <translation>%1 Gewichte auf einem Gerät mit %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="121"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="129"/>
         <source>%1 of weights</source>
         <translation>%1 Gewichte</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="139"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="147"/>
         <source>No model is loaded. Open a model first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="194"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="211"/>
         <source>The engine stopped with an error: %1</source>
         <translation>Die Engine wurde mit einem Fehler beendet: %1</translation>
     </message>

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,15 @@ int run_generate(const std::vector<std::string>& argv) {
   if (auto e = go.validate(); !e.empty()) throw std::invalid_argument(e);
 
   auto model = trit::Model::open(path);
+  // Before the session is built (seconds on a GPU): a base model has nothing to chat with.
+  std::optional<trit::ChatFormat> format;
+  if (a.has("--chat")) {
+    format = trit::ChatFormat::for_model(*model);
+    if (!format)
+      throw std::invalid_argument("'" + path + "' is a base model: it has no chat format (no recognised "
+                                  "tokenizer.chat_template), so --chat cannot be used; continue a text with "
+                                  "--prompt TEXT or --stdin instead");
+  }
   trit::SessionOptions so;
   so.backend = a.get("--backend", "vulkan");
   so.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
@@ -61,7 +71,8 @@ int run_generate(const std::vector<std::string>& argv) {
     std::vector<trit::ChatMessage> messages;
     if (a.has("--system")) messages.push_back({trit::ChatRole::System, a.get("--system", "")});
     messages.push_back({trit::ChatRole::User, a.get("--chat", "")});
-    prompt = trit::chat_prompt_ids(tok, messages, /*add_generation_prompt=*/true);
+    prompt = format->render(messages, /*add_generation_prompt=*/true);
+    go.stop_tokens = format->stop_tokens();
   } else {
     std::string text = a.has("--stdin") ? std::string(std::istreambuf_iterator<char>(std::cin), {}) : a.get("--prompt", "");
     prompt = tok.encode(text, /*allow_special=*/false, /*add_bos=*/tok.bos() >= 0);

@@ -196,7 +196,8 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
       t_first = Clock::now();
       st.ttft_ms = ms_since(t0);
     }
-    if (tokenizer_->is_end_of_turn(tok)) {
+    if (tokenizer_->is_end_of_turn(tok) ||
+        std::find(options.stop_tokens.begin(), options.stop_tokens.end(), tok) != options.stop_tokens.end()) {
       result.reason = FinishReason::Stop;
       return false;
     }

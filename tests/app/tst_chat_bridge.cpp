@@ -14,7 +14,8 @@
 
 #include "chat/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/chat_prompt.h"
+#include "chat/chat_messages.h"
+#include <trit/chat.h>
 #include "chat/engine_bridge.h"
 #include "chat_test_model.h"
 
@@ -73,6 +74,21 @@ class TestChatBridge : public QObject {
     chat_.reset();
     engine_.reset();
     settings_.reset();
+  }
+
+  // Issue 27: a base model (golden-c: llama, no chat template) continues the text sent: the prompt is
+  // BOS and the text, without the 2B4T roles the app used to wrap around every model's messages.
+  void baseModelContinuesTheTextSent() {
+    model_ = qEnvironmentVariable("TRIT_SHARED_DIR") + QStringLiteral("/golden/golden-c.gguf");
+    QVERIFY(loadModel());
+    QVERIFY(engine_->baseModel());
+    QVERIFY(engine_->chatFormat().isEmpty());
+    QVERIFY(chat_->send(u"Once upon a time"_qs));
+    const int row = waitReply();
+    QCOMPARE(row, 1);
+    const auto model = trit::Model::open(model_.toStdString());
+    const auto expected = model->tokenizer().encode("Once upon a time", false, /*add_bos=*/true);
+    QCOMPARE(stats(row).value(u"promptTokens"_qs).toInt(), int(expected.size()));
   }
 
   void missingModelFileSaysSo() {
@@ -286,8 +302,8 @@ class TestChatBridge : public QObject {
     for (int i = 0; i < 40; ++i) longText += QStringLiteral("word%1 ").arg(i);
     longText = longText.trimmed();
     const auto model = trit::Model::open(model_.toStdString());
-    const auto tokenizer = trit::Tokenizer::from_gguf(model->file());
-    const int promptTokens = int(buildChatPrompt(tokenizer, chat_->systemPrompt(), {ChatTurn{u"user"_qs, longText, {}}}).size());
+    const int promptTokens = int(promptIds(trit::ChatFormat::for_model(*model), model->tokenizer(), chat_->systemPrompt(),
+                                           {ChatTurn{u"user"_qs, longText, {}}}).size());
     QVERIFY2(promptTokens > kContext, qPrintable(QString::number(promptTokens)));
     QVERIFY(chat_->send(longText));
     waitReply();

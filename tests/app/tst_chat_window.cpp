@@ -3,6 +3,7 @@
 // match, rename/pin/delete/undo go through to the store, and the storage banner offers Retry when the
 // database cannot be opened. Catches wiring mistakes between Main.qml, Sidebar.qml and the models that
 // the Qt Quick tests (with stand-in models) cannot see.
+#include <QElapsedTimer>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
@@ -181,6 +182,38 @@ class TestChatWindow : public QObject {
     QVERIFY(bridge_->open(dir_ + QStringLiteral("/conversations.sqlite3")));
     QTRY_VERIFY(!banner->isVisible());
     QTRY_COMPARE(item("conversationList")->property("count").toInt(), 2);
+  }
+
+  // Issue 27: a model without a chat format says so near the composer, whose prompt asks for text to
+  // continue; a chat model shows neither.
+  bool loadGolden(const char* name) {
+    LoadRequest r;
+    r.path = qEnvironmentVariable("TRIT_SHARED_DIR") + QStringLiteral("/golden/") + QLatin1String(name);
+    r.backend = QStringLiteral("cpu");
+    engine_->load(r);
+    QElapsedTimer clock;
+    clock.start();
+    while (engine_->state() != EngineBridge::State::Ready && clock.elapsed() < 20000) QTest::qWait(10);
+    return engine_->state() == EngineBridge::State::Ready;
+  }
+  void baseModelIsShownAndOffersCompletion() {
+    auto* notice = item("baseModelNotice");
+    auto* input = item("composerInput");
+    QVERIFY(notice && input);
+    QVERIFY(!notice->isVisible());  // no model yet
+
+    QVERIFY(loadGolden("golden-c.gguf"));  // llama, no tokenizer.chat_template
+    QVERIFY(engine_->baseModel());
+    QTRY_VERIFY(notice->isVisible());
+    QVERIFY(notice->property("text").toString().contains(u"base model"_qs));
+    QVERIFY(input->property("placeholderText").toString().contains(u"continue"_qs));
+
+    QVERIFY(loadGolden("golden-a.gguf"));  // bitnet-25: the 2B4T chat format
+    QVERIFY(!engine_->baseModel());
+    QCOMPARE(engine_->chatFormat(), u"2B4T"_qs);
+    QTRY_VERIFY(!notice->isVisible());
+    QVERIFY(input->property("placeholderText").toString().startsWith(u"Message Trit"_qs));
+    engine_->unloadModel();
   }
 
   void noQmlWarnings() { QVERIFY2(warnings_.isEmpty(), qPrintable(warnings_.join(u'\n'))); }

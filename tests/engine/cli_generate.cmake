@@ -71,3 +71,11 @@ add_test(NAME cli_make_model_option_equals_form
          COMMAND trit-cli make-model ${CMAKE_BINARY_DIR}/test-tmp/cli_make_model_equals.gguf --shape=tiny --seed=4 --context=512 --name=eq)
 set_tests_properties(cli_make_model_option_equals_form PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
   PASS_REGULAR_EXPRESSION "wrote .*cli_make_model_equals\\.gguf: .*shape tiny.*seed 4" FAIL_REGULAR_EXPRESSION "error")
+
+# Issue 27 item 5: golden-c is a llama file without tokenizer.chat_template, a base model: --chat is refused
+# by name, with plain generation suggested, and nothing is generated.
+add_test(NAME cli_generate_chat_on_base_model
+         COMMAND sh -c "\"$0\" generate \"$1\" --backend cpu --chat Hi 2>&1; echo \"exit=$?\""
+                 $<TARGET_FILE:trit-cli> "${TRIT_SHARED_DIR}/golden/golden-c.gguf")
+set_tests_properties(cli_generate_chat_on_base_model PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
+  PASS_REGULAR_EXPRESSION "is a base model: it has no chat format.*--prompt TEXT or --stdin instead\n.*exit=[12]")

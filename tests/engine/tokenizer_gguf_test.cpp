@@ -116,6 +116,66 @@ TEST(TokenizerGguf, MinimalFileWithoutTypesOrMerges) {
   EXPECT_THROW(t.encode("hi", false, true), trit::TokenizerError);  // no BOS to add
 }
 
+// A Falcon-like vocabulary: bytes, then <|endoftext|> (EOS), <|eot_id|> as plain text (not a control
+// token), <|eom_id|>.
+MiniGguf falcon_like(const std::string& pre) {
+  MiniGguf g;
+  g.str("tokenizer.ggml.model", "gpt2");
+  if (!pre.empty()) g.str("tokenizer.ggml.pre", pre);
+  auto tokens = byte_tokens();
+  std::vector<int32_t> types(tokens.size(), 1);
+  for (const char* s : {"<|endoftext|>", "<|eot_id|>", "<|eom_id|>"}) tokens.push_back(s);
+  types.insert(types.end(), {3, 4, 3});
+  g.strings("tokenizer.ggml.tokens", tokens);
+  g.i32s("tokenizer.ggml.token_type", types);
+  g.i32("tokenizer.ggml.eos_token_id", 256);
+  return g;
+}
+
+// Issue 27: Falcon3 and Falcon-E files name their pre-tokenizer "falcon3" / "falcon_e"; they, and LLaMA 3's
+// other names, split text as LLaMA 3 does (they were refused before).
+TEST(TokenizerGguf, PreTokenizersThatSplitAsLlama3) {
+  for (const char* pre : {"llama-bpe", "llama3", "llama-v3", "falcon3", "falcon_e", ""}) {
+    SCOPED_TRACE(pre);
+    EXPECT_EQ(trit::is_llama3_pretokenizer(pre), *pre != 0);
+    auto file = trit::GgufFile::parse(falcon_like(pre).bytes(), "falcon.gguf");
+    Tokenizer t = Tokenizer::from_gguf(*file);
+    EXPECT_EQ(t.encode("12 ab"), (Ids{'1', '2', ' ', 'a', 'b'}));  // byte tokens: id = byte value
+    EXPECT_EQ(t.eos(), 256);
+  }
+  for (const char* pre : {"falcon", "gpt-2", "qwen2", "LLAMA3"}) {
+    EXPECT_NE(from_gguf_error(falcon_like(pre)).find("tokenizer.ggml.pre is '" + std::string(pre) +
+                                                    "'; only the LLaMA 3 pre-tokenizer is supported"),
+              std::string::npos);
+  }
+}
+
+// Special tokens come from the file: EOS by its key, EOT only from its key or a control token, EOM by its key.
+TEST(TokenizerGguf, SpecialTokensFromTheFile) {
+  {
+    auto file = trit::GgufFile::parse(falcon_like("falcon3").bytes(), "falcon.gguf");
+    Tokenizer t = Tokenizer::from_gguf(*file);
+    EXPECT_EQ(t.eos(), 256);
+    EXPECT_EQ(t.eot(), 256);  // "<|eot_id|>" is a user-defined token here, not an end of turn
+    EXPECT_EQ(t.eom(), -1);
+    EXPECT_FALSE(t.is_end_of_turn(257));
+    EXPECT_FALSE(t.is_end_of_turn(258));
+  }
+  {
+    MiniGguf g = falcon_like("falcon3");
+    g.i32("tokenizer.ggml.eom_token_id", 258);
+    auto file = trit::GgufFile::parse(g.bytes(), "falcon.gguf");
+    Tokenizer t = Tokenizer::from_gguf(*file);
+    EXPECT_EQ(t.eom(), 258);
+    EXPECT_TRUE(t.is_end_of_turn(258));
+  }
+  {
+    MiniGguf g = falcon_like("falcon3");
+    g.i32("tokenizer.ggml.eom_token_id", 300);
+    EXPECT_NE(from_gguf_error(g).find("EOM id 300 is outside the vocabulary"), std::string::npos) << from_gguf_error(g);
+  }
+}
+
 TEST(TokenizerGguf, RejectsWhatItCannotTokenize) {
   {
     MiniGguf g;

@@ -26,6 +26,10 @@ class EngineBridge : public QObject {
   Q_PROPERTY(QString deviceName READ deviceName NOTIFY modelChanged)
   Q_PROPERTY(QString memoryText READ memoryText NOTIFY memoryTextChanged)
   Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
+  // The loaded model's chat format ("2B4T", "Llama 3 Instruct", ...); a loaded model without one is a
+  // base model: the window continues the user's text instead of chatting.
+  Q_PROPERTY(QString chatFormat READ chatFormat NOTIFY modelChanged)
+  Q_PROPERTY(bool baseModel READ baseModel NOTIFY modelChanged)
   Q_PROPERTY(QString loadingPath READ loadingPath NOTIFY stateChanged)
   Q_PROPERTY(QStringList devices READ devices NOTIFY devicesChanged)
   Q_PROPERTY(QString devicesError READ devicesError NOTIFY devicesChanged)
@@ -46,6 +50,8 @@ class EngineBridge : public QObject {
   QString deviceName() const { return info_.deviceName; }
   QString memoryText() const { return memoryText_; }
   int contextLength() const { return info_.contextLength; }
+  QString chatFormat() const { return info_.chatFormat; }
+  bool baseModel() const { return !info_.path.isEmpty() && info_.chatFormat.isEmpty(); }
   QString loadingPath() const { return loadingPath_; }
   QStringList devices() const { return devices_; }
   QString devicesError() const { return devicesError_; }

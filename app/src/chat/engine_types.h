@@ -30,6 +30,7 @@ struct ModelInfo {
   int layers = 0;
   int dim = 0;
   int vocab = 0;
+  QString chatFormat;  // "2B4T", "Llama 3 Instruct", ...; empty for a base model (plain completion)
 };
 
 // One message as the prompt needs it. Assistant replies carry their sampled token ids so the next

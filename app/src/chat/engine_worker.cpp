@@ -8,7 +8,7 @@
 #include <trit/session.h>
 #include <trit/tokenizer.h>
 
-#include "chat/chat_prompt.h"
+#include "chat/chat_messages.h"
 #include "sentence.h"
 
 namespace trit::chat {
@@ -38,6 +38,7 @@ void EngineWorker::unload() {
     std::lock_guard lock(activeMutex_);
     active_ = nullptr;
   }
+  format_.reset();
   if (!session_) return;
   session_.reset();
   emit modelUnloaded();
@@ -58,7 +59,10 @@ void EngineWorker::load(const LoadRequest& request) {
     options.backend = request.backend.toStdString();
     options.device = request.device;
     options.context = request.context;
+    // Before the session is built: a template naming tokens the vocabulary lacks fails the load here.
+    auto format = ChatFormat::for_model(*model);
     session_ = Session::create(model, options);
+    format_ = std::move(format);
     loaded_ = request;
     fileBytes_ = file.size();
 
@@ -73,6 +77,7 @@ void EngineWorker::load(const LoadRequest& request) {
     info.dim = static_cast<int>(config.dim);
     info.vocab = static_cast<int>(config.vocab);
     info.fileBytes = fileBytes_;
+    if (format_) info.chatFormat = fromStd(std::string(format_->name()));
     if (request.backend == QLatin1String("vulkan")) {
       const auto devices = list_vulkan_devices();
       DeviceChoice choice;
@@ -84,14 +89,17 @@ void EngineWorker::load(const LoadRequest& request) {
     info.memoryText = describeMemory();
     emit modelLoaded(info);
   } catch (const ModelError& e) {
+    format_.reset();
     session_.reset();
     emit modelLoadFailed(path, tr("The model could not be loaded: %1 Choose another model file, or download it "
                                   "again in the model manager.").arg(asSentence(fromStd(e.what()))));
   } catch (const VulkanError& e) {
+    format_.reset();
     session_.reset();
     emit modelLoadFailed(path, tr("The GPU could not be used: %1 In Settings, choose another device or the CPU "
                                   "engine.").arg(asSentence(fromStd(e.what()))));
   } catch (const std::exception& e) {
+    format_.reset();
     session_.reset();
     emit modelLoadFailed(path, tr("The model could not be loaded: %1").arg(fromStd(e.what())));
   }
@@ -149,7 +157,7 @@ void EngineWorker::generate(const GenerateRequest& request) {
     return;
   }
   try {
-    const std::vector<int32_t> prompt = buildChatPrompt(session_->tokenizer(), request.systemPrompt, request.turns);
+    const std::vector<int32_t> prompt = promptIds(format_, session_->tokenizer(), request.systemPrompt, request.turns);
     stream_->begin(id);
     {
       std::lock_guard lock(activeMutex_);
@@ -159,6 +167,7 @@ void EngineWorker::generate(const GenerateRequest& request) {
     GenerateOptions options;
     options.sampling = request.sampling;
     options.max_tokens = request.maxTokens;
+    if (format_) options.stop_tokens = format_->stop_tokens();
     bool first = true;
     // generate() clears the session's cancel flag when it starts, so a cancel that arrived just before
     // is re-applied from our own flag at the first callback (prefill reports progress before any work).

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <trit/chat.h>
 
 #include "chat/engine_types.h"
 #include "chat/stream_buffer.h"
@@ -52,6 +54,8 @@ class EngineWorker : public QObject {
 
   StreamBuffer* stream_;
   std::unique_ptr<Session> session_;
+  // The model's chat format (it refers to the session's tokenizer); nullopt for a base model.
+  std::optional<ChatFormat> format_;
   LoadRequest loaded_;
   qint64 fileBytes_ = 0;
   std::atomic<std::uint64_t> cancelledId_{0};  // replies with an id up to this one are cancelled

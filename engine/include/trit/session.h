@@ -64,6 +64,8 @@ struct GenerateOptions {
   SamplingParams sampling;
   int32_t max_tokens = 2048;
   std::vector<std::string> stop_strings;  // generation stops before any of these; they are not returned
+  // Ids that end the reply like EOS/EOT do (a chat format's end of turn, ChatFormat::stop_tokens()).
+  std::vector<int32_t> stop_tokens;
   // Called on the generating thread with each new piece of text (whole UTF-8 characters only).
   std::function<void(std::string_view piece)> on_text;
   // Called on the generating thread with each sampled token id, before its text (token counters, tests).

@@ -34,8 +34,9 @@ class Tokenizer {
   // Validates the vocabulary (every normal token spelled in the GPT-2 byte alphabet, a token for every
   // byte, every merge naming existing tokens whose concatenation is a token). Throws TokenizerError.
   explicit Tokenizer(const TokenizerVocab& vocab);
-  // Reads tokenizer.ggml.{model,pre,tokens,token_type,merges,bos_token_id,eos_token_id,eot_token_id}.
-  // Accepts model "gpt2" with pre "llama-bpe" (or absent: the LLaMA 3 regex is the only one we run).
+  // Reads tokenizer.ggml.{model,pre,tokens,token_type,merges,bos,eos,eot,eom_token_id}. Accepts model
+  // "gpt2" with a pre-tokenizer that splits as LLaMA 3 does (is_llama3_pretokenizer) or none named.
+  // Without eot_token_id, EOT is the control token <|eot_id|> where the vocabulary has one, else EOS.
   static Tokenizer from_gguf(const GgufFile& file);
   // The vocabulary a GGUF file stores, without building a tokenizer (trit-cli inspect, tests).
   static TokenizerVocab vocab_from_gguf(const GgufFile& file);
@@ -69,7 +70,8 @@ class Tokenizer {
   int32_t bos() const;  // -1 where the vocabulary has none
   int32_t eos() const;
   int32_t eot() const;
-  // True for EOS and EOT: generation of an assistant turn stops there.
+  int32_t eom() const;  // end of message (Llama 3.1 tool calls), -1 where the file names none
+  // True for EOS, EOT and EOM: generation stops there.
   bool is_end_of_turn(int32_t id) const;
   bool is_control(int32_t id) const;
 
@@ -97,6 +99,10 @@ class StreamingDecoder {
   bool skip_special_;
   std::string pending_;
 };
+
+// True for the tokenizer.ggml.pre names whose text splitting is LLaMA 3's: "llama-bpe", "llama3",
+// "llama-v3", "falcon3", "falcon_e".
+bool is_llama3_pretokenizer(std::string_view pre);
 
 // UTF-8 helpers shared by the tokenizer, the CLI and the app.
 // Offset of the first ill-formed byte sequence, or nullopt if the text is valid UTF-8.

@@ -29,6 +29,7 @@ struct TokenizerVocab {
   int32_t bos = -1;                  // <|begin_of_text|>
   int32_t eos = -1;                  // <|end_of_text|>
   int32_t eot = -1;                  // <|eot_id|>: ends an assistant turn (== eos where there is none)
+  int32_t eom = -1;                  // <|eom_id|> (Llama 3.1): also ends generation; -1 if none
 };
 
 // Loads model.vocab, model.merges (either "a b" strings or ["a","b"] pairs) and added_tokens from a

@@ -130,9 +130,11 @@ Tokenizer::Tokenizer(const TokenizerVocab& vocab) : impl_(std::make_unique<Impl>
   check(vocab.bos, "BOS");
   check(vocab.eos, "EOS");
   check(vocab.eot, "EOT");
+  check(vocab.eom, "EOM");
   m.bos = vocab.bos;
   m.eos = vocab.eos;
   m.eot = vocab.eot >= 0 ? vocab.eot : vocab.eos;
+  m.eom = vocab.eom;
 }
 
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
@@ -295,7 +297,10 @@ int32_t Tokenizer::vocab_size() const { return static_cast<int32_t>(impl_->spell
 int32_t Tokenizer::bos() const { return impl_->bos; }
 int32_t Tokenizer::eos() const { return impl_->eos; }
 int32_t Tokenizer::eot() const { return impl_->eot; }
-bool Tokenizer::is_end_of_turn(int32_t id) const { return id >= 0 && (id == impl_->eos || id == impl_->eot); }
+int32_t Tokenizer::eom() const { return impl_->eom; }
+bool Tokenizer::is_end_of_turn(int32_t id) const {
+  return id >= 0 && (id == impl_->eos || id == impl_->eot || id == impl_->eom);
+}
 bool Tokenizer::is_control(int32_t id) const {
   return id >= 0 && static_cast<size_t>(id) < impl_->types.size() && impl_->types[static_cast<size_t>(id)] == kTokenControl;
 }

@@ -6,6 +6,12 @@
 
 namespace trit {
 
+bool is_llama3_pretokenizer(std::string_view pre) {
+  for (std::string_view name : {"llama-bpe", "llama3", "llama-v3", "falcon3", "falcon_e"})
+    if (pre == name) return true;
+  return false;
+}
+
 TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
   const GgufMetadata& md = file.metadata();
   const std::string where = "'" + file.source_name() + "': ";
@@ -16,9 +22,12 @@ TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
                          "'; only byte-level BPE ('gpt2', as in LLaMA 3 and BitNet b1.58) is supported");
   // The pre-tokenizer decides how text is split before BPE; running the LLaMA 3 regex on a vocabulary
   // trained with another would give plausible-looking but wrong ids, so refuse other names outright.
-  if (auto pre = md.find_string("tokenizer.ggml.pre"); pre && *pre != "llama-bpe" && *pre != "llama3")
+  // Falcon3 and Falcon-E use LLaMA 3's split (and its "ignore merges"); an absent name is what some
+  // 2B4T fine-tunes carry.
+  if (auto pre = md.find_string("tokenizer.ggml.pre"); pre && !is_llama3_pretokenizer(*pre))
     throw TokenizerError(where + "tokenizer.ggml.pre is '" + std::string(*pre) +
-                         "'; only the LLaMA 3 pre-tokenizer ('llama-bpe') is supported");
+                         "'; only the LLaMA 3 pre-tokenizer is supported ('llama-bpe', 'llama3', 'llama-v3', "
+                         "'falcon3', 'falcon_e')");
 
   TokenizerVocab v;
   const auto& tokens = md.get_string_array("tokenizer.ggml.tokens");
@@ -37,11 +46,14 @@ TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
   }
   v.bos = md.find_i32("tokenizer.ggml.bos_token_id").value_or(-1);
   v.eos = md.find_i32("tokenizer.ggml.eos_token_id").value_or(-1);
+  v.eom = md.find_i32("tokenizer.ggml.eom_token_id").value_or(-1);
   if (auto eot = md.find_i32("tokenizer.ggml.eot_token_id")) {
     v.eot = *eot;
   } else {
+    // A LLaMA 3 vocabulary whose file lacks the key (some 2B4T conversions): its control token
+    // <|eot_id|> ends a turn. Only a control token counts, never text that happens to be spelled so.
     for (size_t i = 0; i < v.tokens.size() && v.eot < 0; ++i)
-      if (v.tokens[i] == "<|eot_id|>") v.eot = static_cast<int32_t>(i);
+      if (v.tokens[i] == "<|eot_id|>" && v.token_types[i] == kTokenControl) v.eot = static_cast<int32_t>(i);
     if (v.eot < 0) v.eot = v.eos;
   }
   return v;

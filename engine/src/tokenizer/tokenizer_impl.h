@@ -40,7 +40,7 @@ struct Tokenizer::Impl {
   std::vector<Special> specials;               // longest first
   std::array<bool, 256> special_lead{};        // first bytes of specials, to skip most positions fast
   bool has_user_defined = false;               // else, without allow_special, nothing is matched whole
-  int32_t bos = -1, eos = -1, eot = -1;
+  int32_t bos = -1, eos = -1, eot = -1, eom = -1;
   Pretokenizer pretokenizer;
 
   // Appends the ids of one pre-tokenized piece.
