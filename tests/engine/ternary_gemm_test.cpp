@@ -332,8 +332,10 @@ namespace {
 
 // TQ1_0 / TQ2_0 matrices on the dot-product GEMM (BLOCK_SCALES): transcoded as the upload does, against
 // the CPU reference reading the file's own format. The GEMM adds the blocks' scaled sums in the CPU's
-// order, so store, residual and the ReLU2 gate agree bit for bit in both precisions; the SiLU gate's exp
-// is the device's (double: within 1e-14 of the row; fp32: 3e-5 of the value).
+// order, so in double store, residual and the ReLU2 gate agree bit for bit. In fp32 Vulkan lets a
+// division be 2.5 ulp off (the H100's is; lavapipe's is exact, and agrees bit for bit there): within
+// 1e-6 of the value, eight ulps for the division carried through the gate's square and product. The
+// SiLU gate's exp is the device's (double: within 1e-14 of the value; fp32: 3e-5).
 template <typename R>
 void expect_block_scales_match_the_reference(Rig& g) {
   TernaryGemm* gemm = g.gemm(TernaryGemm::Kind::Dot);
@@ -389,8 +391,10 @@ void expect_block_scales_match_the_reference(Rig& g) {
         std::vector<R> got(y0.size());
         y.download(got.data(), got.size() * sizeof(R));
         for (size_t i = 0; i < n; ++i) {
-          if (mode != TernaryMode::SiluGate) {
+          if (mode != TernaryMode::SiluGate && sizeof(R) == 8) {
             ASSERT_EQ(got[i], want[i]) << "token " << i / c.rows << " row " << i % c.rows;
+          } else if (mode != TernaryMode::SiluGate) {
+            ASSERT_NEAR(got[i], want[i], 1e-6 * std::fabs(want[i])) << "token " << i / c.rows << " row " << i % c.rows;
           } else {
             ASSERT_NEAR(got[i], want[i], (sizeof(R) == 8 ? 1e-14 : 3e-5) * std::fabs(want[i]) + 1e-30)
                 << "token " << i / c.rows << " row " << i % c.rows;
