@@ -10,6 +10,17 @@ namespace trit {
 
 const char* to_string(Precision p) { return p == Precision::F64 ? "f64" : "fp32"; }
 
+bool Forward::samples_on_device(const SamplingParams&) const { return false; }
+
+int32_t Forward::decode_greedy(int32_t, int32_t, int32_t, const std::function<bool(int32_t)>&) {
+  throw std::logic_error("Forward::decode_greedy: this backend decodes through eval only (decodes_on_device() is false)");
+}
+
+int32_t Forward::decode_sample(int32_t, int32_t, int32_t, Sampler&, std::span<const int32_t>,
+                               const std::function<bool(int32_t)>&) {
+  throw std::logic_error("Forward::decode_sample: this backend samples on the host only (samples_on_device() is false)");
+}
+
 Precision parse_precision(const std::string& name) {
   if (name == "fp32" || name == "f32") return Precision::Fp32;
   if (name == "f64" || name == "fp64" || name == "double") return Precision::F64;

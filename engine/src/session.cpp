@@ -4,7 +4,6 @@
 #include <trit/gguf.h>
 #include <trit/model.h>
 #include <trit/tokenizer.h>
-#include <trit/vulkan_forward.h>
 
 #include <algorithm>
 #include <chrono>
@@ -98,10 +97,7 @@ std::unique_ptr<Session> Session::create(std::shared_ptr<const Model> model, con
   // 0: the backend's own block (the Vulkan engine's, 512 tokens where it fits one binding), so a
   // prompt is not cut into smaller submits than the engine takes at once; 128 on the CPU.
   int32_t block = options.prefill_block;
-  if (block <= 0) {
-    const auto* vf = dynamic_cast<const VulkanForward*>(forward.get());
-    block = vf ? static_cast<int32_t>(vf->block_size()) : 128;
-  }
+  if (block <= 0) block = forward->prefill_block();
   auto session = std::make_unique<Session>(std::move(model), std::move(forward));
   session->prefill_block_ = std::max<int32_t>(1, block);
   return session;
@@ -228,10 +224,11 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
   // by argmax (decode_greedy) and every other setting the GPU sampler supports by it (decode_sample);
   // the rest (or the CPU backend) on the host from read-back logits. The first token always comes
   // from the prompt's logits on the host.
-  auto* vf = dynamic_cast<VulkanForward*>(forward_.get());
+  Forward& fw = *forward_;
+  const bool on_device = fw.decodes_on_device();
   const SamplingParams& sp = options.sampling;
   const bool plain_greedy = sp.temperature <= 0.f && (sp.repeat_penalty == 1.f || sp.repeat_last_n == 0);
-  const bool device_sampling = vf && vf->samples_on_device(sp);
+  const bool device_sampling = on_device && fw.samples_on_device(sp);
   bool go = options.max_tokens > 0;
   if (go && cancel_.load()) {
     result.reason = FinishReason::Cancelled;
@@ -243,9 +240,9 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     tok = sampler.sample(work, cached_);
     go = accept(tok);
   }
-  if (vf && plain_greedy) st.sampled_on = "device-greedy";
+  if (on_device && plain_greedy) st.sampled_on = "device-greedy";
   else if (device_sampling) st.sampled_on = "device";
-  if (go && vf && (plain_greedy || device_sampling)) {
+  if (go && on_device && (plain_greedy || device_sampling)) {
     int32_t input = tok;
     const auto pos = static_cast<int32_t>(cached_.size());
     const auto steps = std::min<int32_t>(options.max_tokens - static_cast<int32_t>(result.tokens.size()),
@@ -260,13 +257,13 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
       return accept(out);
     };
     if (plain_greedy) {
-      vf->decode_greedy(tok, pos, steps, on_token);
+      fw.decode_greedy(tok, pos, steps, on_token);
     } else {
       // The penalty window before the first input: the cache's last repeat_last_n tokens, copied (the
       // callback grows cached_; the device extends the window itself).
       const auto n = std::min(cached_.size(), static_cast<size_t>(std::max(0, sp.repeat_last_n)));
       const std::vector<int32_t> recent(cached_.end() - static_cast<std::ptrdiff_t>(n), cached_.end());
-      vf->decode_sample(tok, pos, steps, sampler, recent, on_token);
+      fw.decode_sample(tok, pos, steps, sampler, recent, on_token);
     }
     go = false;
   }
@@ -285,7 +282,7 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     emit_upto(result.text.size());
   }
   st.generated_tokens = static_cast<int32_t>(result.tokens.size());
-  if (vf) st.decode_kernels = vf->decode_kernels();
+  st.decode_kernels = fw.decode_kernels();
   if (!result.tokens.empty()) st.decode_ms = ms_since(t_first);
   stats_ = st;
   return result;

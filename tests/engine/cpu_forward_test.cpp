@@ -185,3 +185,46 @@ TEST_F(CpuForwardTest, BackendFactory) {
 }
 
 }  // namespace
+
+namespace trit {
+namespace {
+
+// What a backend offers beyond eval is asked through Forward (Session and the bench never cast): the
+// CPU does everything through eval, the Vulkan engine decodes on the device.
+TEST(BackendCapabilities, AreAskedThroughForward) {
+  const auto g = test::load_golden("golden-a");
+  std::shared_ptr<const Model> model = Model::open(g.gguf);
+  ForwardOptions o;
+  o.context = 32;
+  o.threads = 1;
+  auto cpu = make_forward("cpu", model, o);
+  EXPECT_EQ(cpu->prefill_block(), 128);
+  EXPECT_FALSE(cpu->decodes_on_device());
+  EXPECT_FALSE(cpu->samples_on_device(SamplingParams{}));
+  EXPECT_EQ(cpu->decode_kernels(), "");
+  EXPECT_THROW(cpu->decode_greedy(1, 0, 1, [](int32_t) { return true; }), std::logic_error);
+  auto gpu = make_forward("vulkan", model, o);
+  EXPECT_TRUE(gpu->decodes_on_device());
+  EXPECT_GE(gpu->prefill_block(), 1);
+  EXPECT_NE(gpu->decode_kernels(), "");
+  // The device greedy chain through the interface: the same tokens as the host's argmax.
+  std::vector<float> logits(static_cast<size_t>(gpu->vocab_size()));
+  gpu->eval(std::span<const int32_t>(g.prompt.data(), 4), 0, logits, false);
+  std::vector<int32_t> device_tokens;
+  gpu->decode_greedy(g.prompt[4], 4, 3, [&](int32_t t) {
+    device_tokens.push_back(t);
+    return true;
+  });
+  auto host = make_forward("vulkan", model, o);
+  host->eval(std::span<const int32_t>(g.prompt.data(), 5), 0, logits, false);
+  std::vector<int32_t> host_tokens;
+  for (int i = 0; i < 3; ++i) {
+    const auto t = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    host_tokens.push_back(t);
+    if (i < 2) host->eval(std::span<const int32_t>(&t, 1), 5 + i, logits, false);
+  }
+  EXPECT_EQ(device_tokens, host_tokens);
+}
+
+}  // namespace
+}  // namespace trit

@@ -2,9 +2,12 @@
 // A forward pass over a model with its own KV cache: the one interface both the CPU reference and the
 // Vulkan engine implement, so sessions, the CLI and the tests treat them alike.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
+
+#include "trit/sampler.h"
 
 namespace trit {
 
@@ -42,6 +45,24 @@ class Forward {
 
   virtual int32_t context_length() const = 0;
   virtual int32_t vocab_size() const = 0;
+
+  // What a backend offers beyond eval: its callers (Session, the bench) ask these rather than cast to a
+  // backend's class. The defaults describe a backend that does everything through eval (the CPU).
+
+  // Tokens per prefill submit the backend takes at once.
+  virtual int32_t prefill_block() const { return 128; }
+  // Whether decode_greedy chains greedy steps with no host in the loop (a GPU backend), and whether
+  // decode_sample does so with these sampling settings.
+  virtual bool decodes_on_device() const { return false; }
+  virtual bool samples_on_device(const SamplingParams& params) const;
+  // Device-side decoding (VulkanForward documents the contract): only where decodes_on_device() /
+  // samples_on_device() say so; elsewhere they throw std::logic_error.
+  virtual int32_t decode_greedy(int32_t token, int32_t pos, int32_t max_steps,
+                                const std::function<bool(int32_t)>& on_token);
+  virtual int32_t decode_sample(int32_t token, int32_t pos, int32_t max_steps, Sampler& sampler,
+                                std::span<const int32_t> recent, const std::function<bool(int32_t)>& on_token);
+  // The kernels one-token steps run, for statistics ("" where there is nothing to name).
+  virtual std::string decode_kernels() const { return {}; }
 };
 
 }  // namespace trit

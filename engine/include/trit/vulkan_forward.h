@@ -98,7 +98,10 @@ class VulkanForward final : public Forward {
   // (steps already queued then run but their tokens are dropped, and their cache entries lie past
   // cached_positions(), to be overwritten). At most max_steps steps; returns the tokens delivered.
   // Throws ContextFullError if pos + max_steps passes the context, like eval for bad arguments.
-  int32_t decode_greedy(int32_t token, int32_t pos, int32_t max_steps, const std::function<bool(int32_t)>& on_token);
+  int32_t decode_greedy(int32_t token, int32_t pos, int32_t max_steps,
+                        const std::function<bool(int32_t)>& on_token) override;
+  bool decodes_on_device() const override { return true; }
+  int32_t prefill_block() const override { return static_cast<int32_t>(block_size()); }
 
   // decode_greedy with each token sampled on the device (vulkan/gpu_sampler.h) with `sampler`'s
   // parameters and random stream, exactly as sampler.sample(logits, history) would choose it, history
@@ -108,8 +111,8 @@ class VulkanForward final : public Forward {
   // is queued, so steps queued past a stop take draws too. Needs samples_on_device(sampler.params())
   // (std::invalid_argument otherwise); throws VulkanError if the device sampler fails.
   int32_t decode_sample(int32_t token, int32_t pos, int32_t max_steps, Sampler& sampler,
-                        std::span<const int32_t> recent, const std::function<bool(int32_t)>& on_token);
-  bool samples_on_device(const SamplingParams& params) const;
+                        std::span<const int32_t> recent, const std::function<bool(int32_t)>& on_token) override;
+  bool samples_on_device(const SamplingParams& params) const override;
 
   const DeviceInfo& device() const;
   uint32_t block_size() const;        // tokens per prefill submit
@@ -128,7 +131,7 @@ class VulkanForward final : public Forward {
   // The kernels one-token steps run on now, without waiting for a compilation: "persistent (N
   // workgroups)", or "fused" / "unfused" followed by why the persistent kernel is not in use
   // ("fused (persistent kernel: compiling)").
-  std::string decode_kernels() const;
+  std::string decode_kernels() const override;
   // Whether device greedy steps take the argmax from the int8 copy of the head (bounded_head), and whether
   // device-sampled steps take their candidates from it (also needs the GPU sampler).
   bool bounded_head() const;

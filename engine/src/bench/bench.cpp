@@ -120,20 +120,22 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   }
   rep.load_ms = ms_between(t_load, Clock::now());
   rep.resident_mb = resident_mb();
-  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) {
+  // What only the Vulkan engine reports (its compilation, kernel statistics, head and prefill kernels):
+  // the bench measures that engine; everything a Session also uses goes through Forward.
+  auto* vk = dynamic_cast<VulkanForward*>(fwd.get());
+  if (vk) {
     const auto t_wait = Clock::now();
-    v->persistent_groups();  // waits for the background compilation
+    vk->persistent_groups();  // waits for the background compilation
     rep.persistent_wait_ms = ms_between(t_wait, Clock::now());
-    rep.kernel_statistics = v->kernel_statistics();
-  }
-  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.decode_kernels = v->decode_kernels();
-  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get()))
-    rep.lm_head = (o.sample ? v->bounded_sampling_head() : v->bounded_head())
+    rep.kernel_statistics = vk->kernel_statistics();
+    rep.lm_head = (o.sample ? vk->bounded_sampling_head() : vk->bounded_head())
                       ? "int8 table with bounds, F16 for the rows that may be chosen"
                       : "F16, every row";
+    rep.prefill_kernels = vk->prefill_kernels();
+  }
+  rep.decode_kernels = fwd->decode_kernels();
   rep.decode = o.sample ? "sampled (defaults)" : "greedy";
   rep.vocab = fwd->vocab_size();
-  if (auto* v = dynamic_cast<VulkanForward*>(fwd.get())) rep.prefill_kernels = v->prefill_kernels();
   if (o.backend == "vulkan") {
     rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
     rep.dispatch = measure_dispatch_latency(o.device);
@@ -161,7 +163,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
 
   if (o.gen_tokens > 0) {
     // Profile mode times the host-driven decode pass (its command buffers carry the timestamps).
-    auto* device = o.profile ? nullptr : dynamic_cast<VulkanForward*>(fwd.get());
+    Forward* device = !o.profile && fwd->decodes_on_device() ? fwd.get() : nullptr;
     SamplingParams sp;  // --sample: the defaults (the app's), this run's seed
     sp.seed = o.seed;
     if (o.sample && device && !device->samples_on_device(sp))
@@ -172,7 +174,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       f.depth = depth;
       f.tokens = o.gen_tokens;
       if (depth > 0) fwd->eval(std::span<const int32_t>(input.data(), static_cast<size_t>(depth)), 0, logits, false);
-      const uint64_t f16_rows0 = device ? device->sampled_head_f16_rows() : 0;
+      const uint64_t f16_rows0 = device && vk ? vk->sampled_head_f16_rows() : 0;
       for (int r = 0; r <= o.reps; ++r) {
         if (vf && r == 1) vf->reset_profile();
         int32_t tok = input[static_cast<size_t>(depth)];
@@ -202,9 +204,9 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       }
       f.median_ms = median(f.ms);
       f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
-      const bool int8_head = device && (o.sample ? device->bounded_sampling_head() : device->bounded_head());
+      const bool int8_head = device && vk && (o.sample ? vk->bounded_sampling_head() : vk->bounded_head());
       if (device && o.sample && int8_head)
-        f.f16_rows = static_cast<double>(device->sampled_head_f16_rows() - f16_rows0) / (f.tokens * (o.reps + 1.0));
+        f.f16_rows = static_cast<double>(vk->sampled_head_f16_rows() - f16_rows0) / (f.tokens * (o.reps + 1.0));
       f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv, int8_head);
       if (rep.copy_bandwidth_gbs > 0) f.roofline = f.bytes_per_token * f.tokens_per_s / (rep.copy_bandwidth_gbs * 1e9);
       f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
