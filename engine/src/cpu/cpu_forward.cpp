@@ -173,13 +173,8 @@ void CpuForward::forward(std::span<const int32_t> tokens, int32_t pos, std::span
     bitlinear_block(lw.wv, h.data(), n, v.data());
     for (std::size_t t = 0; t < n; ++t) {
       const int32_t p = pos + static_cast<int32_t>(t);
-      if (cfg.arch.rope == RopeStyle::NeoX) {
-        cpu::rope_neox(row(q, t, qdim), qdim, cfg.head_dim, p, cfg.rope_base);
-        cpu::rope_neox(row(k, t, kvdim), kvdim, cfg.head_dim, p, cfg.rope_base);
-      } else {
-        cpu::rope_normal(row(q, t, qdim), qdim, cfg.head_dim, p, cfg.rope_base);
-        cpu::rope_normal(row(k, t, kvdim), kvdim, cfg.head_dim, p, cfg.rope_base);
-      }
+      cpu::rope(row(q, t, qdim), qdim, cfg.head_dim, p, cfg.rope_base, cfg.arch.rope);
+      cpu::rope(row(k, t, kvdim), kvdim, cfg.head_dim, p, cfg.rope_base, cfg.arch.rope);
       store_kv(l, p, row(k, t, kvdim), row(v, t, kvdim));
     }
     // Token t sees positions [0, pos + t]: causal within the block as well as over the cache.

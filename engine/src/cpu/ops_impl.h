@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "trit/model.h"
 #include "trit/reference_ops.h"
 
 namespace trit::cpu {
@@ -56,34 +57,21 @@ void silu_gate(const R* g, const R* u, std::size_t n, R* out) {
   for (std::size_t i = 0; i < n; ++i) out[i] = g[i] / (R(1) + std::exp(-g[i])) * u[i];
 }
 
-// Normal RoPE in place: element 2i pairs with 2i + 1; the angle as in rope_neox.
+// RoPE in place over n / head_dim heads; the angle in double, applied in R. NeoX pairs element i with
+// i + head_dim/2, normal (LLaMA) pairs 2i with 2i + 1; pair i turns by pos * base^(-2i/head_dim) in both.
 template <typename R>
-void rope_normal(R* vec, std::size_t n, uint32_t head_dim, int32_t pos, float base) {
+void rope(R* vec, std::size_t n, uint32_t head_dim, int32_t pos, float base, RopeStyle style) {
   const uint32_t half = head_dim / 2;
+  const bool neox = style == RopeStyle::NeoX;
   for (uint32_t i = 0; i < half; ++i) {
     const double theta = static_cast<double>(pos) * std::pow(static_cast<double>(base), -2.0 * i / head_dim);
     const auto c = static_cast<R>(std::cos(theta));
     const auto sn = static_cast<R>(std::sin(theta));
+    const uint32_t first = neox ? i : 2 * i, second = neox ? i + half : 2 * i + 1;
     for (std::size_t h = 0; h < n; h += head_dim) {
-      const R a = vec[h + 2 * i], b = vec[h + 2 * i + 1];
-      vec[h + 2 * i] = a * c - b * sn;
-      vec[h + 2 * i + 1] = a * sn + b * c;
-    }
-  }
-}
-
-// NeoX RoPE in place over n / head_dim heads; the angle in double, applied in R.
-template <typename R>
-void rope_neox(R* vec, std::size_t n, uint32_t head_dim, int32_t pos, float base) {
-  const uint32_t half = head_dim / 2;
-  for (uint32_t i = 0; i < half; ++i) {
-    const double theta = static_cast<double>(pos) * std::pow(static_cast<double>(base), -2.0 * i / head_dim);
-    const auto c = static_cast<R>(std::cos(theta));
-    const auto sn = static_cast<R>(std::sin(theta));
-    for (std::size_t h = 0; h < n; h += head_dim) {
-      const R a = vec[h + i], b = vec[h + i + half];
-      vec[h + i] = a * c - b * sn;
-      vec[h + i + half] = a * sn + b * c;
+      const R a = vec[h + first], b = vec[h + second];
+      vec[h + first] = a * c - b * sn;
+      vec[h + second] = a * sn + b * c;
     }
   }
 }

@@ -187,18 +187,21 @@ void bitlinear(const TernaryMatrix& m, std::span<const float> x, std::span<float
 
 // ---- attention --------------------------------------------------------------------------------------
 
-void rope_neox(std::span<float> vec, uint32_t head_dim, int32_t pos, float base) {
-  require(head_dim >= 2 && head_dim % 2 == 0, "rope_neox", "head_dim " + sz(head_dim) + " is not a positive even number");
-  require(vec.size() % head_dim == 0, "rope_neox",
+namespace {
+void rope_checked(const char* op, std::span<float> vec, uint32_t head_dim, int32_t pos, float base, RopeStyle style) {
+  require(head_dim >= 2 && head_dim % 2 == 0, op, "head_dim " + sz(head_dim) + " is not a positive even number");
+  require(vec.size() % head_dim == 0, op,
           "vector of " + sz(vec.size()) + " entries is not a whole number of heads of " + sz(head_dim));
-  cpu::rope_neox(vec.data(), vec.size(), head_dim, pos, base);
+  cpu::rope(vec.data(), vec.size(), head_dim, pos, base, style);
+}
+}  // namespace
+
+void rope_neox(std::span<float> vec, uint32_t head_dim, int32_t pos, float base) {
+  rope_checked("rope_neox", vec, head_dim, pos, base, RopeStyle::NeoX);
 }
 
 void rope_normal(std::span<float> vec, uint32_t head_dim, int32_t pos, float base) {
-  require(head_dim >= 2 && head_dim % 2 == 0, "rope_normal", "head_dim " + sz(head_dim) + " is not a positive even number");
-  require(vec.size() % head_dim == 0, "rope_normal",
-          "vector of " + sz(vec.size()) + " entries is not a whole number of heads of " + sz(head_dim));
-  cpu::rope_normal(vec.data(), vec.size(), head_dim, pos, base);
+  rope_checked("rope_normal", vec, head_dim, pos, base, RopeStyle::Normal);
 }
 
 namespace {
