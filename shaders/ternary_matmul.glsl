@@ -80,31 +80,23 @@ void main() {
           c[4 * g + q] = int(ternary_word(w[q], 6u - 2u * g));
           c2[4 * g + q] = GATE ? int(ternary_word(w2[q], 6u - 2u * g)) : 0;
         }
+#endif
       for (uint tt = 0; tt < NT; ++tt) {
         if (t0 + tt >= n) break;
         const uint ab = (t0 + tt) * act_vecs + abase;
-        const uvec4 a[4] = uvec4[4](xq[ab], xq[ab + 2], xq[ab + 4], xq[ab + 6]);
         int r = 0, r2 = 0;
+#ifdef TRIT_DOT
+        const uvec4 a[4] = uvec4[4](xq[ab], xq[ab + 2], xq[ab + 4], xq[ab + 6]);
         for (uint g = 0; g < 4; ++g)
           for (uint q = 0; q < 4; ++q) {
             r += sdot4x8(c[4 * g + q], int(a[g][q]), 0);
             if (GATE) r2 += sdot4x8(c2[4 * g + q], int(a[g][q]), 0);
           }
-        if (BLOCK_SCALES) {
-          racc[tt] += bd * real(r);
-          if (GATE) racc2[tt] += bd2 * real(r2);
-        } else {
-          acc[tt] += r;
-          if (GATE) acc2[tt] += r2;
-        }
-      }
 #else
-      for (uint tt = 0; tt < NT; ++tt) {
-        if (t0 + tt >= n) break;
-        const uint ab = (t0 + tt) * act_vecs + abase;
         const uvec4 a0 = xq[ab], a1 = xq[ab + 2], a2 = xq[ab + 4], a3 = xq[ab + 6];
-        const int r = dot_uvec4(w, a0, a1, a2, a3);
-        const int r2 = GATE ? dot_uvec4(w2, a0, a1, a2, a3) : 0;
+        r = dot_uvec4(w, a0, a1, a2, a3);
+        if (GATE) r2 = dot_uvec4(w2, a0, a1, a2, a3);
+#endif
         if (BLOCK_SCALES) {
           racc[tt] += bd * real(r);
           if (GATE) racc2[tt] += bd2 * real(r2);
@@ -113,7 +105,6 @@ void main() {
           if (GATE) acc2[tt] += r2;
         }
       }
-#endif
     }
   }
   // Reduce the TPR lanes of each row (integer adds: exact in any order; with block scales, real adds of
