@@ -35,6 +35,14 @@ std::optional<uint64_t> first_in_block(const uint8_t* block, size_t n_bytes, uin
 
 }  // namespace
 
+bool any_code3(std::span<const uint8_t> bytes) {
+  const size_t whole = bytes.size() / 64 * 64;
+  if (whole && chunk_has_code3(bytes.data(), whole)) return true;
+  for (size_t i = whole; i < bytes.size(); ++i)
+    if (bytes[i] & (bytes[i] >> 1) & 0x55) return true;
+  return false;
+}
+
 std::optional<uint64_t> find_i2s_code3(std::span<const uint8_t> codes) {
   constexpr size_t kChunk = 4096;  // a multiple of the 32-byte block
   const uint8_t* p = codes.data();

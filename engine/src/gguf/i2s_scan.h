@@ -12,4 +12,8 @@ namespace trit::gguf_detail {
 // common all-valid case is an OR-reduction over 64-bit words; the exact element is located only on a hit.
 std::optional<uint64_t> find_i2s_code3(std::span<const uint8_t> codes);
 
+// Whether any 2-bit field of any byte is 3, whatever the layout (TQ2_0's codes too): the same scan,
+// without locating the element.
+bool any_code3(std::span<const uint8_t> bytes);
+
 }  // namespace trit::gguf_detail

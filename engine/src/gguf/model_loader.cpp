@@ -1,6 +1,7 @@
 // Binding and validating the weights of a BitNet b1.58 model inside a parsed GGUF file.
 #include "gguf/model_loader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -210,26 +211,27 @@ class Binder {
     return m;
   }
 
-  // Every block's scale finite, and (TQ2_0) no code 3: TQ1_0's base-3 bytes have no invalid value.
+  // Every block's scale finite, and (TQ2_0) no code 3: TQ1_0's base-3 bytes have no invalid value. The
+  // code 3 scan does not need the layout; a hit is located by decoding its row.
   void check_tq_blocks(const std::string& name, const TernaryMatrix& m) {
     const uint64_t row = ternary::row_bytes(m.format, m.cols);
     const uint32_t blocks = m.cols / ternary::kTqBlock;
-    const uint32_t bb = m.format == WeightFormat::TQ2_0 ? ternary::kTq2Bytes : ternary::kTq1Bytes;
+    const uint64_t bb = ternary::row_bytes(m.format, ternary::kTqBlock);
     for (uint32_t r = 0; r < m.rows; ++r)
       for (uint32_t b = 0; b < blocks; ++b) {
-        const uint8_t* blk = m.codes + r * row + uint64_t{b} * bb;
+        const uint8_t* blk = m.codes + r * row + b * bb;
         const float d = half_to_float(ternary::block_scale_bits(m.format, m.codes + r * row, b));
         if (!std::isfinite(d))
           throw ModelError("tensor '" + name + "' has a non-finite " + weight_format_name(m.format) + " block scale (" +
                            std::to_string(d) + ") in row " + std::to_string(r) + ", block " + std::to_string(b));
-        if (m.format != WeightFormat::TQ2_0) continue;
-        for (uint32_t i = 0; i < 64; ++i)
-          for (uint32_t n = 0; n < 4; ++n)
-            if (((blk[i] >> (2 * n)) & 3) == 3) {
-              const uint32_t col = b * ternary::kTqBlock + 128 * (i / 32) + i % 32 + 32 * n;
-              throw ModelError("tensor '" + name + "' contains the invalid TQ2_0 code 3 at row " + std::to_string(r) +
-                               ", column " + std::to_string(col));
-            }
+        if (m.format == WeightFormat::TQ2_0 && any_code3({blk, 64})) {
+          std::vector<int8_t> w(m.cols);
+          std::vector<float> scales(blocks);
+          ternary::decode_row(m, r, w.data(), scales.data());
+          const auto col = std::find(w.begin(), w.end(), int8_t{2}) - w.begin();  // code 3 decodes to 2
+          throw ModelError("tensor '" + name + "' contains the invalid TQ2_0 code 3 at row " + std::to_string(r) +
+                           ", column " + std::to_string(col));
+        }
       }
   }
 };
