@@ -37,6 +37,14 @@ class DownloadTest : public QObject {
     r.body = model_;
     return r;
   }
+  // /resolve/m redirects to /cdn/m, as Hugging Face's resolve URL redirects to its CDN, with `etag` as
+  // the redirect's X-Linked-ETag (none where empty).
+  void redirectToCdn(const QByteArray& etag) {
+    HttpTestServer::Route resolve;
+    resolve.location = "/cdn/m";
+    if (!etag.isEmpty()) resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), etag);
+    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+  }
 
  private slots:
   void initTestCase() {
@@ -370,10 +378,7 @@ class DownloadTest : public QObject {
 
   void noCatalogueHashUsesLinkedEtagOfFirstResponse() {
     server_->setRoute(QStringLiteral("/cdn/m"), plain());
-    HttpTestServer::Route resolve;
-    resolve.location = "/cdn/m";
-    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
-    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    redirectToCdn("\"" + sha_.toLatin1() + "\"");
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/resolve/m"), QString()));
     QVERIFY2(out.ok, qPrintable(out.result));
@@ -428,9 +433,7 @@ class DownloadTest : public QObject {
     auto cdn = plain();
     cdn.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
     server_->setRoute(QStringLiteral("/cdn/m"), cdn);
-    HttpTestServer::Route resolve;
-    resolve.location = "/cdn/m";
-    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    redirectToCdn({});
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/resolve/m"), QString()));
     QVERIFY2(out.ok, qPrintable(out.result));
@@ -441,10 +444,7 @@ class DownloadTest : public QObject {
     auto cdn = plain();
     cdn.headers << qMakePair(QByteArray("X-Linked-ETag"), QByteArray("\"") + QByteArray(64, 'b') + "\"");
     server_->setRoute(QStringLiteral("/cdn/m"), cdn);
-    HttpTestServer::Route resolve;
-    resolve.location = "/cdn/m";
-    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
-    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    redirectToCdn("\"" + sha_.toLatin1() + "\"");
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/resolve/m"), QString()));
     QVERIFY(out.finished && !out.ok);
@@ -494,10 +494,7 @@ class DownloadTest : public QObject {
     cdn.dropAfter = 150000;
     cdn.dropTimes = 1;
     server_->setRoute(QStringLiteral("/cdn/m"), cdn);
-    HttpTestServer::Route resolve;
-    resolve.location = "/cdn/m";
-    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
-    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    redirectToCdn("\"" + sha_.toLatin1() + "\"");
     auto opts = trit::test::fastOptions();
     opts.maxRetries = 0;
     {
@@ -526,10 +523,7 @@ class DownloadTest : public QObject {
     QString error;
     QVERIFY(writePartState(partStatePath(finalPath()), old, &error));
     server_->setRoute(QStringLiteral("/cdn/m"), plain());
-    HttpTestServer::Route resolve;
-    resolve.location = "/cdn/m";
-    resolve.headers << qMakePair(QByteArray("X-Linked-ETag"), "\"" + sha_.toLatin1() + "\"");
-    server_->setRoute(QStringLiteral("/resolve/m"), resolve);
+    redirectToCdn("\"" + sha_.toLatin1() + "\"");
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/resolve/m"), QString()));
     QVERIFY2(out.ok, qPrintable(out.result));

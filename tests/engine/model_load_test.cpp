@@ -526,7 +526,7 @@ TEST(ModelLoadBad, HeadWidthOtherThanTheHiddenSizesShare) {
 namespace {
 // A TQ tensor of rows x cols (cols a multiple of 256) with codes (r + c) % 3 and block scale 0.5.
 std::vector<uint8_t> tq_data(WeightFormat f, uint64_t cols, uint64_t rows) {
-  const uint32_t bb = f == WeightFormat::TQ2_0 ? ternary::kTq2Bytes : ternary::kTq1Bytes;
+  const uint64_t bb = ternary::row_bytes(f, ternary::kTqBlock);
   std::vector<uint8_t> d(rows * cols / 256 * bb);
   uint8_t codes[256];
   for (uint64_t r = 0; r < rows; ++r)

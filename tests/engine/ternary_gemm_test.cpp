@@ -20,6 +20,7 @@
 
 #include "cpu/ternary_rows.h"
 #include "gguf/ternary_blocks.h"
+#include "tq_test_matrix.h"
 #include "trit/reference_ops.h"
 #include "vulkan/context.h"
 #include "vulkan/kernels.h"
@@ -348,40 +349,22 @@ void expect_block_scales_match_the_reference(Rig& g) {
       for (auto mode : {TernaryMode::Store, TernaryMode::Accumulate, TernaryMode::Gate, TernaryMode::SiluGate}) {
         SCOPED_TRACE(testing::Message() << trit::weight_format_name(f) << " rows " << c.rows << " K " << c.k << " tokens "
                                         << c.tokens << " mode " << static_cast<int>(mode));
-        const uint32_t blocks = c.k / 256, bb = static_cast<uint32_t>(trit::ternary::row_bytes(f, 256));
-        std::vector<uint8_t> data[2], codes[2];
-        std::vector<float> d[2];
-        trit::TernaryMatrix m[2];
-        for (int mi = 0; mi < 2; ++mi) {
-          std::mt19937 rng(c.rows * 31 + c.k + static_cast<uint32_t>(mi));
-          data[mi].resize(size_t{c.rows} * blocks * bb);
-          uint8_t block[256];
-          for (size_t b = 0; b < size_t{c.rows} * blocks; ++b) {
-            for (auto& code : block) code = static_cast<uint8_t>(rng() % 3);
-            const uint16_t h = trit::ref::f32_to_f16(0.01f + 0.0001f * static_cast<float>(rng() % 1000));
-            if (f == trit::WeightFormat::TQ2_0) trit::ternary::encode_tq2_block(block, h, data[mi].data() + b * bb);
-            else trit::ternary::encode_tq1_block(block, h, data[mi].data() + b * bb);
-          }
-          m[mi] = trit::TernaryMatrix{data[mi].data(), 1.f, c.rows, c.k, f};
-          codes[mi].resize(size_t{c.rows} * c.k / 4);
-          d[mi].resize(size_t{c.rows} * blocks);
-          for (uint32_t r = 0; r < c.rows; ++r)
-            trit::ternary::transcode_row_i2s(m[mi], r, codes[mi].data() + size_t{r} * c.k / 4, d[mi].data() + size_t{r} * blocks);
-        }
+        const trit::test::TqTestMatrix a(f, c.rows, c.k, c.rows * 31 + c.k), b(f, c.rows, c.k, c.rows * 31 + c.k + 1);
+        const trit::TernaryMatrix* m[2] = {&a.m, &b.m};
         const auto xq = random_int8(size_t{c.max_tokens} * c.k, c.k + c.tokens);
         const auto s = random_reals<R>(c.max_tokens, c.tokens + 5, 20.0, 900.0);
         const auto y0 = random_reals<R>(size_t{c.max_tokens} * c.rows, 99, -2.0, 2.0);
         const size_t n = size_t{c.tokens} * c.rows;
         std::vector<R> want(n), u(n);
-        trit::cpu::ternary_rows<R>(m[0], xq.data(), s.data(), c.tokens, want.data(), 0, c.rows);
-        trit::cpu::ternary_rows<R>(m[1], xq.data(), s.data(), c.tokens, u.data(), 0, c.rows);
+        trit::cpu::ternary_rows<R>(*m[0], xq.data(), s.data(), c.tokens, want.data(), 0, c.rows);
+        trit::cpu::ternary_rows<R>(*m[1], xq.data(), s.data(), c.tokens, u.data(), 0, c.rows);
         for (size_t i = 0; i < n; ++i) {
           if (mode == TernaryMode::Accumulate) want[i] = y0[i] + want[i];
           if (mode == TernaryMode::Gate) want[i] = std::max(want[i], R(0)) * std::max(want[i], R(0)) * u[i];
           if (mode == TernaryMode::SiluGate) want[i] = want[i] / (R(1) + std::exp(-want[i])) * u[i];
         }
         const bool gate = mode == TernaryMode::Gate || mode == TernaryMode::SiluGate;
-        Buffer w = g.buf(codes[0]), w2 = g.buf(codes[1]), db = g.buf(d[0]), db2 = g.buf(d[1]), xb = g.buf(xq),
+        Buffer w = g.buf(a.codes), w2 = g.buf(b.codes), db = g.buf(a.scales), db2 = g.buf(b.scales), xb = g.buf(xq),
                sb = g.buf(s), y = g.buf(y0);
         const BufferRange w2r = all(w2), dr = all(db), d2r = all(db2);
         g.run(c.tokens, [&](CommandSequence& cs, const BufferRange& p) {

@@ -19,6 +19,7 @@
 #include "cpu/ops_impl.h"
 #include "cpu/ternary_rows.h"
 #include "gguf/ternary_blocks.h"
+#include "tq_test_matrix.h"
 #include "trit/reference_ops.h"
 #include "vulkan/context.h"
 #include "vulkan/kernels.h"
@@ -199,21 +200,8 @@ void check_ternary_blocks(Gpu& g, trit::WeightFormat f, const TernaryCase& c, tr
   const bool f64 = g.k.f64();
   SCOPED_TRACE(testing::Message() << trit::weight_format_name(f) << (f64 ? " f64" : " fp32") << " rows " << c.rows
                                   << " cols " << c.cols << " tokens " << c.tokens << " mode " << static_cast<int>(mode));
-  const uint32_t blocks = c.cols / 256, bb = f == trit::WeightFormat::TQ2_0 ? 66 : 54;
-  auto make = [&](uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<uint8_t> data(size_t{c.rows} * blocks * bb);
-    uint8_t codes[256];
-    for (size_t b = 0; b < size_t{c.rows} * blocks; ++b) {
-      for (auto& code : codes) code = static_cast<uint8_t>(rng() % 3);
-      const uint16_t d = trit::ref::f32_to_f16(0.01f + 0.0001f * static_cast<float>(rng() % 1000));
-      if (f == trit::WeightFormat::TQ2_0) trit::ternary::encode_tq2_block(codes, d, data.data() + b * bb);
-      else trit::ternary::encode_tq1_block(codes, d, data.data() + b * bb);
-    }
-    return data;
-  };
-  const auto data = make(c.rows + c.cols), data2 = make(c.rows * 3 + 1);
-  const trit::TernaryMatrix m{data.data(), 1.f, c.rows, c.cols, f}, m2{data2.data(), 1.f, c.rows, c.cols, f};
+  const trit::test::TqTestMatrix a(f, c.rows, c.cols, c.rows + c.cols), b(f, c.rows, c.cols, c.rows * 3 + 1);
+  const trit::TernaryMatrix &m = a.m, &m2 = b.m;
   const auto xq = random_int8(size_t{c.tokens} * c.cols, c.cols + c.tokens);
   const auto s = random_floats(c.tokens, 5, 20.f, 900.f);
   const bool gate = mode == trit::vk::TernaryMode::SiluGate || mode == trit::vk::TernaryMode::Gate;
@@ -223,17 +211,7 @@ void check_ternary_blocks(Gpu& g, trit::WeightFormat f, const TernaryCase& c, tr
     trit::cpu::ternary_rows<R>(mm, xq.data(), sr.data(), c.tokens, y.data(), 0, c.rows);
     return y;
   };
-  auto transcode = [&](const trit::TernaryMatrix& mm, std::vector<uint8_t>& codes, std::vector<float>& d) {
-    codes.resize(size_t{c.rows} * c.cols / 4);
-    d.resize(size_t{c.rows} * blocks);
-    for (uint32_t r = 0; r < c.rows; ++r)
-      trit::ternary::transcode_row_i2s(mm, r, codes.data() + size_t{r} * c.cols / 4, d.data() + size_t{r} * blocks);
-  };
-  std::vector<uint8_t> codes, codes2;
-  std::vector<float> d, d2;
-  transcode(m, codes, d);
-  transcode(m2, codes2, d2);
-  Buffer w = g.buf(codes), w2 = g.buf(codes2), db = g.buf(d), db2 = g.buf(d2), xb = g.buf(xq);
+  Buffer w = g.buf(a.codes), w2 = g.buf(b.codes), db = g.buf(a.scales), db2 = g.buf(b.scales), xb = g.buf(xq);
   const size_t n = size_t{c.tokens} * c.rows;
   auto check = [&](auto zero) {
     using R = decltype(zero);
