@@ -21,8 +21,11 @@
 //      per invocation on the H100, 3.6x slower at context 128, and alone it spilled too; this path
 //      alone spills nothing and decodes context 128 at 1,047 tokens/s in fp32.)
 //   3. norm(o) -> int8 -> x += Wo o
-//   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h)
+//   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h), or silu(Wg h) * (Wu h) with SILU (LLaMA)
 //   5. norm(a) -> int8 -> x += Wd a
+// Without SUB_NORMS (LLaMA) steps 3 and 5 quantize o and a as they are; with NORMAL_ROPE (LLaMA) RoPE
+// pairs dimension 2i with 2i + 1 and the q and k rows are visited in their own order. One scale per
+// matrix: files with block scales (TQ1_0, TQ2_0) decode on the fused kernels.
 //
 // BitLinear steps: QKV and gate/up take chunks of RPW = WG / TPR consecutive rows (chunk c = workgroup
 // + it * G), TPR lanes per row, each lane VPL uvec4s of the row; the row's partial sums meet through
@@ -61,6 +64,9 @@ layout(constant_id = 13) const uint SPIN_LIMIT = 1u << 22;
 layout(constant_id = 14) const uint VPARTS = 4;     // the value pass splits a chunk's keys over VPARTS groups
 layout(constant_id = 15) const uint RR = 32;        // wo and down: rows per workgroup
 layout(constant_id = 16) const uint LPR = 16;       // wo and down: lanes per row
+layout(constant_id = 17) const bool SILU = false;
+layout(constant_id = 18) const bool NORMAL_ROPE = false;
+layout(constant_id = 19) const bool SUB_NORMS = true;
 
 // The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
 layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
@@ -318,6 +324,10 @@ void prefetch_norm(inout vec4 nvp[XPT], uint nw4, uint k) {
     nvp[i] = e < k / 4u ? ln[nw4 + e] : vec4(0);
   }
 }
+// The weights of a step without a norm (no sub-norms): ones, so only the quantization scales the row.
+void unit_norm(inout vec4 nvp[XPT]) {
+  for (uint i = 0; i < XPT; ++i) nvp[i] = vec4(1);
+}
 
 // 1 + 2^-52 (or 2^-23): one ulp up, for quantize_input's rounding (ROUND_MAGIC: common.glsl).
 #ifdef TRIT_F64
@@ -332,7 +342,9 @@ const float ROUND_NUDGE = 1.0 + 1.1920928955078125e-7;
 // The norm needs the row's sum of squares and the quantization its absmax after the norm; since the
 // norm only scales, absmax(x * nw) * inv is that absmax (to the last bit but for the order of rounding),
 // so both come from ONE workgroup reduction instead of two in sequence.
-real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int qsum) {
+// normed false: no RMSNorm (the row is quantized as it is, nvp holds ones), as bitlinear_decode.glsl's
+// HAS_NORM false.
+real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool normed, out int qsum) {
   const uint k4 = k / 4u;
   real4 xv[XPT];
   real ss = real(0), am = real(0);
@@ -368,7 +380,7 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, out int
   // Every workgroup runs this chain between its two barriers, so its length is on the critical path of
   // every step: 1/k is a constant, and 1/absmax is computed beside 1/sqrt rather than after it. With
   // the norm's absmax am * inv above the floor, x * inv * nw * 127 / (am * inv) is x * nw * 127 / am.
-  const real inv = inv_sqrt(ss * (real(1) / real(k)) + real(pc.eps));
+  const real inv = normed ? inv_sqrt(ss * (real(1) / real(k)) + real(pc.eps)) : real(1);
   const real r_am = recip(am);
   const real m = max(am * inv, real(1e-5));
   // q = round_half_away(x * inv * nw * 127 / m): the products in another order and the rounding below
@@ -476,7 +488,7 @@ uint qkv_row(uint c, out uint mat, out uint first) {
   mat = c < NQ ? 0u : c < NQ + NK ? 1u : 2u;
   first = (c - (mat == 0u ? 0u : mat == 1u ? NQ : NQ + NK)) * RPW;
   const uint v = first + lr;
-  if (mat == 2u) return v;
+  if (mat == 2u || NORMAL_ROPE) return v;
   const uint within = v % HD;
   return v - within + within / 2u + (within % 2u) * (HD / 2u);
 }
@@ -499,7 +511,7 @@ uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
   if (gl_WorkGroupID.x >= QKV_CHUNKS) return;
   int qsum;
-  const real deq = quantize_input(nvp, true, 0u, DIM, qsum);
+  const real deq = quantize_input(nvp, true, 0u, DIM, true, qsum);
   const uint half_hd = HD / 2u;
   for (uint it = 0; it < IT_QKV; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
@@ -515,8 +527,8 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
         const uint vv = first + 2u * tid;
         const uint h = vv / HD, i = (vv % HD) / 2u;
         const real2 r = rotate(res[2u * tid], res[2u * tid + 1u], cs[pos * half_hd + i]);
-        act[h * HD + i] = r.x;
-        act[h * HD + i + half_hd] = r.y;
+        act[h * HD + (NORMAL_ROPE ? 2u * i : i)] = r.x;
+        act[h * HD + (NORMAL_ROPE ? 2u * i + 1u : i + half_hd)] = r.y;
       }
     } else if (mat == 1u) {
       if (tid < RPW / 4u) {
@@ -524,6 +536,19 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
         const uint h = vv / HD, i = (vv % HD) / 2u;
         const real2 r0 = rotate(res[4u * tid], res[4u * tid + 1u], cs[pos * half_hd + i]);
         const real2 r1 = rotate(res[4u * tid + 2u], res[4u * tid + 3u], cs[pos * half_hd + i + 1u]);
+        if (NORMAL_ROPE) {
+          // Dimensions 2i .. 2i + 3: the pairs (r0.x, r0.y), (r1.x, r1.y) side by side.
+          const uint dst = pos * KVDIM + h * HD + 2u * i;
+          if (KV_F16) {
+            kc[CB + dst / 2u] = kv_bits(r0.x) | (kv_bits(r0.y) << 16);
+            kc[CB + dst / 2u + 1u] = kv_bits(r1.x) | (kv_bits(r1.y) << 16);
+          } else {
+            kc[CB + dst] = kv_bits(r0.x);
+            kc[CB + dst + 1u] = kv_bits(r0.y);
+            kc[CB + dst + 2u] = kv_bits(r1.x);
+            kc[CB + dst + 3u] = kv_bits(r1.y);
+          }
+        } else {
         const uint dst = pos * KVDIM + h * HD + i;  // in elements; CB in words
         if (KV_F16) {
           kc[CB + dst / 2u] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
@@ -533,6 +558,7 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
           kc[CB + dst + 1u] = kv_bits(r1.x);
           kc[CB + dst + half_hd] = kv_bits(r0.y);
           kc[CB + dst + half_hd + 1u] = kv_bits(r1.y);
+        }
         }
       }
     } else {
@@ -880,7 +906,7 @@ shared int rsum[64];
 void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, uint scale_at) {
   if (gl_WorkGroupID.x >= RES_WGS) return;
   int qsum;
-  const real deq = quantize_input(nvp, false, src_off, k, qsum);
+  const real deq = quantize_input(nvp, false, src_off, k, SUB_NORMS, qsum);
   const uint r = tid / LPR, p = tid % LPR, row = gl_WorkGroupID.x * RR + r;
   const bool live = r < RR && row < DIM;
   ivec4 a4 = ivec4(0);
@@ -919,7 +945,7 @@ void prefetch_residual(inout uvec4 pf[PF], uint base, uint k, uint vpl) {
 void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   if (gl_WorkGroupID.x >= FFN_CHUNKS) return;
   int qsum;
-  const real deq = quantize_input(nvp, true, 0u, DIM, qsum);
+  const real deq = quantize_input(nvp, true, 0u, DIM, true, qsum);
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= FFN_CHUNKS) break;
@@ -929,7 +955,7 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
       const real g = real(a1) * deq * real(scl[SB + S_GATE]);
       const real u = real(a2) * deq * real(scl[SB + S_UP]);
       const real r = max(g, real(0));
-      act[A_OFF + c * RPWG + tid / TPRG] = r * r * u;
+      act[A_OFF + c * RPWG + tid / TPRG] = SILU ? g / (real(1) + exp_real(-g)) * u : r * r * u;
     }
   }
 }
@@ -1000,7 +1026,8 @@ void main() {
     // whole step ahead (the gate step reads the most bytes per workgroup, and its loads issued only at
     // the barrier before it were still arriving during its dot products).
     prefetch_gate(pf, WO_SLOTS, PF);
-    prefetch_norm(nvp, LB + pc.n_sub, QDIM);
+    if (SUB_NORMS) prefetch_norm(nvp, LB + pc.n_sub, QDIM);
+    else unit_norm(nvp);
     wait_all(bar_base, bar_k, gave_up);
     step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, S_WO);
     arrive(bar_k);
@@ -1010,7 +1037,8 @@ void main() {
     step_gate(pf, nvp);
     arrive(bar_k);
     prefetch_residual(pf, LB + pc.wdown, FFN, VPLS_F);
-    prefetch_norm(nvp, LB + pc.n_fsub, FFN);
+    if (SUB_NORMS) prefetch_norm(nvp, LB + pc.n_fsub, FFN);
+    else unit_norm(nvp);
     wait_all(bar_base, bar_k, gave_up);
     step_residual(pf, nvp, A_OFF, FFN, VPLS_F, S_DOWN);
     if (++layer == pc.n_layers) break;

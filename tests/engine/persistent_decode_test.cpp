@@ -29,6 +29,7 @@
 #include "trit/reference_ops.h"
 #include "trit/sampler.h"
 #include "trit/vulkan_forward.h"
+#include "vulkan/persistent_decode.h"
 
 namespace {
 
@@ -127,7 +128,12 @@ TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
 INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                          testing::Values(Param{"golden-a", KvPrecision::F16}, Param{"golden-a", KvPrecision::F32},
                                          Param{"golden-a", KvPrecision::F16, false},
-                                         Param{"golden-a", KvPrecision::F16, true, true}),
+                                         Param{"golden-a", KvPrecision::F16, true, true},
+                                         // The llama graph: SiLU gate, normal RoPE, no sub-norms, heads of
+                                         // 256, an untied head after the layers. In double only (a minute
+                                         // on lavapipe); on the H100, vulkan_forward_test's fp32 greedy
+                                         // runs golden-c on this kernel too.
+                                         Param{"golden-c", KvPrecision::F16}),
                          param_name);
 
 // Layers in groups smaller than the model (devices whose storage bindings cannot hold every layer's
@@ -373,12 +379,13 @@ TEST(PersistentDecodeNoFallback, DecodePastTheFirstPositionsKeepsTheKernel) {
 }
 
 // Where the driver reports what it compiled (VK_KHR_pipeline_executable_properties with a local-memory
-// statistic: NVIDIA), the persistent kernel of the 2B4T shape spills no registers, in either precision:
-// a spill in this kernel multiplies the time of every step it touches (a second attention path for
-// short contexts spilled 736-864 bytes an invocation in fp32 and decoded 3.6x slower). The 2B4T layers
-// with a small vocabulary (the head is not in the kernel). Skipped where the device reports no such
-// statistic (lavapipe).
-TEST(PersistentDecodeKernels, TheTwoBFourTShapeSpillsNoRegisters) {
+// statistic: NVIDIA), the persistent kernel of the shapes it runs at the device's own grid spills no
+// registers, in either precision: a spill in this kernel multiplies the time of every step it touches
+// (a second attention path for short contexts spilled 736-864 bytes an invocation in fp32 and decoded
+// 3.6x slower; Falcon3-3B's steps, 24 uvec4s a lane, spilled 4.5 KB and decoded 23x slower). The
+// layers of 2B4T and of Falcon3-1B (the llama graph, heads of 256) with a small vocabulary (the head is
+// not in the kernel). Skipped where the device reports no such statistic (lavapipe).
+TEST(PersistentDecodeKernels, TheShapesItRunsSpillNoRegisters) {
   const auto g = test::load_golden("golden-a");
   {
     auto probe_model = Model::open(g.gguf);
@@ -389,30 +396,67 @@ TEST(PersistentDecodeKernels, TheTwoBFourTShapeSpillsNoRegisters) {
     for (const auto& line : f.kernel_statistics()) reported = reported || line.find("Local Memory") != std::string::npos;
     if (!reported) GTEST_SKIP() << "the device reports no local-memory statistic of its pipelines";
   }
-  GeneratorOptions go;
-  go.out = test::scratch_dir("persistent_spills") / "2b4t.gguf";
-  go.shape = parse_generator_shape("2b4t");
-  go.vocab = "bytes:300";
-  go.seed = 3;
-  go.context = 4096;
-  generate_model(go);
-  auto model = Model::open(go.out);
-  for (const bool f64 : {false, true}) {
-    VulkanForwardOptions o = persistent_options(KvPrecision::F16, f64, false);
-    o.pipeline_statistics = true;
-    VulkanForward f(*model, o);
-    if (f.persistent_groups() == 0) GTEST_SKIP() << "the device runs no persistent kernel for this shape";
-    size_t seen = 0;
-    for (const auto& line : f.kernel_statistics()) {
-      std::printf("[ measured ] %s\n", line.c_str());
-      const auto at = line.find("Local Memory Size: ");
-      if (at == std::string::npos) continue;
-      ++seen;
-      // (NVIDIA's driver sets bit 36 of the value; the bytes are the low word.)
-      const unsigned long long v = std::stoull(line.substr(at + 19));
-      EXPECT_EQ(v & 0xffffffffull, 0u) << line;
+  for (const char* shape : {"2b4t", "falcon3-1b"}) {
+    SCOPED_TRACE(shape);
+    GeneratorOptions go;
+    go.out = test::scratch_dir("persistent_spills") / (std::string(shape) + ".gguf");
+    go.shape = parse_generator_shape(shape);
+    go.vocab = "bytes:300";
+    go.seed = 3;
+    go.context = 4096;
+    generate_model(go);
+    auto model = Model::open(go.out);
+    for (const bool f64 : {false, true}) {
+      VulkanForwardOptions o = persistent_options(KvPrecision::F16, f64, false);
+      o.pipeline_statistics = true;
+      VulkanForward f(*model, o);
+      ASSERT_GT(f.persistent_groups(), 0u) << "the device's grid runs the persistent kernel for this shape: "
+                                           << f.decode_kernels();
+      size_t seen = 0;
+      for (const auto& line : f.kernel_statistics()) {
+        std::printf("[ measured ] %s %s: %s\n", shape, f64 ? "f64" : "fp32", line.c_str());
+        const auto at = line.find("Local Memory Size: ");
+        if (at == std::string::npos || line.find("decode_layer") == std::string::npos) continue;
+        ++seen;
+        // (NVIDIA's driver sets bit 36 of the value; the bytes are the low word.)
+        const unsigned long long v = std::stoull(line.substr(at + 19));
+        EXPECT_EQ(v & 0xffffffffull, 0u) << line;
+      }
+      EXPECT_EQ(seen, 1u) << "the kernel reports its local memory";
     }
-    EXPECT_EQ(seen, 1u) << "the kernel reports its local memory";
+  }
+}
+
+// Which shapes the engine runs on the persistent kernel at an H100's grid (132 multiprocessors, 32-wide
+// subgroups): those whose steps' weights stay in registers. The larger Falcon3 shapes would hold two or
+// three row chunks of every step at once (24 to 36 uvec4s a lane) and decode on the fused kernels.
+TEST(PersistentDecodePlan, RunsOnlyTheShapesWhoseWeightsFitItsRegisters) {
+  DeviceInfo d;
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.subgroup_shuffle = d.subgroup_arithmetic = d.subgroup_ballot = true;
+  d.max_workgroup_invocations = 1024;
+  d.max_shared_memory = 48 * 1024;
+  auto shape_of = [](const char* name, bool llama) {
+    const GeneratorShape g = parse_generator_shape(name);
+    vk::DecodeGraph graph;
+    graph.silu = graph.normal_rope = llama;
+    graph.sub_norms = !llama;
+    return vk::PersistentDecode::Shape{g.dim, g.ffn, g.heads, g.kv_heads, g.head_dim(), g.layers, graph};
+  };
+  struct Case {
+    const char* shape;
+    bool llama, fits;
+  };
+  for (const Case c : {Case{"2b4t", false, true}, Case{"falcon3-1b", true, true}, Case{"falcon3-3b", true, false},
+                       Case{"falcon3-7b", true, false}, Case{"falcon3-10b", true, false}}) {
+    SCOPED_TRACE(c.shape);
+    std::string why;
+    const auto layout = vk::PersistentDecode::plan(d, shape_of(c.shape, c.llama), false, 132, &why);
+    ASSERT_TRUE(layout) << why << ": every shape has a layout (a forced grid runs it, spilling or not)";
+    EXPECT_EQ(vk::PersistentDecode::fits_registers(*layout, &why), c.fits) << layout->prefetch << " uvec4s a lane";
+    if (!c.fits) {
+      EXPECT_NE(why.find(std::to_string(layout->prefetch) + " uvec4s a lane at 132 workgroups"), std::string::npos) << why;
+    }
   }
 }
 

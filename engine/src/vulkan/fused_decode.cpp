@@ -50,7 +50,7 @@ std::optional<FusedDecode::Layout> FusedDecode::plan(const DeviceInfo& d, uint32
   return l;
 }
 
-FusedDecode::FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot, const Graph& graph)
+FusedDecode::FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot, const DecodeGraph& graph)
     : ctx_(ctx), layout_(layout), kv_f16_(kv_f16), f64_(f64), dot_(dot), graph_(graph),
       min_subgroup_(std::max(1u, ctx.info().min_subgroup_size)) {}
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vulkan/context.h"
+#include "vulkan/decode_graph.h"
 
 namespace trit::vk {
 
@@ -34,14 +35,8 @@ class FusedDecode {
 
   // What the model's graph asks of the kernels (trit::Architecture, and whether its matrices carry block
   // scales: all of them, or none, or the caller keeps the unfused kernels).
-  struct Graph {
-    bool silu = false;         // the FFN gate is silu(g) * u, else relu(g)^2 * u
-    bool normal_rope = false;  // RoPE pairs 2i with 2i + 1, else i with i + head_dim/2
-    bool block_scales = false;
-    bool sub_norms = true;     // a norm before wo and before down
-  };
 
-  FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot, const Graph& graph);
+  FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot, const DecodeGraph& graph);
   ~FusedDecode();
 
   // Starts compiling the kernels a model of this shape records (each Pipeline compiles on its own
@@ -81,7 +76,7 @@ class FusedDecode {
   const Context& ctx_;
   Layout layout_;
   bool kv_f16_, f64_, dot_;
-  Graph graph_;
+  DecodeGraph graph_;
   uint32_t min_subgroup_;
   // Lanes per row of a pipeline: the layout's, or twice as many for long rows (see the .cpp).
   uint32_t lanes_per_row(uint32_t mode, uint32_t k) const;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "vulkan/context.h"
+#include "vulkan/decode_graph.h"
 
 namespace trit::vk {
 
@@ -50,6 +51,7 @@ class PersistentDecode {
  public:
   struct Shape {
     uint32_t dim, ffn, heads, kv_heads, head_dim, layers;
+    DecodeGraph graph;  // what a layer computes (one scale per matrix: block_scales false)
   };
   struct Layout {
     uint32_t wg = 0, tpr = 0, groups = 0;
@@ -63,6 +65,11 @@ class PersistentDecode {
   // groups 0, not to be run) gives the workgroup's size and shared memory to measure it with.
   static std::optional<Layout> plan(const DeviceInfo& d, const Shape& s, bool f64, uint32_t groups,
                                     std::string* why = nullptr);
+  // Whether a step's weights for one lane (layout.prefetch) leave the kernel within the registers a
+  // workgroup of 512 gets on a GPU (128 an invocation at one workgroup per multiprocessor), or else
+  // why not. A plan past it is correct but spills (tests force such grids); the engine does not
+  // choose it.
+  static bool fits_registers(const Layout& layout, std::string* why = nullptr);
 
   // Starts compiling the kernel on another thread (the NVIDIA driver takes seconds for it the first
   // time on a machine, before its disk cache holds it): ready() says when record() can use it.

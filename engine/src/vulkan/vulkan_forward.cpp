@@ -178,7 +178,8 @@ struct VulkanForward::Impl {
   void record_decoders();
   void adopt_persistent(bool wait);
   // A persistent kernel for `groups` workgroups (compiling in the background), where the plan allows.
-  void make_persistent(uint32_t grid);
+  // forced: the caller's grid (tests), taken even where its weights would spill registers.
+  void make_persistent(uint32_t grid, bool forced);
   bool persistent_resident(uint32_t grid);
   // What make_persistent needs again when adopt_persistent finds a smaller grid resident.
   std::vector<float> persistent_scales;
@@ -574,34 +575,30 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   // kernel's size are resident at once (vulkan/occupancy.h); the LM head spreads its rows by it too.
   // Not on a CPU device: its workgroups are threads the OS may preempt, so none is ever sure to stay
   // resident, and a persistent grid saves nothing there.
-  const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers};
+  const vk::DecodeGraph graph = vk::DecodeGraph::of(cfg);
+  const vk::PersistentDecode::Shape shape{cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers, graph};
   if (options.tuned_kernels && options.persistent_groups == 0 && m.ctx->multiprocessors() == 0 &&
       m.ctx->info().type != "cpu")
     if (const auto wg = vk::PersistentDecode::plan(m.ctx->info(), shape, f64, 0))
       m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, wg->wg, wg->shared_bytes));
   if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_head);
-  // The fused decode kernels follow the description (their variants are specialization constants), for
-  // files whose matrices all have block scales or none do; the persistent kernel computes the 2B4T graph
-  // (ReLU² FFN, sub-norms, NeoX RoPE) on I2_S weights only, and the rest of the family decodes on the
-  // fused kernels.
-  const Architecture& ar = cfg.arch;
-  const bool graph_2b4t = ar.ffn == FfnKind::SquaredRelu && ar.sub_norms && ar.rope == RopeStyle::NeoX &&
-                          cfg.weight_format == "I2_S";
-  const bool scaled = cfg.weight_format.find("I2_S") == std::string::npos;
-  if (!graph_2b4t) m.persistent_why = "it runs the 2B4T graph on I2_S weights only";
+  // The one-token kernels follow the description (their variants are specialization constants), for
+  // files whose matrices all have block scales or none do (vk::DecodeGraph); the persistent kernel
+  // reads one scale per matrix: I2_S files only.
+  const bool scaled = graph.block_scales;
+  if (options.tuned_kernels && cfg.weight_format != "I2_S")
+    m.persistent_why = "it reads one scale per matrix (I2_S files), not " + cfg.weight_format + "'s block scales";
   if (options.tuned_kernels && (scaled || cfg.weight_format == "I2_S")) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
                                                   cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64)) {
-      const vk::FusedDecode::Graph graph{ar.ffn == FfnKind::SiluGated, ar.rope == RopeStyle::Normal, scaled,
-                                         ar.sub_norms};
       m.fused = std::make_unique<vk::FusedDecode>(*m.ctx, *layout, m.kv == KvPrecision::F16, f64,
                                                   m.kernels->dot_product(), graph);
     }
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
   }
-  if (options.tuned_kernels && graph_2b4t) {
+  if (options.tuned_kernels && cfg.weight_format == "I2_S") {
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
@@ -613,7 +610,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
         for (const TernaryMatrix* t : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down})
           m.persistent_scales.push_back(t->scale);
       m.persistent_shape = shape;
-      m.make_persistent(grid);
+      m.make_persistent(grid, options.persistent_groups > 0);
       // A grid the caller chose is taken as it is (or not at all); a measured one may be corrected.
       m.persistent_regrid = options.persistent_groups == 0;
     }
@@ -841,7 +838,7 @@ void VulkanForward::Impl::adopt_persistent(bool wait) {
     persistent_why = "its grid of " + std::to_string(grid) + " workgroups is not resident at once";
     if (persistent_regrid && good > 0) {
       persistent_regrid = false;
-      make_persistent(good);
+      make_persistent(good, false);
       if (persistent && wait) adopt_persistent(true);
     }
     return;
@@ -851,10 +848,11 @@ void VulkanForward::Impl::adopt_persistent(bool wait) {
   record_decoders();
 }
 
-void VulkanForward::Impl::make_persistent(uint32_t grid) {
+void VulkanForward::Impl::make_persistent(uint32_t grid, bool forced) {
   const bool f64 = kernels->f64();
   std::string why;
-  if (const auto layout = vk::PersistentDecode::plan(ctx->info(), persistent_shape, f64, grid, &why)) {
+  const auto layout = vk::PersistentDecode::plan(ctx->info(), persistent_shape, f64, grid, &why);
+  if (layout && (forced || vk::PersistentDecode::fits_registers(*layout, &why))) {
     persistent = std::make_unique<vk::PersistentDecode>(*ctx, *layout, persistent_shape, kv == KvPrecision::F16, f64,
                                                         kernels->dot_product(), persistent_scales);
     persistent_why = "compiling";
