@@ -41,9 +41,9 @@ Scheduler::Admission SerialScheduler::submit(std::shared_ptr<Job> job) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return Admission::ShuttingDown;
-    // One runs; queue_limit_ wait. A job that arrives while the engine is idle starts at once.
-    const bool idle = !running_ && queue_.empty();
-    if (!idle && queue_.size() >= queue_limit_) return Admission::QueueFull;
+    // One runs and queue_limit_ wait, counted together: a job the engine thread has not taken from the
+    // queue yet holds the running place, so admission does not depend on how fast it is taken.
+    if (queue_.size() + (running_ ? 1 : 0) >= 1 + queue_limit_) return Admission::QueueFull;
     queue_.push_back(std::move(job));
   }
   cv_.notify_one();
