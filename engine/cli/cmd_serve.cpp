@@ -5,7 +5,11 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -72,7 +76,20 @@ int run_serve(const std::vector<std::string>& argv) {
   sigwait(&stop_signals, &sig);
   std::fprintf(stderr, "trit-cli serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
   scheduler.shutdown();  // queued and running requests end (cancelled) and their clients are answered
-  http.stop();
+  // cpp-httplib's workers wait out the keep-alive timeout (5 s) on idle connections before they can be
+  // joined. Every request has been answered and the engine released by now, so after a short grace
+  // period for the last responses to be written the process ends without waiting for idle ones.
+  std::promise<void> stopped;
+  auto done = stopped.get_future();
+  std::thread stopper([&] {
+    http.stop();
+    stopped.set_value();
+  });
+  if (done.wait_for(std::chrono::seconds(1)) == std::future_status::timeout) {
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  stopper.join();
   return 0;
 }
 
