@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "openai_request.h"
@@ -207,10 +208,13 @@ void HttpServer::install_routes(httplib::Server& http) {
 
   auto log = [this](const Request& req, int status, const std::string& detail) { this->log(req.method, req.path, status, detail); };
 
+  // Every response with an error status passes here (cpp-httplib calls it for any status >= 400): the
+  // statuses cpp-httplib sets itself get their OpenAI-shaped body, and each error is logged once.
   http.set_error_handler(httplib::Server::HandlerWithResponse([log](const Request& req, Response& res) {
     guarded(res, [&] {
       if (res.body.empty()) send_error(res, error_for_status(req, res.status));
-      log(req, res.status, "");
+      const auto body = nlohmann::json::parse(res.body, nullptr, /*allow_exceptions=*/false);
+      log(req, res.status, body.contains("error") ? body["error"].value("message", "") : "");
     });
     return httplib::Server::HandlerResponse::Handled;
   }));
@@ -241,8 +245,8 @@ void HttpServer::install_routes(httplib::Server& http) {
     });
   });
 
-  auto completion = [this, gate, log](Endpoint endpoint) {
-    return [this, gate, log, endpoint](const Request& req, Response& res, const httplib::ContentReader& reader) {
+  auto completion = [this, gate](Endpoint endpoint) {
+    return [this, gate, endpoint](const Request& req, Response& res, const httplib::ContentReader& reader) {
       guarded(res, [&] {
         // The whole body is read, even one too large (then discarded as it comes), so the connection
         // stays in step for the client's next request.
@@ -266,7 +270,6 @@ void HttpServer::install_routes(httplib::Server& http) {
         if (!read) throw invalid_request("the request body could not be read (cut short, or sent too slowly)");
         serve_completion(req, res, parse_completion_request(body, endpoint));
       });
-      if (res.status >= 400) log(req, res.status, "");
     };
   };
   http.Post("/v1/chat/completions", completion(Endpoint::ChatCompletions));
