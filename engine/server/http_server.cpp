@@ -253,13 +253,17 @@ void HttpServer::install_routes(httplib::Server& http) {
         std::string body;
         bool too_large = false;
         const size_t limit = options_.max_body_bytes;
-        const bool read = reader([&](const char* data, size_t n) {
+        const bool read = reader([&](const char* data, size_t n) noexcept {
           if (too_large || body.size() + n > limit) {
             too_large = true;
             body.clear();
             body.shrink_to_fit();
           } else {
-            body.append(data, n);
+            try {
+              body.append(data, n);
+            } catch (...) {  // out of memory: stop reading (this callback runs inside cpp-httplib)
+              return false;
+            }
           }
           return true;
         });

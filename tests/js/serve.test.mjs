@@ -287,10 +287,20 @@ test('CORS: local pages and preflight are answered, other origins refused', asyn
   assertError(await post(main, '/v1/chat/completions', chatOf('x'), authed({ Origin: 'http://evil.example' })), 403, 'origin_not_allowed');
 });
 
-test('listening beyond loopback needs an API key', () => {
+test('a reply that fills the context ends for its length', async () => {
+  // 256 tokens of context and no max_tokens: the reply runs to the end of the context.
+  const r = await client.chat.completions.create(chatOf('word '.repeat(100), { max_tokens: undefined }));
+  assert.equal(r.choices[0].finish_reason, 'length');
+  assert.equal(r.usage.total_tokens, 256 + 1);  // the last token sampled needs no room in the cache
+});
+
+test('listening beyond loopback needs an API key; options are checked before the model loads', () => {
   const r = spawnSync(CLI, ['serve', TINY, '--host', '0.0.0.0', '--port', '0'], { encoding: 'utf8' });
   assert.equal(r.status, 1);
   assert.match(r.stderr, /give an API key \(--api-key KEY\)/);
+  const p = spawnSync(CLI, ['serve', 'no-such-model.gguf', '--parallel', '0'], { encoding: 'utf8' });
+  assert.equal(p.status, 1);
+  assert.match(p.stderr, /--parallel: 0 is out of range; it must be between 1 and 256/);
 });
 
 test('SIGTERM stops the server cleanly', async () => {
