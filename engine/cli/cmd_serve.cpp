@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "args.h"
@@ -25,8 +25,8 @@
 namespace {
 
 int run_serve(const std::vector<std::string>& argv) {
-  std::set<std::string> valued = {"--host", "--port", "--api-key", "--parallel", "--queue", "--context", "--allow-origin",
-                                  "--max-body"};
+  std::set<std::string> valued = {"--host",  "--port",    "--api-key",      "--parallel",
+                                  "--queue", "--context", "--allow-origin", "--max-body"};
   valued.insert(trit::cli::kSessionValued.begin(), trit::cli::kSessionValued.end());
   std::set<std::string> switches = {"--quiet"};
   switches.insert(trit::cli::kSessionSwitches.begin(), trit::cli::kSessionSwitches.end());
@@ -42,7 +42,8 @@ int run_serve(const std::vector<std::string>& argv) {
   so.parallel = static_cast<int>(a.get_int("--parallel", 1, 1, 256));
   so.queue = static_cast<size_t>(a.get_int("--queue", static_cast<long long>(so.queue), 0, 4096));
   so.allowed_origins = a.get_all("--allow-origin");
-  so.max_body_bytes = static_cast<size_t>(a.get_int("--max-body", static_cast<long long>(so.max_body_bytes), 1024, 1ll << 30));
+  so.max_body_bytes =
+      static_cast<size_t>(a.get_int("--max-body", static_cast<long long>(so.max_body_bytes), 1024, 1ll << 30));
   so.log_requests = !a.has("--quiet");
   if (auto e = trit::server::validate(so); !e.empty()) throw std::invalid_argument(e);
   const trit::SessionOptions session_options = trit::cli::session_options(a, "--context");
@@ -57,8 +58,8 @@ int run_serve(const std::vector<std::string>& argv) {
 
   auto model = trit::Model::open(path);
   const trit::server::ServedModel served(model, path);
-  trit::server::SerialScheduler scheduler(
-      [&] { return trit::Session::create(served.shared_model(), session_options); }, so.queue);
+  trit::server::SerialScheduler scheduler([&] { return trit::Session::create(served.shared_model(), session_options); },
+                                          so.queue);
   trit::server::HttpServer http(served, scheduler, so);
   http.start();
 

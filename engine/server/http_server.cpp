@@ -52,9 +52,12 @@ ApiError error_for_status(const httplib::Request& req, int status) {
     case 404:
       return ApiError(404, "Unknown request URL: " + req.method + " " + req.path, "invalid_request_error", std::nullopt,
                       "unknown_url");
-    case 413: return ApiError(413, "the request body is too large", "invalid_request_error", std::nullopt, "request_too_large");
-    case 414: return ApiError(414, "the request line is too long", "invalid_request_error");
-    case 400: return invalid_request("malformed HTTP request");
+    case 413:
+      return ApiError(413, "the request body is too large", "invalid_request_error", std::nullopt, "request_too_large");
+    case 414:
+      return ApiError(414, "the request line is too long", "invalid_request_error");
+    case 400:
+      return invalid_request("malformed HTTP request");
     default:
       return ApiError(status, "the request failed with HTTP status " + std::to_string(status),
                       status >= 500 ? "server_error" : "invalid_request_error");
@@ -72,7 +75,9 @@ bool constant_time_equal(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-std::string bracket(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
+std::string bracket(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
 
 std::mutex log_mutex;
 }  // namespace
@@ -98,7 +103,8 @@ bool origin_allowed(const std::string& origin, const std::vector<std::string>& a
       if (rest == h) return true;
       if (rest.starts_with(h + ":")) {
         const std::string port = rest.substr(h.size() + 1);
-        if (!port.empty() && port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        if (!port.empty() && port.size() <= 5 &&
+            std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
           return true;
       }
     }
@@ -110,9 +116,11 @@ std::string validate(const ServerOptions& o) {
   if (o.host.empty()) return "the host to listen on is empty";
   if (o.port < 0 || o.port > 65535) return "the port must be between 0 and 65535 (got " + std::to_string(o.port) + ")";
   if (!is_loopback_host(o.host) && o.api_key.empty())
-    return "listening on '" + o.host + "' lets other machines reach the API: give an API key (--api-key KEY) as well, "
+    return "listening on '" + o.host +
+           "' lets other machines reach the API: give an API key (--api-key KEY) as well, "
            "or listen on 127.0.0.1";
-  if (o.parallel < 1 || o.parallel > 256) return "parallel must be between 1 and 256 (got " + std::to_string(o.parallel) + ")";
+  if (o.parallel < 1 || o.parallel > 256)
+    return "parallel must be between 1 and 256 (got " + std::to_string(o.parallel) + ")";
   if (o.queue > 4096) return "the queue must hold at most 4096 requests (got " + std::to_string(o.queue) + ")";
   if (o.max_body_bytes < 1024) return "the request size limit must be at least 1024 bytes";
   for (const auto& a : o.allowed_origins)
@@ -132,12 +140,16 @@ HttpServer::HttpServer(const ServedModel& model, Scheduler& scheduler, ServerOpt
   if (auto e = validate(options_); !e.empty()) throw std::invalid_argument(e);
 }
 
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+  stop();
+}
 
 int HttpServer::start() {
   std::vector<std::string> hosts;
-  if (options_.host == "127.0.0.1" || options_.host == "localhost") hosts = {"127.0.0.1", "::1"};
-  else hosts = {options_.host};
+  if (options_.host == "127.0.0.1" || options_.host == "localhost")
+    hosts = {"127.0.0.1", "::1"};
+  else
+    hosts = {options_.host};
   int port = options_.port;
   for (size_t i = 0; i < hosts.size(); ++i) {
     auto l = std::make_unique<Listener>();
@@ -162,7 +174,9 @@ int HttpServer::start() {
     if (!ok) {
       // The second loopback address is a convenience: a machine without IPv6 still serves on 127.0.0.1.
       if (i > 0 && hosts[i] == "::1") {
-        std::fprintf(stderr, "trit-cli serve: note: not listening on [::1]:%d (no IPv6 loopback, or the port is taken there)\n", port);
+        std::fprintf(stderr,
+                     "trit-cli serve: note: not listening on [::1]:%d (no IPv6 loopback, or the port is taken there)\n",
+                     port);
         continue;
       }
       throw std::runtime_error("cannot listen on " + bracket(l->host) + ":" + std::to_string(options_.port) +
@@ -192,8 +206,12 @@ void HttpServer::install_routes(httplib::Server& http) {
     if (req.has_header("Origin")) {
       const std::string origin = req.get_header_value("Origin");
       if (!origin_allowed(origin, opt.allowed_origins))
-        throw ApiError(403, "requests from the web page origin '" + origin + "' are not allowed; start the server with "
-                       "--allow-origin " + origin + " to allow them", "invalid_request_error", std::nullopt, "origin_not_allowed");
+        throw ApiError(403,
+                       "requests from the web page origin '" + origin +
+                           "' are not allowed; start the server with "
+                           "--allow-origin " +
+                           origin + " to allow them",
+                       "invalid_request_error", std::nullopt, "origin_not_allowed");
       res.set_header("Access-Control-Allow-Origin", origin);
       res.set_header("Vary", "Origin");
     }
@@ -206,7 +224,9 @@ void HttpServer::install_routes(httplib::Server& http) {
       throw ApiError(401, "Incorrect API key provided.", "invalid_request_error", std::nullopt, "invalid_api_key");
   };
 
-  auto log = [this](const Request& req, int status, const std::string& detail) { this->log(req.method, req.path, status, detail); };
+  auto log = [this](const Request& req, int status, const std::string& detail) {
+    this->log(req.method, req.path, status, detail);
+  };
 
   // Every response with an error status passes here (cpp-httplib calls it for any status >= 400): the
   // statuses cpp-httplib sets itself get their OpenAI-shaped body, and each error is logged once.
@@ -295,8 +315,8 @@ void HttpServer::install_routes(httplib::Server& http) {
   auto not_allowed = [](const char* allow) {
     return [allow](const Request& req, Response& res) {
       guarded(res, [&] {
-        ApiError e(405, "Method " + req.method + " is not allowed on " + req.path + "; use " + allow, "invalid_request_error",
-                   std::nullopt, "method_not_allowed");
+        ApiError e(405, "Method " + req.method + " is not allowed on " + req.path + "; use " + allow,
+                   "invalid_request_error", std::nullopt, "method_not_allowed");
         e.headers.emplace_back("Allow", allow);
         throw e;
       });
@@ -319,12 +339,14 @@ void HttpServer::install_routes(httplib::Server& http) {
 void HttpServer::log(const std::string& method, const std::string& path, int status, const std::string& detail) const {
   if (!options_.log_requests) return;
   std::lock_guard lock(log_mutex);
-  std::fprintf(stderr, "trit-cli serve: %s %s %d%s%s\n", method.c_str(), path.c_str(), status, detail.empty() ? "" : " ",
-               detail.c_str());
+  std::fprintf(stderr, "trit-cli serve: %s %s %d%s%s\n", method.c_str(), path.c_str(), status,
+               detail.empty() ? "" : " ", detail.c_str());
 }
 
 namespace {
-Usage usage_of(const JobResult& r) { return {r.prompt_tokens, r.completion_tokens, r.cached_tokens}; }
+Usage usage_of(const JobResult& r) {
+  return {r.prompt_tokens, r.completion_tokens, r.cached_tokens};
+}
 
 // The log line's account of a finished job (the cached prompt tokens show item 4's prefix reuse).
 std::string summary(const JobResult& r, bool streamed) {
@@ -353,9 +375,11 @@ bool stream_job(Job& job, const ResponseHeader& h, bool include_usage, httplib::
     if (!done) continue;
     result = *done;
     if (!done->error.empty()) {
-      if (!send(sse_event(error_body(ApiError(500, "generation failed: " + done->error, "server_error"))))) return false;
+      if (!send(sse_event(error_body(ApiError(500, "generation failed: " + done->error, "server_error")))))
+        return false;
     } else if (done->reason == FinishReason::Cancelled) {
-      if (!send(sse_event(error_body(ApiError(503, "the server is shutting down", "server_error", std::nullopt, "shutting_down")))))
+      if (!send(sse_event(
+              error_body(ApiError(503, "the server is shutting down", "server_error", std::nullopt, "shutting_down")))))
         return false;
     } else {
       if (!send(sse_event(finish_chunk(h, done->reason, include_usage)))) return false;
@@ -387,10 +411,11 @@ void HttpServer::serve_completion(const httplib::Request& req, httplib::Response
   g.stop_tokens = model_.stop_tokens(r);
   auto job = std::make_shared<Job>(std::move(g));
   switch (scheduler_.submit(job)) {
-    case Scheduler::Admission::Accepted: break;
+    case Scheduler::Admission::Accepted:
+      break;
     case Scheduler::Admission::QueueFull: {
-      ApiError e(503, "the server is busy: every place in its queue is taken; retry shortly", "server_error", std::nullopt,
-                 "queue_full");
+      ApiError e(503, "the server is busy: every place in its queue is taken; retry shortly", "server_error",
+                 std::nullopt, "queue_full");
       e.headers.emplace_back("Retry-After", "1");
       throw e;
     }
@@ -412,7 +437,8 @@ void HttpServer::serve_completion(const httplib::Request& req, httplib::Response
   res.set_header("X-Accel-Buffering", "no");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, job, h, include_usage = r.include_usage, method = req.method, path = req.path](size_t, httplib::DataSink& sink) {
+      [this, job, h, include_usage = r.include_usage, method = req.method, path = req.path](size_t,
+                                                                                            httplib::DataSink& sink) {
         JobResult result;
         bool ok = false;
         try {

@@ -20,7 +20,7 @@ namespace httplib {
 class Server;
 struct Request;
 struct Response;
-}
+}  // namespace httplib
 
 namespace trit::server {
 
@@ -33,9 +33,9 @@ struct ServerOptions {
   // Web pages allowed to call the API from a browser (CORS), besides pages served from localhost,
   // 127.0.0.1 and [::1] on any port; "*" allows every origin. A request from any other page is refused.
   std::vector<std::string> allowed_origins;
-  size_t max_body_bytes = 8u << 20;  // larger request bodies are answered 413
-  int parallel = 1;                  // requests the scheduler runs at once (sizes the worker pools)
-  size_t queue = 16;                 // requests that may wait for a turn (sizes the worker pools)
+  size_t max_body_bytes = 8u << 20;        // larger request bodies are answered 413
+  int parallel = 1;                        // requests the scheduler runs at once (sizes the worker pools)
+  size_t queue = 16;                       // requests that may wait for a turn (sizes the worker pools)
   std::chrono::seconds read_timeout{10};   // a client that sends nothing for this long is dropped
   std::chrono::seconds write_timeout{30};  // a client that reads nothing for this long is dropped
   bool log_requests = true;                // one line per request on stderr

@@ -89,7 +89,8 @@ std::vector<std::string> stop_strings(const json& v) {
   if (v.is_string()) {
     out.push_back(v.get<std::string>());
   } else if (v.is_array()) {
-    if (v.size() > 4) throw invalid_request("'stop' takes at most 4 strings (got " + std::to_string(v.size()) + ")", "stop");
+    if (v.size() > 4)
+      throw invalid_request("'stop' takes at most 4 strings (got " + std::to_string(v.size()) + ")", "stop");
     for (size_t i = 0; i < v.size(); ++i) out.push_back(string("stop[" + std::to_string(i) + "]", v[i]));
   } else {
     wrong_type("stop", "a string or an array of strings", v);
@@ -103,8 +104,8 @@ ChatRole role_of(const std::string& name, const std::string& role) {
   if (role == "assistant") return ChatRole::Assistant;
   if (role == "tool" || role == "function")
     unsupported(name, "tool and function messages need tool calling, which this server does not do");
-  throw invalid_request("'" + name + "' must be \"system\", \"developer\", \"user\" or \"assistant\" (got \"" + role + "\")",
-                        name);
+  throw invalid_request(
+      "'" + name + "' must be \"system\", \"developer\", \"user\" or \"assistant\" (got \"" + role + "\")", name);
 }
 
 // A message's content: a string, or an array of text parts whose texts are joined.
@@ -121,7 +122,8 @@ std::string content_text(const std::string& name, const json& v) {
     const std::string& t = string(part + ".type", *type);
     if (t != "text") unsupported(part + ".type", "content parts of type \"" + t + "\"; only \"text\" parts are read");
     for (const auto& [key, _] : p.items())
-      if (key != "type" && key != "text") throw invalid_request("unrecognized field '" + part + "." + key + "'", part + "." + key);
+      if (key != "type" && key != "text")
+        throw invalid_request("unrecognized field '" + part + "." + key + "'", part + "." + key);
     auto txt = p.find("text");
     if (txt == p.end()) throw invalid_request("'" + part + ".text' is missing", part + ".text");
     text += string(part + ".text", *txt);
@@ -141,12 +143,16 @@ std::vector<ChatMessage> messages(const json& v) {
     std::optional<std::string> content;
     for (const auto& [key, value] : m.items()) {
       const std::string field = name + "." + key;
-      if (key == "role") role = role_of(field, string(field, value));
-      else if (key == "content") content = value.is_null() ? std::string() : content_text(field, value);
-      else if (key == "name") (void)string(field, value);  // a participant's name: no chat format has a place for it
+      if (key == "role")
+        role = role_of(field, string(field, value));
+      else if (key == "content")
+        content = value.is_null() ? std::string() : content_text(field, value);
+      else if (key == "name")
+        (void)string(field, value);  // a participant's name: no chat format has a place for it
       else if (key == "tool_calls" || key == "function_call") {
         if (!value.is_null() && !(value.is_array() && value.empty())) unsupported(field, "tool calling");
-      } else throw invalid_request("unrecognized field '" + field + "'", field);
+      } else
+        throw invalid_request("unrecognized field '" + field + "'", field);
     }
     if (!role) throw invalid_request("'" + name + ".role' is missing", name + ".role");
     if (!content) throw invalid_request("'" + name + ".content' is missing", name + ".content");
@@ -216,12 +222,14 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     } else if (key == "stream_options") {
       if (!v.is_object()) wrong_type(key, "an object", v);
       for (const auto& [k, o] : v.items()) {
-        if (k != "include_usage") throw invalid_request("unrecognized field 'stream_options." + k + "'", "stream_options." + k);
+        if (k != "include_usage")
+          throw invalid_request("unrecognized field 'stream_options." + k + "'", "stream_options." + k);
         if (!o.is_null()) r.include_usage = boolean("stream_options.include_usage", o);
       }
       have_stream_options = true;
     } else if (key == "n" || key == "best_of") {
-      if (integer(key, v, 1, std::numeric_limits<int32_t>::max()) != 1) unsupported(key, "more than one choice per request");
+      if (integer(key, v, 1, std::numeric_limits<int32_t>::max()) != 1)
+        unsupported(key, "more than one choice per request");
     } else if (key == "presence_penalty" || key == "frequency_penalty") {
       if (number(key, v) != 0) unsupported(key, "use repeat_penalty (a multiplicative repetition penalty) instead");
     } else if (key == "logprobs") {
@@ -260,7 +268,8 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   }
   if (max_tokens && max_completion_tokens && *max_tokens != *max_completion_tokens)
     throw invalid_request("'max_tokens' and 'max_completion_tokens' disagree; give one of them", "max_tokens");
-  if (max_tokens || max_completion_tokens) r.max_tokens = static_cast<int32_t>(max_tokens ? *max_tokens : *max_completion_tokens);
+  if (max_tokens || max_completion_tokens)
+    r.max_tokens = static_cast<int32_t>(max_tokens ? *max_tokens : *max_completion_tokens);
   if (have_stream_options && !r.stream)
     throw invalid_request("'stream_options' is only allowed when 'stream' is true", "stream_options");
 
@@ -270,13 +279,20 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
   check.stop_strings = r.stop;
   if (auto e = check.validate(); !e.empty()) {
     std::optional<std::string> param;
-    if (e.starts_with("temperature")) param = "temperature";
-    else if (e.starts_with("top-k")) param = "top_k";
-    else if (e.starts_with("top-p")) param = "top_p";
-    else if (e.starts_with("min-p")) param = "min_p";
-    else if (e.starts_with("repetition penalty")) param = "repeat_penalty";
-    else if (e.starts_with("repetition window")) param = "repeat_last_n";
-    else if (e.starts_with("stop")) param = "stop";
+    if (e.starts_with("temperature"))
+      param = "temperature";
+    else if (e.starts_with("top-k"))
+      param = "top_k";
+    else if (e.starts_with("top-p"))
+      param = "top_p";
+    else if (e.starts_with("min-p"))
+      param = "min_p";
+    else if (e.starts_with("repetition penalty"))
+      param = "repeat_penalty";
+    else if (e.starts_with("repetition window"))
+      param = "repeat_last_n";
+    else if (e.starts_with("stop"))
+      param = "stop";
     throw invalid_request(e, param);
   }
   return r;

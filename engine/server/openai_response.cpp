@@ -10,9 +10,13 @@ namespace trit::server {
 namespace {
 using nlohmann::json;
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
-bool is_chat(const ResponseHeader& h) { return h.endpoint == Endpoint::ChatCompletions; }
+bool is_chat(const ResponseHeader& h) {
+  return h.endpoint == Endpoint::ChatCompletions;
+}
 
 json usage_json(const Usage& u) {
   return {{"prompt_tokens", u.prompt_tokens},
@@ -30,8 +34,10 @@ json base(const ResponseHeader& h, bool chunk) {
 std::string chunk(const ResponseHeader& h, json delta_or_text, const char* finish, bool include_usage) {
   json c = base(h, true);
   json choice = {{"index", 0}};
-  if (is_chat(h)) choice["delta"] = std::move(delta_or_text);
-  else choice["text"] = std::move(delta_or_text);
+  if (is_chat(h))
+    choice["delta"] = std::move(delta_or_text);
+  else
+    choice["text"] = std::move(delta_or_text);
   choice["logprobs"] = nullptr;
   choice["finish_reason"] = finish ? json(finish) : json(nullptr);
   c["choices"] = json::array({std::move(choice)});
@@ -49,18 +55,23 @@ ResponseHeader new_response_header(Endpoint endpoint, std::string model) {
   ResponseHeader h;
   h.endpoint = endpoint;
   h.id = std::string(endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-") + hex;
-  h.created = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  h.created =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   h.model = std::move(model);
   return h;
 }
 
-const char* finish_reason_name(FinishReason reason) { return reason == FinishReason::Stop ? "stop" : "length"; }
+const char* finish_reason_name(FinishReason reason) {
+  return reason == FinishReason::Stop ? "stop" : "length";
+}
 
 std::string completion_body(const ResponseHeader& h, std::string_view text, FinishReason reason, const Usage& usage) {
   json r = base(h, false);
   json choice = {{"index", 0}};
-  if (is_chat(h)) choice["message"] = {{"role", "assistant"}, {"content", text}, {"refusal", nullptr}};
-  else choice["text"] = text;
+  if (is_chat(h))
+    choice["message"] = {{"role", "assistant"}, {"content", text}, {"refusal", nullptr}};
+  else
+    choice["text"] = text;
   choice["logprobs"] = nullptr;
   choice["finish_reason"] = finish_reason_name(reason);
   r["choices"] = json::array({std::move(choice)});
@@ -94,7 +105,9 @@ std::string sse_event(std::string_view json_text) {
   return s;
 }
 
-std::string sse_done() { return "data: [DONE]\n\n"; }
+std::string sse_done() {
+  return "data: [DONE]\n\n";
+}
 
 std::string model_object(const ServedModel& m) {
   return dump({{"id", m.id()}, {"object", "model"}, {"created", m.created()}, {"owned_by", "trit"}});

@@ -35,7 +35,9 @@ SerialScheduler::SerialScheduler(std::function<std::unique_ptr<Session>()> make_
   }
 }
 
-SerialScheduler::~SerialScheduler() { shutdown(); }
+SerialScheduler::~SerialScheduler() {
+  shutdown();
+}
 
 Scheduler::Admission SerialScheduler::submit(std::shared_ptr<Job> job) {
   {

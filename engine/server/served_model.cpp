@@ -34,9 +34,10 @@ std::vector<int32_t> ServedModel::prompt_tokens(const CompletionRequest& request
   try {
     if (request.endpoint == Endpoint::ChatCompletions) {
       if (!chat_)
-        throw invalid_request("the model '" + id_ + "' is a base model: it has no chat format (no recognised "
-                              "tokenizer.chat_template), so it cannot answer chat completions; continue a text "
-                              "with POST /v1/completions instead",
+        throw invalid_request("the model '" + id_ +
+                                  "' is a base model: it has no chat format (no recognised "
+                                  "tokenizer.chat_template), so it cannot answer chat completions; continue a text "
+                                  "with POST /v1/completions instead",
                               "messages", "model_not_chat");
       return chat_->render(request.messages, /*add_generation_prompt=*/true);
     }

@@ -2,10 +2,10 @@
 // client can cause, hostile JSON included), the response, chunk and error bodies, the served model's
 // prompts, the listening rules, and the single-stream scheduler's queue and cancellation.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <trit/model.h>
 #include <trit/session.h>
 #include <trit/tokenizer.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <thread>
@@ -25,8 +25,12 @@ using trit::server::CompletionRequest;
 using trit::server::Endpoint;
 using trit::server::parse_completion_request;
 
-CompletionRequest chat(const std::string& body) { return parse_completion_request(body, Endpoint::ChatCompletions); }
-CompletionRequest completion(const std::string& body) { return parse_completion_request(body, Endpoint::Completions); }
+CompletionRequest chat(const std::string& body) {
+  return parse_completion_request(body, Endpoint::ChatCompletions);
+}
+CompletionRequest completion(const std::string& body) {
+  return parse_completion_request(body, Endpoint::Completions);
+}
 
 // The ApiError a body gives: its status, param and code, and that its message contains `text`.
 void expect_error(const std::string& body, const std::string& text, const std::string& param = "",
@@ -44,7 +48,9 @@ void expect_error(const std::string& body, const std::string& text, const std::s
 }
 
 const std::string kHi = R"("messages":[{"role":"user","content":"Hi"}])";
-std::string with(const std::string& fields) { return R"({"model":"m",)" + kHi + (fields.empty() ? "" : "," + fields) + "}"; }
+std::string with(const std::string& fields) {
+  return R"({"model":"m",)" + kHi + (fields.empty() ? "" : "," + fields) + "}";
+}
 
 TEST(ServerRequest, ReadsAChatRequest) {
   const auto r = chat(R"({"model":"m","messages":[{"role":"system","content":"Be brief."},
@@ -102,11 +108,14 @@ TEST(ServerRequest, RefusesInvalidUtf8AndLoneSurrogates) {
 }
 
 TEST(ServerRequest, RefusesDeepNestingAtTheLimitOnly) {
-  auto nested = [](int depth) { return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']'); };
+  auto nested = [](int depth) {
+    return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']');
+  };
   // The object is level 1: arrays nested 64 deep inside it reach level 65, past the limit of 64...
   expect_error(with("\"user\":" + nested(trit::server::kMaxJsonDepth)), "deeper than 64 levels");
   // ...63 deep is within it, and is refused for what it is, not for its depth.
-  expect_error(with("\"user\":" + nested(trit::server::kMaxJsonDepth - 1)), "'user' must be a string, not an array", "user");
+  expect_error(with("\"user\":" + nested(trit::server::kMaxJsonDepth - 1)), "'user' must be a string, not an array",
+               "user");
   // A body of a million brackets is refused at the limit without recursing through them.
   expect_error(std::string(1'000'000, '['), "deeper than 64 levels");
 }
@@ -114,7 +123,8 @@ TEST(ServerRequest, RefusesDeepNestingAtTheLimitOnly) {
 TEST(ServerRequest, RefusesNumbersOutOfRange) {
   expect_error(with(R"("temperature":1e400)"), "not valid JSON");
   expect_error(with(R"("temperature":1e300)"), "'temperature' is out of range", "temperature");
-  expect_error(with(R"("max_tokens":100000000000000000000)"), "'max_tokens' must be an integer, not a number", "max_tokens");
+  expect_error(with(R"("max_tokens":100000000000000000000)"), "'max_tokens' must be an integer, not a number",
+               "max_tokens");
   expect_error(with(R"("max_tokens":18446744073709551615)"), "'max_tokens' must be at most 2147483647", "max_tokens");
   expect_error(with(R"("max_tokens":0)"), "'max_tokens' must be between 1 and 2147483647 (got 0)", "max_tokens");
   expect_error(with(R"("max_tokens":2.5)"), "'max_tokens' must be an integer, not a number", "max_tokens");
@@ -127,7 +137,8 @@ TEST(ServerRequest, RefusesWrongTypes) {
   expect_error(with(R"("stop":3)"), "'stop' must be a string or an array of strings, not an integer", "stop");
   expect_error(with(R"("stop":["a",1])"), "'stop[1]' must be a string, not an integer", "stop[1]");
   expect_error(with(R"("seed":1.5)"), "'seed' must be an integer, not a number", "seed");
-  expect_error(R"({"model":7,"messages":[{"role":"user","content":"Hi"}]})", "'model' must be a string, not an integer", "model");
+  expect_error(R"({"model":7,"messages":[{"role":"user","content":"Hi"}]})", "'model' must be a string, not an integer",
+               "model");
   expect_error(R"({"model":"m","messages":{}})", "'messages' must be an array, not an object", "messages");
   expect_error(R"({"model":"m","messages":["hi"]})", "'messages[0]' must be an object, not a string", "messages[0]");
   expect_error(R"({"model":"m","messages":[{"role":"user","content":5}]})",
@@ -153,8 +164,8 @@ TEST(ServerRequest, RefusesWhatItDoesNotSupport) {
   expect_error(with(R"("presence_penalty":0.5)"), "use repeat_penalty", "presence_penalty", code);
   expect_error(with(R"("logit_bias":{"12":5})"), "logit biases", "logit_bias", code);
   expect_error(with(R"("response_format":{"type":"json_object"})"), "structured output", "response_format", code);
-  expect_error(R"({"model":"m","messages":[{"role":"tool","content":"x","tool_call_id":"1"}]})", "tool and function messages",
-               "messages[0].role", code);
+  expect_error(R"({"model":"m","messages":[{"role":"tool","content":"x","tool_call_id":"1"}]})",
+               "tool and function messages", "messages[0].role", code);
   expect_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})",
                "content parts of type \"image_url\"", "messages[0].content[0].type", code);
   expect_error(R"({"model":"m","prompt":["a","b"]})", "several prompts", "prompt", code, Endpoint::Completions);
@@ -168,20 +179,24 @@ TEST(ServerRequest, RefusesMissingAndUnknownFields) {
   expect_error(R"({"model":"m"})", "'messages' is required", "messages");
   expect_error(R"({"model":"m","messages":[]})", "at least one message", "messages");
   expect_error(R"({"model":"m","messages":[{"content":"x"}]})", "'messages[0].role' is missing", "messages[0].role");
-  expect_error(R"({"model":"m","messages":[{"role":"user"}]})", "'messages[0].content' is missing", "messages[0].content");
-  expect_error(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})", "must be \"system\"", "messages[0].role");
+  expect_error(R"({"model":"m","messages":[{"role":"user"}]})", "'messages[0].content' is missing",
+               "messages[0].content");
+  expect_error(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})", "must be \"system\"",
+               "messages[0].role");
   expect_error(with(R"("temprature":0)"), "Unrecognized request argument supplied: temprature", "temprature");
   // Each endpoint's own fields only.
   expect_error(with(R"("prompt":"x")"), "Unrecognized request argument supplied: prompt", "prompt");
-  expect_error(R"({"model":"m","prompt":"x","messages":[]})", "Unrecognized request argument supplied: messages", "messages",
-               "", Endpoint::Completions);
-  expect_error(with(R"("stream_options":{"include_usage":true})"), "only allowed when 'stream' is true", "stream_options");
+  expect_error(R"({"model":"m","prompt":"x","messages":[]})", "Unrecognized request argument supplied: messages",
+               "messages", "", Endpoint::Completions);
+  expect_error(with(R"("stream_options":{"include_usage":true})"), "only allowed when 'stream' is true",
+               "stream_options");
   expect_error(with(R"("max_tokens":5,"max_completion_tokens":6)"), "disagree", "max_tokens");
 }
 
 TEST(ServerResponse, WritesErrorsInOpenAIsShape) {
   const json e = json::parse(trit::server::error_body(trit::server::invalid_request("bad", "top_p")));
-  EXPECT_EQ(e, json::parse(R"({"error":{"message":"bad","type":"invalid_request_error","param":"top_p","code":null}})"));
+  EXPECT_EQ(e,
+            json::parse(R"({"error":{"message":"bad","type":"invalid_request_error","param":"top_p","code":null}})"));
   ApiError busy(503, "busy", "server_error", std::nullopt, "queue_full");
   EXPECT_EQ(json::parse(trit::server::error_body(busy))["error"]["code"], "queue_full");
   EXPECT_TRUE(json::parse(trit::server::error_body(busy))["error"]["param"].is_null());
@@ -325,7 +340,8 @@ class SerialSchedulerTest : public ::testing::Test {
     return std::make_unique<trit::server::SerialScheduler>(
         [this] {
           const auto& tok = model_->tokenizer();
-          return std::make_unique<trit::Session>(model_, std::make_unique<SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
+          return std::make_unique<trit::Session>(model_,
+                                                 std::make_unique<SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
         },
         queue);
   }
