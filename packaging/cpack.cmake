@@ -49,7 +49,7 @@ else()
   message(STATUS "dpkg-shlibdeps not found: the .deb declares its library dependencies unversioned")
   set(TRIT_DEB_LIB_DEPENDS
       "libc6" "libstdc++6" "libgcc-s1" "${TRIT_DEB_VULKAN_LOADER}" "libqt6core6" "libqt6gui6" "libqt6network6"
-      "libqt6qml6" "libqt6quick6" "libqt6quickcontrols2-6" "libsqlite3-0" "libssl3")
+      "libqt6qml6" "libqt6quick6" "libqt6quickcontrols2-6" "libsqlite3-0" "libssl3" "libcpp-httplib0.11")
 endif()
 list(APPEND TRIT_DEB_LIB_DEPENDS ${TRIT_DEB_QML_DEPENDS})
 list(JOIN TRIT_DEB_LIB_DEPENDS ", " CPACK_DEBIAN_PACKAGE_DEPENDS)

@@ -19,6 +19,8 @@ PACKAGES=(
   libvulkan-dev vulkan-tools glslang-tools glslang-dev spirv-tools mesa-vulkan-drivers
   # engine libraries
   libpcre2-dev nlohmann-json3-dev libsqlite3-dev sqlite3
+  # `trit-cli serve`: the HTTP server library (engine/server)
+  libcpp-httplib-dev
   # app: libcrypto for fast SHA-256 of model downloads (app/src/models/sha256.h)
   libssl-dev
   # tests: GoogleTest, a virtual display for screenshots

@@ -89,4 +89,15 @@ KvPrecision kv_precision(const std::string& value) {
   throw std::invalid_argument("--kv: '" + value + "' is not f16 or f32");
 }
 
+SessionOptions session_options(const Args& a, const std::string& context_flag) {
+  SessionOptions so;
+  so.backend = a.get("--backend", "vulkan");
+  so.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
+  so.context = static_cast<int32_t>(a.get_int(context_flag, 0, 0, 1 << 24));
+  so.kv = kv_precision(a.get("--kv", "f16"));
+  so.precision = parse_precision(a.get("--precision", "fp32"));
+  so.vendor_neutral = a.has("--generic");
+  return so;
+}
+
 }  // namespace trit::cli

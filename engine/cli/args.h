@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "trit/forward.h"
+#include "trit/session.h"
 
 namespace trit::cli {
 
@@ -34,5 +35,11 @@ class Args {
 
 // --kv: "f16" or "f32"; throws std::invalid_argument naming the flag.
 KvPrecision kv_precision(const std::string& value);
+
+// The session options that generate and serve share: --backend, --device, --kv, --precision, --generic,
+// and the context length from `context_flag`. Each value is checked here.
+inline const std::set<std::string> kSessionValued = {"--backend", "--device", "--kv", "--precision"};
+inline const std::set<std::string> kSessionSwitches = {"--generic"};
+SessionOptions session_options(const Args& a, const std::string& context_flag);
 
 }  // namespace trit::cli

@@ -56,13 +56,7 @@ int run_generate(const std::vector<std::string>& argv) {
                                   "tokenizer.chat_template), so --chat cannot be used; continue a text with "
                                   "--prompt TEXT or --stdin instead");
   }
-  trit::SessionOptions so;
-  so.backend = a.get("--backend", "vulkan");
-  so.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
-  so.context = static_cast<int32_t>(a.get_int("--ctx", 0, 0, 1 << 24));
-  so.kv = trit::cli::kv_precision(a.get("--kv", "f16"));
-  so.precision = trit::parse_precision(a.get("--precision", "fp32"));
-  so.vendor_neutral = a.has("--generic");
+  const trit::SessionOptions so = trit::cli::session_options(a, "--ctx");
   auto session = trit::Session::create(model, so);
   const trit::Tokenizer& tok = session->tokenizer();
 

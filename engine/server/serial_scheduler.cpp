@@ -1,0 +1,126 @@
+#include "serial_scheduler.h"
+
+#include <exception>
+#include <future>
+
+namespace trit::server {
+namespace {
+JobResult cancelled_result() {
+  JobResult r;
+  r.reason = FinishReason::Cancelled;
+  return r;
+}
+}  // namespace
+
+SerialScheduler::SerialScheduler(std::function<std::unique_ptr<Session>()> make_session, size_t queue_limit)
+    : queue_limit_(queue_limit) {
+  std::promise<void> ready;
+  auto started = ready.get_future();
+  thread_ = std::thread([this, ready = std::move(ready), make = std::move(make_session)]() mutable {
+    try {
+      session_ = make();
+      context_ = session_->context_length();
+      ready.set_value();
+    } catch (...) {
+      ready.set_exception(std::current_exception());
+      return;
+    }
+    run();
+  });
+  try {
+    started.get();
+  } catch (...) {
+    thread_.join();
+    throw;
+  }
+}
+
+SerialScheduler::~SerialScheduler() {
+  shutdown();
+}
+
+Scheduler::Admission SerialScheduler::submit(std::shared_ptr<Job> job) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return Admission::ShuttingDown;
+    // One runs and queue_limit_ wait, counted together: a job the engine thread has not taken from the
+    // queue yet holds the running place, so admission does not depend on how fast it is taken.
+    if (queue_.size() + (running_ ? 1 : 0) >= 1 + queue_limit_) return Admission::QueueFull;
+    queue_.push_back(std::move(job));
+  }
+  cv_.notify_one();
+  return Admission::Accepted;
+}
+
+size_t SerialScheduler::load() const {
+  std::lock_guard lock(mutex_);
+  return queue_.size() + (running_ ? 1 : 0);
+}
+
+void SerialScheduler::shutdown() {
+  std::deque<std::shared_ptr<Job>> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    dropped.swap(queue_);
+    if (running_) running_->cancel();
+  }
+  cv_.notify_one();
+  for (auto& job : dropped) job->finish(cancelled_result());
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void SerialScheduler::run() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) break;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      running_ = job;
+    }
+    // A client that left while its job waited costs nothing.
+    JobResult result = job->cancelled() ? cancelled_result() : execute(*job);
+    {
+      std::lock_guard lock(mutex_);
+      running_.reset();
+    }
+    job->finish(std::move(result));
+  }
+  session_.reset();  // the engine's objects are released on the thread that made them
+}
+
+JobResult SerialScheduler::execute(Job& job) {
+  const GenerationRequest& req = job.request();
+  Session& session = *session_;
+  GenerateOptions go;
+  go.sampling = req.sampling;
+  go.max_tokens = req.max_tokens;
+  go.stop_strings = req.stop_strings;
+  go.stop_tokens = req.stop_tokens;
+  go.on_text = [&](std::string_view piece) { job.append(piece); };
+  // Session::cancel() from the engine thread itself, between steps: generate() resets the flag when it
+  // starts, so a cancel from another thread before that would be lost.
+  go.on_token = [&](int32_t) {
+    if (job.cancelled()) session.cancel();
+  };
+  go.on_prefill_progress = [&](int32_t, int32_t) {
+    if (job.cancelled()) session.cancel();
+  };
+  JobResult out;
+  out.prompt_tokens = static_cast<int32_t>(req.prompt.size());
+  try {
+    const GenerateResult r = session.generate(req.prompt, go);
+    out.reason = r.reason;
+    out.cached_tokens = r.stats.reused_tokens;
+    out.completion_tokens = r.stats.generated_tokens;
+    out.ttft_ms = r.stats.ttft_ms;
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+}  // namespace trit::server

@@ -1,0 +1,424 @@
+// The OpenAI API layer of `trit-cli serve` without HTTP: request parsing and validation (every error a
+// client can cause, hostile JSON included), the response, chunk and error bodies, the served model's
+// prompts, the listening rules, and the single-stream scheduler's queue and cancellation.
+#include <gtest/gtest.h>
+#include <trit/model.h>
+#include <trit/session.h>
+#include <trit/tokenizer.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "api_error.h"
+#include "http_server.h"
+#include "openai_request.h"
+#include "openai_response.h"
+#include "serial_scheduler.h"
+#include "served_model.h"
+#include "test_support.h"
+
+namespace {
+using nlohmann::json;
+using trit::server::ApiError;
+using trit::server::CompletionRequest;
+using trit::server::Endpoint;
+using trit::server::parse_completion_request;
+
+CompletionRequest chat(const std::string& body) {
+  return parse_completion_request(body, Endpoint::ChatCompletions);
+}
+CompletionRequest completion(const std::string& body) {
+  return parse_completion_request(body, Endpoint::Completions);
+}
+
+// The ApiError a body gives: its status, param and code, and that its message contains `text`.
+void expect_error(const std::string& body, const std::string& text, const std::string& param = "",
+                  const std::string& code = "", Endpoint endpoint = Endpoint::ChatCompletions) {
+  try {
+    parse_completion_request(body, endpoint);
+    ADD_FAILURE() << "accepted: " << body.substr(0, 200);
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status, 400) << e.what();
+    EXPECT_EQ(e.type, "invalid_request_error");
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << "message: " << e.what();
+    EXPECT_EQ(e.param.value_or(""), param) << e.what();
+    EXPECT_EQ(e.code.value_or(""), code) << e.what();
+  }
+}
+
+const std::string kHi = R"("messages":[{"role":"user","content":"Hi"}])";
+std::string with(const std::string& fields) {
+  return R"({"model":"m",)" + kHi + (fields.empty() ? "" : "," + fields) + "}";
+}
+
+TEST(ServerRequest, ReadsAChatRequest) {
+  const auto r = chat(R"({"model":"m","messages":[{"role":"system","content":"Be brief."},
+      {"role":"user","content":[{"type":"text","text":"Hello "},{"type":"text","text":"there"}]},
+      {"role":"assistant","content":"Hi!"},{"role":"developer","content":"d"}],
+      "max_completion_tokens":7,"temperature":0,"top_p":0.5,"top_k":3,"min_p":0.1,"repeat_penalty":1.0,
+      "seed":-1,"stop":["\n\n","END"],"stream":true,"stream_options":{"include_usage":true},"n":1,
+      "presence_penalty":0,"frequency_penalty":0,"logprobs":false,"tools":[],"tool_choice":"none","user":"u1",
+      "response_format":{"type":"text"},"logit_bias":{}})");
+  EXPECT_EQ(r.model, "m");
+  ASSERT_EQ(r.messages.size(), 4u);
+  EXPECT_EQ(r.messages[0].role, trit::ChatRole::System);
+  EXPECT_EQ(r.messages[1].content, "Hello there");
+  EXPECT_EQ(r.messages[2].role, trit::ChatRole::Assistant);
+  EXPECT_EQ(r.messages[3].role, trit::ChatRole::System);  // OpenAI's newer name for the system role
+  EXPECT_EQ(r.max_tokens, 7);
+  EXPECT_EQ(r.sampling.temperature, 0.f);
+  EXPECT_EQ(r.sampling.top_p, 0.5f);
+  EXPECT_EQ(r.sampling.top_k, 3);
+  EXPECT_EQ(r.sampling.seed, ~0ull);
+  EXPECT_EQ(r.stop, (std::vector<std::string>{"\n\n", "END"}));
+  EXPECT_TRUE(r.stream);
+  EXPECT_TRUE(r.include_usage);
+}
+
+TEST(ServerRequest, OmittedAndNullParametersTakeTheEngineDefaults) {
+  const auto r = chat(with(R"("temperature":null,"max_tokens":null,"stop":null,"seed":null)"));
+  const trit::SamplingParams defaults;
+  EXPECT_EQ(r.sampling.temperature, defaults.temperature);
+  EXPECT_EQ(r.sampling.top_k, defaults.top_k);
+  EXPECT_EQ(r.sampling.repeat_penalty, defaults.repeat_penalty);
+  EXPECT_FALSE(r.max_tokens.has_value());
+  EXPECT_TRUE(r.stop.empty());
+  EXPECT_FALSE(r.stream);
+}
+
+TEST(ServerRequest, ReadsACompletionPrompt) {
+  EXPECT_EQ(completion(R"({"model":"m","prompt":"Once","stop":"."})").prompt, "Once");
+  EXPECT_EQ(completion(R"({"model":"m","prompt":["Once"],"echo":false,"suffix":null,"best_of":1})").prompt, "Once");
+  EXPECT_EQ(completion(R"({"model":"m","prompt":"x","stop":"."})").stop, std::vector<std::string>{"."});
+}
+
+TEST(ServerRequest, RefusesMalformedJson) {
+  expect_error("", "not valid JSON");
+  expect_error("{\"model\":", "not valid JSON");
+  expect_error(R"({"model":"m",})", "not valid JSON");
+  expect_error("[1,2]", "must be a JSON object, not an array");
+  expect_error("\"text\"", "must be a JSON object, not a string");
+}
+
+TEST(ServerRequest, RefusesInvalidUtf8AndLoneSurrogates) {
+  expect_error("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"a\xff\"}]}", "not valid JSON");
+  expect_error("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"\xc3\"}]}", "not valid JSON");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":"\ud800"}]})", "not valid JSON");
+}
+
+TEST(ServerRequest, RefusesDeepNestingAtTheLimitOnly) {
+  auto nested = [](int depth) {
+    return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']');
+  };
+  // The object is level 1: arrays nested 64 deep inside it reach level 65, past the limit of 64...
+  expect_error(with("\"user\":" + nested(trit::server::kMaxJsonDepth)), "deeper than 64 levels");
+  // ...63 deep is within it, and is refused for what it is, not for its depth.
+  expect_error(with("\"user\":" + nested(trit::server::kMaxJsonDepth - 1)), "'user' must be a string, not an array",
+               "user");
+  // A body of a million brackets is refused at the limit without recursing through them.
+  expect_error(std::string(1'000'000, '['), "deeper than 64 levels");
+}
+
+TEST(ServerRequest, RefusesNumbersOutOfRange) {
+  expect_error(with(R"("temperature":1e400)"), "not valid JSON");
+  expect_error(with(R"("temperature":1e300)"), "'temperature' is out of range", "temperature");
+  expect_error(with(R"("max_tokens":100000000000000000000)"), "'max_tokens' must be an integer, not a number",
+               "max_tokens");
+  expect_error(with(R"("max_tokens":18446744073709551615)"), "'max_tokens' must be at most 2147483647", "max_tokens");
+  expect_error(with(R"("max_tokens":0)"), "'max_tokens' must be between 1 and 2147483647 (got 0)", "max_tokens");
+  expect_error(with(R"("max_tokens":2.5)"), "'max_tokens' must be an integer, not a number", "max_tokens");
+  expect_error(with(R"("top_k":-1)"), "'top_k' must be between 0", "top_k");
+}
+
+TEST(ServerRequest, RefusesWrongTypes) {
+  expect_error(with(R"("temperature":"hot")"), "'temperature' must be a number, not a string", "temperature");
+  expect_error(with(R"("stream":"yes")"), "'stream' must be a boolean, not a string", "stream");
+  expect_error(with(R"("stop":3)"), "'stop' must be a string or an array of strings, not an integer", "stop");
+  expect_error(with(R"("stop":["a",1])"), "'stop[1]' must be a string, not an integer", "stop[1]");
+  expect_error(with(R"("seed":1.5)"), "'seed' must be an integer, not a number", "seed");
+  expect_error(R"({"model":7,"messages":[{"role":"user","content":"Hi"}]})", "'model' must be a string, not an integer",
+               "model");
+  expect_error(R"({"model":"m","messages":{}})", "'messages' must be an array, not an object", "messages");
+  expect_error(R"({"model":"m","messages":["hi"]})", "'messages[0]' must be an object, not a string", "messages[0]");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":5}]})",
+               "'messages[0].content' must be a string or an array of content parts", "messages[0].content");
+}
+
+TEST(ServerRequest, ChecksSamplingWithTheEngineRules) {
+  expect_error(with(R"("temperature":-1)"), "temperature must be >= 0", "temperature");
+  expect_error(with(R"("top_p":0)"), "top-p must be in (0, 1]", "top_p");
+  expect_error(with(R"("min_p":1)"), "min-p must be in [0, 1)", "min_p");
+  expect_error(with(R"("repeat_penalty":0)"), "repetition penalty must be > 0", "repeat_penalty");
+  expect_error(with(R"("stop":["ok",""])"), "stop string 2 is empty", "stop");
+  expect_error(with(R"("stop":["a","b","c","d","e"])"), "'stop' takes at most 4 strings", "stop");
+}
+
+TEST(ServerRequest, RefusesWhatItDoesNotSupport) {
+  const std::string code = "unsupported_parameter";
+  expect_error(with(R"("n":2)"), "more than one choice", "n", code);
+  expect_error(with(R"("logprobs":true)"), "log probabilities", "logprobs", code);
+  expect_error(with(R"("top_logprobs":2)"), "log probabilities", "top_logprobs", code);
+  expect_error(with(R"("tools":[{"type":"function","function":{"name":"f"}}])"), "tool calling", "tools", code);
+  expect_error(with(R"("tool_choice":"auto")"), "tool calling", "tool_choice", code);
+  expect_error(with(R"("presence_penalty":0.5)"), "use repeat_penalty", "presence_penalty", code);
+  expect_error(with(R"("logit_bias":{"12":5})"), "logit biases", "logit_bias", code);
+  expect_error(with(R"("response_format":{"type":"json_object"})"), "structured output", "response_format", code);
+  expect_error(R"({"model":"m","messages":[{"role":"tool","content":"x","tool_call_id":"1"}]})",
+               "tool and function messages", "messages[0].role", code);
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]})",
+               "content parts of type \"image_url\"", "messages[0].content[0].type", code);
+  expect_error(R"({"model":"m","prompt":["a","b"]})", "several prompts", "prompt", code, Endpoint::Completions);
+  expect_error(R"({"model":"m","prompt":[1,2,3]})", "token ids", "prompt", code, Endpoint::Completions);
+  expect_error(R"({"model":"m","prompt":"a","echo":true})", "echoing", "echo", code, Endpoint::Completions);
+  expect_error(R"({"model":"m","prompt":"a","suffix":"b"})", "suffix", "suffix", code, Endpoint::Completions);
+}
+
+TEST(ServerRequest, RefusesMissingAndUnknownFields) {
+  expect_error(R"({"messages":[{"role":"user","content":"Hi"}]})", "you must provide a model parameter", "model");
+  expect_error(R"({"model":"m"})", "'messages' is required", "messages");
+  expect_error(R"({"model":"m","messages":[]})", "at least one message", "messages");
+  expect_error(R"({"model":"m","messages":[{"content":"x"}]})", "'messages[0].role' is missing", "messages[0].role");
+  expect_error(R"({"model":"m","messages":[{"role":"user"}]})", "'messages[0].content' is missing",
+               "messages[0].content");
+  expect_error(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})", "must be \"system\"",
+               "messages[0].role");
+  expect_error(with(R"("temprature":0)"), "Unrecognized request argument supplied: temprature", "temprature");
+  // Each endpoint's own fields only.
+  expect_error(with(R"("prompt":"x")"), "Unrecognized request argument supplied: prompt", "prompt");
+  expect_error(R"({"model":"m","prompt":"x","messages":[]})", "Unrecognized request argument supplied: messages",
+               "messages", "", Endpoint::Completions);
+  expect_error(with(R"("stream_options":{"include_usage":true})"), "only allowed when 'stream' is true",
+               "stream_options");
+  expect_error(with(R"("max_tokens":5,"max_completion_tokens":6)"), "disagree", "max_tokens");
+}
+
+TEST(ServerResponse, WritesErrorsInOpenAIsShape) {
+  const json e = json::parse(trit::server::error_body(trit::server::invalid_request("bad", "top_p")));
+  EXPECT_EQ(e,
+            json::parse(R"({"error":{"message":"bad","type":"invalid_request_error","param":"top_p","code":null}})"));
+  ApiError busy(503, "busy", "server_error", std::nullopt, "queue_full");
+  EXPECT_EQ(json::parse(trit::server::error_body(busy))["error"]["code"], "queue_full");
+  EXPECT_TRUE(json::parse(trit::server::error_body(busy))["error"]["param"].is_null());
+  // Client bytes quoted in a message never make the body invalid JSON.
+  EXPECT_NO_THROW(json::parse(trit::server::error_body(trit::server::invalid_request("model 'a\xff'"))));
+}
+
+TEST(ServerResponse, WritesWholeCompletions) {
+  auto h = trit::server::new_response_header(Endpoint::ChatCompletions, "tiny");
+  EXPECT_TRUE(h.id.starts_with("chatcmpl-"));
+  EXPECT_EQ(h.id.size(), 9u + 24u);
+  const json c = json::parse(trit::server::completion_body(h, "Hello", trit::FinishReason::ContextFull, {10, 3, 8}));
+  EXPECT_EQ(c["object"], "chat.completion");
+  EXPECT_EQ(c["model"], "tiny");
+  EXPECT_EQ(c["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(c["choices"][0]["message"]["content"], "Hello");
+  EXPECT_EQ(c["choices"][0]["finish_reason"], "length");  // a full context ends the reply for its length
+  EXPECT_EQ(c["usage"], json::parse(R"({"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,
+                                        "prompt_tokens_details":{"cached_tokens":8}})"));
+  h = trit::server::new_response_header(Endpoint::Completions, "tiny");
+  EXPECT_TRUE(h.id.starts_with("cmpl-"));
+  const json t = json::parse(trit::server::completion_body(h, "there", trit::FinishReason::Stop, {1, 1, 0}));
+  EXPECT_EQ(t["object"], "text_completion");
+  EXPECT_EQ(t["choices"][0]["text"], "there");
+  EXPECT_EQ(t["choices"][0]["finish_reason"], "stop");
+}
+
+TEST(ServerResponse, WritesStreamChunks) {
+  const auto h = trit::server::new_response_header(Endpoint::ChatCompletions, "tiny");
+  const json role = json::parse(trit::server::role_chunk(h, false));
+  EXPECT_EQ(role["object"], "chat.completion.chunk");
+  EXPECT_EQ(role["id"], h.id);
+  EXPECT_EQ(role["choices"][0]["delta"]["role"], "assistant");
+  EXPECT_FALSE(role.contains("usage"));
+  const json text = json::parse(trit::server::text_chunk(h, "Hi", true));
+  EXPECT_EQ(text["choices"][0]["delta"], json::parse(R"({"content":"Hi"})"));
+  EXPECT_TRUE(text["choices"][0]["finish_reason"].is_null());
+  EXPECT_TRUE(text.contains("usage") && text["usage"].is_null());
+  const json fin = json::parse(trit::server::finish_chunk(h, trit::FinishReason::Length, false));
+  EXPECT_EQ(fin["choices"][0]["delta"], json::object());
+  EXPECT_EQ(fin["choices"][0]["finish_reason"], "length");
+  const json usage = json::parse(trit::server::usage_chunk(h, {5, 2, 0}));
+  EXPECT_EQ(usage["choices"], json::array());
+  EXPECT_EQ(usage["usage"]["total_tokens"], 7);
+  const auto th = trit::server::new_response_header(Endpoint::Completions, "tiny");
+  EXPECT_EQ(json::parse(trit::server::text_chunk(th, "x", false))["choices"][0]["text"], "x");
+  EXPECT_EQ(trit::server::sse_event("{}"), "data: {}\n\n");
+  EXPECT_EQ(trit::server::sse_done(), "data: [DONE]\n\n");
+}
+
+TEST(ServerOptions, ListensElsewhereThanLoopbackOnlyWithAKey) {
+  trit::server::ServerOptions o;
+  EXPECT_EQ(trit::server::validate(o), "");
+  for (const char* host : {"localhost", "127.0.0.1", "127.1.2.3", "::1"}) {
+    o.host = host;
+    EXPECT_EQ(trit::server::validate(o), "") << host;
+  }
+  for (const char* host : {"0.0.0.0", "::", "192.168.1.4", "example.org", "128.0.0.1"}) {
+    o.host = host;
+    EXPECT_NE(trit::server::validate(o).find("give an API key (--api-key KEY)"), std::string::npos) << host;
+  }
+  o.api_key = "k";
+  EXPECT_EQ(trit::server::validate(o), "");
+  o.allowed_origins = {"localhost:3000"};
+  EXPECT_NE(trit::server::validate(o).find("is not an origin"), std::string::npos);
+}
+
+TEST(ServerOptions, AllowsLocalPagesAndListedOrigins) {
+  using trit::server::origin_allowed;
+  EXPECT_TRUE(origin_allowed("http://localhost:3000", {}));
+  EXPECT_TRUE(origin_allowed("http://127.0.0.1", {}));
+  EXPECT_TRUE(origin_allowed("https://[::1]:8443", {}));
+  EXPECT_FALSE(origin_allowed("http://localhost.evil.example", {}));
+  EXPECT_FALSE(origin_allowed("http://localhost:3000.evil.example", {}));
+  EXPECT_FALSE(origin_allowed("http://evil.example", {}));
+  EXPECT_FALSE(origin_allowed("null", {}));
+  EXPECT_TRUE(origin_allowed("https://app.example", {"https://app.example"}));
+  EXPECT_FALSE(origin_allowed("https://app.example:444", {"https://app.example"}));
+  EXPECT_TRUE(origin_allowed("https://anything.example", {"*"}));
+}
+
+class ServedModelTest : public ::testing::Test {
+ protected:
+  static std::filesystem::path golden(const char* name) { return trit::test::shared_dir() / "golden" / name; }
+};
+
+TEST_F(ServedModelTest, NamesTheModelAndBuildsPrompts) {
+  const auto path = golden("golden-a.gguf");
+  trit::server::ServedModel m(trit::Model::open(path), path);
+  EXPECT_EQ(m.id(), "synthetic-bitnet-7");  // general.name
+  EXPECT_TRUE(m.answers_to("golden-a"));
+  EXPECT_TRUE(m.answers_to("golden-a.gguf"));
+  EXPECT_FALSE(m.answers_to("gpt-4o"));
+  EXPECT_TRUE(m.is_chat_model());
+  auto r = chat(R"({"model":"golden-a","messages":[{"role":"user","content":"Hi"}]})");
+  const auto format = trit::ChatFormat::for_model(m.model());
+  EXPECT_EQ(m.prompt_tokens(r), format->render(r.messages));
+  EXPECT_EQ(m.stop_tokens(r), format->stop_tokens());
+  r = completion(R"({"model":"golden-a","prompt":"Once"})");
+  const auto& tok = m.model().tokenizer();
+  EXPECT_EQ(m.prompt_tokens(r), tok.encode("Once", false, true));
+  EXPECT_EQ(m.prompt_tokens(r).front(), tok.bos());
+  EXPECT_TRUE(m.stop_tokens(r).empty());
+}
+
+TEST_F(ServedModelTest, ABaseModelRefusesChatAndPointsToCompletions) {
+  const auto path = golden("golden-c.gguf");
+  trit::server::ServedModel m(trit::Model::open(path), path);
+  EXPECT_FALSE(m.is_chat_model());
+  try {
+    m.prompt_tokens(chat(R"({"model":"x","messages":[{"role":"user","content":"Hi"}]})"));
+    ADD_FAILURE() << "a base model rendered a chat";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status, 400);
+    EXPECT_EQ(e.code.value_or(""), "model_not_chat");
+    EXPECT_NE(std::string(e.what()).find("POST /v1/completions"), std::string::npos);
+  }
+  EXPECT_FALSE(m.prompt_tokens(completion(R"({"model":"x","prompt":"Hi"})")).empty());
+}
+
+// A forward pass that always predicts the same token, slowly: jobs on it run until max_tokens or cancel.
+class SlowForward : public trit::Forward {
+ public:
+  SlowForward(int32_t vocab, int32_t token) : vocab_(vocab), token_(token) {}
+  void eval(std::span<const int32_t>, int32_t, std::span<float> logits, bool) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::fill(logits.begin(), logits.end(), 0.f);
+    logits[static_cast<size_t>(token_)] = 10.f;
+  }
+  int32_t context_length() const override { return 4096; }
+  int32_t vocab_size() const override { return vocab_; }
+
+ private:
+  int32_t vocab_, token_;
+};
+
+class SerialSchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { model_ = trit::Model::open(trit::test::shared_dir() / "golden" / "golden-a.gguf"); }
+  std::unique_ptr<trit::server::SerialScheduler> scheduler(size_t queue) {
+    return std::make_unique<trit::server::SerialScheduler>(
+        [this] {
+          const auto& tok = model_->tokenizer();
+          return std::make_unique<trit::Session>(model_,
+                                                 std::make_unique<SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
+        },
+        queue);
+  }
+  std::shared_ptr<trit::server::Job> job(int32_t max_tokens) {
+    trit::server::GenerationRequest g;
+    g.prompt = model_->tokenizer().encode("Hello", false, true);
+    g.sampling.temperature = 0;
+    g.max_tokens = max_tokens;
+    return std::make_shared<trit::server::Job>(std::move(g));
+  }
+  std::shared_ptr<trit::Model> model_;
+};
+
+TEST_F(SerialSchedulerTest, OneRunsAndTheQueueHoldsTheRest) {
+  using Admission = trit::server::Scheduler::Admission;
+  auto s = scheduler(1);
+  EXPECT_EQ(s->context_length(), 4096);
+  auto running = job(100000), waiting = job(3), refused = job(3);
+  EXPECT_EQ(s->submit(running), Admission::Accepted);
+  EXPECT_EQ(s->submit(waiting), Admission::Accepted);
+  EXPECT_EQ(s->submit(refused), Admission::QueueFull);  // however fast the engine takes the first
+  EXPECT_EQ(s->load(), 2u);
+  std::string text;
+  EXPECT_FALSE(running->wait(text, std::chrono::seconds(5)).has_value());
+  EXPECT_FALSE(text.empty());  // the first job streams while the second waits
+  running->cancel();
+  const auto r1 = running->wait_all(text);
+  EXPECT_EQ(r1.reason, trit::FinishReason::Cancelled);
+  std::string second;
+  const auto r2 = waiting->wait_all(second);
+  EXPECT_EQ(r2.reason, trit::FinishReason::Length);
+  EXPECT_EQ(second, "aaa");
+  EXPECT_EQ(r2.completion_tokens, 3);
+  EXPECT_EQ(r2.prompt_tokens, static_cast<int32_t>(waiting->request().prompt.size()));
+}
+
+TEST_F(SerialSchedulerTest, ACancelledJobStopsWithinOneTokenOrNeverStarts) {
+  auto s = scheduler(4);
+  auto first = job(100000), queued = job(5);
+  s->submit(first);
+  s->submit(queued);
+  std::string text;
+  while (text.size() < 3) first->wait(text, std::chrono::seconds(5));
+  queued->cancel();
+  first->cancel();
+  const size_t at_cancel = text.size();
+  const auto r = first->wait_all(text);
+  EXPECT_EQ(r.reason, trit::FinishReason::Cancelled);
+  EXPECT_LE(text.size(), at_cancel + 2);  // the token in flight, and at most one more
+  std::string none;
+  const auto q = queued->wait_all(none);
+  EXPECT_EQ(q.reason, trit::FinishReason::Cancelled);
+  EXPECT_EQ(q.completion_tokens, 0);
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_F(SerialSchedulerTest, ShutdownEndsRunningAndQueuedJobsAndRefusesNewOnes) {
+  auto s = scheduler(4);
+  auto a = job(100000), b = job(5);
+  s->submit(a);
+  s->submit(b);
+  s->shutdown();
+  std::string text;
+  EXPECT_EQ(a->wait_all(text).reason, trit::FinishReason::Cancelled);
+  EXPECT_EQ(b->wait_all(text).reason, trit::FinishReason::Cancelled);
+  EXPECT_EQ(s->submit(job(1)), trit::server::Scheduler::Admission::ShuttingDown);
+}
+
+TEST_F(SerialSchedulerTest, ReportsPrefixReuseBetweenRequests) {
+  auto s = scheduler(1);
+  auto a = job(2), b = job(2);
+  std::string text;
+  s->submit(a);
+  EXPECT_EQ(a->wait_all(text).cached_tokens, 0);
+  s->submit(b);
+  // The same prompt: all of it is in the cache but its last token, which is run again for its logits.
+  EXPECT_EQ(b->wait_all(text).cached_tokens, static_cast<int32_t>(b->request().prompt.size()) - 1);
+}
+
+}  // namespace
