@@ -19,6 +19,7 @@
 #include "trit/model.h"
 #include "trit/reference_ops.h"
 #include "trit/vulkan_forward.h"
+#include "vulkan/fused_decode.h"
 
 namespace {
 
@@ -465,6 +466,7 @@ void expect_fused_equals_unfused(const std::filesystem::path& file) {
   for (bool tuned : {true, false}) {
     VulkanForwardOptions o = f64_options();
     o.tuned_kernels = tuned;
+    o.persistent_groups = -1;  // the fused kernels, not the persistent one, where the device has both
     VulkanForward fwd(*model, o);
     ASSERT_EQ(fwd.fused_decode(), tuned);
     const std::vector<int32_t> toks{model->config().bos, 40, 41, 300, 7, 99};
@@ -481,19 +483,36 @@ void expect_fused_equals_unfused(const std::filesystem::path& file) {
 }  // namespace
 
 // Rows longer than 8192 inputs (Falcon3-10B's down projection) take 32 lanes a row in the fused kernels
-// where subgroups are that wide (the H100; lavapipe's 8-wide subgroups keep 8): llama with a SiLU gate
-// in I2_S and in TQ2_0.
+// where subgroups are that wide (the H100; lavapipe's 8-wide subgroups keep 8), in one wave of wider
+// workgroups where the device reports its multiprocessors and the rows need it (2,304 rows over the
+// H100's 132: 18 a workgroup, 576 invocations): llama with a SiLU gate in I2_S and in TQ2_0. (Lavapipe
+// takes neither, so it runs a narrow model.)
 TEST(VulkanForward, FusedDecodeOfLongRowsEqualsUnfused) {
   const auto dir = test::scratch_dir("FusedLongRows");
+  const bool wide = choose_device(list_vulkan_devices(), {}).min_subgroup_size >= 32;
   for (auto f : {WeightFormat::I2_S, WeightFormat::TQ2_0}) {
     SCOPED_TRACE(weight_format_name(f));
     GeneratorOptions o;
     o.out = dir / (std::string("long-") + weight_format_name(f) + ".gguf");
-    o.shape = parse_generator_shape("256,1,1,8448,1");
+    o.shape = parse_generator_shape(wide ? "2304,9,1,8448,1" : "256,1,1,8448,1");
     o.arch = "llama";
     o.format = f;
     o.context = 64;
     generate_model(o);
     expect_fused_equals_unfused(o.out);
   }
+}
+
+// The workgroups of a long-row step: one wave over the multiprocessors where that is wider than the
+// layout's and the device allows it; the layout's otherwise.
+TEST(FusedDecodePlan, LongRowsTakeOneWaveOfWorkgroups) {
+  using vk::FusedDecode;
+  const FusedDecode::Layout l{512, 16};
+  EXPECT_EQ(FusedDecode::workgroup(l, 32, 3072, 132, 1024, 32), 768u) << "falcon3-10b's down step on the H100";
+  EXPECT_EQ(FusedDecode::workgroup(l, 16, 3072, 132, 1024, 32), 512u) << "rows of the layout's lanes";
+  EXPECT_EQ(FusedDecode::workgroup(l, 32, 3072, 0, 1024, 32), 512u) << "multiprocessors unknown";
+  EXPECT_EQ(FusedDecode::workgroup(l, 32, 1024, 132, 1024, 32), 512u) << "one wave at the layout's size";
+  EXPECT_EQ(FusedDecode::workgroup(l, 32, 3072, 132, 512, 32), 512u) << "wider than the device allows";
+  EXPECT_EQ(FusedDecode::workgroup(l, 32, 4096, 60, 4096, 16), 512u) << "more than 64 subgroups";
+  EXPECT_EQ(FusedDecode::workgroup(l, 32, 2304, 132, 1024, 32), 576u);
 }

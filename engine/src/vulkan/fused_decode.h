@@ -30,6 +30,12 @@ class FusedDecode {
     uint32_t wg = 0, tpr = 0;  // invocations per workgroup, lanes per row
     uint32_t rows_per_wg() const { return wg / tpr; }
   };
+  // Invocations per workgroup of a step whose rows take `lanes` lanes each: the layout's, except where
+  // the lanes are more than the layout's (long rows) and the device reports its multiprocessors: then
+  // as many rows per workgroup as make one wave of workgroups over them, where that is wider than the
+  // layout and fits the device (max_invocations, 64 subgroups of min_subgroup).
+  static uint32_t workgroup(const Layout& layout, uint32_t lanes, uint32_t rows, uint32_t multiprocessors,
+                            uint32_t max_invocations, uint32_t min_subgroup);
   static std::optional<Layout> plan(const DeviceInfo& d, uint32_t dim, uint32_t ffn, uint32_t qdim, uint32_t kvdim,
                                     uint32_t head_dim, bool f64, std::string* why = nullptr);
 
@@ -71,7 +77,9 @@ class FusedDecode {
             uint32_t rows, uint32_t k);
 
  private:
-  const Pipeline& pipeline(uint32_t mode, uint32_t k, bool has_norm = true);
+  const Pipeline& pipeline(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm = true);
+  // workgroup() for a step of `rows` rows of k inputs on this device.
+  uint32_t workgroup_for(uint32_t mode, uint32_t k, uint32_t rows) const;
   const Pipeline& attention_pipeline(uint32_t wg, uint32_t split_keys);
   const Context& ctx_;
   Layout layout_;
@@ -83,7 +91,7 @@ class FusedDecode {
   struct Entry {
     uint32_t mode, k;
     bool has_norm;
-    uint32_t tpr;
+    uint32_t tpr, wg;
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<Entry> pipes_;
