@@ -24,8 +24,9 @@
 //   4. norm(x) -> int8 -> a = relu(Wg h)^2 * (Wu h), or silu(Wg h) * (Wu h) with SILU (LLaMA)
 //   5. norm(a) -> int8 -> x += Wd a
 // Without SUB_NORMS (LLaMA) steps 3 and 5 quantize o and a as they are; with NORMAL_ROPE (LLaMA) RoPE
-// pairs dimension 2i with 2i + 1 and the q and k rows are visited in their own order. One scale per
-// matrix: files with block scales (TQ1_0, TQ2_0) decode on the fused kernels.
+// pairs dimension 2i with 2i + 1 and the q and k rows are visited in their own order. BLOCK_SCALES
+// (TQ1_0, TQ2_0 files): a float per 256 elements of a row, each 64-code block's exact sum times its
+// block's scale summed in `real`, as bitlinear_decode.glsl sums them; else one scale per matrix.
 //
 // BitLinear steps: QKV and gate/up take chunks of RPW = WG / TPR consecutive rows (chunk c = workgroup
 // + it * G), TPR lanes per row, each lane VPL uvec4s of the row; the row's partial sums meet through
@@ -67,6 +68,7 @@ layout(constant_id = 16) const uint LPR = 16;       // wo and down: lanes per ro
 layout(constant_id = 17) const bool SILU = false;
 layout(constant_id = 18) const bool NORMAL_ROPE = false;
 layout(constant_id = 19) const bool SUB_NORMS = true;
+layout(constant_id = 20) const bool BLOCK_SCALES = false;
 
 // The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
 layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
@@ -108,6 +110,8 @@ layout(push_constant) uniform Push {
   float eps;
   uint layer0, n_layers, lstride, cstride, counter, embed, ready;
   uint probe;  // > 0: only the residency check, with this many polls at most (PersistentDecode::record's residency_check)
+  // BLOCK_SCALES: where each matrix's block scales start in a layer's part of the buffer, in floats.
+  uint dq, dk, dv, dwo, dgate, dup, ddown;
 } pc;
 // The current layer: its offset into lw[] / ln[] (uvec4s), into kc[] / vc[] (words), into scl[].
 uint LB = 0u, CB = 0u, SB = 0u;
@@ -270,6 +274,27 @@ void dot_block(inout ivec4 r, uvec4 w, uint j, uint k) {
     const uvec4 a = sq[g * (k / 64u) + j];
     for (uint q = 0; q < 4; ++q) word_dot(r, g, w[q], a[q]);
   }
+}
+
+// BLOCK_SCALES: float i of the layer group's buffer (the matrices' block scales lie there as floats),
+// read through the norms' view of it (a binding of its own cost the double kernel a 16-byte spill).
+float block_scale(uint i) { return ln[i >> 2][i & 3u]; }
+
+// BLOCK_SCALES: the exact sum of (code - 1) * a over the row's block w and block j of the input, the
+// codes decoded (taking them as stored would need the input's sum per block, not per row).
+int block_sum(uvec4 w, uint j, uint k) {
+  int r = 0;
+  for (uint g = 0; g < 4; ++g) {
+    const uvec4 a = sq[g * (k / 64u) + j];
+    for (uint q = 0; q < 4; ++q) {
+#ifdef TRIT_DOT
+      r += sdot4x8(int(ternary_word(w[q], 6u - 2u * g)), int(a[q]), 0);
+#else
+      r += dot4(w[q], 6u - 2u * g, a[q]);
+#endif
+    }
+  }
+  return r;
 }
 
 // The first layer's x is the token's embedding row (pc.embed), read from the table until x holds it.
@@ -481,6 +506,17 @@ ivec2 row_dot2(in uvec4 pf[PF], uint at1, uint at2, uint vpl, uint k, int qsum, 
   return CODES_AS_STORED ? acc - qsum : acc;
 }
 
+// BLOCK_SCALES: the row in pf[at .. at + vpl) against sq[], each block's exact sum times its scale
+// (block_scale(dbase + block): dbase is the row's first), the lanes' partials summed over tpr lanes.
+real row_dot_scaled(in uvec4 pf[PF], uint at, uint vpl, uint k, uint dbase, uint tpr) {
+  precise real f = real(0);  // no FMA: as bitlinear_decode.glsl
+  for (uint i = 0; i < vpl; ++i) {
+    const uint j = tid % tpr + i * tpr;
+    if (j < k / 64u) f += real(block_scale(dbase + j / 4u)) * real(block_sum(pf[at + i], j, k));
+  }
+  return butterfly_sum(f, tpr);
+}
+
 // ---- step 1: QKV ------------------------------------------------------------------------------------
 // Chunk c of the QKV step: its matrix, first visiting index, and lane group's row (RoPE pair order for
 // q and k: visiting index 2p + half is dimension p + half * HD/2 of the head).
@@ -517,10 +553,18 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= QKV_CHUNKS) break;  // uniform
     uint mat, first;
-    qkv_row(c, mat, first);
-    const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum, TPR);
-    const float scale = scl[SB + S_WQ + mat];
-    if (lane == 0u) res[lr] = real(acc) * deq * real(scale);
+    const uint row = qkv_row(c, mat, first);
+    // (The per-matrix branch as it was before block scales: in double the kernel is at its register cap,
+    // and computing the product in every lane spilled 16 bytes.)
+    if (BLOCK_SCALES) {
+      const uint dm = mat == 0u ? pc.dq : mat == 1u ? pc.dk : pc.dv;
+      const real v = row_dot_scaled(pf, it * VPL_D, VPL_D, DIM, 4u * LB + dm + row * (DIM / 256u), TPR) * deq;
+      if (lane == 0u) res[lr] = v;
+    } else {
+      const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum, TPR);
+      const float scale = scl[SB + S_WQ + mat];
+      if (lane == 0u) res[lr] = real(acc) * deq * real(scale);
+    }
     barrier();
     if (mat == 0u) {
       if (tid < RPW / 2u) {
@@ -903,12 +947,31 @@ void prefetch_gate(inout uvec4 pf[PF], uint lo, uint hi) {
 // x += W int8(norm(input)) for the DIM rows of W (wo: input o, width QDIM; down: input a, width FFN):
 // RR rows a workgroup, LPR lanes a row.
 shared int rsum[64];
-void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, uint scale_at) {
+// d_off: BLOCK_SCALES, where the matrix's block scales start in a layer (floats).
+void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, uint scale_at, uint d_off) {
   if (gl_WorkGroupID.x >= RES_WGS) return;
   int qsum;
   const real deq = quantize_input(nvp, false, src_off, k, SUB_NORMS, qsum);
   const uint r = tid / LPR, p = tid % LPR, row = gl_WorkGroupID.x * RR + r;
   const bool live = r < RR && row < DIM;
+  if (BLOCK_SCALES) {
+    precise real f = real(0);
+    const uint dbase = 4u * LB + d_off + row * (k / 256u);
+    for (uint i = 0; i < vpl; ++i) {
+      const uint j = p + LPR * i;
+      if (live && j < k / 64u) f += real(block_scale(dbase + j / 4u)) * real(block_sum(pf[i], j, k));
+    }
+    f = butterfly_sum(f, RC);
+    if (RCPR > 1u) {
+      // (red_f: free again once quantize_input has ended with its barrier.)
+      if (live && p % RC == 0u) red_f[r * RCPR + p / RC] = f;
+      barrier();
+      if (live && p == 0u)
+        for (uint q = 1u; q < RCPR; ++q) f += red_f[r * RCPR + q];
+    }
+    if (live && p == 0u) xa[row] += f * deq;
+    return;
+  }
   ivec4 a4 = ivec4(0);
   for (uint i = 0; i < vpl; ++i) {
     const uint j = p + LPR * i;
@@ -949,11 +1012,21 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= FFN_CHUNKS) break;
-    const ivec2 a12 = row_dot2(pf, (2u * it) * VPL_G, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
-    const int a1 = a12.x, a2 = a12.y;
+    // (Per matrix, the products only in the lane that writes, as in step_qkv.)
+    real g = real(0), u = real(0);
+    ivec2 a12 = ivec2(0);
+    if (BLOCK_SCALES) {
+      const uint db = 4u * LB + (c * RPWG + tid / TPRG) * (DIM / 256u);
+      g = row_dot_scaled(pf, (2u * it) * VPL_G, VPL_G, DIM, db + pc.dgate, TPRG) * deq;
+      u = row_dot_scaled(pf, (2u * it + 1u) * VPL_G, VPL_G, DIM, db + pc.dup, TPRG) * deq;
+    } else {
+      a12 = row_dot2(pf, (2u * it) * VPL_G, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
+    }
     if (tid % TPRG == 0u) {
-      const real g = real(a1) * deq * real(scl[SB + S_GATE]);
-      const real u = real(a2) * deq * real(scl[SB + S_UP]);
+      if (!BLOCK_SCALES) {
+        g = real(a12.x) * deq * real(scl[SB + S_GATE]);
+        u = real(a12.y) * deq * real(scl[SB + S_UP]);
+      }
       const real r = max(g, real(0));
       act[A_OFF + c * RPWG + tid / TPRG] = SILU ? g / (real(1) + exp_real(-g)) * u : r * r * u;
     }
@@ -1029,7 +1102,7 @@ void main() {
     if (SUB_NORMS) prefetch_norm(nvp, LB + pc.n_sub, QDIM);
     else unit_norm(nvp);
     wait_all(bar_base, bar_k, gave_up);
-    step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, S_WO);
+    step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, S_WO, pc.dwo);
     arrive(bar_k);
     prefetch_gate(pf, 0u, WO_SLOTS);
     prefetch_norm(nvp, LB + pc.n_ffn, DIM);
@@ -1040,7 +1113,7 @@ void main() {
     if (SUB_NORMS) prefetch_norm(nvp, LB + pc.n_fsub, FFN);
     else unit_norm(nvp);
     wait_all(bar_base, bar_k, gave_up);
-    step_residual(pf, nvp, A_OFF, FFN, VPLS_F, S_DOWN);
+    step_residual(pf, nvp, A_OFF, FFN, VPLS_F, S_DOWN, pc.ddown);
     if (++layer == pc.n_layers) break;
     // The next layer's norm weights and QKV rows load while the other workgroups finish the down step.
     arrive(bar_k);

@@ -137,7 +137,12 @@ INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                                          // 32 positions (one chunk of keys, as all 64 are at one workgroup:
                                          // the rest took another half minute on lavapipe); on the H100,
                                          // vulkan_forward_test's fp32 greedy runs golden-c on this kernel too.
-                                         Param{"golden-c", KvPrecision::F16, true, false, 32}),
+                                         Param{"golden-c", KvPrecision::F16, true, false, 32},
+                                         // Block scales: TQ2_0 in the llama graph, the first 32 positions
+                                         // likewise. (TQ1_0 reaches the kernel as the same codes and block
+                                         // scales; golden-e's TQ1_0 in the 2B4T graph passed here too, but
+                                         // each variant of this kernel takes lavapipe ~50 s to compile.)
+                                         Param{"golden-d", KvPrecision::F16, true, false, 32}),
                          param_name);
 
 // Layers in groups smaller than the model (devices whose storage bindings cannot hold every layer's

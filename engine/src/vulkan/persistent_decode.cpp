@@ -26,6 +26,7 @@ struct Push {
   float eps;
   uint32_t layer0, n_layers, lstride, cstride, counter, embed, ready;
   uint32_t probe;
+  uint32_t dq, dk, dv, dwo, dgate, dup, ddown;
 };
 constexpr uint32_t kScalesPerLayer = 7;  // decode_layer.glsl SCALES: wq, wk, wv, wo, gate, up, down
 
@@ -80,6 +81,8 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
   const Derived x = derive(s, l.wg, l.tpr, std::max(groups, 1u));
   const uint32_t rpw = x.rpw;
   if (s.kv_heads == 0 || s.heads % s.kv_heads) return no("the query heads are not a multiple of the KV heads");
+  if (s.graph.block_scales && (s.dim % 256 || (s.heads * s.head_dim) % 256 || s.ffn % 256))
+    return no("input widths must be multiples of the 256-element scale blocks");
   // (The gate step's chunks of up to 128 rows divide ffn too: ffn is a multiple of 128 below.)
   if (rpw % 4 || s.head_dim % rpw || x.qdim % rpw || x.kvdim % rpw || s.dim % rpw || s.ffn % rpw)
     return no("the head size and projection widths must be multiples of " + std::to_string(rpw) + " rows");
@@ -146,7 +149,7 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
                              layout.value_parts, x.res_rows, x.res_lanes,
                              shape.graph.silu ? 1u : 0u, shape.graph.normal_rope ? 1u : 0u,
-                             shape.graph.sub_norms ? 1u : 0u};
+                             shape.graph.sub_norms ? 1u : 0u, shape.graph.block_scales ? 1u : 0u};
   // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
   pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   // The split counts of the KV heads, one arrival count per layer group (at most one per layer), then
@@ -190,6 +193,10 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
     if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
   };
+  auto floats = [&](uint64_t bytes) {
+    if (bytes % 4) throw VulkanError("persistent decode: a block-scale offset is not 4-byte aligned");
+    return static_cast<uint32_t>(bytes / 4);
+  };
   // (Indices into the group's buffers are 32-bit: the host keeps a group within one storage binding,
   // whose range is below 2^32 bytes.)
   if (layers.count == 0 || layers.first + layers.count > shape_.layers || group >= shape_.layers)
@@ -200,7 +207,9 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
                   vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
                   vec4s(off.ffn_sub_norm), eps, layers.first, layers.count, vec4s(layers.stride),
                   static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group, embedding.rows,
-                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads, residency_check ? kProbeSpins : 0u};
+                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads, residency_check ? kProbeSpins : 0u,
+                  floats(off.wq_d), floats(off.wk_d), floats(off.wv_d), floats(off.wo_d), floats(off.gate_d),
+                  floats(off.up_d), floats(off.down_d)};
   wait();
   const BufferRange r[] = {params,          layers.weights,  layers.weights,   x,
                            act,             rope,            layers.k_cache,   layers.v_cache,

@@ -26,6 +26,9 @@ struct LayerOffsets {
   // Byte offsets of the seven ternary matrices and four norms within a layer (the same for every layer).
   uint64_t wq, wk, wv, wo, gate, up, down;
   uint64_t attn_norm, attn_sub_norm, ffn_norm, ffn_sub_norm;
+  // Block scales (TQ1_0, TQ2_0 files; DecodeGraph::block_scales): where each matrix's floats start, in
+  // the same order as the matrices.
+  uint64_t wq_d = 0, wk_d = 0, wv_d = 0, wo_d = 0, gate_d = 0, up_d = 0, down_d = 0;
   bool operator==(const LayerOffsets&) const = default;
 };
 
@@ -51,7 +54,7 @@ class PersistentDecode {
  public:
   struct Shape {
     uint32_t dim, ffn, heads, kv_heads, head_dim, layers;
-    DecodeGraph graph;  // what a layer computes (one scale per matrix: block_scales false)
+    DecodeGraph graph;  // what a layer computes
   };
   struct Layout {
     uint32_t wg = 0, tpr = 0, groups = 0;

@@ -80,10 +80,11 @@ struct LayerSlots {
   uint64_t total = 0;
 
   vk::LayerOffsets offsets() const {
-    return {wq.offset,       wk.offset,          wv.offset,
-            wo.offset,       gate.offset,        up.offset,
-            down.offset,     attn_norm.offset,   attn_sub_norm.offset,
-            ffn_norm.offset, ffn_sub_norm.offset};
+    return {wq.offset,           wk.offset,          wv.offset,          wo.offset,
+            gate.offset,         up.offset,          down.offset,        attn_norm.offset,
+            attn_sub_norm.offset, ffn_norm.offset,   ffn_sub_norm.offset, wq.scales_offset,
+            wk.scales_offset,    wv.scales_offset,   wo.scales_offset,   gate.scales_offset,
+            up.scales_offset,    down.scales_offset};
   }
 };
 
@@ -583,11 +584,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       m.ctx->set_measured_multiprocessors(vk::resident_workgroups(*m.ctx, wg->wg, wg->shared_bytes));
   if (cfg.kv_heads > 0) m.kernels->prepare(cfg.heads / cfg.kv_heads, cfg.dim, cfg.vocab, options.bounded_head);
   // The one-token kernels follow the description (their variants are specialization constants), for
-  // files whose matrices all have block scales or none do (vk::DecodeGraph); the persistent kernel
-  // reads one scale per matrix: I2_S files only.
+  // files whose matrices all have block scales or none do (vk::DecodeGraph), the persistent kernel as
+  // well; a file that mixes the two keeps the unfused kernels.
   const bool scaled = graph.block_scales;
-  if (options.tuned_kernels && cfg.weight_format != "I2_S")
-    m.persistent_why = "it reads one scale per matrix (I2_S files), not " + cfg.weight_format + "'s block scales";
+  if (options.tuned_kernels && !scaled && cfg.weight_format != "I2_S")
+    m.persistent_why = "its matrices mix per-matrix and block scales (" + cfg.weight_format + ")";
   if (options.tuned_kernels && (scaled || cfg.weight_format == "I2_S")) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
@@ -598,7 +599,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
   }
-  if (options.tuned_kernels && cfg.weight_format == "I2_S") {
+  if (options.tuned_kernels && (scaled || cfg.weight_format == "I2_S")) {
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
