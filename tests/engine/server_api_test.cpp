@@ -302,6 +302,17 @@ TEST_F(ServedModelTest, NamesTheModelAndBuildsPrompts) {
   EXPECT_TRUE(m.stop_tokens(r).empty());
 }
 
+// GET /v1/models lists the model served, and nothing while the app has no model loaded.
+TEST_F(ServedModelTest, TheModelListHoldsTheServedModelOrNothing) {
+  const auto path = golden("golden-a.gguf");
+  trit::server::ServedModel m(trit::Model::open(path), path);
+  const auto list = json::parse(trit::server::model_list(&m));
+  EXPECT_EQ(list["object"], "list");
+  ASSERT_EQ(list["data"].size(), 1u);
+  EXPECT_EQ(list["data"][0]["id"], "synthetic-bitnet-7");
+  EXPECT_EQ(json::parse(trit::server::model_list(nullptr)), json::parse(R"({"object":"list","data":[]})"));
+}
+
 TEST_F(ServedModelTest, ABaseModelRefusesChatAndPointsToCompletions) {
   const auto path = golden("golden-c.gguf");
   trit::server::ServedModel m(trit::Model::open(path), path);
