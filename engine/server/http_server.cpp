@@ -201,6 +201,10 @@ int HttpServer::start() {
     listeners_.push_back(std::move(l));
   }
   for (auto& l : listeners_) l->thread = std::thread([&http = l->http] { http.listen_after_bind(); });
+  // cpp-httplib ignores stop() until its thread has begun listening; a stop() right after start() (the
+  // app's switch toggled quickly) would be lost and stop() would wait for that thread forever.
+  for (auto& l : listeners_)
+    while (!l->http.is_running()) std::this_thread::sleep_for(std::chrono::microseconds(100));
   return port;
 }
 

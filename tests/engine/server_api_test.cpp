@@ -278,6 +278,30 @@ TEST(ServerOptions, AllowsLocalPagesAndListedOrigins) {
   EXPECT_TRUE(origin_allowed("https://anything.example", {"*"}));
 }
 
+// A scheduler that takes nothing, for tests of the HTTP layer alone.
+class RefusingScheduler : public trit::server::Scheduler {
+ public:
+  Admission submit(std::shared_ptr<trit::server::Job>) override { return Admission::ShuttingDown; }
+  int32_t context_length() const override { return 0; }
+  size_t load() const override { return 0; }
+  void shutdown() override {}
+};
+
+// The app stops its server right after starting it when the user toggles it quickly: a stop() that came
+// before the listening threads were running was lost (cpp-httplib ignores stop() until then), and
+// stop() then waited for them forever.
+TEST(ServerLifecycle, StopRightAfterStartReturns) {
+  RefusingScheduler scheduler;
+  trit::server::ServerOptions o;
+  o.port = 0;
+  o.log_requests = false;
+  for (int i = 0; i < 20; ++i) {
+    trit::server::HttpServer http([] { return std::shared_ptr<const trit::server::ServedModel>(); }, scheduler, o);
+    EXPECT_GT(http.start(), 0);
+    http.stop();
+  }
+}
+
 class ServedModelTest : public ::testing::Test {
  protected:
   static std::filesystem::path golden(const char* name) { return trit::test::shared_dir() / "golden" / name; }
