@@ -284,6 +284,14 @@ class TestApiServer : public QObject {
     QVERIFY(portClosed(port_));
   }
 
+  // Quitting the app while the server starts: nothing stays bound, and quitting does not hang.
+  void quittingWhileItStartsClosesThePort() {
+    turnOn();
+    QCOMPARE(api_->state(), u"starting"_qs);
+    api_.reset();
+    QVERIFY(portClosed(port_));
+  }
+
   // A model switch ends the API requests on the old model with a 503 that says why (the one decoding
   // within a token, the one waiting at once), then the new model is the one served.
   void aModelSwitchEndsRequestsOnTheOldModel() {

@@ -38,8 +38,9 @@ ApiServer::ApiServer(chat::EngineBridge* engine, chat::AppSettings* settings, QO
 
 ApiServer::~ApiServer() {
   if (running_) stopRunning();
-  control_.quit();
-  control_.wait();  // the stop above: every request has ended, idle connections close within a second
+  // Queued behind every start and stop asked for: they all run, in order, before the thread ends.
+  QMetaObject::invokeMethod(controlContext_, [this] { control_.quit(); }, Qt::QueuedConnection);
+  control_.wait();  // every request has ended by now; idle connections close within a second
 }
 
 void ApiServer::followSettings() {
@@ -99,10 +100,11 @@ void ApiServer::start(const Config& config) {
         QString error;
         try {
           // Each request takes the model the window has loaded when it arrives (none: 503).
-          auto http = std::make_shared<server::HttpServer>([engine] { return engine->servedModel(); }, *scheduler,
+          auto http = std::make_unique<server::HttpServer>([engine] { return engine->servedModel(); }, *scheduler,
                                                            options);
           http->start();
           for (const auto& u : http->urls()) urls << fromStd(u);
+          httpScheduler_ = scheduler;
           http_ = std::move(http);
         } catch (const std::exception&) {
           error = tr("Not started: port %1 is in use by another program, or reserved for the system (ports below "
@@ -130,9 +132,10 @@ void ApiServer::stopRunning() {
   setState(QStringLiteral("stopping"));
   QMetaObject::invokeMethod(
       controlContext_,
-      [this, scheduler = scheduler_] {
+      [this] {
         if (http_) http_->stop();  // the ports close at once; idle connections take up to a second
         http_.reset();
+        httpScheduler_.reset();
         QMetaObject::invokeMethod(this, [this] { onStopped(); }, Qt::QueuedConnection);
       },
       Qt::QueuedConnection);

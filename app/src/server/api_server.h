@@ -76,8 +76,10 @@ class ApiServer : public QObject {
   QThread control_;           // starts and stops HTTP servers, one thing at a time, in order
   QObject* controlContext_;   // lives on control_: the queued start/stop calls run on it
   std::shared_ptr<AppScheduler> scheduler_;  // the running server's (UI thread: to interrupt its jobs)
-  // The running server: created, started, stopped and destroyed on control_ only.
-  std::shared_ptr<server::HttpServer> http_;
+  // The running server and the scheduler it refers to: created, started, stopped and destroyed on
+  // control_ only (the server first: it is declared last).
+  std::shared_ptr<AppScheduler> httpScheduler_;
+  std::unique_ptr<server::HttpServer> http_;
   quint64 running_ = 0;  // id of the server started or starting, 0: none
   quint64 nextId_ = 0;
   int stopping_ = 0;     // stops still under way
