@@ -325,10 +325,9 @@ class TestApiServer : public QObject {
     QCOMPARE(listed.size(), 1);
     const QString baseId = listed[0].toObject()[u"id"_qs].toString();
     QVERIFY(baseId != kModelId);
-    const QByteArray completion = QJsonDocument(QJsonObject{{u"model"_qs, baseId},
-                                                            {u"prompt"_qs, u"Once upon"_qs},
-                                                            {u"max_tokens"_qs, 3}})
-                                      .toJson(QJsonDocument::Compact);
+    const QByteArray completion =
+        QJsonDocument(QJsonObject{{u"model"_qs, baseId}, {u"prompt"_qs, u"Once upon"_qs}, {u"max_tokens"_qs, 3}})
+            .toJson(QJsonDocument::Compact);
     const HttpReply next = call(u"/v1/completions"_qs, completion);
     QCOMPARE(next.status, 200);
     const int generated = next.json()[u"usage"_qs].toObject()[u"completion_tokens"_qs].toInt();

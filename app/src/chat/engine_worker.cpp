@@ -85,8 +85,6 @@ void EngineWorker::load(const LoadRequest& request) {
     format_ = std::move(format);
     loaded_ = request;
     fileBytes_ = file.size();
-    publish(std::make_shared<const server::ServedModel>(model, file.absoluteFilePath().toStdString()),
-            session_->context_length());
 
     ModelInfo info;
     info.path = file.absoluteFilePath();
@@ -109,6 +107,8 @@ void EngineWorker::load(const LoadRequest& request) {
       info.deviceName = tr("CPU (reference engine)");
     }
     info.memoryText = describeMemory();
+    // Last: nothing above may fail once the API server can see the model.
+    publish(std::make_shared<const server::ServedModel>(model, info.path.toStdString()), info.contextLength);
     emit modelLoaded(info);
   } catch (const ModelError& e) {
     format_.reset();

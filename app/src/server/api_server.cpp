@@ -19,7 +19,9 @@ namespace {
 constexpr const char* kModelSwitched =
     "the model was unloaded or replaced in Trit's window while this request waited or ran; send it again";
 
-QString fromStd(const std::string& s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString fromStd(const std::string& s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 }  // namespace
 
@@ -39,7 +41,8 @@ ApiServer::ApiServer(chat::EngineBridge* engine, chat::AppSettings* settings, QO
 ApiServer::~ApiServer() {
   if (running_) stopRunning();
   // Queued behind every start and stop asked for: they all run, in order, before the thread ends.
-  QMetaObject::invokeMethod(controlContext_, [this] { control_.quit(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      controlContext_, [this] { control_.quit(); }, Qt::QueuedConnection);
   control_.wait();  // every request has ended by now; idle connections close within a second
 }
 
@@ -100,8 +103,8 @@ void ApiServer::start(const Config& config) {
         QString error;
         try {
           // Each request takes the model the window has loaded when it arrives (none: 503).
-          auto http = std::make_unique<server::HttpServer>([engine] { return engine->servedModel(); }, *scheduler,
-                                                           options);
+          auto http =
+              std::make_unique<server::HttpServer>([engine] { return engine->servedModel(); }, *scheduler, options);
           http->start();
           for (const auto& u : http->urls()) urls << fromStd(u);
           httpScheduler_ = scheduler;
@@ -136,7 +139,8 @@ void ApiServer::stopRunning() {
         if (http_) http_->stop();  // the ports close at once; idle connections take up to a second
         http_.reset();
         httpScheduler_.reset();
-        QMetaObject::invokeMethod(this, [this] { onStopped(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { onStopped(); }, Qt::QueuedConnection);
       },
       Qt::QueuedConnection);
   scheduler_.reset();

@@ -73,8 +73,8 @@ class ApiServer : public QObject {
 
   chat::EngineBridge* engine_;
   chat::AppSettings* settings_;
-  QThread control_;           // starts and stops HTTP servers, one thing at a time, in order
-  QObject* controlContext_;   // lives on control_: the queued start/stop calls run on it
+  QThread control_;                          // starts and stops HTTP servers, one thing at a time, in order
+  QObject* controlContext_;                  // lives on control_: the queued start/stop calls run on it
   std::shared_ptr<AppScheduler> scheduler_;  // the running server's (UI thread: to interrupt its jobs)
   // The running server and the scheduler it refers to: created, started, stopped and destroyed on
   // control_ only (the server first: it is declared last).
@@ -82,8 +82,8 @@ class ApiServer : public QObject {
   std::unique_ptr<server::HttpServer> http_;
   quint64 running_ = 0;  // id of the server started or starting, 0: none
   quint64 nextId_ = 0;
-  int stopping_ = 0;     // stops still under way
-  Config config_;        // what the running server was started with
+  int stopping_ = 0;  // stops still under way
+  Config config_;     // what the running server was started with
   bool following_ = false;
   QString state_ = QStringLiteral("off");
   QString error_;

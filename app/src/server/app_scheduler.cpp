@@ -40,7 +40,9 @@ AppScheduler::AppScheduler(chat::EngineBridge* engine, size_t queueLimit)
   shared_->limit = 1 + queueLimit;
 }
 
-AppScheduler::~AppScheduler() { shutdown(); }
+AppScheduler::~AppScheduler() {
+  shutdown();
+}
 
 server::Scheduler::Admission AppScheduler::submit(std::shared_ptr<server::Job> job) {
   std::shared_ptr<Ticket> ticket;
@@ -72,16 +74,22 @@ server::Scheduler::Admission AppScheduler::submit(std::shared_ptr<server::Job> j
   return Admission::Accepted;
 }
 
-int32_t AppScheduler::context_length() const { return engine_->servedContextLength(); }
+int32_t AppScheduler::context_length() const {
+  return engine_->servedContextLength();
+}
 
 size_t AppScheduler::load() const {
   std::lock_guard lock(shared_->mutex);
   return shared_->live.size();
 }
 
-void AppScheduler::shutdown() { endAll({}, true); }
+void AppScheduler::shutdown() {
+  endAll({}, true);
+}
 
-void AppScheduler::interruptAll(const std::string& why) { endAll(why, false); }
+void AppScheduler::interruptAll(const std::string& why) {
+  endAll(why, false);
+}
 
 void AppScheduler::endAll(const std::string& why, bool stop) {
   std::vector<std::shared_ptr<Ticket>> waiting;
