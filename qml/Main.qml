@@ -19,6 +19,7 @@ ApplicationWindow {
     property var engine: null         // EngineBridge
     property var settings: null       // AppSettings
     property var conversations: null  // ConversationsBridge: the saved conversations (list, search, export)
+    property var apiServer: null      // ApiServer: the local API server (Settings → Local API server)
     property string themeOverride: "" // "light"/"dark" for this run (screenshots), else the settings decide
 
     readonly property string engineState: engine ? engine.state : "noModel"
@@ -185,6 +186,7 @@ ApplicationWindow {
         parent: Overlay.overlay
         settings: window.settings
         engine: window.engine
+        apiServer: window.apiServer
         theme: appTheme
     }
 
@@ -272,6 +274,7 @@ ApplicationWindow {
                 Layout.fillWidth: true
                 engine: window.engine
                 chat: window.chat
+                apiServer: window.apiServer
                 theme: appTheme
             }
         }

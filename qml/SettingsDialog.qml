@@ -4,12 +4,15 @@ import QtQuick.Dialogs
 import QtQuick.Layouts
 
 // Sampling (2B4T defaults), context length, engine backend and GPU (applied by reloading the model),
-// the models folder, theme and font size. Every change is stored at once (AppSettings; the models folder
+// the models folder, the local API server, theme and font size. Every change is stored at once (AppSettings; the models folder
 // by the model manager's bridge, which checks it, remembers it and rescans).
 Dialog {
     id: dialog
     property var settings: null
     property var engine: null
+    // The local API server (app/src/server/api_server.h): state, statusText, url, copyUrl(), generateKey().
+    // It follows the settings below on its own; tests give a stand-in.
+    property var apiServer: null
     property ChatTheme theme: ChatTheme {}
     // The model manager's bridge (app/src/models/model_manager_bridge.h): main() sets it as the context
     // property "tritModels"; tests give a stand-in with modelsFolder, modelsFolderError, gpuSummary and
@@ -216,6 +219,87 @@ Dialog {
                 visible: text.length > 0
                 text: dialog.models ? dialog.models.modelsFolderError : ""
                 color: dialog.theme.error
+            }
+
+            Label {
+                text: qsTr("Local API server"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading
+            }
+            Label {
+                Layout.columnSpan: 2
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                color: dialog.theme.mutedText
+                text: qsTr("Programs and editors can use the model loaded in this window through an OpenAI-compatible "
+                           + "API (docs/api.md). Chat and API requests take turns, in the order they come.")
+            }
+            Label { text: qsTr("API server") }
+            Switch {
+                objectName: "apiServerSwitch"
+                checked: dialog.settings ? dialog.settings.apiServerEnabled : false
+                text: checked ? qsTr("On") : qsTr("Off")
+                Accessible.name: qsTr("Local API server")
+                onToggled: dialog.settings.apiServerEnabled = checked
+            }
+            Label { text: qsTr("Port") }
+            SpinBox {
+                objectName: "apiPortSpin"
+                from: 1; to: 65535
+                editable: true
+                value: dialog.settings ? dialog.settings.apiServerPort : 8080
+                textFromValue: (v) => String(v)  // a port, not a quantity: no group separator
+                valueFromText: (t) => parseInt(t)
+                Accessible.name: qsTr("API server port")
+                onValueModified: dialog.settings.apiServerPort = value
+            }
+            Label { text: qsTr("API key") }
+            RowLayout {
+                Layout.fillWidth: true
+                TextField {
+                    id: apiKeyField
+                    objectName: "apiKeyField"
+                    Layout.fillWidth: true
+                    text: dialog.settings ? dialog.settings.apiServerKey : ""
+                    placeholderText: qsTr("None (only this computer may connect)")
+                    selectByMouse: true
+                    Accessible.name: qsTr("API key")
+                    onEditingFinished: if (dialog.settings && text !== dialog.settings.apiServerKey) dialog.settings.apiServerKey = text
+                }
+                Button {
+                    objectName: "apiKeyGenerate"
+                    text: qsTr("Generate")
+                    enabled: dialog.apiServer !== null
+                    Accessible.name: qsTr("Generate a new API key")
+                    onClicked: {
+                        dialog.settings.apiServerKey = dialog.apiServer.generateKey()
+                        apiKeyField.text = dialog.settings.apiServerKey
+                    }
+                }
+            }
+            CheckBox {
+                objectName: "apiAllowOthersCheck"
+                Layout.columnSpan: 2
+                text: qsTr("Allow other machines (they must send the API key)")
+                checked: dialog.settings ? dialog.settings.apiServerAllowOthers : false
+                onToggled: dialog.settings.apiServerAllowOthers = checked
+            }
+            RowLayout {
+                Layout.columnSpan: 2
+                Layout.fillWidth: true
+                readonly property string serverState: dialog.apiServer ? dialog.apiServer.state : "off"
+                Label {
+                    objectName: "apiServerStatus"
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    text: dialog.apiServer ? dialog.apiServer.statusText : ""
+                    color: parent.serverState === "error" ? dialog.theme.error : dialog.theme.mutedText
+                }
+                Button {
+                    objectName: "apiCopyUrl"
+                    visible: parent.serverState === "listening"
+                    text: qsTr("Copy URL")
+                    Accessible.name: qsTr("Copy the API server's URL")
+                    onClicked: dialog.apiServer.copyUrl()
+                }
             }
 
             Label { text: qsTr("Appearance"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }

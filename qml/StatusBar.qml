@@ -2,12 +2,14 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// The engine at a glance: model, device and its memory, context use, and the live readouts: prompt
-// progress with prompt tokens/s, then smoothed tokens/s with a sparkline while a reply streams.
+// The engine at a glance: model, device and its memory, context use, the local API server when it is
+// on, and the live readouts: prompt progress with prompt tokens/s, then smoothed tokens/s with a
+// sparkline while a reply streams.
 Pane {
     id: bar
     property var engine: null
     property var chat: null
+    property var apiServer: null  // ApiServer: shown while it is on (its URL, or what went wrong)
     property ChatTheme theme: ChatTheme {}
     padding: 6
     background: Rectangle { color: bar.theme.sidebar; border.color: bar.theme.border }
@@ -47,6 +49,20 @@ Pane {
             text: bar.chat && bar.engine ? qsTr("context %1 / %2").arg(bar.chat.contextUsed).arg(bar.engine.contextLength) : ""
             color: bar.chat && bar.chat.contextFull ? bar.theme.warning : bar.theme.mutedText
             font.pointSize: bar.theme.fontSize - 2
+        }
+        Label {
+            objectName: "apiServerLabel"
+            readonly property string serverState: bar.apiServer ? bar.apiServer.state : "off"
+            visible: serverState !== "off"
+            text: serverState === "listening" ? qsTr("API: %1").arg(bar.apiServer.url)
+                                              : qsTr("API server: %1").arg(bar.apiServer ? bar.apiServer.statusText : "")
+            elide: Text.ElideRight
+            Layout.maximumWidth: 320
+            color: serverState === "error" ? bar.theme.error : bar.theme.mutedText
+            font.pointSize: bar.theme.fontSize - 2
+            ToolTip.visible: apiHover.hovered && bar.apiServer !== null
+            ToolTip.text: bar.apiServer ? bar.apiServer.statusText : ""
+            HoverHandler { id: apiHover }
         }
         Item { Layout.fillWidth: true }
 

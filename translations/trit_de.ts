@@ -229,43 +229,43 @@
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="101"/>
+        <location filename="../qml/Main.qml" line="102"/>
         <source>Export the conversation</source>
         <translation>Unterhaltung exportieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="103"/>
+        <location filename="../qml/Main.qml" line="104"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="103"/>
+        <location filename="../qml/Main.qml" line="104"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="108"/>
+        <location filename="../qml/Main.qml" line="109"/>
         <source>Import a conversation</source>
         <translation>Unterhaltung importieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="110"/>
+        <location filename="../qml/Main.qml" line="111"/>
         <source>Trit conversations (*.json)</source>
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="173"/>
+        <location filename="../qml/Main.qml" line="174"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="174"/>
+        <location filename="../qml/Main.qml" line="175"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="110"/>
-        <location filename="../qml/Main.qml" line="174"/>
+        <location filename="../qml/Main.qml" line="111"/>
+        <location filename="../qml/Main.qml" line="175"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -437,163 +437,163 @@
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="46"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="47"/>
         <source>Not a GGUF model file: %1</source>
         <translation>Keine GGUF-Modelldatei: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="72"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="73"/>
         <source>Models folder: %1</source>
         <translation>Modellordner: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="113"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="114"/>
         <source>Installed</source>
         <translation>Installiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="114"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="115"/>
         <source>Downloading</source>
         <translation>Wird heruntergeladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="115"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="116"/>
         <source>Paused</source>
         <translation>Pausiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="116"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="117"/>
         <source>Failed</source>
         <translation>Fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="131"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="135"/>
         <source>%1 tokens of context</source>
         <translation>%1 Token Kontext</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="134"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="138"/>
         <source>fits the GPU</source>
         <translation>passt auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="135"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="139"/>
         <source>does not fit the GPU</source>
         <translation>passt nicht auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="131"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="132"/>
         <source>%1 parameters</source>
         <translation>%1 Parameter</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="132"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="133"/>
         <source>%1 architecture</source>
         <translation>Architektur %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="133"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="134"/>
         <source>%1 weights</source>
         <translation>Gewichte im Format %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="136"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="140"/>
         <source>licence: %1</source>
         <translation>Lizenz: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="162"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="166"/>
         <source>Try again</source>
         <translation>Erneut versuchen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="162"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="166"/>
         <source>Download</source>
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="168"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="172"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="174"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="178"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="180"/>
-        <location filename="../qml/ModelManagerDialog.qml" line="290"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="184"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="294"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="186"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="190"/>
         <source>Use</source>
         <translation>Verwenden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="192"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="196"/>
         <source>Remove…</source>
         <translation>Entfernen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="215"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="219"/>
         <source>Drop a .gguf file here, or import one from disk.</source>
         <translation>Ziehen Sie eine .gguf-Datei hierher oder importieren Sie eine vom Datenträger.</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="220"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="224"/>
         <source>Import…</source>
         <translation>Importieren…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="228"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="232"/>
         <source>Import a GGUF model</source>
         <translation>GGUF-Modell importieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="229"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="233"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="238"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="242"/>
         <source>Remove model?</source>
         <translation>Modell entfernen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="246"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="250"/>
         <source>%1 will be deleted from disk. You can download it again later.</source>
         <translation>%1 wird vom Datenträger gelöscht. Sie können es später erneut herunterladen.</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="257"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="261"/>
         <source>A file named %1 is already there</source>
         <translation>Eine Datei namens %1 ist bereits vorhanden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="267"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="271"/>
         <source>The models folder already holds a different file named %1; it was kept and %2 was not downloaded. Keep both (your file is renamed), or replace your file with the download?</source>
         <translation>Der Modellordner enthält bereits eine andere Datei namens %1; sie wurde behalten und %2 wurde nicht heruntergeladen. Beide behalten (Ihre Datei wird umbenannt) oder Ihre Datei durch den Download ersetzen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="274"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="278"/>
         <source>Keep both</source>
         <translation>Beide behalten</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="282"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="286"/>
         <source>Replace…</source>
         <translation>Ersetzen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="300"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="304"/>
         <source>Replace your file?</source>
         <translation>Ihre Datei ersetzen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="308"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="312"/>
         <source>Your file %1 will be deleted from disk and replaced by the downloaded %2. This cannot be undone.</source>
         <translation>Ihre Datei %1 wird vom Datenträger gelöscht und durch das heruntergeladene %2 ersetzt. Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
@@ -601,181 +601,253 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="18"/>
+        <location filename="../qml/SettingsDialog.qml" line="21"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="25"/>
+        <location filename="../qml/SettingsDialog.qml" line="28"/>
         <source>Automatic (best GPU)</source>
         <translation>Automatisch (beste GPU)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="55"/>
+        <location filename="../qml/SettingsDialog.qml" line="58"/>
         <source>Sampling</source>
         <translation>Sampling</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="56"/>
-        <location filename="../qml/SettingsDialog.qml" line="64"/>
+        <location filename="../qml/SettingsDialog.qml" line="59"/>
+        <location filename="../qml/SettingsDialog.qml" line="67"/>
         <source>Temperature</source>
         <translation>Temperatur</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="67"/>
-        <location filename="../qml/SettingsDialog.qml" line="72"/>
+        <location filename="../qml/SettingsDialog.qml" line="70"/>
+        <location filename="../qml/SettingsDialog.qml" line="75"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="75"/>
-        <location filename="../qml/SettingsDialog.qml" line="82"/>
+        <location filename="../qml/SettingsDialog.qml" line="78"/>
+        <location filename="../qml/SettingsDialog.qml" line="85"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="85"/>
-        <location filename="../qml/SettingsDialog.qml" line="92"/>
+        <location filename="../qml/SettingsDialog.qml" line="88"/>
+        <location filename="../qml/SettingsDialog.qml" line="95"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="95"/>
-        <location filename="../qml/SettingsDialog.qml" line="102"/>
+        <location filename="../qml/SettingsDialog.qml" line="98"/>
+        <location filename="../qml/SettingsDialog.qml" line="105"/>
         <source>Repetition penalty</source>
         <translation>Wiederholungsstrafe</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="105"/>
+        <location filename="../qml/SettingsDialog.qml" line="108"/>
         <source>Longest reply (tokens)</source>
         <translation>Längste Antwort (Token)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="110"/>
+        <location filename="../qml/SettingsDialog.qml" line="113"/>
         <source>Longest reply in tokens</source>
         <translation>Längste Antwort in Token</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="115"/>
+        <location filename="../qml/SettingsDialog.qml" line="118"/>
         <source>Restore the recommended sampling settings</source>
         <translation>Empfohlene Sampling-Einstellungen wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="119"/>
-        <location filename="../qml/SettingsDialog.qml" line="126"/>
+        <location filename="../qml/SettingsDialog.qml" line="122"/>
+        <location filename="../qml/SettingsDialog.qml" line="129"/>
         <source>System prompt for new chats</source>
         <translation>Systemprompt für neue Chats</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="125"/>
+        <location filename="../qml/SettingsDialog.qml" line="128"/>
         <source>Optional instructions given to the model before every chat</source>
         <translation>Optionale Anweisungen, die das Modell vor jedem Chat erhält</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="130"/>
+        <location filename="../qml/SettingsDialog.qml" line="133"/>
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="131"/>
+        <location filename="../qml/SettingsDialog.qml" line="134"/>
         <source>Run on</source>
         <translation>Ausführen auf</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="135"/>
+        <location filename="../qml/SettingsDialog.qml" line="138"/>
         <source>GPU (Vulkan)</source>
         <translation>GPU (Vulkan)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="135"/>
+        <location filename="../qml/SettingsDialog.qml" line="138"/>
         <source>CPU (slow reference engine)</source>
         <translation>CPU (langsame Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="137"/>
+        <location filename="../qml/SettingsDialog.qml" line="140"/>
         <source>Engine backend</source>
         <translation>Engine-Backend</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="140"/>
+        <location filename="../qml/SettingsDialog.qml" line="143"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="146"/>
+        <location filename="../qml/SettingsDialog.qml" line="149"/>
         <source>GPU device</source>
         <translation>GPU-Gerät</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="157"/>
+        <location filename="../qml/SettingsDialog.qml" line="160"/>
         <source>Context length (0: the model&apos;s)</source>
         <translation>Kontextlänge (0: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="163"/>
+        <location filename="../qml/SettingsDialog.qml" line="166"/>
         <source>Context length in tokens</source>
         <translation>Kontextlänge in Token</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="170"/>
+        <location filename="../qml/SettingsDialog.qml" line="173"/>
         <source>Engine changes apply when this dialog closes: the model is loaded again.</source>
         <translation>Änderungen an der Engine gelten beim Schließen dieses Dialogs: Das Modell wird dann neu geladen.</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="185"/>
+        <location filename="../qml/SettingsDialog.qml" line="188"/>
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="188"/>
-        <location filename="../qml/SettingsDialog.qml" line="198"/>
+        <location filename="../qml/SettingsDialog.qml" line="191"/>
+        <location filename="../qml/SettingsDialog.qml" line="201"/>
         <source>Models folder</source>
         <translation>Modellordner</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="203"/>
+        <location filename="../qml/SettingsDialog.qml" line="206"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="204"/>
-        <location filename="../qml/SettingsDialog.qml" line="246"/>
+        <location filename="../qml/SettingsDialog.qml" line="207"/>
+        <location filename="../qml/SettingsDialog.qml" line="330"/>
         <source>Choose the models folder</source>
         <translation>Modellordner auswählen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="221"/>
+        <location filename="../qml/SettingsDialog.qml" line="225"/>
+        <location filename="../qml/SettingsDialog.qml" line="240"/>
+        <source>Local API server</source>
+        <translation>Lokaler API-Server</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="232"/>
+        <source>Programs and editors can use the model loaded in this window through an OpenAI-compatible API (docs/api.md). Chat and API requests take turns, in the order they come.</source>
+        <translation>Programme und Editoren können das in diesem Fenster geladene Modell über eine OpenAI-kompatible API nutzen (docs/api.md). Chat- und API-Anfragen kommen abwechselnd an die Reihe, in der Reihenfolge ihres Eingangs.</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="235"/>
+        <source>API server</source>
+        <translation>API-Server</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="239"/>
+        <source>On</source>
+        <translation>An</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="239"/>
+        <source>Off</source>
+        <translation>Aus</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="243"/>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="251"/>
+        <source>API server port</source>
+        <translation>Port des API-Servers</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="254"/>
+        <location filename="../qml/SettingsDialog.qml" line="264"/>
+        <source>API key</source>
+        <translation>API-Schlüssel</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="262"/>
+        <source>None (only this computer may connect)</source>
+        <translation>Keiner (nur dieser Computer darf sich verbinden)</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="269"/>
+        <source>Generate</source>
+        <translation>Erzeugen</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="271"/>
+        <source>Generate a new API key</source>
+        <translation>Einen neuen API-Schlüssel erzeugen</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="281"/>
+        <source>Allow other machines (they must send the API key)</source>
+        <translation>Andere Rechner zulassen (sie müssen den API-Schlüssel senden)</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="299"/>
+        <source>Copy URL</source>
+        <translation>URL kopieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="300"/>
+        <source>Copy the API server&apos;s URL</source>
+        <translation>Die URL des API-Servers kopieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="305"/>
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="222"/>
-        <location filename="../qml/SettingsDialog.qml" line="229"/>
+        <location filename="../qml/SettingsDialog.qml" line="306"/>
+        <location filename="../qml/SettingsDialog.qml" line="313"/>
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="227"/>
+        <location filename="../qml/SettingsDialog.qml" line="311"/>
         <source>Follow the system</source>
         <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="227"/>
+        <location filename="../qml/SettingsDialog.qml" line="311"/>
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="227"/>
+        <location filename="../qml/SettingsDialog.qml" line="311"/>
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="232"/>
+        <location filename="../qml/SettingsDialog.qml" line="316"/>
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="237"/>
+        <location filename="../qml/SettingsDialog.qml" line="321"/>
         <source>Font size in points</source>
         <translation>Schriftgröße in Punkt</translation>
     </message>
@@ -951,47 +1023,57 @@
 <context>
     <name>StatusBar</name>
     <message>
-        <location filename="../qml/StatusBar.qml" line="26"/>
+        <location filename="../qml/StatusBar.qml" line="28"/>
         <source>%1 on %2</source>
         <translation>%1 auf %2</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="27"/>
+        <location filename="../qml/StatusBar.qml" line="29"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="28"/>
+        <location filename="../qml/StatusBar.qml" line="30"/>
         <source>The model could not be loaded</source>
         <translation>Das Modell konnte nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="29"/>
+        <location filename="../qml/StatusBar.qml" line="31"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="47"/>
+        <location filename="../qml/StatusBar.qml" line="49"/>
         <source>context %1 / %2</source>
         <translation>Kontext %1 / %2</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="63"/>
+        <location filename="../qml/StatusBar.qml" line="57"/>
+        <source>API: %1</source>
+        <translation>API: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/StatusBar.qml" line="58"/>
+        <source>API server: %1</source>
+        <translation>API-Server: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/StatusBar.qml" line="79"/>
         <source>Reading the prompt</source>
         <translation>Prompt wird gelesen</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="68"/>
+        <location filename="../qml/StatusBar.qml" line="84"/>
         <source>prompt %1/%2 · %3 t/s</source>
         <translation>Prompt %1/%2 · %3 Token/s</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="85"/>
+        <location filename="../qml/StatusBar.qml" line="101"/>
         <source>%1 t/s · %2 tokens</source>
         <translation>%1 Token/s · %2 Token</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="89"/>
+        <location filename="../qml/StatusBar.qml" line="105"/>
         <source>Generation speed: %1</source>
         <translation>Generierungsgeschwindigkeit: %1</translation>
     </message>
@@ -1025,6 +1107,44 @@
         <location filename="../app/src/about/about_info.cpp" line="51"/>
         <source>Listing the Vulkan devices failed: %1</source>
         <translation>Die Vulkan-Geräte konnten nicht aufgelistet werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>trit::api::ApiServer</name>
+    <message>
+        <location filename="../app/src/server/api_server.cpp" line="74"/>
+        <source>Not started: other machines may connect only with an API key. Set a key, or turn off “Allow other machines”.</source>
+        <translation>Nicht gestartet: Andere Rechner dürfen sich nur mit einem API-Schlüssel verbinden. Legen Sie einen Schlüssel fest oder schalten Sie „Andere Rechner zulassen“ aus.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/server/api_server.cpp" line="76"/>
+        <source>Not started: %1</source>
+        <translation>Nicht gestartet: %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/server/api_server.cpp" line="108"/>
+        <source>Not started: port %1 is in use by another program, or reserved for the system (ports below 1024). Choose another port.</source>
+        <translation>Nicht gestartet: Port %1 wird von einem anderen Programm verwendet oder ist dem System vorbehalten (Ports unter 1024). Wählen Sie einen anderen Port.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/server/api_server.cpp" line="177"/>
+        <source>Listening on %1</source>
+        <translation>Empfängt auf %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/server/api_server.cpp" line="178"/>
+        <source>Starting…</source>
+        <translation>Wird gestartet…</translation>
+    </message>
+    <message>
+        <location filename="../app/src/server/api_server.cpp" line="179"/>
+        <source>Stopping…</source>
+        <translation>Wird beendet…</translation>
+    </message>
+    <message>
+        <location filename="../app/src/server/api_server.cpp" line="181"/>
+        <source>Off</source>
+        <translation>Aus</translation>
     </message>
 </context>
 <context>
@@ -1157,57 +1277,57 @@
 <context>
     <name>trit::chat::EngineWorker</name>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="53"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="73"/>
         <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
         <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="87"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="109"/>
         <source>CPU (reference engine)</source>
         <translation>CPU (Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="94"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="116"/>
         <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
         <translation>Das Modell konnte nicht geladen werden: %1 Wählen Sie eine andere Modelldatei oder laden Sie sie in der Modellverwaltung erneut herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="99"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="121"/>
         <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
         <translation>Die GPU konnte nicht verwendet werden: %1 Wählen Sie in den Einstellungen ein anderes Gerät oder die CPU-Engine.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="104"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="126"/>
         <source>The model could not be loaded: %1</source>
         <translation>Das Modell konnte nicht geladen werden: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="111"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="133"/>
         <source>%1 of weights mapped in RAM</source>
         <translation>%1 Gewichte im RAM eingeblendet</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="124"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="146"/>
         <source>%1 of %2 GPU memory in use</source>
         <translation>%1 von %2 GPU-Speicher belegt</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="126"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="148"/>
         <source>%1 of weights on a device with %2</source>
         <translation>%1 Gewichte auf einem Gerät mit %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="129"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="151"/>
         <source>%1 of weights</source>
         <translation>%1 Gewichte</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="147"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="188"/>
         <source>No model is loaded. Open a model first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="211"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="252"/>
         <source>The engine stopped with an error: %1</source>
         <translation>Die Engine wurde mit einem Fehler beendet: %1</translation>
     </message>
@@ -1215,22 +1335,22 @@
 <context>
     <name>trit::models::ModelListModel</name>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="83"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="89"/>
         <source>fits (needs %1 of %2 free)</source>
         <translation>passt (benötigt %1 von %2 frei)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="84"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="90"/>
         <source>fits (needs %1 of %2 on the GPU)</source>
         <translation>passt (benötigt %1 von %2 auf der GPU)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="85"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="91"/>
         <source>does not fit (needs %1, only %2 free)</source>
         <translation>passt nicht (benötigt %1, nur %2 frei)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="86"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="92"/>
         <source>does not fit (needs %1, the GPU has %2)</source>
         <translation>passt nicht (benötigt %1, die GPU hat %2)</translation>
     </message>
@@ -1238,83 +1358,83 @@
 <context>
     <name>trit::models::ModelManagerBridge</name>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="185"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="195"/>
         <source>it does not exist</source>
         <translation>der Pfad existiert nicht</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="186"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="196"/>
         <source>it is a file, not a folder</source>
         <translation>das ist eine Datei, kein Ordner</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="188"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="198"/>
         <source>Trit cannot write to it (%1)</source>
         <translation>Trit kann dort nicht schreiben (%1)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="401"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="411"/>
         <source>GPU memory unknown: %1</source>
         <translation>GPU-Speicher unbekannt: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="403"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="413"/>
         <source>The GPU</source>
         <translation>Die GPU</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="405"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="415"/>
         <source>%1: %2 of %3 GPU memory free.</source>
         <translation>%1: %2 von %3 GPU-Speicher frei.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="406"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="416"/>
         <source>%1: %2 GPU memory.</source>
         <translation>%1: %2 GPU-Speicher.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="439"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="449"/>
         <source>There is no model &quot;%1&quot; in the catalogue.</source>
         <translation>Im Katalog gibt es kein Modell „%1“.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="553"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="563"/>
         <source>Cannot download %1: %2</source>
         <translation>%1 kann nicht heruntergeladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="567"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="577"/>
         <source>The download was cancelled.</source>
         <translation>Der Download wurde abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="578"/>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="579"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="588"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="589"/>
         <source>Nothing to import: no file was given.</source>
         <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="610"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="620"/>
         <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
         <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="619"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="629"/>
         <source>%1 is being downloaded; cancel the download instead.</source>
         <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="642"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="652"/>
         <source>No models folder was given; the models folder stays %1.</source>
         <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="644"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="654"/>
         <source>Finish or cancel the running downloads before changing the models folder.</source>
         <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="646"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="656"/>
         <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
         <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
     </message>

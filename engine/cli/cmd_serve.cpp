@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,10 +58,11 @@ int run_serve(const std::vector<std::string>& argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   auto model = trit::Model::open(path);
-  const trit::server::ServedModel served(model, path);
+  const auto served_model = std::make_shared<const trit::server::ServedModel>(model, path);
+  const trit::server::ServedModel& served = *served_model;
   trit::server::SerialScheduler scheduler([&] { return trit::Session::create(served.shared_model(), session_options); },
                                           so.queue);
-  trit::server::HttpServer http(served, scheduler, so);
+  trit::server::HttpServer http([served_model] { return served_model; }, scheduler, so);
   http.start();
 
   const auto kind = trit::chat_format_kind(*model);

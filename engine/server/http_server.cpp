@@ -64,6 +64,20 @@ ApiError error_for_status(const httplib::Request& req, int status) {
   }
 }
 
+// 503: the app's window has no model loaded. A 503 rather than a 404: the server and the request are fine
+// and the same request succeeds once a model is loaded (OpenAI's clients retry a 503 a few times).
+ApiError no_model_loaded() {
+  return ApiError(503, "no model is loaded: load a model in Trit's window, and the API serves it", "server_error",
+                  std::nullopt, "model_not_loaded");
+}
+
+// 503: a job the server ended before its client did: the server is stopping, or the job's model was
+// unloaded or replaced in the app (JobResult::unavailable says which).
+ApiError ended_by_server(const JobResult& r) {
+  if (!r.unavailable.empty()) return ApiError(503, r.unavailable, "server_error", std::nullopt, "model_unavailable");
+  return ApiError(503, "the server is shutting down", "server_error", std::nullopt, "shutting_down");
+}
+
 bool constant_time_equal(const std::string& a, const std::string& b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
   const size_t n = std::max(a.size(), b.size());
@@ -135,8 +149,8 @@ struct HttpServer::Listener {
   std::thread thread;
 };
 
-HttpServer::HttpServer(const ServedModel& model, Scheduler& scheduler, ServerOptions options)
-    : model_(model), scheduler_(scheduler), options_(std::move(options)) {
+HttpServer::HttpServer(ModelSource models, Scheduler& scheduler, ServerOptions options)
+    : models_(std::move(models)), scheduler_(scheduler), options_(std::move(options)) {
   if (auto e = validate(options_); !e.empty()) throw std::invalid_argument(e);
 }
 
@@ -163,6 +177,7 @@ int HttpServer::start() {
     l->http.set_read_timeout(options_.read_timeout.count(), 0);
     l->http.set_write_timeout(options_.write_timeout.count(), 0);
     l->http.set_keep_alive_max_count(100);
+    l->http.set_keep_alive_timeout(options_.keep_alive_timeout.count());
     l->http.set_tcp_nodelay(true);  // stream chunks leave at once
     bool ok = false;
     if (port == 0) {
@@ -186,6 +201,10 @@ int HttpServer::start() {
     listeners_.push_back(std::move(l));
   }
   for (auto& l : listeners_) l->thread = std::thread([&http = l->http] { http.listen_after_bind(); });
+  // cpp-httplib ignores stop() until its thread has begun listening; a stop() right after start() (the
+  // app's switch toggled quickly) would be lost and stop() would wait for that thread forever.
+  for (auto& l : listeners_)
+    while (!l->http.is_running()) std::this_thread::sleep_for(std::chrono::microseconds(100));
   return port;
 }
 
@@ -251,17 +270,21 @@ void HttpServer::install_routes(httplib::Server& http) {
   http.Get("/v1/models", [this, gate](const Request& req, Response& res) {
     guarded(res, [&] {
       gate(req, res, true);
-      res.set_content(model_list(model_), "application/json");
+      res.set_content(model_list(models_().get()), "application/json");
     });
   });
   http.Get("/v1/models/(.+)", [this, gate](const Request& req, Response& res) {
     guarded(res, [&] {
       gate(req, res, true);
       const std::string name = req.matches[1];
-      if (!model_.answers_to(name))
-        throw ApiError(404, "The model '" + name + "' does not exist; this server serves '" + model_.id() + "'",
+      const auto model = models_();
+      if (!model)
+        throw ApiError(404, "The model '" + name + "' does not exist; no model is loaded", "invalid_request_error",
+                       "model", "model_not_found");
+      if (!model->answers_to(name))
+        throw ApiError(404, "The model '" + name + "' does not exist; this server serves '" + model->id() + "'",
                        "invalid_request_error", "model", "model_not_found");
-      res.set_content(model_object(model_), "application/json");
+      res.set_content(model_object(*model), "application/json");
     });
   });
 
@@ -292,7 +315,11 @@ void HttpServer::install_routes(httplib::Server& http) {
           throw ApiError(413, "the request body is larger than the limit of " + std::to_string(limit) + " bytes",
                          "invalid_request_error", std::nullopt, "request_too_large");
         if (!read) throw invalid_request("the request body could not be read (cut short, or sent too slowly)");
-        serve_completion(req, res, parse_completion_request(body, endpoint));
+        const CompletionRequest request = parse_completion_request(body, endpoint);
+        // The model is taken once: a request is tokenized for, and runs on, the model loaded when it came.
+        const auto model = models_();
+        if (!model) throw no_model_loaded();
+        serve_completion(req, res, request, *model);
       });
     };
   };
@@ -378,9 +405,7 @@ bool stream_job(Job& job, const ResponseHeader& h, bool include_usage, httplib::
       if (!send(sse_event(error_body(ApiError(500, "generation failed: " + done->error, "server_error")))))
         return false;
     } else if (done->reason == FinishReason::Cancelled) {
-      if (!send(sse_event(
-              error_body(ApiError(503, "the server is shutting down", "server_error", std::nullopt, "shutting_down")))))
-        return false;
+      if (!send(sse_event(error_body(ended_by_server(*done))))) return false;
     } else {
       if (!send(sse_event(finish_chunk(h, done->reason, include_usage)))) return false;
       if (include_usage && !send(sse_event(usage_chunk(h, usage_of(*done))))) return false;
@@ -392,11 +417,12 @@ bool stream_job(Job& job, const ResponseHeader& h, bool include_usage, httplib::
 }
 }  // namespace
 
-void HttpServer::serve_completion(const httplib::Request& req, httplib::Response& res, const CompletionRequest& r) {
-  if (!model_.answers_to(r.model))
-    throw ApiError(404, "The model '" + r.model + "' does not exist; this server serves '" + model_.id() + "'",
+void HttpServer::serve_completion(const httplib::Request& req, httplib::Response& res, const CompletionRequest& r,
+                                  const ServedModel& model) {
+  if (!model.answers_to(r.model))
+    throw ApiError(404, "The model '" + r.model + "' does not exist; this server serves '" + model.id() + "'",
                    "invalid_request_error", "model", "model_not_found");
-  std::vector<int32_t> prompt = model_.prompt_tokens(r);
+  std::vector<int32_t> prompt = model.prompt_tokens(r);
   const int32_t context = scheduler_.context_length();
   const auto n = static_cast<int32_t>(prompt.size());
   if (n > context)
@@ -408,7 +434,8 @@ void HttpServer::serve_completion(const httplib::Request& req, httplib::Response
   // A prompt of n tokens leaves room for context - n + 1 (the first comes from the prompt's logits).
   g.max_tokens = static_cast<int32_t>(std::min<int64_t>(r.max_tokens.value_or(INT32_MAX), int64_t{context} - n + 1));
   g.stop_strings = r.stop;
-  g.stop_tokens = model_.stop_tokens(r);
+  g.stop_tokens = model.stop_tokens(r);
+  g.model = model.shared_model();
   auto job = std::make_shared<Job>(std::move(g));
   switch (scheduler_.submit(job)) {
     case Scheduler::Admission::Accepted:
@@ -422,13 +449,12 @@ void HttpServer::serve_completion(const httplib::Request& req, httplib::Response
     case Scheduler::Admission::ShuttingDown:
       throw ApiError(503, "the server is shutting down", "server_error", std::nullopt, "shutting_down");
   }
-  const ResponseHeader h = new_response_header(r.endpoint, model_.id());
+  const ResponseHeader h = new_response_header(r.endpoint, model.id());
   if (!r.stream) {
     std::string text;
     const JobResult done = job->wait_all(text);
     if (!done.error.empty()) throw ApiError(500, "generation failed: " + done.error, "server_error");
-    if (done.reason == FinishReason::Cancelled)
-      throw ApiError(503, "the server is shutting down", "server_error", std::nullopt, "shutting_down");
+    if (done.reason == FinishReason::Cancelled) throw ended_by_server(done);
     res.set_content(completion_body(h, text, done.reason, usage_of(done)), "application/json");
     log(req.method, req.path, 200, summary(done, false));
     return;

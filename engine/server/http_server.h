@@ -38,6 +38,9 @@ struct ServerOptions {
   size_t queue = 16;                       // requests that may wait for a turn (sizes the worker pools)
   std::chrono::seconds read_timeout{10};   // a client that sends nothing for this long is dropped
   std::chrono::seconds write_timeout{30};  // a client that reads nothing for this long is dropped
+  // An idle keep-alive connection is closed after this long. stop() waits for idle connections to reach
+  // it, so the app, which stops and restarts its server while running, keeps it short.
+  std::chrono::seconds keep_alive_timeout{5};
   bool log_requests = true;                // one line per request on stderr
 };
 
@@ -50,7 +53,8 @@ bool origin_allowed(const std::string& origin, const std::vector<std::string>& a
 
 class HttpServer {
  public:
-  HttpServer(const ServedModel& model, Scheduler& scheduler, ServerOptions options);
+  // `models` names the model each request is for (null: none is loaded, and requests get 503).
+  HttpServer(ModelSource models, Scheduler& scheduler, ServerOptions options);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -67,10 +71,11 @@ class HttpServer {
   struct Listener;
   void install_routes(httplib::Server& http);
   // A validated request: model, prompt, admission, then the reply (whole or streamed). Throws ApiError.
-  void serve_completion(const httplib::Request& req, httplib::Response& res, const CompletionRequest& request);
+  void serve_completion(const httplib::Request& req, httplib::Response& res, const CompletionRequest& request,
+                        const ServedModel& model);
   void log(const std::string& method, const std::string& path, int status, const std::string& detail) const;
 
-  const ServedModel& model_;
+  ModelSource models_;
   Scheduler& scheduler_;
   ServerOptions options_;
   std::vector<std::unique_ptr<Listener>> listeners_;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct GenerationRequest {
   int32_t max_tokens = 0;                 // > 0, already clamped to the room the context leaves
   std::vector<std::string> stop_strings;  // not returned; text that may start one is held back
   std::vector<int32_t> stop_tokens;       // a chat format's end of turn
+  // The model the prompt was made for. A scheduler whose model can change (the app's, which serves
+  // whatever its window has loaded) refuses a job for another model: its token ids mean nothing there.
+  std::shared_ptr<const Model> model;
 };
 
 struct JobResult {
@@ -33,6 +37,9 @@ struct JobResult {
   int32_t completion_tokens = 0;  // tokens sampled, a final end-of-turn token included
   double ttft_ms = 0;             // from the start of the job's generation to its first token
   std::string error;              // non-empty: the engine failed on this job (the text so far stands)
+  // Non-empty (with reason Cancelled): the server, not the client, ended the job, and why (its model was
+  // unloaded or replaced in the app). The client is told so with a 503; empty: the server is stopping.
+  std::string unavailable;
 };
 
 class Job {

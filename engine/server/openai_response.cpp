@@ -113,8 +113,10 @@ std::string model_object(const ServedModel& m) {
   return dump({{"id", m.id()}, {"object", "model"}, {"created", m.created()}, {"owned_by", "trit"}});
 }
 
-std::string model_list(const ServedModel& m) {
-  return dump({{"object", "list"}, {"data", json::array({json::parse(model_object(m))})}});
+std::string model_list(const ServedModel* m) {
+  json data = json::array();
+  if (m) data.push_back(json::parse(model_object(*m)));
+  return dump({{"object", "list"}, {"data", data}});
 }
 
 }  // namespace trit::server

@@ -47,8 +47,8 @@ std::string usage_chunk(const ResponseHeader& h, const Usage& usage);
 std::string sse_event(std::string_view json);
 std::string sse_done();
 
-// GET /v1/models and GET /v1/models/{id}.
+// GET /v1/models and GET /v1/models/{id}. The list is empty while no model is loaded (m null: the app).
 std::string model_object(const ServedModel& m);
-std::string model_list(const ServedModel& m);
+std::string model_list(const ServedModel* m);
 
 }  // namespace trit::server

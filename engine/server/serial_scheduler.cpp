@@ -3,6 +3,8 @@
 #include <exception>
 #include <future>
 
+#include "run_job.h"
+
 namespace trit::server {
 namespace {
 JobResult cancelled_result() {
@@ -82,7 +84,7 @@ void SerialScheduler::run() {
       running_ = job;
     }
     // A client that left while its job waited costs nothing.
-    JobResult result = job->cancelled() ? cancelled_result() : execute(*job);
+    JobResult result = job->cancelled() ? cancelled_result() : run_job(*session_, *job);
     {
       std::lock_guard lock(mutex_);
       running_.reset();
@@ -90,37 +92,6 @@ void SerialScheduler::run() {
     job->finish(std::move(result));
   }
   session_.reset();  // the engine's objects are released on the thread that made them
-}
-
-JobResult SerialScheduler::execute(Job& job) {
-  const GenerationRequest& req = job.request();
-  Session& session = *session_;
-  GenerateOptions go;
-  go.sampling = req.sampling;
-  go.max_tokens = req.max_tokens;
-  go.stop_strings = req.stop_strings;
-  go.stop_tokens = req.stop_tokens;
-  go.on_text = [&](std::string_view piece) { job.append(piece); };
-  // Session::cancel() from the engine thread itself, between steps: generate() resets the flag when it
-  // starts, so a cancel from another thread before that would be lost.
-  go.on_token = [&](int32_t) {
-    if (job.cancelled()) session.cancel();
-  };
-  go.on_prefill_progress = [&](int32_t, int32_t) {
-    if (job.cancelled()) session.cancel();
-  };
-  JobResult out;
-  out.prompt_tokens = static_cast<int32_t>(req.prompt.size());
-  try {
-    const GenerateResult r = session.generate(req.prompt, go);
-    out.reason = r.reason;
-    out.cached_tokens = r.stats.reused_tokens;
-    out.completion_tokens = r.stats.generated_tokens;
-    out.ttft_ms = r.stats.ttft_ms;
-  } catch (const std::exception& e) {
-    out.error = e.what();
-  }
-  return out;
 }
 
 }  // namespace trit::server

@@ -28,7 +28,6 @@ class SerialScheduler : public Scheduler {
 
  private:
   void run();
-  JobResult execute(Job& job);
 
   std::unique_ptr<Session> session_;  // used on the engine thread only
   int32_t context_ = 0;

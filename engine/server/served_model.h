@@ -3,6 +3,7 @@
 // request becomes the engine's prompt (the one place where messages or a prompt text become token ids).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,5 +42,10 @@ class ServedModel {
   std::vector<std::string> aliases_;
   int64_t created_ = 0;
 };
+
+// The model a server answers for at the moment of a request: always the same one for `trit-cli serve`;
+// in the app, whichever model its window has loaded, and null while none is. Called from the HTTP
+// threads for every request (so it must be thread-safe); the request keeps what it got until it ends.
+using ModelSource = std::function<std::shared_ptr<const ServedModel>()>;
 
 }  // namespace trit::server

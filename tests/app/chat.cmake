@@ -1,5 +1,6 @@
 # The chat test classes are QObjects declared in their .cpp files: they need moc.
-foreach(t tst_chat_markdown tst_chat_prompt tst_chat_bridge tst_chat_guards tst_chat_conversations tst_chat_window)
+foreach(t tst_chat_markdown tst_chat_prompt tst_chat_bridge tst_chat_guards tst_chat_conversations tst_chat_window
+          tst_api_server)
   if(TARGET ${t})
     set_target_properties(${t} PROPERTIES AUTOMOC ON)
   endif()
@@ -16,6 +17,11 @@ file(MAKE_DIRECTORY ${TRIT_CHAT_E2E_DIR})  # make-model writes into it; a fresh 
 add_test(NAME app_chat_make_model
          COMMAND trit-cli make-model ${TRIT_CHAT_E2E_DIR}/tiny.gguf --shape tiny --seed 7)
 set_tests_properties(app_chat_make_model PROPERTIES FIXTURES_SETUP chat_model LABELS app TIMEOUT 60)
+# The local API server's test (tst_api_server.cpp) chats with the same model: its greedy replies are text.
+if(TARGET tst_api_server)
+  set_tests_properties(tst_api_server PROPERTIES FIXTURES_REQUIRED chat_model TIMEOUT 120
+                       ENVIRONMENT "${TRIT_TEST_ENV};TRIT_API_TEST_MODEL=${TRIT_CHAT_E2E_DIR}/tiny.gguf")
+endif()
 # The conversation is saved in a fresh data folder of its own; afterwards the headless commands read it
 # back from the same folder, as a second process would: the reply landed in the database, finished, with
 # its statistics.

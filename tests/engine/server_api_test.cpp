@@ -278,6 +278,30 @@ TEST(ServerOptions, AllowsLocalPagesAndListedOrigins) {
   EXPECT_TRUE(origin_allowed("https://anything.example", {"*"}));
 }
 
+// A scheduler that takes nothing, for tests of the HTTP layer alone.
+class RefusingScheduler : public trit::server::Scheduler {
+ public:
+  Admission submit(std::shared_ptr<trit::server::Job>) override { return Admission::ShuttingDown; }
+  int32_t context_length() const override { return 0; }
+  size_t load() const override { return 0; }
+  void shutdown() override {}
+};
+
+// The app stops its server right after starting it when the user toggles it quickly: a stop() that came
+// before the listening threads were running was lost (cpp-httplib ignores stop() until then), and
+// stop() then waited for them forever.
+TEST(ServerLifecycle, StopRightAfterStartReturns) {
+  RefusingScheduler scheduler;
+  trit::server::ServerOptions o;
+  o.port = 0;
+  o.log_requests = false;
+  for (int i = 0; i < 20; ++i) {
+    trit::server::HttpServer http([] { return std::shared_ptr<const trit::server::ServedModel>(); }, scheduler, o);
+    EXPECT_GT(http.start(), 0);
+    http.stop();
+  }
+}
+
 class ServedModelTest : public ::testing::Test {
  protected:
   static std::filesystem::path golden(const char* name) { return trit::test::shared_dir() / "golden" / name; }
@@ -300,6 +324,17 @@ TEST_F(ServedModelTest, NamesTheModelAndBuildsPrompts) {
   EXPECT_EQ(m.prompt_tokens(r), tok.encode("Once", false, true));
   EXPECT_EQ(m.prompt_tokens(r).front(), tok.bos());
   EXPECT_TRUE(m.stop_tokens(r).empty());
+}
+
+// GET /v1/models lists the model served, and nothing while the app has no model loaded.
+TEST_F(ServedModelTest, TheModelListHoldsTheServedModelOrNothing) {
+  const auto path = golden("golden-a.gguf");
+  trit::server::ServedModel m(trit::Model::open(path), path);
+  const auto list = json::parse(trit::server::model_list(&m));
+  EXPECT_EQ(list["object"], "list");
+  ASSERT_EQ(list["data"].size(), 1u);
+  EXPECT_EQ(list["data"][0]["id"], "synthetic-bitnet-7");
+  EXPECT_EQ(json::parse(trit::server::model_list(nullptr)), json::parse(R"({"object":"list","data":[]})"));
 }
 
 TEST_F(ServedModelTest, ABaseModelRefusesChatAndPointsToCompletions) {

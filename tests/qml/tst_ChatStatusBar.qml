@@ -32,6 +32,16 @@ TestCase {
         property int contextUsed: 0
         property bool contextFull: false
     }
+    QtObject {
+        id: fakeApi
+        property string state: "off"
+        property string statusText: "Off"
+        property string url: ""
+    }
+    Component {
+        id: apiBarComponent
+        StatusBar { width: 900; engine: fakeEngine; chat: fakeChat; apiServer: fakeApi }
+    }
     Component {
         id: barComponent
         StatusBar { width: 900; engine: fakeEngine; chat: fakeChat }
@@ -69,5 +79,26 @@ TestCase {
         fakeEngine.state = "noModel"
         compare(findChild(bar, "modelLabel").text, "No model")
         fakeEngine.state = "ready"
+    }
+
+    // The local API server shows in the window while it is on: its URL, or what went wrong.
+    function test_apiServerState() {
+        const bar = createTemporaryObject(apiBarComponent, testCase)
+        const label = findChild(bar, "apiServerLabel")
+        compare(label.visible, false)
+        fakeApi.state = "listening"
+        fakeApi.url = "http://127.0.0.1:8080"
+        fakeApi.statusText = "Listening on http://127.0.0.1:8080, http://[::1]:8080"
+        compare(label.visible, true)
+        compare(label.text, "API: http://127.0.0.1:8080")
+        fakeApi.state = "error"
+        fakeApi.url = ""
+        fakeApi.statusText = "Not started: port 8080 is in use"
+        compare(label.text, "API server: Not started: port 8080 is in use")
+        compare(label.color, bar.theme.error)
+        fakeApi.state = "off"
+        compare(label.visible, false)
+        // Without a server object (tests, a bare QML load) nothing shows.
+        compare(findChild(createTemporaryObject(barComponent, testCase), "apiServerLabel").visible, false)
     }
 }

@@ -38,6 +38,40 @@ TestCase {
             }
         }
     }
+    // Stand-ins for AppSettings' API server settings and for ApiServer (tested for real in
+    // tests/app/tst_api_server.cpp): the dialog writes the settings, and shows the server's state.
+    Component {
+        id: fakeSettingsComponent
+        QtObject {
+            property double temperature: 0.6
+            property int topK: 40
+            property double topP: 0.95
+            property double minP: 0.05
+            property double repeatPenalty: 1.1
+            property int maxTokens: 2048
+            property string systemPrompt: ""
+            property string backend: "vulkan"
+            property int device: -1
+            property int contextLength: 0
+            property string theme: "system"
+            property int fontSize: 11
+            property bool apiServerEnabled: false
+            property int apiServerPort: 8080
+            property string apiServerKey: ""
+            property bool apiServerAllowOthers: false
+        }
+    }
+    Component {
+        id: fakeApiComponent
+        QtObject {
+            property string state: "off"
+            property string statusText: "Off"
+            property string url: ""
+            property int copied: 0
+            function copyUrl() { copied++ }
+            function generateKey() { return "0123456789abcdef0123456789abcdef" }
+        }
+    }
     Component {
         id: dialogComponent
         SettingsDialog {}
@@ -110,5 +144,60 @@ TestCase {
         const d = openDialog(null)
         compare(findChild(d.contentItem, "modelsFolderField").visible, false)
         compare(findChild(d.contentItem, "gpuMemoryLabel").visible, false)
+    }
+
+    function test_apiServerControls() {
+        const settings = createTemporaryObject(fakeSettingsComponent, testCase)
+        const api = createTemporaryObject(fakeApiComponent, testCase)
+        const d = createTemporaryObject(dialogComponent, testCase, { settings: settings, apiServer: api })
+        d.open()
+        tryCompare(d, "opened", true)
+        const toggle = findChild(d.contentItem, "apiServerSwitch")
+        const port = findChild(d.contentItem, "apiPortSpin")
+        const key = findChild(d.contentItem, "apiKeyField")
+        const others = findChild(d.contentItem, "apiAllowOthersCheck")
+        const status = findChild(d.contentItem, "apiServerStatus")
+        const copy = findChild(d.contentItem, "apiCopyUrl")
+        compare(toggle.checked, false)
+        compare(port.value, 8080)
+        compare(port.displayText, "8080")  // no group separator in a port
+        compare(port.from, 1)
+        compare(port.to, 65535)
+        compare(key.text, "")
+        compare(others.checked, false)
+        compare(status.text, "Off")
+        compare(copy.visible, false)
+
+        toggle.toggle()
+        toggle.toggled()
+        compare(settings.apiServerEnabled, true)
+        port.value = 9090
+        port.valueModified()
+        compare(settings.apiServerPort, 9090)
+        others.toggle()
+        others.toggled()
+        compare(settings.apiServerAllowOthers, true)
+
+        // The server refuses other machines without a key: its message is shown as an error.
+        api.state = "error"
+        api.statusText = "Not started: other machines may connect only with an API key."
+        compare(status.text, api.statusText)
+        compare(status.color, d.theme.error)
+
+        key.forceActiveFocus()
+        for (const c of "k3y") keyClick(c)
+        keyClick(Qt.Key_Return)
+        compare(settings.apiServerKey, "k3y")
+        mouseClick(findChild(d.contentItem, "apiKeyGenerate"))
+        compare(settings.apiServerKey, "0123456789abcdef0123456789abcdef")
+        compare(key.text, settings.apiServerKey)
+
+        api.state = "listening"
+        api.url = "http://127.0.0.1:9090"
+        api.statusText = "Listening on http://127.0.0.1:9090"
+        compare(status.color, d.theme.mutedText)
+        compare(copy.visible, true)
+        mouseClick(copy)
+        compare(api.copied, 1)
     }
 }

@@ -62,6 +62,10 @@ QString AppSettings::theme() const { return get("ui/theme", QStringLiteral("syst
 int AppSettings::fontSize() const { return get("ui/fontSize", kDefaultFontSize).toInt(); }
 QString AppSettings::systemPrompt() const { return get("chat/systemPrompt", QString()).toString(); }
 QString AppSettings::lastModel() const { return get("engine/lastModel", QString()).toString(); }
+bool AppSettings::apiServerEnabled() const { return get("apiServer/enabled", false).toBool(); }
+int AppSettings::apiServerPort() const { return std::clamp(get("apiServer/port", 8080).toInt(), 1, 65535); }
+QString AppSettings::apiServerKey() const { return get("apiServer/key", QString()).toString(); }
+bool AppSettings::apiServerAllowOthers() const { return get("apiServer/allowOtherMachines", false).toBool(); }
 
 // Setters clamp to the ranges the sampler accepts, so a stored value can never make generation fail.
 void AppSettings::setTemperature(double v) { put("sampling/temperature", std::clamp(v, 0.0, 2.0)); }
@@ -82,6 +86,11 @@ void AppSettings::setTheme(const QString& v) {
 void AppSettings::setFontSize(int v) { put("ui/fontSize", std::clamp(v, 8, 32)); }
 void AppSettings::setSystemPrompt(const QString& v) { put("chat/systemPrompt", v); }
 void AppSettings::setLastModel(const QString& v) { put("engine/lastModel", v); }
+void AppSettings::setApiServerEnabled(bool v) { put("apiServer/enabled", v); }
+void AppSettings::setApiServerPort(int v) { put("apiServer/port", std::clamp(v, 1, 65535)); }
+// Spaces around a pasted key would make every client's key "wrong" for reasons nobody could see.
+void AppSettings::setApiServerKey(const QString& v) { put("apiServer/key", v.trimmed()); }
+void AppSettings::setApiServerAllowOthers(bool v) { put("apiServer/allowOtherMachines", v); }
 
 SamplingParams AppSettings::sampling() const {
   SamplingParams p;

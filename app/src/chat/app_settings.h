@@ -1,6 +1,7 @@
 #pragma once
 // The user's settings, persisted with QSettings the moment they change: sampling defaults (tuned for
-// BitNet b1.58 2B4T), context length, engine backend and GPU, theme, font size, the last model.
+// BitNet b1.58 2B4T), context length, engine backend and GPU, theme, font size, the last model, and the
+// local API server (off, port 8080, no key, this machine only by default).
 #include <QObject>
 #include <QSet>
 #include <QSettings>
@@ -25,6 +26,10 @@ class AppSettings : public QObject {
   Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY changed)
   Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
   Q_PROPERTY(QString lastModel READ lastModel WRITE setLastModel NOTIFY changed)
+  Q_PROPERTY(bool apiServerEnabled READ apiServerEnabled WRITE setApiServerEnabled NOTIFY changed)
+  Q_PROPERTY(int apiServerPort READ apiServerPort WRITE setApiServerPort NOTIFY changed)
+  Q_PROPERTY(QString apiServerKey READ apiServerKey WRITE setApiServerKey NOTIFY changed)
+  Q_PROPERTY(bool apiServerAllowOthers READ apiServerAllowOthers WRITE setApiServerAllowOthers NOTIFY changed)
 
  public:
   // Default: the application's QSettings. A file path (tests) gives an INI file of its own.
@@ -44,6 +49,10 @@ class AppSettings : public QObject {
   int fontSize() const;       // points
   QString systemPrompt() const;
   QString lastModel() const;
+  bool apiServerEnabled() const;
+  int apiServerPort() const;         // 1-65535
+  QString apiServerKey() const;      // empty: none (then the server listens on this machine only)
+  bool apiServerAllowOthers() const;  // listen on every interface (needs a key: ApiServer refuses otherwise)
 
   void setTemperature(double v);
   void setTopK(int v);
@@ -58,6 +67,10 @@ class AppSettings : public QObject {
   void setFontSize(int v);
   void setSystemPrompt(const QString& v);
   void setLastModel(const QString& v);
+  void setApiServerEnabled(bool v);
+  void setApiServerPort(int v);
+  void setApiServerKey(const QString& v);
+  void setApiServerAllowOthers(bool v);
 
   // The sampler settings as the engine takes them (a fresh seed is set per reply by the caller).
   SamplingParams sampling() const;

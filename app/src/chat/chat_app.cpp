@@ -17,6 +17,7 @@
 #include "chat/chat_controller.h"
 #include "chat/conversations_bridge.h"
 #include "chat/engine_bridge.h"
+#include "server/api_server.h"
 #include "storage/conversation_store.h"
 #include "ui/offline_network.h"
 #include "ui/single_instance.h"
@@ -56,7 +57,9 @@ const QCommandLineOption kScreenshot(QStringLiteral("screenshot"),
 ChatApp::ChatApp(QObject* parent) : QObject(parent) {}
 
 ChatApp::~ChatApp() {
-  // The controller talks to the engine bridge and writes to the store: it goes first.
+  // The API server runs its requests on the engine, and the controller talks to the engine bridge and
+  // writes to the store: they go first.
+  delete apiServer_;
   delete chat_;
   delete conversations_;
   delete engine_;
@@ -98,6 +101,7 @@ bool ChatApp::configure(const QCommandLineParser& parser, QString* error) {
   }
   engine_ = new EngineBridge(settings_);
   chat_ = new ChatController(engine_, settings_);
+  apiServer_ = new api::ApiServer(engine_, settings_);
   // Conversations are saved in the data folder (--data-dir / TRIT_DATA_DIR); if the database cannot be
   // opened the chat still works, in memory, and the window says why.
   conversations_ = new ConversationsBridge;
@@ -150,7 +154,8 @@ void ChatApp::install(QQmlApplicationEngine& engine) {
   QVariantMap props{{QStringLiteral("chat"), QVariant::fromValue(static_cast<QObject*>(chat_))},
                     {QStringLiteral("engine"), QVariant::fromValue(static_cast<QObject*>(engine_))},
                     {QStringLiteral("settings"), QVariant::fromValue(static_cast<QObject*>(settings_))},
-                    {QStringLiteral("conversations"), QVariant::fromValue(static_cast<QObject*>(conversations_))}};
+                    {QStringLiteral("conversations"), QVariant::fromValue(static_cast<QObject*>(conversations_))},
+                    {QStringLiteral("apiServer"), QVariant::fromValue(static_cast<QObject*>(apiServer_))}};
   if (!theme_.isEmpty()) props.insert(QStringLiteral("themeOverride"), theme_);
   engine.setInitialProperties(props);
 }
@@ -171,6 +176,8 @@ void ChatApp::attach(QQuickWindow* window) {
       chat_->send(send_);
     });
   }
+  // Self-checks run beside the user's app: they leave its port alone.
+  if (!checking()) apiServer_->followSettings();
   if (checking()) runCheckReply();
 }
 

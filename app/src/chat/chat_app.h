@@ -1,6 +1,6 @@
 #pragma once
-// Puts the chat together for main(): settings, the engine bridge, the chat controller and the saved
-// conversations (ConversationsBridge), handed to Main.qml as initial properties; the command-line options of the chat (open a model, and the
+// Puts the chat together for main(): settings, the engine bridge, the chat controller, the saved
+// conversations (ConversationsBridge) and the local API server, handed to Main.qml as initial properties; the command-line options of the chat (open a model, and the
 // self-checks used by the end-to-end test and the screenshot script); one instance per user.
 #include <QCommandLineOption>
 #include <QList>
@@ -16,6 +16,9 @@ class QQuickWindow;
 
 namespace trit::ui {
 class SingleInstance;
+}
+namespace trit::api {
+class ApiServer;
 }
 
 namespace trit::chat {
@@ -50,6 +53,7 @@ class ChatApp : public QObject {
   EngineBridge* engine() const { return engine_; }
   ChatController* chat() const { return chat_; }
   ConversationsBridge* conversations() const { return conversations_; }
+  api::ApiServer* apiServer() const { return apiServer_; }
 
  private:
   void installTranslator();
@@ -63,6 +67,7 @@ class ChatApp : public QObject {
   EngineBridge* engine_ = nullptr;
   ChatController* chat_ = nullptr;
   ConversationsBridge* conversations_ = nullptr;
+  api::ApiServer* apiServer_ = nullptr;  // the local API server (Settings), on the engine's model
   ui::SingleInstance* instance_ = nullptr;
   QPointer<QQuickWindow> window_;
 

@@ -90,6 +90,7 @@ void EngineBridge::loadModel(const QString& pathOrUrl) {
 void EngineBridge::load(const LoadRequest& request) {
   // A reply still running on the old model stops first; the load waits for it in the engine's queue.
   if (nextId_ > 1) worker_->cancel(nextId_ - 1);
+  emit modelSwitching();
   lastRequest_ = request;
   loadingPath_ = request.path;
   setState(State::Loading);
@@ -102,6 +103,7 @@ void EngineBridge::reload() {
 }
 
 void EngineBridge::unloadModel() {
+  emit modelSwitching();
   QMetaObject::invokeMethod(worker_, &EngineWorker::unload, Qt::QueuedConnection);
   info_ = {};
   emit modelChanged();
@@ -119,5 +121,13 @@ std::uint64_t EngineBridge::generate(GenerateRequest request) {
 }
 
 void EngineBridge::cancel(std::uint64_t id) { worker_->cancel(id); }
+
+std::shared_ptr<const server::ServedModel> EngineBridge::servedModel() const { return worker_->servedModel(); }
+
+int EngineBridge::servedContextLength() const { return worker_->servedContextLength(); }
+
+void EngineBridge::runOnEngine(std::function<void(EngineWorker&)> work) {
+  QMetaObject::invokeMethod(worker_, [w = worker_, work = std::move(work)] { work(*w); }, Qt::QueuedConnection);
+}
 
 }  // namespace trit::chat

@@ -6,9 +6,12 @@
 #include <QObject>
 #include <QStringList>
 #include <QThread>
+#include <functional>
+#include <memory>
 
 #include "chat/engine_types.h"
 #include "chat/stream_buffer.h"
+#include "served_model.h"
 
 namespace trit::chat {
 
@@ -70,12 +73,23 @@ class EngineBridge : public QObject {
   void cancel(std::uint64_t id);
   StreamBuffer& stream() { return stream_; }
 
+  // For the API server (app/src/server), from any thread: the model it answers for (null while none
+  // is loaded) and its session's context length; and work for the engine thread, queued behind
+  // everything already asked of it (chat replies, loads), so chat and API requests take turns in the
+  // order they came. Work still queued when the engine thread ends is dropped (destroyed, not run).
+  std::shared_ptr<const server::ServedModel> servedModel() const;
+  int servedContextLength() const;
+  void runOnEngine(std::function<void(EngineWorker&)> work);
+
  signals:
   void stateChanged();
   void modelChanged();
   void memoryTextChanged();
   void devicesChanged();
   void modelLoadFailed(const QString& path, const QString& message);
+  // A load or unload was asked for (emitted before it is queued): API jobs still waiting or running on
+  // the old model end now rather than hold up the switch.
+  void modelSwitching();
 
   // Forwarded from the engine thread (already on the UI thread when they arrive).
   void prefillProgress(quint64 id, int done, int total);

@@ -9,6 +9,7 @@
 #include <trit/tokenizer.h>
 
 #include "chat/chat_messages.h"
+#include "run_job.h"
 #include "sentence.h"
 
 namespace trit::chat {
@@ -33,7 +34,26 @@ void EngineWorker::cancel(std::uint64_t id) {
   if (active_ && activeId_ <= id) active_->cancel();
 }
 
+std::shared_ptr<const server::ServedModel> EngineWorker::servedModel() const {
+  std::lock_guard lock(servedMutex_);
+  return served_;
+}
+
+int EngineWorker::servedContextLength() const {
+  std::lock_guard lock(servedMutex_);
+  return servedContext_;
+}
+
+void EngineWorker::publish(std::shared_ptr<const server::ServedModel> model, int context) {
+  std::lock_guard lock(servedMutex_);
+  served_ = std::move(model);
+  // The last context stays while no model is loaded: a request that took the old model just before
+  // then is checked against that model's context, and refused when its turn comes (runApiJob).
+  if (served_) servedContext_ = context;
+}
+
 void EngineWorker::unload() {
+  publish(nullptr, 0);
   {
     std::lock_guard lock(activeMutex_);
     active_ = nullptr;
@@ -87,6 +107,8 @@ void EngineWorker::load(const LoadRequest& request) {
       info.deviceName = tr("CPU (reference engine)");
     }
     info.memoryText = describeMemory();
+    // Last: nothing above may fail once the API server can see the model.
+    publish(std::make_shared<const server::ServedModel>(model, info.path.toStdString()), info.contextLength);
     emit modelLoaded(info);
   } catch (const ModelError& e) {
     format_.reset();
@@ -139,6 +161,25 @@ void EngineWorker::listDevices() {
   } catch (const std::exception& e) {
     emit devicesListed(names, fromStd(e.what()));
   }
+}
+
+server::JobResult EngineWorker::runApiJob(server::Job& job) {
+  server::JobResult result;
+  result.prompt_tokens = static_cast<int32_t>(job.request().prompt.size());
+  result.reason = FinishReason::Cancelled;
+  if (!session_) {
+    result.unavailable = "the model was unloaded in Trit's window before this request's turn came";
+    return result;
+  }
+  // The job holds its model, so this address cannot belong to a newer model loaded in its place.
+  if (job.request().model && job.request().model.get() != &session_->model()) {
+    result.unavailable = "another model was loaded in Trit's window before this request's turn came; send it again "
+                         "to have the new model answer";
+    return result;
+  }
+  // The chat's KV cache is replaced by this prompt; the chat's next turn reuses what prefix it can of it
+  // (Session::prefill keeps the longest common prefix), so either side only loses speed, never tokens.
+  return server::run_job(*session_, job);
 }
 
 void EngineWorker::generate(const GenerateRequest& request) {

@@ -1,8 +1,9 @@
 #pragma once
 // Lives on the engine thread and owns every engine object (model, session, KV cache). The UI talks to
-// it only by queued calls and hears back by queued signals; the two exceptions are thread-safe by
-// design: cancel() (the engine checks a flag between tokens) and the StreamBuffer the reply text goes
-// through.
+// it only by queued calls and hears back by queued signals; the exceptions are thread-safe by design:
+// cancel() (the engine checks a flag between tokens), the StreamBuffer the reply text goes through, and
+// servedModel() for the API server's HTTP threads. The API server's jobs come by queued calls too
+// (app/src/server/app_scheduler.h) and run on the same session as the chat, one after the other.
 #include <QObject>
 #include <QStringList>
 #include <atomic>
@@ -10,6 +11,9 @@
 #include <mutex>
 #include <optional>
 #include <trit/chat.h>
+
+#include "job.h"
+#include "served_model.h"
 
 #include "chat/engine_types.h"
 #include "chat/stream_buffer.h"
@@ -31,6 +35,15 @@ class EngineWorker : public QObject {
   // it starts if it is still queued.
   void cancel(std::uint64_t id);
 
+  // Any thread: the model the API server answers for (null while none is loaded), and the context
+  // length its session has. Published together when a model is loaded and withdrawn before it goes.
+  std::shared_ptr<const server::ServedModel> servedModel() const;
+  int servedContextLength() const;
+
+  // Engine thread: runs an API job on the chat's session. A job made for another model than the one
+  // loaded now (it waited while the user switched) does not run and says why (a 503 for its client).
+  server::JobResult runApiJob(server::Job& job);
+
  public slots:  // engine thread (queued)
   void load(const trit::chat::LoadRequest& request);
   void unload();
@@ -50,6 +63,7 @@ class EngineWorker : public QObject {
 
  private:
   QString describeMemory() const;
+  void publish(std::shared_ptr<const server::ServedModel> model, int context);
   bool cancelled(std::uint64_t id) const { return cancelledId_.load() >= id; }
 
   StreamBuffer* stream_;
@@ -62,6 +76,9 @@ class EngineWorker : public QObject {
   std::mutex activeMutex_;                     // guards active_/activeId_ against cancel() from the UI
   Session* active_ = nullptr;
   std::uint64_t activeId_ = 0;
+  mutable std::mutex servedMutex_;  // guards served_ and servedContext_ against the HTTP threads
+  std::shared_ptr<const server::ServedModel> served_;
+  int servedContext_ = 0;
 };
 
 }  // namespace trit::chat
