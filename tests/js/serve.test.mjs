@@ -259,18 +259,18 @@ test('a full queue is answered 503 with Retry-After', async () => {
     stream: true }, { signal: controller.signal });
   const it = running[Symbol.asyncIterator]();
   await it.next();
-  const waiting = fetch(`${small.url}/v1/completions`, { method: 'POST', signal: controller.signal,
-    body: JSON.stringify({ model: MODEL_ID, prompt: 'x', max_tokens: 1 }) }).catch(() => null);
-  let full;
-  for (let i = 0; i < 50; i++) {  // until the second request has been admitted
-    full = await raw(`${small.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ model: MODEL_ID, prompt: 'y', max_tokens: 1 }) });
-    if (full.status === 503) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // The second request streams: its response starts only once the server has admitted it to the queue,
+  // so when the headers arrive the queue is full. (Probing with whole requests until one was refused
+  // raced with it on a loaded CI machine: a probe admitted in its place waited for the stream, and the
+  // stream ended first.)
+  const waiting = await fetch(`${small.url}/v1/completions`, { method: 'POST', signal: controller.signal,
+    body: JSON.stringify({ model: MODEL_ID, prompt: 'x', max_tokens: 1, stream: true }) });
+  assert.equal(waiting.status, 200);
+  const full = await raw(`${small.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ model: MODEL_ID, prompt: 'y', max_tokens: 1 }) });
   assertError(full, 503, 'queue_full');
   assert.equal(full.headers.get('retry-after'), '1');
   controller.abort();
-  await waiting;
+  await waiting.body?.cancel().catch(() => null);
 });
 
 test('CORS: local pages and preflight are answered, other origins refused', async () => {
