@@ -586,10 +586,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   // The one-token kernels follow the description (their variants are specialization constants), for
   // files whose matrices all have block scales or none do (vk::DecodeGraph), the persistent kernel as
   // well; a file that mixes the two keeps the unfused kernels.
-  const bool scaled = graph.block_scales;
-  if (options.tuned_kernels && !scaled && cfg.weight_format != "I2_S")
+  const bool one_kind_of_scale = graph.block_scales || cfg.weight_format == "I2_S";
+  if (options.tuned_kernels && !one_kind_of_scale)
     m.persistent_why = "its matrices mix per-matrix and block scales (" + cfg.weight_format + ")";
-  if (options.tuned_kernels && (scaled || cfg.weight_format == "I2_S")) {
+  if (options.tuned_kernels && one_kind_of_scale) {
     // Fused decode kernels where the shape and device allow; the unfused ones are the baseline.
     if (const auto layout = vk::FusedDecode::plan(m.ctx->info(), cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim,
                                                   cfg.kv_heads * cfg.head_dim, cfg.head_dim, f64)) {
@@ -598,8 +598,6 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     }
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
-  }
-  if (options.tuned_kernels && (scaled || cfg.weight_format == "I2_S")) {
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
