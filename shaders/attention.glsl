@@ -1,5 +1,6 @@
 // Causal attention for a block of queries over the KV cache, one workgroup per (query head, token).
-// Token t sits at position pos0 + t and attends to positions [0, pos0 + t]; head h reads KV head
+// Token t sits at position p = token_pos(t) and attends to positions [0, p] of its sequence, whose
+// cache rows start at token_kv(t) (common.glsl); head h reads KV head
 // h / (heads / kv_heads) (GQA). Keys are taken in chunks of SPLIT_KEYS with an online softmax
 // (running max and sum, the accumulator rescaled per chunk), so any context length fits in fixed
 // shared memory. Scores: TPK threads per key, each summing a strided slice of the head dimensions
@@ -45,7 +46,8 @@ void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
   if (t >= params.n_tokens) return;
   const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  const uint n_all = params.pos0 + t + 1;
+  const uint n_all = token_pos(t) + 1;
+  const uint kv0 = token_kv(t);  // the cache row of the sequence's position 0
   const bool split = pc.splits > 1;
   const uint k_begin = split ? gl_WorkGroupID.z * SPLIT_KEYS : 0;
   const uint n_ctx = split ? min(n_all, k_begin + SPLIT_KEYS) : n_all;
@@ -76,7 +78,7 @@ void main() {
       const uint jj = j0 + kslot;
       real dotv = real(0);
       if (jj < cnt) {
-        const uint kb = (c0 + jj) * kvdim + kvoff;
+        const uint kb = (kv0 + c0 + jj) * kvdim + kvoff;
         if (KV_F16) {
           uint d2 = kpart;
           for (; d2 + 3 * TPK < pc.hd / 2; d2 += 4 * TPK) {  // four loads in flight, same sum order
@@ -127,10 +129,10 @@ void main() {
       uint jj = 0;
       for (; jj + 8 <= cnt; jj += 8) {
         real vv[8];
-        for (uint i = 0; i < 8; ++i) vv[i] = cache_at(false, (c0 + jj + i) * kvdim + kvoff + d);
+        for (uint i = 0; i < 8; ++i) vv[i] = cache_at(false, (kv0 + c0 + jj + i) * kvdim + kvoff + d);
         for (uint i = 0; i < 8; ++i) a += ps[jj + i] * vv[i];
       }
-      for (; jj < cnt; ++jj) a += ps[jj] * cache_at(false, (c0 + jj) * kvdim + kvoff + d);
+      for (; jj < cnt; ++jj) a += ps[jj] * cache_at(false, (kv0 + c0 + jj) * kvdim + kvoff + d);
       acc[r] = a;
     }
     barrier();  // ps[] is rewritten by the next chunk

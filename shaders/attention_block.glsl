@@ -9,7 +9,8 @@
 // Numerics: double (or float) throughout, like the one-token kernel, but sums are taken in another
 // order (a score is one running sum over the dimensions, a probability sum over CH / 8 keys then a
 // shuffle tree), so results match attention.glsl to rounding, not bit for bit.
-// Token t sits at position pos0 + t and attends to positions [0, pos0 + t].
+// Token t sits at position pos0 + t and attends to positions [0, pos0 + t] of one sequence, whose cache
+// rows start at kv_base (blocks are never batched steps: common.glsl).
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_shuffle : require
 layout(local_size_x_id = 0) in;                 // 256
@@ -69,6 +70,7 @@ void main() {
   const uint kvoff = kvh * hd, h0 = kvh * G;
   const uint t_end = min(t0 + TT, params.n_tokens);
   const uint n_keys = params.pos0 + t_end;  // keys any query of the tile sees
+  const uint kv0 = params.kv_base;
   const real scale = real(1) / sqrt(real(hd));
 
   for (uint e = tid; e < NQ * hd / 4u; e += WG) {
@@ -97,12 +99,12 @@ void main() {
     const uint cnt = min(CH, n_keys - c0);
     for (uint e = tid; e < cnt * words; e += WG) {
       const uint k = e / words, w = e % words;
-      ks[k * KROW + w] = kc[((c0 + k) * kvdim + kvoff) / (KV_F16 ? 8u : 4u) + w];
+      ks[k * KROW + w] = kc[((kv0 + c0 + k) * kvdim + kvoff) / (KV_F16 ? 8u : 4u) + w];
     }
     const uint vwords = KV_F16 ? hd / 2u : hd;
     for (uint e = tid; e < cnt * vwords; e += WG) {
       const uint k = e / vwords, w = e % vwords;
-      vs[k * VW + w] = vc[((c0 + k) * kvdim + kvoff) / (KV_F16 ? 2u : 1u) + w];
+      vs[k * VW + w] = vc[((kv0 + c0 + k) * kvdim + kvoff) / (KV_F16 ? 2u : 1u) + w];
     }
     barrier();
     // Scores.

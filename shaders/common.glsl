@@ -18,11 +18,24 @@
 #endif
 
 // Written by the host before each submit: the position of the first token and how many tokens this
-// submit carries (<= the block size the command buffer was recorded for).
+// submit carries (<= the block size the command buffer was recorded for), and where the tokens' keys and
+// values live. A KV cache holds several sequences (one per server stream), sequence s's position p at
+// cache row s * context + p. A submit either carries consecutive tokens of one sequence (batch == 0:
+// token t at position pos0 + t, cache rows from kv_base) or one token of each of several sequences
+// (batch != 0, a batched decode step: token t at position tok[t].x, its sequence's rows from tok[t].y).
+// Only the kernels of blocks and batched steps read kv_base, batch and tok[] (rope_kv, attention,
+// attention_block); the one-token kernels serve sequence 0 alone.
 layout(std430, binding = 0) readonly buffer Params {
   uint pos0;
   uint n_tokens;
+  uint kv_base;
+  uint batch;
+  uvec2 tok[];
 } params;
+
+// Token t's position in its sequence, and the cache row of its sequence's position 0.
+uint token_pos(uint t) { return params.batch != 0u ? params.tok[t].x : params.pos0 + t; }
+uint token_kv(uint t) { return params.batch != 0u ? params.tok[t].y : params.kv_base; }
 
 // Up to 64 subgroups per workgroup (the host keeps workgroup size / min subgroup size <= 64).
 shared real red_f[64];

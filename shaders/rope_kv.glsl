@@ -1,5 +1,5 @@
-// Rotary embedding of q (in place) and k, and the append of k and v to the KV cache at positions
-// pos0 + t, one workgroup per token. Within a head, dimension i pairs with i + hd/2 (NeoX) or 2i with
+// Rotary embedding of q (in place) and k, and the append of k and v to the KV cache at token t's
+// position (common.glsl: token_pos, in its sequence's rows from token_kv), one workgroup per token. Within a head, dimension i pairs with i + hd/2 (NeoX) or 2i with
 // 2i + 1 (NORMAL: LLaMA, llama.cpp's NORM); cos and sin of
 // pos * base^(-2i/hd) come from a table the host computed in double precision (GPU sin/cos are only
 // accurate near zero, and angles reach thousands of radians). KV_F16 stores the cache as packed F16
@@ -20,7 +20,8 @@ layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; } pc;
 void main() {
   const uint t = gl_WorkGroupID.x;
   if (t >= params.n_tokens) return;
-  const uint pos = params.pos0 + t;
+  const uint pos = token_pos(t);
+  const uint row = token_kv(t) + pos;  // the cache row written
   const uint half_hd = pc.hd / 2;
   const uint qdim = pc.heads * pc.hd, kvdim = pc.kv_heads * pc.hd;
   const uint tab = pos * half_hd;
@@ -37,7 +38,7 @@ void main() {
     // A pair is two neighbouring dimensions: one F16 word.
     for (uint idx = gl_LocalInvocationID.x; idx < pc.kv_heads * half_hd; idx += gl_WorkGroupSize.x) {
       const uint h = idx / half_hd, i = idx % half_hd;
-      const uint src = t * kvdim + h * pc.hd + 2u * i, dst = pos * kvdim + h * pc.hd + 2u * i;
+      const uint src = t * kvdim + h * pc.hd + 2u * i, dst = row * kvdim + h * pc.hd + 2u * i;
       const real2 r = rotate(k[src], k[src + 1], cs[tab + i]);
       if (KV_F16) {
         kc[dst / 2] = pack_f16(r.x, r.y);
@@ -54,7 +55,7 @@ void main() {
     const uint src = t * kvdim + h * pc.hd + i;
     const real2 r0 = rotate(k[src], k[src + half_hd], cs[tab + i]);
     const real2 r1 = rotate(k[src + 1], k[src + 1 + half_hd], cs[tab + i + 1]);
-    const uint dst = pos * kvdim + h * pc.hd + i;
+    const uint dst = row * kvdim + h * pc.hd + i;
     if (KV_F16) {
       kc[dst / 2] = pack_f16(r0.x, r1.x);
       kc[(dst + half_hd) / 2] = pack_f16(r0.y, r1.y);
@@ -66,7 +67,7 @@ void main() {
     }
   }
   for (uint i = gl_LocalInvocationID.x; i < kvdim / 2; i += gl_WorkGroupSize.x) {
-    const uint src = t * kvdim + 2 * i, dst = pos * kvdim + 2 * i;
+    const uint src = t * kvdim + 2 * i, dst = row * kvdim + 2 * i;
     if (KV_F16) {
       vc[dst / 2] = pack_f16(v[src], v[src + 1]);
     } else {

@@ -2,8 +2,11 @@
 #include "trit/backend.h"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "trit/cpu_forward.h"
+#include "sequence_set.h"
 #include "trit/vulkan_forward.h"
 
 namespace trit {
@@ -21,6 +24,55 @@ int32_t Forward::decode_sample(int32_t, int32_t, int32_t, Sampler&, std::span<co
   throw std::logic_error("Forward::decode_sample: this backend samples on the host only (samples_on_device() is false)");
 }
 
+void Forward::eval_sequence(int32_t seq, std::span<const int32_t> tokens, int32_t pos, std::span<float> logits,
+                            bool all_logits) {
+  if (seq != 0)
+    throw std::out_of_range("Forward::eval_sequence: sequence " + std::to_string(seq) + " is outside [0, " +
+                            std::to_string(sequences()) + ")");
+  eval(tokens, pos, logits, all_logits);
+}
+
+void Forward::check_batch(std::span<const BatchToken> batch, std::span<const float> logits) const {
+  const int32_t n = static_cast<int32_t>(batch.size()), vocab = vocab_size();
+  if (n == 0) throw std::invalid_argument("decode_batch: no tokens to decode");
+  if (n > max_batch())
+    throw std::invalid_argument("decode_batch: " + std::to_string(n) + " entries, at most " +
+                                std::to_string(max_batch()) + " per step");
+  if (logits.size() != batch.size() * static_cast<size_t>(vocab))
+    throw std::invalid_argument("decode_batch: logits span has " + std::to_string(logits.size()) + " entries, expected " +
+                                std::to_string(batch.size() * static_cast<size_t>(vocab)));
+  std::vector<bool> seen(static_cast<size_t>(sequences()));
+  for (int32_t i = 0; i < n; ++i) {
+    const BatchToken& b = batch[static_cast<size_t>(i)];
+    const std::string at = "decode_batch: entry " + std::to_string(i) + ": ";
+    if (b.seq < 0 || b.seq >= sequences())
+      throw std::out_of_range(at + "sequence " + std::to_string(b.seq) + " is outside [0, " +
+                              std::to_string(sequences()) + ")");
+    if (seen[static_cast<size_t>(b.seq)])
+      throw std::invalid_argument(at + "sequence " + std::to_string(b.seq) + " appears twice in one step");
+    seen[static_cast<size_t>(b.seq)] = true;
+    if (b.token < 0 || b.token >= vocab)
+      throw std::out_of_range(at + "token " + std::to_string(b.token) + " is outside the vocabulary [0, " +
+                              std::to_string(vocab) + ")");
+    if (b.pos < 0 || b.pos > cached_positions(b.seq))
+      throw std::invalid_argument(at + "position " + std::to_string(b.pos) + " of sequence " + std::to_string(b.seq) +
+                                  " is past its " + std::to_string(cached_positions(b.seq)) +
+                                  " position(s) in the KV cache");
+    if (b.pos >= context_length())
+      throw ContextFullError("context full: sequence " + std::to_string(b.seq) + " at position " +
+                             std::to_string(b.pos) + " would pass the context length of " +
+                             std::to_string(context_length()));
+  }
+}
+
+void Forward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
+  check_batch(batch, logits);
+  const auto vocab = static_cast<size_t>(vocab_size());
+  for (size_t i = 0; i < batch.size(); ++i)
+    eval_sequence(batch[i].seq, std::span<const int32_t>(&batch[i].token, 1), batch[i].pos,
+                  logits.subspan(i * vocab, vocab), false);
+}
+
 Precision parse_precision(const std::string& name) {
   if (name == "fp32" || name == "f32") return Precision::Fp32;
   if (name == "f64" || name == "fp64" || name == "double") return Precision::F64;
@@ -31,8 +83,16 @@ std::vector<std::string> backend_names() { return {"cpu", "vulkan"}; }
 
 std::unique_ptr<Forward> make_forward(const std::string& backend, std::shared_ptr<const Model> model,
                                       ForwardOptions options) {
-  if (backend == "cpu")
-    return std::make_unique<CpuForward>(std::move(model), options.kv, options.context, options.threads, options.precision);
+  if (options.sequences < 1)
+    throw std::invalid_argument("make_forward: " + std::to_string(options.sequences) + " sequences (at least 1)");
+  if (backend == "cpu") {
+    // The reference keeps one cache per CpuForward: several sequences are several of them.
+    std::vector<std::unique_ptr<Forward>> each;
+    for (int32_t s = 0; s < options.sequences; ++s)
+      each.push_back(std::make_unique<CpuForward>(model, options.kv, options.context, options.threads, options.precision));
+    if (each.size() == 1) return std::move(each.front());
+    return std::make_unique<SequenceSet>(std::move(each));
+  }
   if (backend == "vulkan") {
     if (!model) throw std::invalid_argument("make_forward: no model");
     VulkanForwardOptions vo;
@@ -41,6 +101,7 @@ std::unique_ptr<Forward> make_forward(const std::string& backend, std::shared_pt
     vo.device.index = options.device;
     vo.precision = options.precision;
     vo.vendor_neutral = options.vendor_neutral;
+    vo.sequences = options.sequences;
     return std::make_unique<VulkanForward>(*model, vo);  // VulkanError (a runtime_error) if it cannot run here
   }
   std::string known;

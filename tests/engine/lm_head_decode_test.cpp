@@ -243,7 +243,7 @@ class HeadRig {
     wb_ = Buffer(ctx_, w.size() * 4, MemoryUse::Device);
     wb_.upload(w.data(), w.size() * 4);
     lb_ = Buffer(ctx_, uint64_t{t.vocab} * 4, MemoryUse::Device);
-    step_ = Buffer(ctx_, 8, MemoryUse::Readback);
+    step_ = Buffer(ctx_, sizeof(trit::vk::Params), MemoryUse::Readback);
     const trit::vk::Params p{pos0, 1};
     step_.upload(&p, sizeof p);
     next_ = Buffer(ctx_, 4, MemoryUse::Readback);

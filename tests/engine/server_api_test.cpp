@@ -356,16 +356,19 @@ TEST_F(ServedModelTest, ABaseModelRefusesChatAndPointsToCompletions) {
 class SlowForward : public trit::Forward {
  public:
   SlowForward(int32_t vocab, int32_t token) : vocab_(vocab), token_(token) {}
-  void eval(std::span<const int32_t>, int32_t, std::span<float> logits, bool) override {
+  void eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool) override {
+    filled_ = pos + static_cast<int32_t>(tokens.size());
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     std::fill(logits.begin(), logits.end(), 0.f);
     logits[static_cast<size_t>(token_)] = 10.f;
   }
   int32_t context_length() const override { return 4096; }
   int32_t vocab_size() const override { return vocab_; }
+  int32_t cached_positions(int32_t) const override { return filled_; }
 
  private:
   int32_t vocab_, token_;
+  int32_t filled_ = 0;
 };
 
 class SerialSchedulerTest : public ::testing::Test {

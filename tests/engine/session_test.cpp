@@ -26,6 +26,7 @@ class ScriptedForward : public trit::Forward {
     ++calls;
     if (delay.count() > 0) std::this_thread::sleep_for(delay);
     const int32_t last = pos + static_cast<int32_t>(tokens.size()) - 1;
+    filled_ = last + 1;
     const size_t next = static_cast<size_t>(last) + 1;
     const int32_t want = next < script_.size() ? script_[next] : fallback_;
     std::fill(logits.begin(), logits.end(), 0.f);
@@ -33,6 +34,7 @@ class ScriptedForward : public trit::Forward {
   }
   int32_t context_length() const override { return context_; }
   int32_t vocab_size() const override { return vocab_; }
+  int32_t cached_positions(int32_t) const override { return filled_; }
 
   int32_t processed = 0;
   int32_t calls = 0;
@@ -41,6 +43,7 @@ class ScriptedForward : public trit::Forward {
  private:
   std::vector<int32_t> script_;
   int32_t vocab_, context_, fallback_;
+  int32_t filled_ = 0;
 };
 
 class SessionTest : public ::testing::Test {

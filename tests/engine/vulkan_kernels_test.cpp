@@ -497,7 +497,7 @@ TEST(VulkanKernels, LmHeadFullLlama3Vocabulary) {
 TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
   Gpu g;
   constexpr uint32_t kRing = 8;
-  Buffer step(g.ctx, 8, MemoryUse::Readback), next(g.ctx, 4, MemoryUse::Readback), ring(g.ctx, kRing * 4, MemoryUse::Readback);
+  Buffer step(g.ctx, sizeof(trit::vk::Params), MemoryUse::Readback), next(g.ctx, 4, MemoryUse::Readback), ring(g.ctx, kRing * 4, MemoryUse::Readback);
   for (uint32_t count : {128256u, 4097u, 1003u, 6u, 1u}) {
     SCOPED_TRACE(count);
     Buffer scratch = g.zeros(g.k.greedy_scratch_bytes(count));

@@ -18,6 +18,9 @@ struct ForwardOptions {
   int device = -1;       // Vulkan backend: device index; -1: the best device (discrete first)
   Precision precision = Precision::Fp32;  // of the activations (trit/forward.h)
   bool vendor_neutral = false;  // Vulkan backend: ignore vendor-specific extensions (VulkanForwardOptions)
+  // Sequences with a KV cache each (Forward::sequences; a server's parallel streams), each of `context`
+  // positions.
+  int32_t sequences = 1;
 };
 
 // The names make_forward accepts, in the order a user would try them.

@@ -39,6 +39,7 @@ class CpuForward final : public Forward {
   Precision precision() const { return precision_; }
   // Positions currently held in the KV cache (the next position a continuation starts at).
   int32_t cached_positions() const { return filled_; }
+  int32_t cached_positions(int32_t seq) const override;  // (one sequence: seq 0)
 
  private:
   void ensure_cache(int32_t positions);

@@ -33,6 +33,13 @@ class ContextFullError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One token of one sequence in a batched decode step (Forward::decode_batch).
+struct BatchToken {
+  int32_t seq = 0;    // which of the forward pass's sequences
+  int32_t token = 0;  // the input token
+  int32_t pos = 0;    // its position in that sequence (at most the positions the sequence holds)
+};
+
 class Forward {
  public:
   virtual ~Forward() = default;
@@ -63,6 +70,29 @@ class Forward {
                                 std::span<const int32_t> recent, const std::function<bool(int32_t)>& on_token);
   // The kernels one-token steps run, for statistics ("" where there is nothing to name).
   virtual std::string decode_kernels() const { return {}; }
+
+  // Several sequences, each with its own KV cache and positions (a server decoding several streams):
+  // how many this forward pass holds (ForwardOptions::sequences), 1 unless it was made with more.
+  virtual int32_t sequences() const { return 1; }
+  // eval on sequence `seq`'s cache (eval() is sequence 0's); the same contract per sequence, and
+  // std::out_of_range for a sequence outside [0, sequences()).
+  virtual void eval_sequence(int32_t seq, std::span<const int32_t> tokens, int32_t pos, std::span<float> logits,
+                             bool all_logits);
+  // Positions sequence `seq` holds in its cache.
+  virtual int32_t cached_positions(int32_t seq) const = 0;
+  // One decode step of several sequences at once: entry i consumes batch[i].token at batch[i].pos of
+  // sequence batch[i].seq (each sequence at most once) and its logits are row i of `logits`
+  // ([batch.size() x vocab]). Each row is bit for bit what that entry gives in a step of its own, whatever
+  // else the step holds, so a stream's tokens do not depend on which others run beside it. Arguments are
+  // checked first (as eval: std::invalid_argument, std::out_of_range, ContextFullError); on an error no
+  // cache is touched. The default evaluates the entries one after another.
+  virtual void decode_batch(std::span<const BatchToken> batch, std::span<float> logits);
+  // The most entries one decode_batch takes (sequences() by default).
+  virtual int32_t max_batch() const { return sequences(); }
+
+ protected:
+  // decode_batch's argument rules, in one place for every backend: throws as decode_batch documents.
+  void check_batch(std::span<const BatchToken> batch, std::span<const float> logits) const;
 };
 
 }  // namespace trit

@@ -64,6 +64,10 @@ struct VulkanForwardOptions {
   // head's bytes, for one more copy of the table at half its size in device memory (skipped where that
   // does not fit). false: the F16 head for every row (A/B measurements, tests). Needs tuned_kernels.
   bool bounded_head = true;
+  // Sequences, each with its own KV cache of `context` positions (a server's parallel streams; up to
+  // 64): eval_sequence fills one, decode_batch steps several at once (trit/forward.h). Sequence 0 is
+  // also what eval and the device-chained decoding use.
+  int32_t sequences = 1;
 };
 
 // GPU time of one kernel kind summed over the submits since reset_profile() (profile mode only).
@@ -87,6 +91,18 @@ class VulkanForward final : public Forward {
   // negative pos, a pos past the cached positions or a logits span of the wrong size, and
   // std::out_of_range for a token outside the vocabulary; in those cases the cache is untouched.
   void eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all_logits) override;
+  // Blocks of a sequence other than 0 always run the block kernels (the one-token kernels serve
+  // sequence 0): a single token there is a block of one.
+  void eval_sequence(int32_t seq, std::span<const int32_t> tokens, int32_t pos, std::span<float> logits,
+                     bool all_logits) override;
+  int32_t sequences() const override;
+  int32_t cached_positions(int32_t seq) const override;
+  // With several sequences, one recorded step for up to sequences() of them (shaders/common.glsl's
+  // batch mode): the block path's norms and quantization per token, the ternary matvec kernel reading
+  // each weight once for up to 8 tokens, RoPE and the KV append at each token's own position and
+  // sequence, split-K attention token by token, every entry's logits. Every token's arithmetic is the
+  // same whatever else the step holds. With one sequence, the entry's own step (eval).
+  void decode_batch(std::span<const BatchToken> batch, std::span<float> logits) override;
 
   int32_t context_length() const override;
   int32_t vocab_size() const override;
@@ -146,7 +162,7 @@ class VulkanForward final : public Forward {
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();
-  int32_t cached_positions() const;
+  int32_t cached_positions() const;  // sequence 0's
 
   // With pipeline_statistics: the driver's statistics of the persistent decode kernels, "kernel: name:
   // value" lines (empty without the option, the device's support or the kernel).

@@ -57,6 +57,11 @@ CpuForward::CpuForward(std::shared_ptr<const Model> model, KvPrecision kv, int32
 
 int32_t CpuForward::vocab_size() const { return static_cast<int32_t>(model_->config().vocab); }
 
+int32_t CpuForward::cached_positions(int32_t seq) const {
+  if (seq != 0) throw std::out_of_range("CpuForward holds one sequence; sequence " + std::to_string(seq) + " asked");
+  return filled_;
+}
+
 void CpuForward::ensure_cache(int32_t positions) {
   if (positions <= cache_positions_) return;
   // Grow geometrically (a session of a few tokens does not pay for the whole context up front).

@@ -136,7 +136,7 @@ void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const 
 void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
                       const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
                       const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
-                      const BufferRange* d, const BufferRange* d2) {
+                      const BufferRange* d, const BufferRange* d2, bool gemm) {
   require(k % 128 == 0 && k > 0, "ternary: K " + std::to_string(k) + " is not a positive multiple of 128");
   const bool gate = mode == TernaryMode::Gate || mode == TernaryMode::SiluGate;
   require(gate == (w2 != nullptr), "ternary: the gate modes and only they take a second matrix");
@@ -146,9 +146,9 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   const bool block = max_tokens > 1;
   // Blocks take the GEMM; matrices with block scales the dot-product GEMM (the cooperative-matrix one
   // has none), a second instance where the chosen GEMM is a cooperative-matrix one.
-  if (block && gemm_ && !scaled)
+  if (block && gemm && gemm_ && !scaled)
     return gemm_->record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens);
-  if (block && gemm_ && scaled) {
+  if (block && gemm && gemm_ && scaled) {
     if (!gemm_->supports_block_scales() && !scaled_gemm_)
       scaled_gemm_ = std::make_unique<TernaryGemm>(ctx_, f64_, TernaryGemm::Kind::Dot);
     TernaryGemm& g = gemm_->supports_block_scales() ? *gemm_ : *scaled_gemm_;
@@ -181,12 +181,12 @@ void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
 void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                         const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
                         uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context,
-                        const BufferRange* scratch) {
+                        const BufferRange* scratch, bool batch) {
   require(head_dim % 2 == 0 && head_dim <= max_head_dim() && head_dim <= 512,
           "attention: head_dim " + std::to_string(head_dim) + " is not supported (even, at most " +
               std::to_string(max_head_dim()) + ")");
   require(kv_heads > 0 && heads % kv_heads == 0, "attention: heads are not a multiple of KV heads");
-  if (max_tokens > 1 && head_dim <= kBlockAttentionMaxHeadDim && head_dim % 8 == 0) {
+  if (!batch && max_tokens > 1 && head_dim <= kBlockAttentionMaxHeadDim && head_dim % 8 == 0) {
     if (const BlockAttention* b = attention_block(heads / kv_heads)) {
       const BufferRange r[] = {params, q, k_cache, v_cache, out};
       const uint32_t push[] = {heads, kv_heads, head_dim};
@@ -194,9 +194,11 @@ void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const Buff
       return;
     }
   }
-  // Split-K only for one token: a block already has heads x tokens workgroups, and splitting it too
-  // launched up to heads x tokens x splits of them (mostly empty) plus a combine pass.
-  const uint32_t splits = scratch && max_tokens == 1 && max_context > split_keys() ? attention_splits(max_context) : 1;
+  // Split-K only for one token or a batched step (a few tokens, each of another sequence): a block
+  // already has heads x tokens workgroups, and splitting it too launched up to heads x tokens x splits of
+  // them (mostly empty) plus a combine pass.
+  const uint32_t splits =
+      scratch && (max_tokens == 1 || batch) && max_context > split_keys() ? attention_splits(max_context) : 1;
   if (splits > 1) {
     const uint64_t need = attention_scratch_bytes(heads, head_dim, max_tokens, max_context);
     const uint64_t have = scratch->bytes();

@@ -14,10 +14,17 @@
 
 namespace trit::vk {
 
-// The per-submit parameters at binding 0 of every kernel (shaders/common.glsl).
+// The per-submit parameters at binding 0 of every kernel (shaders/common.glsl): a block of one
+// sequence's tokens (batch 0: positions pos0.., cache rows from kv_base), or with batch set one token of
+// each of several sequences, whose (position, cache row of position 0) pairs follow as BatchSlot[].
 struct Params {
   uint32_t pos0 = 0;
   uint32_t n_tokens = 0;
+  uint32_t kv_base = 0;
+  uint32_t batch = 0;
+};
+struct BatchSlot {
+  uint32_t pos = 0, kv_row0 = 0;
 };
 
 // The largest token block one recording can carry per workgroup row in the matrix kernels.
@@ -110,12 +117,15 @@ class Kernels {
   // y = ternary(W) . xq / s * scale (Store), y += that (Accumulate), or with W2: relu(W xq)^2 * (W2 xq)
   // (Gate), silu(W xq) * (W2 xq) (SiluGate). With block scales d (and d2 for W2: one float per 256
   // elements of a row, TQ1_0 / TQ2_0 files) the scale is per block instead: see ternary_matmul.glsl.
+  // Blocks run on the GEMM where there is one; gemm false: the matvec kernel, whose workgroups cover
+  // every row for up to kTokenTile tokens (a batched decode step's few tokens, where the GEMM's tiles of
+  // 64 rows left most multiprocessors idle: 5.4 ms for 8 tokens of 2B4T on the H100).
   void ternary(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
                const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
                const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
-               const BufferRange* d = nullptr, const BufferRange* d2 = nullptr);
+               const BufferRange* d = nullptr, const BufferRange* d2 = nullptr, bool gemm = true);
 
-  // RoPE on q (in place) and k, then k, v appended to the caches at pos0 + t. normal: pairs (2i, 2i+1)
+  // RoPE on q (in place) and k, then k, v appended to the caches at each token's position (vk::Params). normal: pairs (2i, 2i+1)
   // (LLaMA) instead of NeoX's (i, i + head_dim/2).
   void rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                const BufferRange& k, const BufferRange& v, const BufferRange& rope_table, const BufferRange& k_cache,
@@ -125,10 +135,12 @@ class Kernels {
   // One token (max_tokens == 1) with a scratch buffer of attention_scratch_bytes(...) and a context
   // longer than split_keys(): the keys are split over several workgroups per head (split-K) and merged
   // by a second dispatch. Blocks never split (one workgroup per head and token is parallel enough).
+  // batch: a batched decode step (each token of its own sequence, common.glsl): token by token, split
+  // like one token, never the block kernel (which serves consecutive tokens of one sequence).
   void attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                  const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out, uint32_t heads,
                  uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context = 0,
-                 const BufferRange* scratch = nullptr);
+                 const BufferRange* scratch = nullptr, bool batch = false);
   uint32_t split_keys() const { return attn_wg_; }
   uint32_t attention_splits(uint32_t max_context) const { return (max_context + split_keys() - 1) / split_keys(); }
   uint64_t attention_scratch_bytes(uint32_t heads, uint32_t head_dim, uint32_t max_tokens, uint32_t max_context) const {

@@ -35,6 +35,9 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 // of it resident host memory), so all-logits submits are capped instead of growing with the prefill block.
 constexpr uint32_t kAllLogitsBlock = 64;
 
+// Sequences one engine holds at most (VulkanForwardOptions::sequences).
+constexpr int32_t kMaxSequences = static_cast<int32_t>(kAllLogitsBlock);
+
 // Which logits a recorded pass computes: none (a prefill block before the last), the last token's,
 // every token's, or the last token's reduced on the device to the next token, which the device feeds
 // to the next step: by argmax (Greedy) or by the GPU sampler (Sample).
@@ -103,7 +106,8 @@ struct VulkanForward::Impl {
   KvPrecision kv = KvPrecision::F16;
   int32_t context = 0;
   uint32_t block = 0;
-  int32_t filled = 0;
+  int32_t sequences = 1;
+  std::vector<int32_t> filled;  // positions each sequence holds
   uint64_t device_bytes = 0;
 
   std::unique_ptr<vk::Context> ctx;
@@ -151,6 +155,10 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::GpuSampler> sampler;
   Buffer sample_state;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
+  // With several sequences: the batched decode step (one token of each of up to `sequences` of them,
+  // every one's logits) and its split-K attention scratch.
+  std::unique_ptr<vk::CommandSequence> batch_step;
+  Buffer batch_scratch;
   bool profiling = false;
   SeqProfile prof_decode, prof_none, prof_last, prof_all;
 
@@ -171,10 +179,11 @@ struct VulkanForward::Impl {
   }
   void upload(const Model& model);
   // A command buffer of one pass, or of `steps` device-greedy steps back to back.
+  // batch: a batched decode step of up to max_tokens sequences (Head::All).
   void record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
-              const Buffer& tokens_buf, uint32_t steps = 1);
+              const Buffer& tokens_buf, uint32_t steps = 1, bool batch = false);
   void record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
-                   const Buffer& tokens_buf);
+                   const Buffer& tokens_buf, bool batch);
   void collect(SeqProfile& p);
   void record_decoders();
   void adopt_persistent(bool wait);
@@ -343,14 +352,14 @@ void VulkanForward::Impl::upload(const Model& model) {
 // The whole forward pass of up to max_tokens tokens as one command buffer. Every kernel reads the
 // position and token count from `params`, so this is recorded once and replayed.
 void VulkanForward::Impl::record(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
-                                 const Buffer& params_buf, const Buffer& tokens_buf, uint32_t steps) {
+                                 const Buffer& params_buf, const Buffer& tokens_buf, uint32_t steps, bool batch) {
   cs.begin();
-  for (uint32_t s = 0; s < steps; ++s) record_pass(cs, max_tokens, head, prof, params_buf, tokens_buf);
+  for (uint32_t s = 0; s < steps; ++s) record_pass(cs, max_tokens, head, prof, params_buf, tokens_buf, batch);
   cs.end();
 }
 
 void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof,
-                                      const Buffer& params_buf, const Buffer& tokens_buf) {
+                                      const Buffer& params_buf, const Buffer& tokens_buf, bool batch) {
   vk::Kernels& kn = *kernels;
   vk::DescriptorAllocator& d = *da;
   const BufferRange P{&params_buf, 0, 0};
@@ -376,7 +385,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.timestamp(prof->pool->handle(), static_cast<uint32_t>(prof->labels.size()));
   };
   // Decode on the persistent kernel reads the embedding itself where the table is one binding.
-  const bool persistent_decode = persistent_live && max_tokens == 1;
+  const bool persistent_decode = persistent_live && max_tokens == 1 && !batch;
   const bool embed_in_layers = persistent_decode && embd_chunks.size() == 1;
   if (!embed_in_layers) {
     for (size_t c = 0; c < embd_chunks.size(); ++c)
@@ -406,7 +415,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                             : std::nullopt;
     };
     const Architecture& ar = cfg.arch;
-    if (fused && max_tokens == 1) {
+    if (fused && max_tokens == 1 && !batch) {
       // Decode: five dependent steps per layer (vulkan/fused_decode.h).
       vk::FusedDecode& fd = *fused;
       auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
@@ -436,7 +445,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       std::optional<BufferRange> w2, d2;
       if (m2) w2 = M(*m2), d2 = D(*m2);
       kn.ternary(cs, d, P, mode, M(m), m.scale, w2 ? &*w2 : nullptr, m2 ? m2->scale : 1.f, XQ, XS, out, m.rows, cols,
-                 max_tokens, dm ? &*dm : nullptr, d2 ? &*d2 : nullptr);
+                 max_tokens, dm ? &*dm : nullptr, d2 ? &*d2 : nullptr, !batch);
     };
     BufferRange w = N(s.attn_norm);
     kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
@@ -451,8 +460,9 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                ar.rope == RopeStyle::Normal);
     cs.barrier();
     mark("rope_kv");
+    const BufferRange batch_split{&batch_scratch, 0, 0};
     kn.attention(cs, d, P, R(q), kc, vc, R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
-                 static_cast<uint32_t>(context), &scratch);
+                 static_cast<uint32_t>(context), batch ? &batch_split : &scratch, batch);
     cs.barrier();
     mark("attention");
     w = N(s.attn_sub_norm);
@@ -554,6 +564,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   if (m.context < 1 || m.context > model_ctx)
     throw std::invalid_argument("VulkanForward: context length " + std::to_string(options.context) + " is outside 1.." +
                                 std::to_string(model_ctx) + " (the model's context length)");
+  if (options.sequences < 1 || options.sequences > kMaxSequences)
+    throw std::invalid_argument("VulkanForward: " + std::to_string(options.sequences) + " sequences (1.." +
+                                std::to_string(kMaxSequences) + ")");
+  m.sequences = options.sequences;
+  m.filled.assign(static_cast<size_t>(m.sequences), 0);
 
   vk::ContextOptions co;
   co.device = options.device;
@@ -626,12 +641,23 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     throw VulkanError("one token's logits (" + std::to_string(widest) + " bytes) do not fit one storage binding of " +
                       std::to_string(range) + " bytes");
   m.block = std::min<uint32_t>(m.block, static_cast<uint32_t>(m.context));
+  // A batched step is a block of one token per sequence; sequences past the first take blocks even for
+  // one token (the one-token kernels serve sequence 0).
+  const auto seqs = static_cast<uint32_t>(m.sequences);
+  if (seqs > 1) {
+    if (uint64_t{seqs} * widest > range)
+      throw VulkanError(std::to_string(seqs) + " sequences' logits (" + std::to_string(uint64_t{seqs} * widest) +
+                        " bytes) do not fit one storage binding of " + std::to_string(range) + " bytes");
+    m.block = std::max({m.block, seqs, 2u});
+  }
 
   const uint64_t kv_elem = m.kv == KvPrecision::F16 ? 2 : 4;
-  const uint64_t cache_bytes = uint64_t(m.context) * kvdim * kv_elem;
+  const uint64_t cache_bytes = uint64_t(m.context) * kvdim * kv_elem * seqs;
   if (cache_bytes > range)
-    throw VulkanError("one layer's KV cache (" + std::to_string(cache_bytes) + " bytes for a context of " +
-                      std::to_string(m.context) + ") exceeds one storage binding; use a shorter context");
+    throw VulkanError("one layer's KV cache (" + std::to_string(cache_bytes) + " bytes for " +
+                      (seqs > 1 ? std::to_string(seqs) + " sequences of " : std::string()) + "a context of " +
+                      std::to_string(m.context) + ") exceeds one storage binding; use a shorter context" +
+                      (seqs > 1 ? " or fewer sequences" : ""));
   const uint64_t rope_bytes = uint64_t(m.context) * cfg.head_dim * rb;
   if (rope_bytes > range) throw VulkanError("the RoPE table exceeds one storage binding; use a shorter context");
 
@@ -649,7 +675,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.embd_chunks = vk::split_rows(cfg.vocab, uint64_t{cfg.dim} * 2, range);
 
   // Everything this engine allocates, checked against the free device memory before allocating.
-  const uint64_t B = m.block, BL = std::min<uint64_t>(B, kAllLogitsBlock);  // BL: rows of logits
+  // BL: rows of logits (at least one per sequence: block >= sequences <= kAllLogitsBlock).
+  const uint64_t B = m.block, BL = std::min<uint64_t>(B, kAllLogitsBlock);
   uint64_t total = 0;
   total += (m.layer_stride + 2 * m.cache_stride) * cfg.layers;
   total += uint64_t{cfg.vocab} * cfg.dim * 2 * (cfg.arch.tied_head ? 1 : 2) + cfg.dim * 4 + rope_bytes;
@@ -661,7 +688,14 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   if (scratch_bytes > range)
     throw VulkanError("the attention scratch (" + std::to_string(scratch_bytes) + " bytes) exceeds one storage binding; "
                       "use a shorter context or a smaller block");
-  total += act + scratch_bytes;
+  // A batched step's split-K scratch: one token's for each sequence.
+  const uint64_t batch_scratch_bytes =
+      seqs > 1 ? m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, seqs, static_cast<uint32_t>(m.context)) : 0;
+  if (batch_scratch_bytes > range)
+    throw VulkanError("the attention scratch of " + std::to_string(seqs) + " sequences (" +
+                      std::to_string(batch_scratch_bytes) + " bytes) exceeds one storage binding; use a shorter "
+                      "context or fewer sequences");
+  total += act + scratch_bytes + batch_scratch_bytes;
   if (m.persistent) total += m.persistent->act_bytes() + m.persistent->partial_bytes();
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
                                  std::to_string(m.context));
@@ -715,7 +749,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.pact = Buffer(*m.ctx, m.persistent->act_bytes(), MemoryUse::Device);
     m.ppart = Buffer(*m.ctx, m.persistent->partial_bytes(), MemoryUse::Device);
   }
-  m.params = Buffer(*m.ctx, sizeof(vk::Params), MemoryUse::Upload);
+  m.params = Buffer(*m.ctx, sizeof(vk::Params) + B * sizeof(vk::BatchSlot), MemoryUse::Upload);
   m.tokens = Buffer(*m.ctx, B * 4, MemoryUse::Upload);
   m.readback = Buffer(*m.ctx, BL * cfg.vocab * 4, MemoryUse::Readback);
   m.arrived = Buffer(*m.ctx, uint64_t{cfg.heads} * 4, MemoryUse::Device);
@@ -735,6 +769,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.record(*m.block_none, m.block, Head::None, P(m.prof_none, "block"), m.params, m.tokens);
     m.record(*m.block_last, m.block, Head::Last, P(m.prof_last, "block"), m.params, m.tokens);
     m.record(*m.block_all, static_cast<uint32_t>(BL), Head::All, P(m.prof_all, "block"), m.params, m.tokens);
+  }
+  if (seqs > 1) {
+    m.batch_scratch = Buffer(*m.ctx, batch_scratch_bytes, MemoryUse::Device);
+    m.batch_step = std::make_unique<vk::CommandSequence>(*m.ctx);
+    m.record(*m.batch_step, seqs, Head::All, nullptr, m.params, m.tokens, 1, true);
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
   // other's tokens.
@@ -891,7 +930,16 @@ bool VulkanForward::Impl::persistent_failed() {
 }
 
 void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all_logits) {
+  eval_sequence(0, tokens, pos, logits, all_logits);
+}
+
+void VulkanForward::eval_sequence(int32_t seq, std::span<const int32_t> tokens, int32_t pos, std::span<float> logits,
+                                  bool all_logits) {
   Impl& m = *impl_;
+  if (seq < 0 || seq >= m.sequences)
+    throw std::out_of_range("VulkanForward::eval: sequence " + std::to_string(seq) + " is outside [0, " +
+                            std::to_string(m.sequences) + ")");
+  int32_t& filled = m.filled[static_cast<size_t>(seq)];
   const std::size_t n = tokens.size();
   const uint32_t vocab = m.cfg.vocab;
   if (n == 0) throw std::invalid_argument("VulkanForward::eval: no tokens to evaluate");
@@ -899,9 +947,9 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
   if (static_cast<int64_t>(pos) + static_cast<int64_t>(n) > m.context)
     throw ContextFullError("context full: " + std::to_string(n) + " token(s) at position " + std::to_string(pos) +
                            " would pass the context length of " + std::to_string(m.context));
-  if (pos > m.filled)
+  if (pos > filled)
     throw std::invalid_argument("VulkanForward::eval: position " + std::to_string(pos) + " is past the " +
-                                std::to_string(m.filled) + " position(s) in the KV cache");
+                                std::to_string(filled) + " position(s) in the KV cache");
   const std::size_t want = (all_logits ? n : 1) * std::size_t{vocab};
   if (logits.size() != want)
     throw std::invalid_argument("VulkanForward::eval: logits span has " + std::to_string(logits.size()) +
@@ -912,29 +960,31 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
                               std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
 
   m.adopt_persistent(false);
-  m.filled = pos;  // positions from pos on are rewritten; if a submit fails they are gone
+  filled = pos;  // positions from pos on are rewritten; if a submit fails they are gone
   if (m.persistent_live) m.persistent->begin_call();
   for (std::size_t done = 0; done < n;) {
     const uint32_t per_submit = all_logits ? std::min(m.block, kAllLogitsBlock) : m.block;
     const auto cnt = static_cast<uint32_t>(std::min<std::size_t>(per_submit, n - done));
     const bool last_block = done + cnt == n;
-    const vk::Params p{static_cast<uint32_t>(pos) + static_cast<uint32_t>(done), cnt};
+    const vk::Params p{static_cast<uint32_t>(pos) + static_cast<uint32_t>(done), cnt,
+                       static_cast<uint32_t>(seq) * static_cast<uint32_t>(m.context), 0};
     m.params.upload(&p, sizeof p);
     m.tokens.upload(tokens.data() + done, cnt * 4);
-    vk::CommandSequence* seq = nullptr;
+    vk::CommandSequence* run = nullptr;
     SeqProfile* prof = nullptr;
-    const bool one = cnt == 1 && (all_logits || last_block);
+    // (Sequences past the first run every submit on the block kernels.)
+    const bool one = cnt == 1 && (all_logits || last_block) && seq == 0;
     if (one || !(all_logits ? m.block_all : last_block ? m.block_last : m.block_none)) {
       // One token (or block size 1: every submit is a decode, its logits unused here).
-      seq = m.decode.get();
+      run = m.decode.get();
       prof = &m.prof_decode;
     } else if (all_logits) {
-      seq = m.block_all.get(), prof = &m.prof_all;
+      run = m.block_all.get(), prof = &m.prof_all;
     } else {
-      seq = last_block ? m.block_last.get() : m.block_none.get();
+      run = last_block ? m.block_last.get() : m.block_none.get();
       prof = last_block ? &m.prof_last : &m.prof_none;
     }
-    seq->run();
+    run->run();
     if (prof == &m.prof_decode && m.persistent_failed()) {
       m.decode->run();  // recomputed on the fused kernels
       prof = &m.prof_decode;
@@ -945,7 +995,7 @@ void VulkanForward::eval(std::span<const int32_t> tokens, int32_t pos, std::span
     else if (last_block)
       m.readback.download(logits.data(), uint64_t{vocab} * 4);
     done += cnt;
-    m.filled = pos + static_cast<int32_t>(done);
+    filled = pos + static_cast<int32_t>(done);
   }
 }
 
@@ -968,7 +1018,7 @@ static bool check_chain(const char* what, int32_t token, int32_t pos, int32_t ma
 int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_steps,
                                      const std::function<bool(int32_t)>& on_token) {
   Impl& m = *impl_;
-  if (!check_chain("decode_greedy", token, pos, max_steps, m.cfg.vocab, m.filled, m.context)) return 0;
+  if (!check_chain("decode_greedy", token, pos, max_steps, m.cfg.vocab, m.filled[0], m.context)) return 0;
   return m.chain(m.greedy, token, pos, max_steps, on_token, [](int32_t, int32_t) {},
                  [](int32_t, const std::vector<int32_t>&) {});
 }
@@ -978,7 +1028,7 @@ int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, int32_t max_ste
   Impl& m = *impl_;
   if (!samples_on_device(sampler.params()))
     throw std::invalid_argument("VulkanForward::decode_sample: these sampling parameters are sampled on the host");
-  if (!check_chain("decode_sample", token, pos, max_steps, m.cfg.vocab, m.filled, m.context)) return 0;
+  if (!check_chain("decode_sample", token, pos, max_steps, m.cfg.vocab, m.filled[0], m.context)) return 0;
   // The penalty window of step `first`: the tokens before pos, the input, the outputs of earlier steps.
   const auto window = static_cast<size_t>(std::max(0, sampler.params().repeat_last_n));
   auto prepare = [&](int32_t first, const std::vector<int32_t>& outs) {
@@ -1015,7 +1065,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
   m.step.upload(&p, sizeof p);
   uint32_t input = static_cast<uint32_t>(token);  // the input of step `done`
   m.next_token.upload(&input, 4);
-  m.filled = pos;
+  m.filled[0] = pos;
   m.adopt_persistent(false);
   if (m.persistent_live) m.persistent->begin_call();
 
@@ -1083,7 +1133,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
       ++done;
       if (!more) continue;  // a step queued before the stop: its token is not wanted
       ++delivered;
-      m.filled = pos + delivered;  // step i consumed its input at pos + i
+      m.filled[0] = pos + delivered;  // step i consumed its input at pos + i
       if (!on_token(static_cast<int32_t>(tok))) more = false;
     }
   }
@@ -1136,7 +1186,39 @@ uint32_t VulkanForward::block_size() const { return impl_->block; }
 uint32_t VulkanForward::embedding_chunks() const { return static_cast<uint32_t>(impl_->embd_chunks.size()); }
 uint32_t VulkanForward::layer_groups() const { return static_cast<uint32_t>(impl_->groups.size()); }
 uint64_t VulkanForward::device_bytes() const { return impl_->device_bytes; }
-int32_t VulkanForward::cached_positions() const { return impl_->filled; }
+int32_t VulkanForward::cached_positions() const { return impl_->filled[0]; }
+
+int32_t VulkanForward::cached_positions(int32_t seq) const {
+  if (seq < 0 || seq >= impl_->sequences)
+    throw std::out_of_range("VulkanForward: sequence " + std::to_string(seq) + " is outside [0, " +
+                            std::to_string(impl_->sequences) + ")");
+  return impl_->filled[static_cast<size_t>(seq)];
+}
+
+int32_t VulkanForward::sequences() const { return impl_->sequences; }
+
+void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
+  Impl& m = *impl_;
+  if (!m.batch_step) return Forward::decode_batch(batch, logits);  // one sequence: its own step
+  check_batch(batch, logits);
+  const auto n = static_cast<uint32_t>(batch.size());
+  std::vector<uint8_t> params(sizeof(vk::Params) + n * sizeof(vk::BatchSlot));
+  const vk::Params p{0, n, 0, 1};
+  std::memcpy(params.data(), &p, sizeof p);
+  std::vector<int32_t> tokens(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const BatchToken& b = batch[i];
+    const vk::BatchSlot slot{static_cast<uint32_t>(b.pos), static_cast<uint32_t>(b.seq) * static_cast<uint32_t>(m.context)};
+    std::memcpy(params.data() + sizeof p + i * sizeof slot, &slot, sizeof slot);
+    tokens[i] = b.token;
+    m.filled[static_cast<size_t>(b.seq)] = b.pos;  // rewritten from pos on; if the submit fails it is gone
+  }
+  m.params.upload(params.data(), params.size());
+  m.tokens.upload(tokens.data(), n * 4);
+  m.batch_step->run();
+  m.readback.download(logits.data(), uint64_t{n} * m.cfg.vocab * 4);
+  for (const BatchToken& b : batch) m.filled[static_cast<size_t>(b.seq)] = b.pos + 1;
+}
 Precision VulkanForward::precision() const { return impl_->kernels->f64() ? Precision::F64 : Precision::Fp32; }
 bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
 void VulkanForward::debug_fail_persistent_decode() {

@@ -1,0 +1,239 @@
+// Several sequences in one engine and batched decode steps (Forward::decode_batch), on the test
+// environment's device (lavapipe in CI): each sequence's logits through batched steps meet the golden
+// files (double: within the tolerance; fp32: the statistical contract) while other sequences decode in
+// the same steps, a row is bit for bit the same whatever else its step holds, sequences never see each
+// other's caches, and bad batches throw before anything is touched. The CPU backend's sequences (one
+// reference pass each) give the rows the reference gives alone.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "golden_support.h"
+#include "trit/backend.h"
+#include "trit/cpu_forward.h"
+#include "trit/model.h"
+#include "trit/reference_ops.h"
+#include "trit/vulkan_forward.h"
+
+namespace {
+
+using namespace trit;
+
+VulkanForwardOptions batch_options(int32_t sequences, Precision precision) {
+  VulkanForwardOptions o;
+  o.sequences = sequences;
+  o.precision = precision;
+  o.context = 96;
+  return o;
+}
+
+std::span<const float> row(const std::vector<float>& v, size_t i, uint32_t vocab) {
+  return std::span<const float>(v).subspan(i * vocab, vocab);
+}
+
+// Tokens of a sequence other than the golden one: a fixed walk through the vocabulary.
+int32_t filler(int32_t seq, int32_t pos, uint32_t vocab) {
+  return static_cast<int32_t>((97u * static_cast<uint32_t>(seq) + 31u * static_cast<uint32_t>(pos) + 5u) % vocab);
+}
+
+struct GoldenBatchParam {
+  std::string name;
+  Precision precision;
+};
+
+class BatchDecodeGolden : public testing::TestWithParam<GoldenBatchParam> {};
+
+// The golden sequence in sequence 1: its first 10 tokens prefilled (every row's logits), the rest
+// teacher-forced through batched steps beside sequence 0 (decoding from the start) and sequence 2
+// (joining at the golden sequence's position 30 with a prompt of its own, leaving at 50).
+TEST_P(BatchDecodeGolden, TeacherForcedRowsMatchTheGoldenLogits) {
+  const auto& gp = GetParam();
+  const auto g = test::load_golden(gp.name);
+  auto model = Model::open(g.gguf);
+  VulkanForward fwd(*model, batch_options(3, gp.precision));
+  ASSERT_EQ(fwd.sequences(), 3);
+  const uint32_t vocab = g.vocab;
+  const size_t n = g.sequence.size(), first = 10;
+  std::vector<float> got(n * vocab);
+  fwd.eval_sequence(1, std::span<const int32_t>(g.sequence).first(first), 0,
+                    std::span<float>(got).first(first * vocab), true);
+  std::vector<float> step_logits(3 * vocab);
+  int32_t pos0 = 0, pos2 = 0;
+  for (size_t p = first; p < n; ++p) {
+    std::vector<BatchToken> batch;
+    batch.push_back({0, filler(0, pos0, vocab), pos0});
+    batch.push_back({1, g.sequence[p], static_cast<int32_t>(p)});
+    if (p == 30) {  // sequence 2 joins: its prompt first
+      std::vector<int32_t> prompt(7);
+      for (int32_t i = 0; i < 7; ++i) prompt[static_cast<size_t>(i)] = filler(2, i, vocab);
+      std::vector<float> last(vocab);
+      fwd.eval_sequence(2, prompt, 0, last, false);
+      pos2 = 7;
+    }
+    if (p >= 30 && p < 50) batch.push_back({2, filler(2, pos2, vocab), pos2});
+    std::reverse(batch.begin(), batch.end());  // the row order is the caller's, not the sequences'
+    fwd.decode_batch(batch, std::span<float>(step_logits).first(batch.size() * vocab));
+    const auto it = std::find_if(batch.begin(), batch.end(), [](const BatchToken& b) { return b.seq == 1; });
+    const auto r = row(step_logits, static_cast<size_t>(it - batch.begin()), vocab);
+    std::copy(r.begin(), r.end(), got.begin() + static_cast<std::ptrdiff_t>(p * vocab));
+    ++pos0;
+    if (p >= 30 && p < 50) ++pos2;
+  }
+  EXPECT_EQ(fwd.cached_positions(1), static_cast<int32_t>(n));
+  EXPECT_EQ(fwd.cached_positions(0), static_cast<int32_t>(n - first));
+  EXPECT_EQ(fwd.cached_positions(2), 27);
+  const auto c = test::compare_logits(got, g.logits(KvPrecision::F16), vocab, g.margin_floor);
+  if (gp.precision == Precision::F64) {
+    EXPECT_LE(c.max_abs_diff, g.max_abs_diff) << c.summary();
+    EXPECT_TRUE(c.top1_mismatches.empty()) << c.summary();
+  } else {
+    EXPECT_TRUE(c.meets_fp32_contract()) << c.summary();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeGolden,
+                         testing::Values(GoldenBatchParam{"golden-a", Precision::F64},
+                                         GoldenBatchParam{"golden-a", Precision::Fp32},
+                                         // LLaMA graph with block scales (TQ2_0): SiLU, normal RoPE, no sub-norms.
+                                         GoldenBatchParam{"golden-d", Precision::F64}),
+                         [](const testing::TestParamInfo<GoldenBatchParam>& p) {
+                           std::string s = p.param.name + (p.param.precision == Precision::F64 ? "_f64" : "_fp32");
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+// What ships (fp32): four sequences decode greedily together, joining and leaving at different steps;
+// four more hold the same prompts and take every step alone. Each row of a shared step equals, bit for
+// bit, the row of the same sequence's step alone, so a stream's tokens do not depend on the others.
+TEST(BatchDecode, EachRowEqualsItsStepAlone) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForward fwd(*model, batch_options(8, Precision::Fp32));
+  const uint32_t vocab = g.vocab;
+  // Sequence s and its twin s + 4: prompts of different lengths.
+  const int32_t lengths[4] = {5, 17, 1, 40};
+  std::vector<int32_t> next(8), pos(8);
+  std::vector<float> last(vocab);
+  for (int32_t s = 0; s < 4; ++s) {
+    std::vector<int32_t> prompt(static_cast<size_t>(lengths[s]));
+    for (int32_t i = 0; i < lengths[s]; ++i) prompt[static_cast<size_t>(i)] = filler(s, i, vocab);
+    for (int32_t twin : {s, s + 4}) {
+      fwd.eval_sequence(twin, prompt, 0, last, false);
+      next[static_cast<size_t>(twin)] = static_cast<int32_t>(ref::argmax(last));
+      pos[static_cast<size_t>(twin)] = lengths[s];
+    }
+  }
+  // Step k: which of sequences 0..3 take part (2 joins late, 3 leaves early).
+  auto active = [](int32_t s, int32_t k) { return s == 2 ? k >= 3 : s == 3 ? k < 6 : true; };
+  std::vector<float> shared(4 * vocab), alone(vocab);
+  for (int32_t k = 0; k < 10; ++k) {
+    std::vector<BatchToken> batch;
+    for (int32_t s : {3, 0, 2, 1})
+      if (active(s, k)) batch.push_back({s, next[static_cast<size_t>(s)], pos[static_cast<size_t>(s)]});
+    fwd.decode_batch(batch, std::span<float>(shared).first(batch.size() * vocab));
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const int32_t s = batch[i].seq, twin = s + 4;
+      const BatchToken one{twin, next[static_cast<size_t>(twin)], pos[static_cast<size_t>(twin)]};
+      ASSERT_EQ(one.token, batch[i].token) << "step " << k << " sequence " << s;
+      fwd.decode_batch(std::span<const BatchToken>(&one, 1), alone);
+      const auto r = row(shared, i, vocab);
+      ASSERT_EQ(0, std::memcmp(r.data(), alone.data(), vocab * sizeof(float)))
+          << "step " << k << ": sequence " << s << " in a step of " << batch.size() << " differs from its step alone";
+      for (int32_t q : {s, twin}) {
+        next[static_cast<size_t>(q)] = static_cast<int32_t>(ref::argmax(alone));
+        ++pos[static_cast<size_t>(q)];
+      }
+    }
+  }
+  for (int32_t s = 0; s < 4; ++s) EXPECT_EQ(fwd.cached_positions(s), fwd.cached_positions(s + 4));
+}
+
+// Nothing a bad batch names is touched: each error is specific and the caches keep their positions.
+TEST(BatchDecode, BadBatchesThrowAndTouchNothing) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForwardOptions o = batch_options(3, Precision::Fp32);
+  o.context = 8;
+  VulkanForward fwd(*model, o);
+  const uint32_t vocab = g.vocab;
+  std::vector<float> last(vocab), two(2 * vocab);
+  const std::vector<int32_t> prompt{1, 2, 3, 4, 5, 6, 7, 8};
+  fwd.eval_sequence(0, std::span<const int32_t>(prompt).first(3), 0, last, false);
+  fwd.eval_sequence(1, prompt, 0, last, false);  // full
+  auto expect_untouched = [&] {
+    EXPECT_EQ(fwd.cached_positions(0), 3);
+    EXPECT_EQ(fwd.cached_positions(1), 8);
+    EXPECT_EQ(fwd.cached_positions(2), 0);
+  };
+  auto bad = [&](std::vector<BatchToken> b, size_t rows) {
+    std::vector<float> out(rows * vocab);
+    fwd.decode_batch(b, out);
+  };
+  EXPECT_THROW(bad({}, 0), std::invalid_argument);
+  EXPECT_THROW(bad({{0, 1, 3}, {3, 1, 0}}, 2), std::out_of_range);         // no sequence 3
+  EXPECT_THROW(bad({{0, 1, 3}, {0, 1, 3}}, 2), std::invalid_argument);     // twice in one step
+  EXPECT_THROW(bad({{0, 1, 3}, {2, 1, 1}}, 2), std::invalid_argument);     // a hole in sequence 2
+  EXPECT_THROW(bad({{0, 1, 3}, {2, static_cast<int32_t>(vocab), 0}}, 2), std::out_of_range);
+  EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 8}}, 2), ContextFullError);          // sequence 1 is full
+  EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 7}, {2, 1, 0}, {2, 1, 0}}, 4), std::invalid_argument);  // more than 3
+  EXPECT_THROW(bad({{0, 1, 3}}, 2), std::invalid_argument);                // logits of the wrong size
+  EXPECT_THROW(fwd.eval_sequence(3, prompt, 0, last, false), std::out_of_range);
+  EXPECT_THROW(fwd.cached_positions(-1), std::out_of_range);
+  expect_untouched();
+  // A good step still runs after them: sequence 1 rewritten at its last position, 2 from its start.
+  const std::vector<BatchToken> ok{{1, 9, 7}, {2, 9, 0}};
+  fwd.decode_batch(ok, two);
+  EXPECT_EQ(fwd.cached_positions(1), 8);
+  EXPECT_EQ(fwd.cached_positions(2), 1);
+  EXPECT_EQ(fwd.cached_positions(0), 3);
+}
+
+// A sequence's cache is its own: sequence 0 decodes to the same logits whether or not sequences 1 and 2
+// were filled with other tokens in between (their rows lie after sequence 0's in the same buffers).
+TEST(BatchDecode, SequencesDoNotSeeEachOthersCaches) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForward fwd(*model, batch_options(3, Precision::Fp32));
+  const uint32_t vocab = g.vocab;
+  std::vector<float> a(vocab), b(vocab), last(vocab);
+  const std::span<const int32_t> prompt = std::span<const int32_t>(g.sequence).first(12);
+  fwd.eval_sequence(0, prompt, 0, last, false);
+  const BatchToken step{0, g.sequence[12], 12};
+  fwd.decode_batch(std::span<const BatchToken>(&step, 1), a);
+  std::vector<int32_t> other(40);
+  for (int32_t i = 0; i < 40; ++i) other[static_cast<size_t>(i)] = filler(1, i, vocab);
+  fwd.eval_sequence(1, other, 0, last, false);
+  fwd.eval_sequence(2, std::span<const int32_t>(other).first(13), 0, last, false);
+  fwd.decode_batch(std::span<const BatchToken>(&step, 1), b);  // position 12 of sequence 0 again
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), vocab * sizeof(float)));
+}
+
+// The CPU backend's sequences: one reference pass each, so every row is what that pass gives alone.
+TEST(BatchDecodeCpu, RowsEqualTheReferenceAlone) {
+  const auto g = test::load_golden("golden-a");
+  std::shared_ptr<const Model> model = Model::open(g.gguf);
+  ForwardOptions o;
+  o.sequences = 2;
+  o.context = 32;
+  o.threads = 1;
+  auto set = make_forward("cpu", model, o);
+  ASSERT_EQ(set->sequences(), 2);
+  CpuForward alone(model, KvPrecision::F16, 32, 1, Precision::Fp32);
+  const uint32_t vocab = g.vocab;
+  std::vector<float> last(vocab), rows(2 * vocab), want(vocab);
+  set->eval_sequence(0, std::span<const int32_t>(g.sequence).first(6), 0, last, false);
+  set->eval_sequence(1, std::span<const int32_t>(g.sequence).first(3), 0, last, false);
+  alone.eval(std::span<const int32_t>(g.sequence).first(6), 0, last, false);
+  const std::vector<BatchToken> batch{{1, 50, 3}, {0, g.sequence[6], 6}};
+  set->decode_batch(batch, rows);
+  alone.eval(std::span<const int32_t>(&g.sequence[6], 1), 6, want, false);
+  EXPECT_EQ(0, std::memcmp(rows.data() + vocab, want.data(), vocab * sizeof(float)));
+  EXPECT_EQ(set->cached_positions(0), 7);
+  EXPECT_EQ(set->cached_positions(1), 4);
+  EXPECT_THROW(set->eval_sequence(2, std::span<const int32_t>(g.sequence).first(1), 0, last, false), std::out_of_range);
+}
+
+}  // namespace
