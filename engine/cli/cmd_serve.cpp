@@ -17,8 +17,10 @@
 #include "args.h"
 #include "command.h"
 #include "http_server.h"
+#include "batch_scheduler.h"
 #include "serial_scheduler.h"
 #include "served_model.h"
+#include "trit/backend.h"
 #include "trit/chat.h"
 #include "trit/model.h"
 #include "trit/session.h"
@@ -40,7 +42,7 @@ int run_serve(const std::vector<std::string>& argv) {
   so.port = static_cast<int>(a.get_int("--port", so.port, 0, 65535));
   so.api_key = a.get("--api-key", "");
   if (a.has("--api-key") && so.api_key.empty()) throw std::invalid_argument("--api-key: the key is empty");
-  so.parallel = static_cast<int>(a.get_int("--parallel", 1, 1, 256));
+  so.parallel = static_cast<int>(a.get_int("--parallel", 1, 1, 64));
   so.queue = static_cast<size_t>(a.get_int("--queue", static_cast<long long>(so.queue), 0, 4096));
   so.allowed_origins = a.get_all("--allow-origin");
   so.max_body_bytes =
@@ -60,25 +62,35 @@ int run_serve(const std::vector<std::string>& argv) {
   auto model = trit::Model::open(path);
   const auto served_model = std::make_shared<const trit::server::ServedModel>(model, path);
   const trit::server::ServedModel& served = *served_model;
-  trit::server::SerialScheduler scheduler([&] { return trit::Session::create(served.shared_model(), session_options); },
-                                          so.queue);
-  trit::server::HttpServer http([served_model] { return served_model; }, scheduler, so);
+  // One request at a time runs on a Session (device-chained decoding, the fastest single stream);
+  // several decode together in batched steps, each in a sequence of its own.
+  std::unique_ptr<trit::server::Scheduler> scheduler;
+  if (so.parallel > 1) {
+    trit::ForwardOptions fo = trit::Session::forward_options(session_options);
+    fo.sequences = so.parallel;
+    scheduler = std::make_unique<trit::server::BatchScheduler>(
+        model, [&] { return trit::make_forward(session_options.backend, model, fo); }, so.queue);
+  } else {
+    scheduler = std::make_unique<trit::server::SerialScheduler>(
+        [&] { return trit::Session::create(served.shared_model(), session_options); }, so.queue);
+  }
+  trit::server::HttpServer http([served_model] { return served_model; }, *scheduler, so);
   http.start();
 
   const auto kind = trit::chat_format_kind(*model);
   std::fprintf(stderr,
-               "trit-cli serve: model '%s' (%s), context %d tokens, %s backend; one request decodes at a time%s, "
+               "trit-cli serve: model '%s' (%s), context %d tokens, %s backend; %d request%s decode%s together, "
                "%zu more may wait\n",
-               served.id().c_str(), std::string(trit::chat_format_name(kind)).c_str(), scheduler.context_length(),
-               session_options.backend.c_str(),
-               so.parallel > 1 ? " (--parallel: requests beyond the first wait their turn)" : "", so.queue);
+               served.id().c_str(), std::string(trit::chat_format_name(kind)).c_str(), scheduler->context_length(),
+               session_options.backend.c_str(), so.parallel, so.parallel > 1 ? "s" : "", so.parallel > 1 ? "" : "s",
+               so.queue);
   for (const auto& url : http.urls()) std::printf("trit-cli serve: listening on %s\n", url.c_str());
   std::fflush(stdout);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::fprintf(stderr, "trit-cli serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
-  scheduler.shutdown();  // queued and running requests end (cancelled) and their clients are answered
+  scheduler->shutdown();  // queued and running requests end (cancelled) and their clients are answered
   // cpp-httplib's workers wait out the keep-alive timeout (5 s) on idle connections before they can be
   // joined. Every request has been answered and the engine released by now, so after a short grace
   // period for the last responses to be written the process ends without waiting for idle ones.
@@ -102,8 +114,8 @@ const trit::cli::Registration reg{
      "[--allow-origin ORIGIN ...] [--max-body BYTES] [--backend vulkan|cpu] [--device N] [--kv f16|f32] "
      "[--precision fp32|f64] [--generic] [--quiet]",
      "serve the model over an OpenAI-compatible HTTP API (docs/api.md); --port 0 picks a free port. "
-     "Requests decode one at a time for now: with --parallel N the others wait their turn in a queue of "
-     "--queue places (503 when full)",
+     "--parallel N (1-64): up to N requests decode together in the same steps, each with a KV cache of "
+     "--context tokens; the others wait in a queue of --queue places (503 when full)",
      run_serve}};
 
 }  // namespace

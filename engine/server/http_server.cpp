@@ -133,8 +133,8 @@ std::string validate(const ServerOptions& o) {
     return "listening on '" + o.host +
            "' lets other machines reach the API: give an API key (--api-key KEY) as well, "
            "or listen on 127.0.0.1";
-  if (o.parallel < 1 || o.parallel > 256)
-    return "parallel must be between 1 and 256 (got " + std::to_string(o.parallel) + ")";
+  if (o.parallel < 1 || o.parallel > 64)
+    return "parallel must be between 1 and 64 (got " + std::to_string(o.parallel) + ")";
   if (o.queue > 4096) return "the queue must hold at most 4096 requests (got " + std::to_string(o.queue) + ")";
   if (o.max_body_bytes < 1024) return "the request size limit must be at least 1024 bytes";
   for (const auto& a : o.allowed_origins)

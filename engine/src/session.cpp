@@ -3,6 +3,7 @@
 #include <trit/backend.h>
 #include <trit/gguf.h>
 #include <trit/model.h>
+#include <trit/reply.h>
 #include <trit/tokenizer.h>
 
 #include <algorithm>
@@ -15,31 +16,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// Length of the longest suffix of `text` that is a proper prefix of some stop string: text that might
-// still become a stop string is held back instead of shown.
-size_t stop_holdback(const std::string& text, const std::vector<std::string>& stops) {
-  size_t hold = 0;
-  for (const auto& s : stops) {
-    for (size_t len = std::min(s.size() - 1, text.size()); len > hold; --len) {
-      if (text.compare(text.size() - len, len, s, 0, len) == 0) {
-        hold = len;
-        break;
-      }
-    }
-  }
-  return hold;
-}
-
-// Earliest occurrence of any stop string in text at or after `from`, or npos.
-size_t find_stop(const std::string& text, const std::vector<std::string>& stops, size_t from) {
-  size_t best = std::string::npos;
-  for (const auto& s : stops) {
-    size_t start = from > s.size() ? from - s.size() : 0;
-    size_t p = text.find(s, start);
-    if (p != std::string::npos) best = std::min(best, p);
-  }
-  return best;
-}
 }  // namespace
 
 PromptTooLongError::PromptTooLongError(int32_t prompt_tokens, int32_t context)
@@ -86,14 +62,18 @@ Session::Session(std::shared_ptr<const Model> model, std::unique_ptr<Forward> fo
   logits_.resize(static_cast<size_t>(forward_->vocab_size()));
 }
 
-std::unique_ptr<Session> Session::create(std::shared_ptr<const Model> model, const SessionOptions& options) {
+ForwardOptions Session::forward_options(const SessionOptions& options) {
   ForwardOptions fo;
   fo.context = options.context;
   fo.kv = options.kv;
   fo.device = options.device;
   fo.precision = options.precision;
   fo.vendor_neutral = options.vendor_neutral;
-  auto forward = make_forward(options.backend, model, fo);
+  return fo;
+}
+
+std::unique_ptr<Session> Session::create(std::shared_ptr<const Model> model, const SessionOptions& options) {
+  auto forward = make_forward(options.backend, model, forward_options(options));
   // 0: the backend's own block (the Vulkan engine's, 512 tokens where it fits one binding), so a
   // prompt is not cut into smaller submits than the engine takes at once; 128 on the CPU.
   int32_t block = options.prefill_block;
@@ -173,51 +153,10 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     return result;
   }
 
-  StreamingDecoder decoder(*tokenizer_, /*skip_special=*/true);
   std::vector<float> work(logits_.size());
-  size_t emitted = 0;  // bytes of result.text already passed to on_text
-  auto emit_upto = [&](size_t end) {
-    if (end > emitted && options.on_text) options.on_text(std::string_view(result.text).substr(emitted, end - emitted));
-    emitted = std::max(emitted, end);
-  };
-
-  Clock::time_point t_first{};
-  result.reason = FinishReason::Length;
-  bool stopped_on_string = false;
-  // Takes a sampled token into the reply; false when generation ends with it (the reason is set).
-  auto accept = [&](int32_t tok) -> bool {
-    result.tokens.push_back(tok);
-    if (options.on_token) options.on_token(tok);
-    if (result.tokens.size() == 1) {
-      t_first = Clock::now();
-      st.ttft_ms = ms_since(t0);
-    }
-    if (tokenizer_->is_end_of_turn(tok) ||
-        std::find(options.stop_tokens.begin(), options.stop_tokens.end(), tok) != options.stop_tokens.end()) {
-      result.reason = FinishReason::Stop;
-      return false;
-    }
-    const size_t before = result.text.size();
-    result.text += decoder.push(tok);
-    if (!options.stop_strings.empty()) {
-      const size_t at = find_stop(result.text, options.stop_strings, before);
-      if (at != std::string::npos) {
-        result.text.resize(at);
-        emit_upto(at);
-        result.reason = FinishReason::Stop;
-        stopped_on_string = true;
-        return false;
-      }
-      emit_upto(result.text.size() - stop_holdback(result.text, options.stop_strings));
-    } else {
-      emit_upto(result.text.size());
-    }
-    if (static_cast<int32_t>(result.tokens.size()) >= options.max_tokens) return false;
-    if (static_cast<int32_t>(cached_.size()) >= context_length()) {
-      result.reason = FinishReason::ContextFull;
-      return false;
-    }
-    return true;
+  Reply reply(*tokenizer_, options, result, t0);
+  auto accept = [&](int32_t tok) {
+    return reply.accept(tok, static_cast<int32_t>(cached_.size()) >= context_length());
   };
 
   // Where the tokens are chosen: on the GPU, in chains of steps with no host in the loop, plain greedy
@@ -277,13 +216,10 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     tok = sampler.sample(work, cached_);
     go = accept(tok);
   }
-  if (!stopped_on_string) {
-    result.text += decoder.flush();
-    emit_upto(result.text.size());
-  }
+  reply.finish();
   st.generated_tokens = static_cast<int32_t>(result.tokens.size());
   st.decode_kernels = fw.decode_kernels();
-  if (!result.tokens.empty()) st.decode_ms = ms_since(t_first);
+  if (!result.tokens.empty()) st.decode_ms = ms_since(reply.first_token_time());
   stats_ = st;
   return result;
 }

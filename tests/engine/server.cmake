@@ -2,6 +2,9 @@
 if(TARGET server_api_test)
   target_link_libraries(server_api_test PRIVATE trit_server nlohmann_json::nlohmann_json)
 endif()
+if(TARGET batch_scheduler_test)
+  target_link_libraries(batch_scheduler_test PRIVATE trit_server)
+endif()
 
 # The server end to end with the official `openai` npm client (tests/js/serve.test.mjs, node:test): it
 # starts `trit-cli serve` on tiny models on the CPU backend and talks to it over loopback. A missing node

@@ -300,7 +300,7 @@ test('listening beyond loopback needs an API key; options are checked before the
   assert.match(r.stderr, /give an API key \(--api-key KEY\)/);
   const p = spawnSync(CLI, ['serve', 'no-such-model.gguf', '--parallel', '0'], { encoding: 'utf8' });
   assert.equal(p.status, 1);
-  assert.match(p.stderr, /--parallel: 0 is out of range; it must be between 1 and 256/);
+  assert.match(p.stderr, /--parallel: 0 is out of range; it must be between 1 and 64/);
 });
 
 test('SIGTERM stops the server cleanly', async () => {

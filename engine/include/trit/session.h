@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include <trit/backend.h>
 #include <trit/forward.h>
 #include <trit/sampler.h>
 
@@ -104,6 +105,8 @@ class Session {
   Session(std::shared_ptr<const Model> model, std::unique_ptr<Forward> forward);
   // Builds the forward pass for `options.backend` on the model (see backend.h).
   static std::unique_ptr<Session> create(std::shared_ptr<const Model> model, const SessionOptions& options);
+  // The forward pass options a session with these options runs on (one sequence).
+  static ForwardOptions forward_options(const SessionOptions& options);
   ~Session();
 
   const Model& model() const { return *model_; }

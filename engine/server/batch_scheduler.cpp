@@ -1,0 +1,282 @@
+#include "batch_scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <future>
+#include <string>
+
+#include "trit/reply.h"
+#include "trit/sampler.h"
+#include "trit/session.h"
+#include "trit/tokenizer.h"
+
+namespace trit::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+JobResult cancelled_result() {
+  JobResult r;
+  r.reason = FinishReason::Cancelled;
+  return r;
+}
+
+}  // namespace
+
+// One sequence of the forward pass and the request decoding in it, if any.
+struct BatchScheduler::Stream {
+  int32_t seq = 0;
+  std::vector<int32_t> cached;  // the tokens this sequence's cache holds, in order
+  std::shared_ptr<Job> job;     // null: free
+  GenerateOptions options;
+  GenerateResult result;
+  std::unique_ptr<Sampler> sampler;
+  std::unique_ptr<Reply> reply;
+  int32_t input = 0;   // the next step's input: the last token sampled
+  int32_t reused = 0;  // prompt tokens found in the cache
+  std::string error;
+};
+
+BatchScheduler::BatchScheduler(std::shared_ptr<const Model> model, std::function<std::unique_ptr<Forward>()> make_forward,
+                               size_t queue_limit)
+    : model_(std::move(model)), queue_limit_(queue_limit) {
+  if (!model_) throw std::invalid_argument("BatchScheduler: no model");
+  std::promise<void> ready;
+  auto started = ready.get_future();
+  thread_ = std::thread([this, ready = std::move(ready), make = std::move(make_forward)]() mutable {
+    try {
+      forward_ = make();
+      if (forward_->sequences() < 2)
+        throw std::invalid_argument("BatchScheduler: the forward pass holds " + std::to_string(forward_->sequences()) +
+                                    " sequence; batching needs at least 2");
+      context_ = forward_->context_length();
+      slots_ = std::min(forward_->sequences(), forward_->max_batch());
+      for (int32_t s = 0; s < slots_; ++s) {
+        streams_.push_back(std::make_unique<Stream>());
+        streams_.back()->seq = s;
+      }
+      ready.set_value();
+    } catch (...) {
+      forward_.reset();
+      ready.set_exception(std::current_exception());
+      return;
+    }
+    run();
+  });
+  try {
+    started.get();
+  } catch (...) {
+    thread_.join();
+    throw;
+  }
+}
+
+BatchScheduler::~BatchScheduler() { shutdown(); }
+
+Scheduler::Admission BatchScheduler::submit(std::shared_ptr<Job> job) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return Admission::ShuttingDown;
+    // Every sequence and queue_limit_ waiting places, counted together (as SerialScheduler counts them),
+    // so admission does not depend on how soon the engine thread takes a job in.
+    if (queue_.size() + running_ >= static_cast<size_t>(slots_) + queue_limit_) return Admission::QueueFull;
+    queue_.push_back(std::move(job));
+  }
+  cv_.notify_one();
+  return Admission::Accepted;
+}
+
+size_t BatchScheduler::load() const {
+  std::lock_guard lock(mutex_);
+  return queue_.size() + running_;
+}
+
+void BatchScheduler::shutdown() {
+  std::deque<std::shared_ptr<Job>> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    dropped.swap(queue_);
+  }
+  cv_.notify_one();
+  for (auto& job : dropped) job->finish(cancelled_result());
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void BatchScheduler::end(Stream& s) {
+  if (s.reply) s.reply->finish();
+  JobResult r;
+  r.reason = s.result.reason;
+  r.prompt_tokens = static_cast<int32_t>(s.job->request().prompt.size());
+  r.cached_tokens = s.reused;
+  r.completion_tokens = static_cast<int32_t>(s.result.tokens.size());
+  r.ttft_ms = s.result.stats.ttft_ms;
+  r.error = s.error;
+  std::shared_ptr<Job> job = std::move(s.job);
+  s.job.reset();
+  s.reply.reset();
+  s.sampler.reset();
+  s.error.clear();
+  {
+    std::lock_guard lock(mutex_);
+    --running_;
+  }
+  job->finish(std::move(r));
+}
+
+bool BatchScheduler::start(const std::shared_ptr<Job>& job, Stream& s) {
+  const GenerationRequest& req = job->request();
+  s.job = job;
+  s.result = {};
+  s.reused = 0;
+  s.options = {};
+  s.options.sampling = req.sampling;
+  s.options.max_tokens = req.max_tokens;
+  s.options.stop_strings = req.stop_strings;
+  s.options.stop_tokens = req.stop_tokens;
+  s.options.on_text = [j = job.get()](std::string_view piece) { j->append(piece); };
+  const auto t0 = Clock::now();
+  const std::span<const int32_t> prompt(req.prompt);
+  const auto n = static_cast<int32_t>(prompt.size());
+  try {
+    if (n == 0) throw std::invalid_argument("the prompt is empty");
+    if (n > context_) throw PromptTooLongError(n, context_);
+    if (auto e = s.options.validate(); !e.empty()) throw std::invalid_argument(e);
+    // The cached prefix is kept, but the last prompt token is always evaluated again for its logits.
+    size_t common = 0;
+    while (common < s.cached.size() && common < prompt.size() && s.cached[common] == prompt[common]) ++common;
+    common = std::min(common, prompt.size() - 1);
+    s.cached.resize(common);
+    s.reused = static_cast<int32_t>(common);
+    std::vector<float> logits(static_cast<size_t>(forward_->vocab_size()));
+    const int32_t block = std::max(1, forward_->prefill_block());
+    for (auto pos = static_cast<int32_t>(common); pos < n;) {
+      if (job->cancelled()) {
+        s.result.reason = FinishReason::Cancelled;
+        end(s);
+        return false;
+      }
+      const int32_t len = std::min(block, n - pos);
+      s.cached.resize(static_cast<size_t>(pos));  // (if the eval throws, positions from pos on are gone)
+      forward_->eval_sequence(s.seq, prompt.subspan(static_cast<size_t>(pos), static_cast<size_t>(len)), pos, logits,
+                              false);
+      s.cached.insert(s.cached.end(), prompt.begin() + pos, prompt.begin() + pos + len);
+      pos += len;
+    }
+    s.sampler = std::make_unique<Sampler>(s.options.sampling);
+    s.reply = std::make_unique<Reply>(model_->tokenizer(), s.options, s.result, t0);
+    if (s.options.max_tokens <= 0 || job->cancelled()) {
+      if (job->cancelled()) s.result.reason = FinishReason::Cancelled;
+      end(s);
+      return false;
+    }
+    const int32_t tok = s.sampler->sample(logits, s.cached);
+    if (!s.reply->accept(tok, static_cast<int32_t>(s.cached.size()) >= context_)) {
+      end(s);
+      return false;
+    }
+    s.input = tok;
+    return true;
+  } catch (const std::exception& e) {
+    s.error = e.what();
+    end(s);
+    return false;
+  }
+}
+
+void BatchScheduler::step(std::vector<Stream*>& active) {
+  // A client that went away leaves before the step.
+  std::erase_if(active, [&](Stream* s) {
+    if (!s->job->cancelled()) return false;
+    s->result.reason = FinishReason::Cancelled;
+    end(*s);
+    return true;
+  });
+  if (active.empty()) return;
+  std::vector<BatchToken> batch;
+  for (Stream* s : active) batch.push_back({s->seq, s->input, static_cast<int32_t>(s->cached.size())});
+  const auto vocab = static_cast<size_t>(forward_->vocab_size());
+  std::vector<float> logits(batch.size() * vocab);
+  try {
+    forward_->decode_batch(batch, logits);
+  } catch (const std::exception& e) {
+    // Whatever the step wrote is lost: every stream in it ends with the error, its cache forgotten.
+    for (Stream* s : active) {
+      s->cached.clear();
+      s->error = e.what();
+      end(*s);
+    }
+    return;
+  }
+  for (size_t i = 0; i < active.size(); ++i) {
+    Stream& s = *active[i];
+    s.cached.push_back(s.input);
+    const std::span<float> row = std::span<float>(logits).subspan(i * vocab, vocab);
+    try {
+      const int32_t tok = s.sampler->sample(row, s.cached);
+      if (!s.reply->accept(tok, static_cast<int32_t>(s.cached.size()) >= context_)) {
+        end(s);
+        continue;
+      }
+      s.input = tok;
+    } catch (const std::exception& e) {
+      s.error = e.what();
+      end(s);
+    }
+  }
+}
+
+void BatchScheduler::run() {
+  for (;;) {
+    std::vector<std::shared_ptr<Job>> admitted;
+    bool any_active = std::any_of(streams_.begin(), streams_.end(), [](const auto& s) { return s->job != nullptr; });
+    {
+      std::unique_lock lock(mutex_);
+      if (!any_active) cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) break;
+      // A request that comes in joins at the next step, as far as sequences are free.
+      size_t free = static_cast<size_t>(slots_) - running_;
+      while (free > 0 && !queue_.empty()) {
+        admitted.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+        ++running_;
+        --free;
+      }
+    }
+    for (auto& job : admitted) {
+      if (job->cancelled()) {  // a client that left while its request waited costs nothing
+        {
+          std::lock_guard lock(mutex_);
+          --running_;
+        }
+        job->finish(cancelled_result());
+        continue;
+      }
+      // The free sequence whose cache shares the longest prefix with the prompt.
+      const auto& prompt = job->request().prompt;
+      Stream* best = nullptr;
+      size_t best_common = 0;
+      for (auto& s : streams_) {
+        if (s->job) continue;
+        size_t c = 0;
+        while (c < s->cached.size() && c < prompt.size() && s->cached[c] == prompt[c]) ++c;
+        if (!best || c > best_common) best = s.get(), best_common = c;
+      }
+      start(job, *best);
+    }
+    std::vector<Stream*> active;
+    for (auto& s : streams_)
+      if (s->job) active.push_back(s.get());
+    if (!active.empty()) step(active);
+  }
+  // Stopping: every request still decoding ends, cancelled.
+  for (auto& s : streams_)
+    if (s->job) {
+      s->result.reason = FinishReason::Cancelled;
+      end(*s);
+    }
+  forward_.reset();  // the engine's objects are released on the thread that made them
+}
+
+}  // namespace trit::server
