@@ -17,7 +17,8 @@
 
 namespace {
 
-std::vector<int32_t> parse_depths(const std::string& s) {
+// A comma-separated list of non-negative integers after `flag`.
+std::vector<int32_t> parse_list(const std::string& flag, const std::string& s, const char* example) {
   std::vector<int32_t> out;
   std::stringstream ss(s);
   std::string item;
@@ -29,22 +30,29 @@ std::vector<int32_t> parse_depths(const std::string& s) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || v < 0) throw std::invalid_argument("--depths: '" + item + "' is not a non-negative integer");
+    if (used != item.size() || v < 0 || v > (1 << 20))
+      throw std::invalid_argument(flag + ": '" + item + "' is not a non-negative integer");
     out.push_back(static_cast<int32_t>(v));
   }
-  if (out.empty()) throw std::invalid_argument("--depths needs at least one depth, like 0,1024,4000");
+  if (out.empty()) throw std::invalid_argument(flag + " needs at least one value, like " + example);
   return out;
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  trit::cli::Args a(argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed", "--precision"},
+  trit::cli::Args a(argv,
+                    {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed", "--precision", "--batch"},
                     {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head", "--generic",
                      "--pipeline-stats", "--sample"});
   const std::string& path = a.single_positional("MODEL");
   trit::bench::BenchOptions o;
   o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
   o.gen_tokens = static_cast<int32_t>(a.get_int("-n", o.gen_tokens, 0, 1 << 20));
-  if (a.has("--depths")) o.depths = parse_depths(a.get("--depths", ""));
+  if (a.has("--depths")) o.depths = parse_list("--depths", a.get("--depths", ""), "0,1024,4000");
+  if (a.has("--batch")) {
+    o.batches = parse_list("--batch", a.get("--batch", ""), "1,4,8");
+    for (int32_t b : o.batches)
+      if (b < 1 || b > 64) throw std::invalid_argument("--batch: " + std::to_string(b) + " is not between 1 and 64");
+  }
   o.reps = static_cast<int32_t>(a.get_int("--reps", o.reps, 1, 1000));
   o.backend = a.get("--backend", o.backend);
   o.device = static_cast<int>(a.get_int("--device", -1, -1, 1024));
@@ -69,9 +77,9 @@ int run_bench(const std::vector<std::string>& argv) {
 const trit::cli::Registration reg{{"bench",
                                    "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
                                    "[--device N] [--kv f16|f32] [--precision fp32|f64] [--generic] [--profile] [--baseline-kernels] "
-                                   "[--no-persistent] [--f16-head] [--pipeline-stats] [--sample] [--json]",
+                                   "[--no-persistent] [--f16-head] [--pipeline-stats] [--sample] [--batch 1,4,8] [--json]",
                                    "prompt processing and generation speed (median of runs after a warm-up) with the "
-                                   "roofline ratio",
+                                   "roofline ratio; --batch: N sequences decoding together (tgNxB: all their tokens/s)",
                                    run_bench}};
 
 }  // namespace

@@ -80,6 +80,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   if (o.reps < 1) throw std::invalid_argument("bench needs at least one measured run (--reps)");
   int32_t need = o.prompt_tokens;
   for (int32_t d : o.depths) need = std::max(need, d + o.gen_tokens);
+  if (!o.batches.empty()) need = std::max(need, std::max(1, o.prompt_tokens) + o.gen_tokens);
   if (need > static_cast<int32_t>(cfg.context))
     throw std::invalid_argument("the benchmark needs a context of " + std::to_string(need) + " tokens but the model's is " +
                                 std::to_string(cfg.context));
@@ -104,6 +105,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     vo.precision = o.precision;
     vo.vendor_neutral = o.vendor_neutral;
     vo.pipeline_statistics = o.pipeline_statistics;
+    for (int32_t b : o.batches) vo.sequences = std::max(vo.sequences, b);
     auto p = std::make_unique<VulkanForward>(*model, vo);
     if (o.profile) vf = p.get();
     rep.device = p->device().name;
@@ -116,6 +118,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     fo.kv = o.kv;
     fo.context = need;
     fo.precision = o.precision;
+    for (int32_t b : o.batches) fo.sequences = std::max(fo.sequences, b);
     fwd = make_forward(o.backend, model, fo);
   }
   rep.load_ms = ms_between(t_load, Clock::now());
@@ -212,6 +215,39 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
       rep.figures.push_back(f);
     }
+  }
+  for (int32_t n : o.batches) {
+    if (n < 1 || n > fwd->sequences()) throw std::invalid_argument("--batch: " + std::to_string(n) + " sequences");
+    Figure f;
+    const int32_t prompt = std::max(1, o.prompt_tokens);
+    f.test = "tg" + std::to_string(o.gen_tokens) + "x" + std::to_string(n) + "@d" + std::to_string(prompt);
+    f.depth = prompt;
+    f.tokens = n * o.gen_tokens;
+    std::vector<float> rows(static_cast<size_t>(n) * logits.size());
+    for (int r = 0; r <= o.reps; ++r) {
+      std::vector<BatchToken> batch;
+      for (int32_t s = 0; s < n; ++s) {
+        // Each sequence its own prompt (a rotation of the input), so the rows differ.
+        std::vector<int32_t> p(static_cast<size_t>(prompt));
+        for (int32_t i = 0; i < prompt; ++i) p[static_cast<size_t>(i)] = input[static_cast<size_t>((i + s) % need)];
+        fwd->eval_sequence(s, p, 0, logits, false);
+        batch.push_back({s, argmax(logits), prompt});
+      }
+      if (vf && r == 1) vf->reset_profile();
+      const auto t0 = Clock::now();
+      for (int32_t i = 0; i < o.gen_tokens; ++i) {
+        fwd->decode_batch(batch, rows);
+        for (size_t e = 0; e < batch.size(); ++e) {
+          batch[e].token = argmax(std::span<const float>(rows).subspan(e * logits.size(), logits.size()));
+          ++batch[e].pos;
+        }
+      }
+      if (r > 0) f.ms.push_back(ms_between(t0, Clock::now()));
+    }
+    f.median_ms = median(f.ms);
+    f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
+    f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
+    rep.figures.push_back(f);
   }
   return rep;
 }

@@ -30,6 +30,10 @@ struct BenchOptions {
   Precision precision = Precision::Fp32;  // of the activations (f64: the verification build)
   bool vendor_neutral = false;          // Vulkan only: the path AMD and Intel GPUs get (--generic)
   bool pipeline_statistics = false;     // Vulkan only: the driver's statistics of the decode kernels
+  // Batched decode (a server's streams, Forward::decode_batch): for each N, N sequences each prefilled
+  // with its own `prompt_tokens` tokens (at least 1) decode gen_tokens steps together, greedy on the
+  // host per row as the server samples; the figure is all sequences' tokens per second.
+  std::vector<int32_t> batches;
 };
 
 // GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).

@@ -151,12 +151,13 @@ void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t at
 void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                             const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
                             const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
-                            uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys) {
+                            uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys,
+                            uint32_t tokens) {
   const Pipeline& p = attention_pipeline(wg, split_keys);
   const uint32_t splits = ceil_div(max_context, split_keys);
   const BufferRange r[] = {params, q, k_cache, v_cache, out, scratch, arrived};
   const uint32_t push[] = {heads, kv_heads, head_dim, splits};
-  cs.dispatch(p, da.make(p, r), push, sizeof push, heads, 1, splits);
+  cs.dispatch(p, da.make(p, r), push, sizeof push, heads, tokens, splits);
 }
 
 void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,

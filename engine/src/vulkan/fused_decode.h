@@ -66,10 +66,12 @@ class FusedDecode {
   // over key chunks of split_keys, the last split to finish merging the partials, so it is one step.
   // `arrived` holds one zeroed uint per head; `scratch` the partials (Kernels::attention_scratch_bytes).
   // wg and split_keys: the attention kernel's workgroup size and keys per split (Kernels::split_keys()).
+  // tokens > 1: a batched decode step, each token of its own sequence (common.glsl's batch mode): a
+  // zeroed uint per (token, head) in `arrived`, the partials of that many tokens in `scratch`.
   void attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                  const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
                  const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
-                 uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys);
+                 uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys, uint32_t tokens = 1);
 
   // y = relu(Wg h)^2 * (Wu h) (or silu(Wg h) * (Wu h) in a SiLU graph), h = int8(norm(x) * nw).
   void gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,

@@ -158,9 +158,9 @@ struct VulkanForward::Impl {
   // With several sequences: the batched decode step (one token of each of up to `sequences` of them,
   // every one's logits) and its split-K attention scratch.
   std::unique_ptr<vk::CommandSequence> batch_step;
-  Buffer batch_scratch;
+  Buffer batch_scratch, batch_arrived;  // (the arrival counters of the fused kernels' attention)
   bool profiling = false;
-  SeqProfile prof_decode, prof_none, prof_last, prof_all;
+  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch;
 
   void plan_layers(const Model& model);
   void plan_groups();
@@ -461,8 +461,14 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier();
     mark("rope_kv");
     const BufferRange batch_split{&batch_scratch, 0, 0};
-    kn.attention(cs, d, P, R(q), kc, vc, R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
-                 static_cast<uint32_t>(context), batch ? &batch_split : &scratch, batch);
+    if (batch && fused) {
+      // The one-token kernel, token by token: the splits' last merges them (no combine step).
+      fused->attention(cs, d, P, R(q), kc, vc, R(o), batch_split, R(batch_arrived), cfg.heads, cfg.kv_heads,
+                       cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys(), max_tokens);
+    } else {
+      kn.attention(cs, d, P, R(q), kc, vc, R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
+                   static_cast<uint32_t>(context), batch ? &batch_split : &scratch, batch);
+    }
     cs.barrier();
     mark("attention");
     w = N(s.attn_sub_norm);
@@ -772,8 +778,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   }
   if (seqs > 1) {
     m.batch_scratch = Buffer(*m.ctx, batch_scratch_bytes, MemoryUse::Device);
+    m.batch_arrived = Buffer(*m.ctx, uint64_t{seqs} * cfg.heads * 4, MemoryUse::Device);
+    const std::vector<uint32_t> none(uint64_t{seqs} * cfg.heads, 0u);
+    m.batch_arrived.upload(none.data(), none.size() * 4);
     m.batch_step = std::make_unique<vk::CommandSequence>(*m.ctx);
-    m.record(*m.batch_step, seqs, Head::All, nullptr, m.params, m.tokens, 1, true);
+    m.record(*m.batch_step, seqs, Head::All, P(m.prof_batch, "batch"), m.params, m.tokens, 1, true);
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
   // other's tokens.
@@ -1158,7 +1167,7 @@ void VulkanForward::Impl::collect(SeqProfile& p) {
 std::vector<KernelTime> VulkanForward::profile() const {
   const Impl& m = *impl_;
   std::vector<KernelTime> out;
-  for (const SeqProfile* p : {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all}) {
+  for (const SeqProfile* p : {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all, &m.prof_batch}) {
     for (const auto& [label, ns] : p->total_ns) {
       auto it = std::find_if(out.begin(), out.end(), [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
       if (it == out.end()) {
@@ -1173,7 +1182,7 @@ std::vector<KernelTime> VulkanForward::profile() const {
 }
 
 void VulkanForward::reset_profile() {
-  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all}) {
+  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all, &impl_->prof_batch}) {
     p->total_ns.clear();
     p->submits = 0;
   }
@@ -1216,6 +1225,7 @@ void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<fl
   m.params.upload(params.data(), params.size());
   m.tokens.upload(tokens.data(), n * 4);
   m.batch_step->run();
+  if (m.profiling) m.collect(m.prof_batch);
   m.readback.download(logits.data(), uint64_t{n} * m.cfg.vocab * 4);
   for (const BatchToken& b : batch) m.filled[static_cast<size_t>(b.seq)] = b.pos + 1;
 }
