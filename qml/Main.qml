@@ -30,6 +30,7 @@ ApplicationWindow {
         mode: window.themeOverride.length > 0 ? window.themeOverride : (window.settings ? window.settings.theme : "system")
         systemWindowColor: systemPalette.window
         fontSize: window.settings ? window.settings.fontSize : 11
+        reduceMotion: window.settings ? window.settings.reduceMotion : false
     }
     SystemPalette { id: systemPalette; colorGroup: SystemPalette.Active }
 
@@ -42,11 +43,15 @@ ApplicationWindow {
     palette.button: appTheme.surface
     palette.buttonText: appTheme.text
     palette.highlight: appTheme.accent
+    palette.link: appTheme.accent
+    palette.brightText: appTheme.accentText
     palette.highlightedText: appTheme.accentText
     palette.placeholderText: appTheme.mutedText
     palette.mid: appTheme.border
     palette.light: appTheme.surface
     palette.dark: appTheme.border
+    palette.midlight: appTheme.hover
+    palette.shadow: appTheme.scrim
     palette.toolTipBase: appTheme.surface
     palette.toolTipText: appTheme.text
     font.pointSize: appTheme.fontSize
@@ -145,7 +150,7 @@ ApplicationWindow {
     ModelManagerDialog {
         id: modelManager
         parent: Overlay.overlay
-        anchors.centerIn: parent
+        theme: appTheme
         entries: window.models ? window.models.model : []
         modelsFolder: window.models ? window.models.modelsFolder : ""
         onDownloadRequested: id => window.models.download(id)
@@ -179,6 +184,7 @@ ApplicationWindow {
     AboutDialog {
         id: aboutDialog
         parent: Overlay.overlay
+        theme: appTheme
     }
 
     SettingsDialog {
@@ -208,7 +214,7 @@ ApplicationWindow {
         Sidebar {
             id: sidebar
             objectName: "sidebar"
-            Layout.preferredWidth: 240
+            Layout.preferredWidth: 264
             Layout.fillHeight: true
             conversations: window.conversationList
             searchResults: window.storageOpen ? window.conversations.search : null

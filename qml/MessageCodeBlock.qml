@@ -10,29 +10,32 @@ Rectangle {
     property ChatTheme theme: ChatTheme {}
     signal copyRequested(string text)
 
-    implicitHeight: column.implicitHeight + 12
-    radius: 6
+    implicitHeight: column.implicitHeight + 2 * theme.spaceS
+    radius: theme.radiusM
     color: theme.codeBackground
     border.color: theme.border
 
     ColumnLayout {
         id: column
         anchors.fill: parent
-        anchors.margins: 6
-        spacing: 2
+        anchors.margins: theme.spaceS
+        anchors.leftMargin: theme.spaceM
+        spacing: theme.spaceXs
         RowLayout {
             Layout.fillWidth: true
             Label {
                 text: block.language.length > 0 ? block.language : qsTr("code")
                 color: block.theme.mutedText
-                font.pointSize: block.theme.fontSize - 2
+                font.pointSize: block.theme.fontCaption
                 Layout.fillWidth: true
             }
-            ToolButton {
+            IconButton {
                 objectName: "copyCodeButton"
+                theme: block.theme
+                iconName: "edit-copy"
                 text: qsTr("Copy")
-                font.pointSize: block.theme.fontSize - 2
-                Accessible.name: qsTr("Copy code")
+                font.pointSize: block.theme.fontCaption
+                toolTipText: qsTr("Copy code")
                 onClicked: block.copyRequested(block.code)
             }
         }
@@ -47,7 +50,7 @@ Rectangle {
             color: block.theme.text
             selectionColor: block.theme.accent
             font.family: block.theme.monoFamily
-            font.pointSize: block.theme.fontSize - 1
+            font.pointSize: block.theme.fontSmall
             Accessible.role: Accessible.EditableText
             Accessible.name: qsTr("Code")
         }
