@@ -20,46 +20,6 @@ Pane {
         anchors.fill: parent
         spacing: 0
 
-        // The conversation's header: its system prompt (new chats start with the one from the settings).
-        Rectangle {
-            objectName: "chatHeader"
-            visible: view.chat !== null
-            Layout.fillWidth: true
-            implicitHeight: headerColumn.implicitHeight + 2 * view.theme.spaceS
-            color: view.theme.window
-            Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: view.theme.border }
-            ColumnLayout {
-                id: headerColumn
-                anchors.fill: parent
-                anchors.margins: view.theme.spaceS
-                anchors.leftMargin: view.theme.spaceL
-                anchors.rightMargin: view.theme.spaceL
-                spacing: view.theme.spaceS
-                RowLayout {
-                    Layout.fillWidth: true
-                    Item { Layout.fillWidth: true }
-                    IconButton {
-                        id: systemToggle
-                        objectName: "systemPromptToggle"
-                        theme: view.theme
-                        checkable: true
-                        iconName: "document-properties"
-                        text: checked ? qsTr("Hide system prompt") : qsTr("System prompt…")
-                        toolTipText: qsTr("Show or hide the system prompt of this conversation")
-                    }
-                }
-                TextField {
-                    objectName: "systemPromptField"
-                    visible: systemToggle.checked
-                    Layout.fillWidth: true
-                    text: view.chat && view.chat.systemPrompt !== undefined ? view.chat.systemPrompt : ""
-                    placeholderText: qsTr("Instructions the model reads before this conversation")
-                    Accessible.name: qsTr("System prompt of this conversation")
-                    onEditingFinished: if (view.chat) view.chat.systemPrompt = text
-                }
-            }
-        }
-
         ListView {
             id: list
             objectName: "messageList"

@@ -251,6 +251,25 @@ ApplicationWindow {
                 onDismissRequested: window.dismissStorageMessage()
             }
 
+            ChatHeader {
+                id: chatHeader
+                Layout.fillWidth: true
+                theme: appTheme
+                engineState: window.engineState
+                modelName: window.engine ? window.engine.modelName : ""
+                modelPath: window.engine ? window.engine.modelPath : ""
+                loadingPath: window.engine ? window.engine.loadingPath : ""
+                installedModels: window.models ? window.models.installedModels : []
+                contextUsed: window.chat ? window.chat.contextUsed : 0
+                contextLength: window.engine ? window.engine.contextLength : 0
+                contextFull: window.chat ? window.chat.contextFull : false
+                canEditSystemPrompt: window.chat !== null
+                systemPrompt: window.chat ? window.chat.systemPrompt : ""
+                onModelChosen: (path) => { if (window.engine) window.engine.loadModel(path) }
+                onManageModelsRequested: window.openModelManager()
+                onSystemPromptEdited: (text) => { if (window.chat) window.chat.systemPrompt = text }
+            }
+
             Item {
                 Layout.fillWidth: true
                 Layout.fillHeight: true

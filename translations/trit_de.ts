@@ -65,6 +65,59 @@
     </message>
 </context>
 <context>
+    <name>ChatHeader</name>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="34"/>
+        <source>Loading %1…</source>
+        <translation>%1 wird geladen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="35"/>
+        <source>The model could not be loaded</source>
+        <translation>Das Modell konnte nicht geladen werden</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="36"/>
+        <source>Choose a model</source>
+        <translation>Modell wählen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="61"/>
+        <source>Switch the model</source>
+        <translation>Modell wechseln</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="62"/>
+        <source>Model: %1. Switch the model</source>
+        <translation>Modell: %1. Modell wechseln</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="79"/>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="81"/>
+        <source>Instructions for this conversation (none yet)</source>
+        <translation>Anweisungen für diese Unterhaltung (noch keine)</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="82"/>
+        <source>System prompt of this conversation</source>
+        <translation>Systemprompt dieser Unterhaltung</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="110"/>
+        <source>No models on disk yet</source>
+        <translation>Noch keine Modelle auf der Festplatte</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="117"/>
+        <source>Manage models…</source>
+        <translation>Modelle verwalten…</translation>
+    </message>
+</context>
+<context>
     <name>ChatSparkline</name>
     <message>
         <location filename="../qml/ChatSparkline.qml" line="12"/>
@@ -75,52 +128,27 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../qml/ChatView.qml" line="47"/>
-        <source>Hide system prompt</source>
-        <translation>Systemprompt ausblenden</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="47"/>
-        <source>System prompt…</source>
-        <translation>Systemprompt…</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="48"/>
-        <source>Show or hide the system prompt of this conversation</source>
-        <translation>Systemprompt dieser Unterhaltung ein- oder ausblenden</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="56"/>
-        <source>Instructions the model reads before this conversation</source>
-        <translation>Anweisungen, die das Modell vor dieser Unterhaltung liest</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="57"/>
-        <source>System prompt of this conversation</source>
-        <translation>Systemprompt dieser Unterhaltung</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="75"/>
+        <location filename="../qml/ChatView.qml" line="35"/>
         <source>Conversation</source>
         <translation>Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="125"/>
+        <location filename="../qml/ChatView.qml" line="85"/>
         <source>The conversation is longer than the model&apos;s context. Nothing was cut off: start a new conversation, or drop the oldest messages to continue.</source>
         <translation>Die Unterhaltung ist länger als der Kontext des Modells. Es wurde nichts abgeschnitten: Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="130"/>
+        <location filename="../qml/ChatView.qml" line="90"/>
         <source>New conversation</source>
         <translation>Neue Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="135"/>
+        <location filename="../qml/ChatView.qml" line="95"/>
         <source>Drop oldest messages</source>
         <translation>Älteste Nachrichten entfernen</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="162"/>
+        <location filename="../qml/ChatView.qml" line="122"/>
         <source>This is a base model: it has no chat format, so it continues the text you send instead of answering it.</source>
         <translation>Dies ist ein Basismodell: Es hat kein Chatformat und setzt daher den gesendeten Text fort, statt ihn zu beantworten.</translation>
     </message>
@@ -166,6 +194,25 @@
         <location filename="../qml/Composer.qml" line="89"/>
         <source>Send the message</source>
         <translation>Nachricht senden</translation>
+    </message>
+</context>
+<context>
+    <name>ContextMeter</name>
+    <message>
+        <location filename="../qml/ContextMeter.qml" line="22"/>
+        <location filename="../qml/ContextMeter.qml" line="24"/>
+        <source>%1k</source>
+        <translation>%1k</translation>
+    </message>
+    <message>
+        <location filename="../qml/ContextMeter.qml" line="33"/>
+        <source>Context: %1 of %2 tokens used (%3 %)</source>
+        <translation>Kontext: %1 von %2 Tokens belegt (%3 %)</translation>
+    </message>
+    <message>
+        <location filename="../qml/ContextMeter.qml" line="62"/>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
     </message>
 </context>
 <context>
@@ -1105,6 +1152,39 @@
         <location filename="../qml/StorageBanner.qml" line="45"/>
         <source>Dismiss</source>
         <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>SystemPromptPanel</name>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="36"/>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="45"/>
+        <source>Instructions the model reads before this conversation. New chats start with the one in Settings.</source>
+        <translation>Anweisungen, die das Modell vor dieser Unterhaltung liest. Neue Chats beginnen mit dem aus den Einstellungen.</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="56"/>
+        <source>For example: Answer briefly, in plain language.</source>
+        <translation>Zum Beispiel: Antworte kurz und in einfacher Sprache.</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="60"/>
+        <source>System prompt of this conversation</source>
+        <translation>Systemprompt dieser Unterhaltung</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="73"/>
+        <source>Applies from the next reply.</source>
+        <translation>Gilt ab der nächsten Antwort.</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="82"/>
+        <source>Done</source>
+        <translation>Fertig</translation>
     </message>
 </context>
 <context>
