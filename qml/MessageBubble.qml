@@ -64,7 +64,8 @@ Item {
             readonly property real padding: bubble.isUser ? bubble.theme.spaceM : 0
             Layout.alignment: bubble.isUser ? Qt.AlignRight : Qt.AlignLeft
             Layout.preferredWidth: bubble.isUser && !bubble.editing
-                                   ? Math.min(bubble.columnWidth * 0.8, userText.implicitWidth + 2 * padding)
+                                   // rounded up: a layout that rounds the text's width down wraps its last word
+                                   ? Math.min(bubble.columnWidth * 0.8, Math.ceil(userText.implicitWidth) + 2 + 2 * padding)
                                    : bubble.columnWidth
             Layout.preferredHeight: content.implicitHeight + 2 * padding
             radius: bubble.theme.radiusL

@@ -161,4 +161,16 @@ TestCase {
         verify(edit.activeFocus, "Tab goes from Copy to Edit")
         verify(b.actionsRevealed)
     }
+
+    // A short message fits its bubble on one line: the bubble is as wide as the text, rounded up (the
+    // layout rounded the text's width down and wrapped "Hello there" after "Hello").
+    function test_shortMessageStaysOnOneLine_data() {
+        return [{ tag: "hello", text: "Hello there" }, { tag: "longer", text: "Write a function that adds two numbers." },
+                { tag: "one", text: "x" }]
+    }
+    function test_shortMessageStaysOnOneLine(data) {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "user", text: data.text, row: 0 })
+        const t = findChild(b, "userText")
+        compare(t.lineCount, 1, data.text)
+    }
 }
