@@ -35,6 +35,12 @@ QtObject {
     readonly property color error: dark ? "#ff7b72" : "#b3261e"
     readonly property color errorBackground: dark ? "#3b2224" : "#fdecea"
     readonly property color sparkline: dark ? "#6fd3a4" : "#1f8a5b"
+    // Code in replies, by token kind (CodeDocument's colors); each 4.5:1 or better on codeBackground.
+    readonly property var codeColors: dark
+        ? { keyword: "#d09cff", type: "#5fd0d8", function: "#82aaff", string: "#8fd694", number: "#f0a66b",
+            comment: "#8f949e", meta: "#ff9ac1", added: "#8fd694", removed: "#ff8b85" }
+        : { keyword: "#8b2fb0", type: "#0b6e79", function: "#2451b8", string: "#1a7431", number: "#a34a00",
+            comment: "#5f6470", meta: "#9a3b5c", added: "#1a7431", removed: "#b3261e" }
 
     // Type scale, in points from the font size setting: caption (status bar, labels on controls), small
     // (secondary text), body, subtitle (section headings), title (dialog titles), headline (the empty

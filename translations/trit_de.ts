@@ -330,57 +330,57 @@
         <translation>Antwort von Trit: %1</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="109"/>
+        <location filename="../qml/MessageBubble.qml" line="110"/>
         <source>Edit your message</source>
         <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="136"/>
+        <location filename="../qml/MessageBubble.qml" line="137"/>
         <source>Save and send</source>
         <translation>Speichern und senden</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="130"/>
+        <location filename="../qml/MessageBubble.qml" line="131"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="188"/>
+        <location filename="../qml/MessageBubble.qml" line="189"/>
         <source>Writing a reply</source>
         <translation>Antwort wird geschrieben</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="236"/>
+        <location filename="../qml/MessageBubble.qml" line="237"/>
         <source>Show the previous version of this message</source>
         <translation>Vorherige Version dieser Nachricht anzeigen</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="241"/>
+        <location filename="../qml/MessageBubble.qml" line="242"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="245"/>
+        <location filename="../qml/MessageBubble.qml" line="246"/>
         <source>Version %1 of %2</source>
         <translation>Version %1 von %2</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="252"/>
+        <location filename="../qml/MessageBubble.qml" line="253"/>
         <source>Show the next version of this message</source>
         <translation>Nächste Version dieser Nachricht anzeigen</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="260"/>
+        <location filename="../qml/MessageBubble.qml" line="261"/>
         <source>Copy message</source>
         <translation>Nachricht kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="269"/>
+        <location filename="../qml/MessageBubble.qml" line="270"/>
         <source>Edit message and answer again</source>
         <translation>Nachricht bearbeiten und neu beantworten</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="282"/>
+        <location filename="../qml/MessageBubble.qml" line="283"/>
         <source>Write this reply again</source>
         <translation>Diese Antwort neu generieren</translation>
     </message>
@@ -388,22 +388,27 @@
 <context>
     <name>MessageCodeBlock</name>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="27"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="43"/>
         <source>code</source>
         <translation>Code</translation>
     </message>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="36"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="53"/>
         <source>Copy</source>
         <translation>Kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="38"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="53"/>
+        <source>Copied</source>
+        <translation>Kopiert</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageCodeBlock.qml" line="55"/>
         <source>Copy code</source>
         <translation>Code kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="55"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="76"/>
         <source>Code</source>
         <translation>Code</translation>
     </message>

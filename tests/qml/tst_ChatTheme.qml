@@ -31,8 +31,11 @@ TestCase {
             for (const bg of ["window", "surface", "sidebar", "hover", "pressed", "selected", "userBubble",
                               "assistantBubble", "codeBackground"])
                 pairs.push([fg, bg])
+        for (const kind in t.codeColors)
+            pairs.push(["codeColors." + kind, "codeBackground"])
         for (const p of pairs) {
-            const ratio = contrast(t[p[0]], t[p[1]])
+            const fg = p[0].startsWith("codeColors.") ? Qt.color(t.codeColors[p[0].substring(11)]) : t[p[0]]
+            const ratio = contrast(fg, t[p[1]])
             verify(ratio >= 4.5, p[0] + " on " + p[1] + ": " + ratio.toFixed(2) + ":1")
         }
     }
