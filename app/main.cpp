@@ -94,7 +94,7 @@ int main(int argc, char* argv[]) {
   // "tritModels", read by Main.qml's model manager and the settings' models folder
   trit::models::ModelManagerBridge* models = trit::models::exposeModelManager(engine, modelSetup.catalog, modelSetup.modelsDir);
   trit::models::followEngineSettings(*models, *chat.settings());  // "fits the GPU" for the chosen device
-  // Main.qml offers the model manager at first start when no model is installed: let the folder scan (on
+  // Main.qml shows the first-run welcome when no model is installed: let the folder scan (on
   // the models worker thread) answer first, but never hold the window back for more than 3 s.
   models->waitForFirstScan(3000);
   QString error;

@@ -140,11 +140,17 @@ ApplicationWindow {
         modelManager.open()
     }
 
-    // First start: nothing installed and no model being opened (command line, last session) shows the
-    // model manager, so a new user sees at once how to get a model.
-    function offerModelManager() {
-        if (window.models && window.models.installedCount === 0 && window.engineState === "noModel")
-            window.openModelManager()
+    // The first start (nothing installed, no model being opened) shows the welcome with its one button
+    // instead of the empty chat, until the model it fetched is loaded.
+    readonly property bool firstRunShown: window.models !== null
+        && (firstRun.started ? window.engineState !== "ready"
+                             : window.models.installedCount === 0 && window.engineState === "noModel")
+    function entryFor(id) {
+        const list = window.models ? window.models.entries : []
+        for (let i = 0; i < list.length; ++i)
+            if (list[i].id === id)
+                return list[i]
+        return null
     }
 
     ModelManagerDialog {
@@ -286,13 +292,34 @@ ApplicationWindow {
                 EmptyState {
                     anchors.fill: parent
                     anchors.bottomMargin: chatView.composer.height
-                    visible: !window.chat || window.chat.messages.count === 0
+                    visible: (!window.chat || window.chat.messages.count === 0) && !window.firstRunShown
                     engineState: window.engineState
                     errorMessage: window.engine ? window.engine.errorMessage : ""
                     modelName: window.engine ? window.engine.modelName : ""
                     theme: appTheme
                     onModelManagerRequested: window.openModelManager()
                     onOpenFileRequested: modelFileDialog.open()
+                }
+                Rectangle {
+                    anchors.fill: parent
+                    visible: window.firstRunShown
+                    color: appTheme.window
+                    FirstRun {
+                        id: firstRun
+                        anchors.fill: parent
+                        theme: appTheme
+                        gpuSummary: window.models ? window.models.gpuSummary : ""
+                        gpuError: window.models ? window.models.gpuError : ""
+                        recommended: window.models ? window.models.recommendedModel : ({})
+                        entry: window.entryFor(recommended ? recommended.id : "")
+                        engineState: window.engineState
+                        engineError: window.engine ? window.engine.errorMessage : ""
+                        onDownloadRequested: (id) => window.models.download(id)
+                        onLoadRequested: (path) => { if (window.engine) window.engine.loadModel(path) }
+                        onManageModelsRequested: window.openModelManager()
+                        onOpenFileRequested: modelFileDialog.open()
+                        onReady: chatView.composer.focusInput()
+                    }
                 }
             }
             StatusBar {
@@ -305,8 +332,5 @@ ApplicationWindow {
         }
     }
 
-    Component.onCompleted: {
-        chatView.composer.focusInput()
-        Qt.callLater(window.offerModelManager)  // after main() has asked the engine for a model
-    }
+    Component.onCompleted: chatView.composer.focusInput()
 }

@@ -269,6 +269,104 @@
     </message>
 </context>
 <context>
+    <name>FirstRun</name>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="77"/>
+        <source>Welcome to Trit</source>
+        <translation>Willkommen bei Trit</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="87"/>
+        <source>Trit chats with ternary (1.58-bit) language models on your own graphics card.</source>
+        <translation>Trit chattet mit ternären (1,58-Bit-)Sprachmodellen auf Ihrer eigenen Grafikkarte.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="88"/>
+        <source>Private and offline: nothing you write leaves this computer.</source>
+        <translation>Privat und offline: Nichts, was Sie schreiben, verlässt diesen Computer.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="109"/>
+        <source>No GPU found: %1 Trit can still run on the processor, slowly (Settings → Engine).</source>
+        <translation>Keine GPU gefunden: %1 Trit kann trotzdem auf dem Prozessor laufen, langsam (Einstellungen → Engine).</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="110"/>
+        <source>Looking for your GPU…</source>
+        <translation>Suche nach Ihrer GPU…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="134"/>
+        <source>Recommended: %1</source>
+        <translation>Empfohlen: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="147"/>
+        <source>%1 parameters</source>
+        <translation>%1 Parameter</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="149"/>
+        <source>licence: %1</source>
+        <translation>Lizenz: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="159"/>
+        <source>None of the catalogue&apos;s models is known to fit this GPU&apos;s free memory. The model manager shows each model&apos;s needs.</source>
+        <translation>Von keinem Modell des Katalogs ist bekannt, dass es in den freien Speicher dieser GPU passt. Die Modellverwaltung zeigt, was jedes Modell braucht.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="171"/>
+        <source>Loading the model</source>
+        <translation>Das Modell wird geladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="171"/>
+        <source>Downloading the model</source>
+        <translation>Das Modell wird heruntergeladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="181"/>
+        <source>Starting the download…</source>
+        <translation>Der Download beginnt…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="182"/>
+        <source>Loading the model onto the GPU…</source>
+        <translation>Das Modell wird auf die GPU geladen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="183"/>
+        <source>The download failed.</source>
+        <translation>Der Download ist fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="200"/>
+        <source>Try again</source>
+        <translation>Erneut versuchen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="201"/>
+        <source>Start with %1</source>
+        <translation>Mit %1 beginnen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="202"/>
+        <source>Download %1 and start</source>
+        <translation>%1 herunterladen und beginnen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="217"/>
+        <source>Choose another model…</source>
+        <translation>Anderes Modell wählen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="224"/>
+        <source>Open a model file…</source>
+        <translation>Modelldatei öffnen…</translation>
+    </message>
+</context>
+<context>
     <name>Main</name>
     <message>
         <location filename="../qml/Main.qml" line="16"/>
@@ -301,18 +399,18 @@
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="179"/>
+        <location filename="../qml/Main.qml" line="185"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="180"/>
+        <location filename="../qml/Main.qml" line="186"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
         <location filename="../qml/Main.qml" line="116"/>
-        <location filename="../qml/Main.qml" line="180"/>
+        <location filename="../qml/Main.qml" line="186"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -1469,68 +1567,68 @@
         <translation>Trit kann dort nicht schreiben (%1)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="411"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="421"/>
         <source>GPU memory unknown: %1</source>
         <translation>GPU-Speicher unbekannt: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="413"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="423"/>
         <source>The GPU</source>
         <translation>Die GPU</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="415"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="425"/>
         <source>%1: %2 of %3 GPU memory free.</source>
         <translation>%1: %2 von %3 GPU-Speicher frei.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="416"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="426"/>
         <source>%1: %2 GPU memory.</source>
         <translation>%1: %2 GPU-Speicher.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="449"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="459"/>
         <source>There is no model &quot;%1&quot; in the catalogue.</source>
         <translation>Im Katalog gibt es kein Modell „%1“.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="563"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="573"/>
         <source>Cannot download %1: %2</source>
         <translation>%1 kann nicht heruntergeladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="577"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="587"/>
         <source>The download was cancelled.</source>
         <translation>Der Download wurde abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="588"/>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="589"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="598"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="599"/>
         <source>Nothing to import: no file was given.</source>
         <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="620"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="630"/>
         <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
         <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="629"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="639"/>
         <source>%1 is being downloaded; cancel the download instead.</source>
         <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="652"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="662"/>
         <source>No models folder was given; the models folder stays %1.</source>
         <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="654"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="664"/>
         <source>Finish or cancel the running downloads before changing the models folder.</source>
         <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="656"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="666"/>
         <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
         <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
     </message>

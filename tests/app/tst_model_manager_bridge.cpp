@@ -115,6 +115,21 @@ class TestModelManagerBridge : public QObject {
     QVERIFY2(model_.size() > 4 * 65536, "the throttled download must take several chunks");
   }
 
+  // The first start's offer: the catalogue's first model that fits the GPU; the first of all while the
+  // GPU's memory is unknown; none when the GPU is known and nothing is known to fit.
+  void recommendsTheFirstModelThatFits() {
+    auto b = makeBridge();
+    QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));  // GPU not asked yet
+    b->setGpuFreeBytes(3000);  // tiny needs 1000, slow 5000
+    QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));
+    QCOMPARE(b->recommendedModel().value("name").toString(), QString("Model tiny"));
+    QVERIFY(b->recommendedModel().value("fitText").toString().startsWith("fits"));
+    b->setGpuFreeBytes(500);  // nothing fits ("gone" has no memory figure: not known to fit)
+    QVERIFY(b->recommendedModel().isEmpty());
+    b->setGpuFreeBytes(1LL << 40);
+    QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));
+  }
+
   void catalogueRowsHaveTheirRoles() {
     auto b = makeBridge();
     QCOMPARE(b->catalogError(), QString());
