@@ -14,13 +14,18 @@
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
+#include "storage/app_folders.h"
 
 namespace {
 
-void setApplicationNames() {
-  QCoreApplication::setApplicationName(QStringLiteral("Trit"));
-  QCoreApplication::setOrganizationName(QStringLiteral("Trit"));
-  QCoreApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
+void setApplicationNames() { trit::storage::setApplicationNames(QStringLiteral(TRIT_APP_VERSION)); }
+
+// Headless commands: data and settings of versions before 0.2 move to this version's folders once,
+// before anything reads them; what moved, or what could not (it is then used from where it is), is said
+// on stderr. (The window does the same in ChatApp::configure and also shows it.)
+void moveLegacyFolders() {
+  const QString message = trit::storage::moveLegacyFoldersOnce();
+  if (!message.isEmpty()) std::fprintf(stderr, "trit: %s\n", qPrintable(message));
 }
 
 int usageError(const QString& message) {
@@ -64,6 +69,7 @@ int main(int argc, char* argv[]) {
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
     if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
     if (split.qt.size() > 1) return usageError(notOurs(split.qt.at(1)));
+    moveLegacyFolders();
     if (mode == trit::app::Mode::ListModels || mode == trit::app::Mode::Download)
       return trit::app::runModelsCommand(parser);
     return trit::app::runConversationCommand(parser);
@@ -72,6 +78,7 @@ int main(int argc, char* argv[]) {
   trit::app::Argv qtArguments(split.qt);
   QGuiApplication app(qtArguments.argc(), qtArguments.argv());
   setApplicationNames();
+  QGuiApplication::setApplicationDisplayName(QStringLiteral("Trit"));
   QGuiApplication::setDesktopFileName(QStringLiteral("org.trit.Trit"));  // packaging/org.trit.Trit.desktop
   // What Qt did not take as its own (-platform, -style, ...) is neither Qt's nor ours.
   if (const QStringList left = QCoreApplication::arguments().mid(1); !left.isEmpty())

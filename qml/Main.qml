@@ -21,6 +21,7 @@ ApplicationWindow {
     property var conversations: null  // ConversationsBridge: the saved conversations (list, search, export)
     property var apiServer: null      // ApiServer: the local API server (Settings → Local API server)
     property string themeOverride: "" // "light"/"dark" for this run (screenshots), else the settings decide
+    property string dataNotice: ""    // main(): the data folders moved from an earlier version's places, or why not
 
     readonly property string engineState: engine ? engine.state : "noModel"
     readonly property bool modelReady: engineState === "ready"
@@ -77,8 +78,11 @@ ApplicationWindow {
             chatView.composer.focusInput()
     }
 
-    // The first problem worth telling: the database, then a failed save, export or import.
+    // The first problem worth telling: the data folders' move, the database, then a failed save, export
+    // or import.
     readonly property string storageMessage: {
+        if (dataNotice.length > 0)
+            return dataNotice
         if (conversations === null)
             return ""
         if (conversations.problem.length > 0)
@@ -92,7 +96,9 @@ ApplicationWindow {
         return ""
     }
     function dismissStorageMessage() {
-        if (conversations.problem.length > 0)
+        if (dataNotice.length > 0)
+            dataNotice = ""
+        else if (conversations.problem.length > 0)
             conversations.dismissProblem()
         else if (chat && chat.storageError.length > 0)
             chat.clearStorageError()
@@ -250,7 +256,7 @@ ApplicationWindow {
             StorageBanner {
                 Layout.fillWidth: true
                 message: window.storageMessage
-                canRetry: window.conversations !== null && !window.conversations.available
+                canRetry: window.dataNotice.length === 0 && window.conversations !== null && !window.conversations.available
                           && window.conversations.problem.length > 0
                 theme: appTheme
                 onRetryRequested: window.conversations.retry()

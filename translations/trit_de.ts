@@ -374,43 +374,43 @@
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="107"/>
+        <location filename="../qml/Main.qml" line="113"/>
         <source>Export the conversation</source>
         <translation>Unterhaltung exportieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="109"/>
+        <location filename="../qml/Main.qml" line="115"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="109"/>
+        <location filename="../qml/Main.qml" line="115"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="114"/>
+        <location filename="../qml/Main.qml" line="120"/>
         <source>Import a conversation</source>
         <translation>Unterhaltung importieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="116"/>
+        <location filename="../qml/Main.qml" line="122"/>
         <source>Trit conversations (*.json)</source>
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="185"/>
+        <location filename="../qml/Main.qml" line="191"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="186"/>
+        <location filename="../qml/Main.qml" line="192"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="116"/>
-        <location filename="../qml/Main.qml" line="186"/>
+        <location filename="../qml/Main.qml" line="122"/>
+        <location filename="../qml/Main.qml" line="192"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -1634,6 +1634,72 @@
     </message>
 </context>
 <context>
+    <name>trit::storage</name>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="37"/>
+        <location filename="../app/src/storage/app_folders.cpp" line="67"/>
+        <location filename="../app/src/storage/app_folders.cpp" line="96"/>
+        <source>cannot create %1</source>
+        <translation>%1 kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="46"/>
+        <source>cannot recreate the link %1</source>
+        <translation>die Verknüpfung %1 kann nicht neu angelegt werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="52"/>
+        <source>cannot copy %1</source>
+        <translation>%1 kann nicht kopiert werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="76"/>
+        <location filename="../app/src/storage/app_folders.cpp" line="85"/>
+        <source>cannot rename %1 to %2</source>
+        <translation>%1 kann nicht in %2 umbenannt werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="107"/>
+        <source>cannot move %1 to %2</source>
+        <translation>%1 kann nicht nach %2 verschoben werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="166"/>
+        <source>Trit moved %1.</source>
+        <translation>Trit hat %1 verschoben.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="167"/>
+        <source> and </source>
+        <translation> und </translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="182"/>
+        <source>its data (models, conversations) from %1 to %2</source>
+        <translation>seine Daten (Modelle, Unterhaltungen) von %1 nach %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="184"/>
+        <source>Trit could not move its data from %1 to %2 (%3): it keeps using %1, where nothing was changed.</source>
+        <translation>Trit konnte seine Daten nicht von %1 nach %2 verschieben (%3): Es verwendet weiter %1, wo nichts verändert wurde.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="193"/>
+        <source>its data (models, conversations) to %1</source>
+        <translation>seine Daten (Modelle, Unterhaltungen) nach %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="200"/>
+        <source>its settings from %1 to %2</source>
+        <translation>seine Einstellungen von %1 nach %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="203"/>
+        <source>Trit could not move its settings from %1 to %2 (%3): it keeps using %1.</source>
+        <translation>Trit konnte seine Einstellungen nicht von %1 nach %2 verschieben (%3): Es verwendet weiter %1.</translation>
+    </message>
+</context>
+<context>
     <name>trit::storage::ConversationListModel</name>
     <message>
         <location filename="../app/src/storage/conversation_list_model.cpp" line="43"/>
@@ -1663,5 +1729,8 @@
         <source>There is no message %1 to edit.</source>
         <translation>Es gibt keine Nachricht %1 zum Bearbeiten.</translation>
     </message>
+</context>
+<context>
+    <name>trit::storage::MigrationResult</name>
 </context>
 </TS>

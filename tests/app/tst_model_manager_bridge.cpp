@@ -26,6 +26,7 @@
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
 #include "models/part_state.h"
+#include "storage/app_folders.h"
 #include "trit/devices.h"
 #include "trit/gguf.h"
 #include "trit/model.h"
@@ -420,7 +421,7 @@ class TestModelManagerBridge : public QObject {
     QVERIFY(scanned.wait(10000));  // the new folder is scanned on the worker
     QCOMPARE(role(*b, "there.gguf", ModelListModel::InstalledRole).toBool(), true);
     // Remembered: the setting holds it, and the next start (no option, no $TRIT_MODELS_DIR) uses it.
-    QCOMPARE(QSettings().value(trit::models::ModelsFolder::settingKey()).toString(), QDir::cleanPath(other));
+    QCOMPARE(trit::storage::openSettings()->value(trit::models::ModelsFolder::settingKey()).toString(), QDir::cleanPath(other));
     if (qEnvironmentVariableIsEmpty("TRIT_MODELS_DIR")) {
       ModelManagerBridge next{QString(), QString()};
       QCOMPARE(next.modelsFolder(), QDir::cleanPath(other));
@@ -459,7 +460,7 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(errors.size(), 4);
     QCOMPARE(errors.last().first().toString(), b->modelsFolderError());
     QCOMPARE(b->modelsFolder(), kept);
-    QCOMPARE(QSettings().value(trit::models::ModelsFolder::settingKey()).toString(), kept);
+    QCOMPARE(trit::storage::openSettings()->value(trit::models::ModelsFolder::settingKey()).toString(), kept);
     QVERIFY(b->setModelsDir(kept));  // a good folder clears the error
     QCOMPARE(b->modelsFolderError(), QString());
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "chat/sampling_fields.h"
+#include "storage/app_folders.h"
 
 namespace trit::chat {
 namespace {
@@ -12,7 +13,7 @@ constexpr int kDefaultFontSize = 11;
 
 AppSettings::AppSettings(const QString& file, QObject* parent)
     : QObject(parent),
-      settings_(file.isEmpty() ? std::make_unique<QSettings>() : std::make_unique<QSettings>(file, QSettings::IniFormat)) {}
+      settings_(file.isEmpty() ? storage::openSettings() : std::make_unique<QSettings>(file, QSettings::IniFormat)) {}
 
 AppSettings::~AppSettings() = default;
 
