@@ -67,7 +67,10 @@ int main(int argc, char* argv[]) {
     setApplicationNames();
     if (!usage.isEmpty()) return usageError(usage);
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
-    if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+    if (parser.isSet(QStringLiteral("version"))) {  // the product's name, not the folders' "trit"
+      std::printf("Trit %s\n", TRIT_APP_VERSION);
+      return 0;
+    }
     if (split.qt.size() > 1) return usageError(notOurs(split.qt.at(1)));
     moveLegacyFolders();
     if (mode == trit::app::Mode::ListModels || mode == trit::app::Mode::Download)
