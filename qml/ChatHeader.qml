@@ -51,7 +51,9 @@ Rectangle {
             id: switcher
             objectName: "modelSwitcher"
             theme: header.theme
-            Layout.maximumWidth: header.width * 0.5
+            // What the meter and the prompt button leave (the name elides in a narrow window).
+            Layout.maximumWidth: Math.max(96, header.width - meter.implicitWidth - promptButton.implicitWidth
+                                              - 3 * header.theme.spaceM - header.theme.spaceS)
             iconName: "pan-down"
             text: header.modelText
             font.pointSize: header.theme.fontSubtitle
@@ -64,6 +66,7 @@ Rectangle {
         }
         Item { Layout.fillWidth: true }
         ContextMeter {
+            id: meter
             theme: header.theme
             used: header.contextUsed
             total: header.engineState === "ready" ? header.contextLength : 0
@@ -76,7 +79,7 @@ Rectangle {
             visible: header.canEditSystemPrompt
             checked: promptPanel.visible
             iconName: "document-properties"
-            text: qsTr("System prompt")
+            text: header.width >= 560 ? qsTr("System prompt") : ""   // a narrow window: the icon alone
             toolTipText: header.systemPrompt.length > 0 ? header.systemPrompt
                                                         : qsTr("Instructions for this conversation (none yet)")
             Accessible.name: qsTr("System prompt of this conversation")

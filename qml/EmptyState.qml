@@ -60,13 +60,18 @@ Item {
                 }
             }
         }
-        RowLayout {
+        // Side by side, or one above the other where the window is narrow.
+        GridLayout {
             visible: root.engineState === "noModel" || root.engineState === "error"
             Layout.alignment: Qt.AlignHCenter
             Layout.topMargin: root.theme.spaceS
-            spacing: root.theme.spaceS
+            columns: parent.width >= managerButton.implicitWidth + fileButton.implicitWidth + columnSpacing ? 2 : 1
+            columnSpacing: root.theme.spaceS
+            rowSpacing: root.theme.spaceS
             IconButton {
+                id: managerButton
                 objectName: "openModelManagerButton"
+                Layout.fillWidth: true
                 theme: root.theme
                 filled: true
                 implicitHeight: 36
@@ -76,7 +81,9 @@ Item {
                 onClicked: root.modelManagerRequested()
             }
             IconButton {
+                id: fileButton
                 objectName: "openModelFileButton"
+                Layout.fillWidth: true
                 theme: root.theme
                 outlined: true
                 implicitHeight: 36

@@ -192,6 +192,7 @@ Item {
                 IconButton {
                     objectName: "firstRunButton"
                     Layout.topMargin: root.theme.spaceXs
+                    Layout.maximumWidth: card.width  // a narrow window elides the model's name
                     theme: root.theme
                     filled: true
                     implicitHeight: 40
@@ -207,10 +208,14 @@ Item {
             }
         }
 
-        RowLayout {
+        // Side by side, or one above the other where the window is narrow.
+        GridLayout {
             Layout.alignment: Qt.AlignLeft
-            spacing: root.theme.spaceS
+            columns: parent.width >= manageButton.implicitWidth + openButton.implicitWidth + columnSpacing ? 2 : 1
+            columnSpacing: root.theme.spaceS
+            rowSpacing: 0
             IconButton {
+                id: manageButton
                 objectName: "firstRunManageButton"
                 theme: root.theme
                 iconName: "drive-harddisk"
@@ -218,6 +223,7 @@ Item {
                 onClicked: root.manageModelsRequested()
             }
             IconButton {
+                id: openButton
                 objectName: "firstRunOpenFileButton"
                 theme: root.theme
                 iconName: "document-open"

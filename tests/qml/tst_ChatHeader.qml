@@ -134,4 +134,16 @@ TestCase {
         mouseClick(button)
         tryCompare(h.systemPromptPanel, "visible", false)
     }
+
+    // The narrowest chat area (a 640 px window): the model's name elides, the meter and the system
+    // prompt button (its icon alone) stay inside the header.
+    function test_narrowHeaderKeepsEverything() {
+        const h = make({ width: 375 })
+        for (const name of ["modelSwitcher", "contextMeter", "systemPromptButton"]) {
+            const item = findChild(h, name)
+            const left = item.mapToItem(h, 0, 0).x
+            verify(item.visible && left >= 0 && left + item.width <= h.width, name + " spans " + left + ".." + (left + item.width))
+        }
+        compare(findChild(h, "systemPromptButton").text, "")
+    }
 }
