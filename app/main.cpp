@@ -14,13 +14,18 @@
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
+#include "storage/app_folders.h"
 
 namespace {
 
-void setApplicationNames() {
-  QCoreApplication::setApplicationName(QStringLiteral("Trit"));
-  QCoreApplication::setOrganizationName(QStringLiteral("Trit"));
-  QCoreApplication::setApplicationVersion(QStringLiteral(TRIT_APP_VERSION));
+void setApplicationNames() { trit::storage::setApplicationNames(QStringLiteral(TRIT_APP_VERSION)); }
+
+// Headless commands: data and settings of versions before 0.2 move to this version's folders once,
+// before anything reads them; what moved, or what could not (it is then used from where it is), is said
+// on stderr. (The window does the same in ChatApp::configure and also shows it.)
+void moveLegacyFolders() {
+  const QString message = trit::storage::moveLegacyFoldersOnce();
+  if (!message.isEmpty()) std::fprintf(stderr, "trit: %s\n", qPrintable(message));
 }
 
 int usageError(const QString& message) {
@@ -62,8 +67,12 @@ int main(int argc, char* argv[]) {
     setApplicationNames();
     if (!usage.isEmpty()) return usageError(usage);
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
-    if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+    if (parser.isSet(QStringLiteral("version"))) {  // the product's name, not the folders' "trit"
+      std::printf("Trit %s\n", TRIT_APP_VERSION);
+      return 0;
+    }
     if (split.qt.size() > 1) return usageError(notOurs(split.qt.at(1)));
+    moveLegacyFolders();
     if (mode == trit::app::Mode::ListModels || mode == trit::app::Mode::Download)
       return trit::app::runModelsCommand(parser);
     return trit::app::runConversationCommand(parser);
@@ -72,6 +81,7 @@ int main(int argc, char* argv[]) {
   trit::app::Argv qtArguments(split.qt);
   QGuiApplication app(qtArguments.argc(), qtArguments.argv());
   setApplicationNames();
+  QGuiApplication::setApplicationDisplayName(QStringLiteral("Trit"));
   QGuiApplication::setDesktopFileName(QStringLiteral("org.trit.Trit"));  // packaging/org.trit.Trit.desktop
   // What Qt did not take as its own (-platform, -style, ...) is neither Qt's nor ours.
   if (const QStringList left = QCoreApplication::arguments().mid(1); !left.isEmpty())
@@ -94,7 +104,7 @@ int main(int argc, char* argv[]) {
   // "tritModels", read by Main.qml's model manager and the settings' models folder
   trit::models::ModelManagerBridge* models = trit::models::exposeModelManager(engine, modelSetup.catalog, modelSetup.modelsDir);
   trit::models::followEngineSettings(*models, *chat.settings());  // "fits the GPU" for the chosen device
-  // Main.qml offers the model manager at first start when no model is installed: let the folder scan (on
+  // Main.qml shows the first-run welcome when no model is installed: let the folder scan (on
   // the models worker thread) answer first, but never hold the window back for more than 3 s.
   models->waitForFirstScan(3000);
   QString error;

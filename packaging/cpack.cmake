@@ -35,7 +35,8 @@ set(TRIT_DEB_QML_DEPENDS
     "qml6-module-qtquick-window"
     "qml6-module-qtquick-dialogs"
     "qml6-module-qtqml-workerscript"
-    "qml6-module-qt-labs-folderlistmodel")
+    "qml6-module-qt-labs-folderlistmodel"
+    "libqt6svg6")  # a plugin (the window's SVG icons): no binary links it, so shlibdeps cannot see it
 find_program(TRIT_DPKG_SHLIBDEPS dpkg-shlibdeps)
 # The Vulkan loader is opened at run time (engine/src/vulkan/loader.h), so no binary names it in NEEDED
 # and dpkg-shlibdeps cannot see it: it is declared by name, at the version whose symbols the engine calls

@@ -7,16 +7,14 @@ import QtQuick.Layouts
 // AboutInfo (app/src/about/about_info.h), exposed by main() as the context property "tritAbout";
 // without it (a bare QML load) the dialog still opens and says what is missing.
 // Open it from Main.qml with:  AboutDialog { id: aboutDialog }  ...  aboutDialog.open()
-Dialog {
+ThemedDialog {
     id: dialog
     objectName: "aboutDialog"
     property var about: typeof tritAbout !== "undefined" ? tritAbout : null
     title: qsTr("About Trit")
-    modal: true
     standardButtons: Dialog.Close
     width: Math.min(640, parent ? parent.width - 40 : 640)
     height: Math.min(560, parent ? parent.height - 40 : 560)
-    anchors.centerIn: parent
 
     // Listing devices creates a Vulkan instance: done when the dialog opens, not at startup.
     onOpened: if (about) about.refreshDevices()
@@ -28,8 +26,8 @@ Dialog {
         Label {
             objectName: "aboutVersion"
             text: dialog.about ? qsTr("Trit %1").arg(dialog.about.version) : qsTr("Trit")
-            font.bold: true
-            font.pointSize: Math.round(dialog.font.pointSize * 1.4)
+            font.weight: Font.DemiBold
+            font.pointSize: dialog.theme.fontTitle
             Accessible.role: Accessible.Heading
         }
         Label {

@@ -20,31 +20,6 @@ Pane {
         anchors.fill: parent
         spacing: 0
 
-        // The system prompt of this conversation (new chats start with the one from the settings).
-        RowLayout {
-            Layout.fillWidth: true
-            Layout.margins: 6
-            visible: view.chat !== null
-            ToolButton {
-                id: systemToggle
-                objectName: "systemPromptToggle"
-                checkable: true
-                text: checked ? qsTr("Hide system prompt") : qsTr("System prompt…")
-                font.pointSize: view.theme.fontSize - 2
-                Accessible.name: qsTr("Show or hide the system prompt of this conversation")
-            }
-            TextField {
-                objectName: "systemPromptField"
-                visible: systemToggle.checked
-                Layout.fillWidth: true
-                text: view.chat && view.chat.systemPrompt !== undefined ? view.chat.systemPrompt : ""
-                placeholderText: qsTr("Instructions the model reads before this conversation")
-                Accessible.name: qsTr("System prompt of this conversation")
-                onEditingFinished: if (view.chat) view.chat.systemPrompt = text
-            }
-            Item { Layout.fillWidth: !systemToggle.checked }
-        }
-
         ListView {
             id: list
             objectName: "messageList"
@@ -52,7 +27,9 @@ Pane {
             Layout.fillHeight: true
             clip: true
             model: view.chat ? view.chat.messages : null
-            spacing: 2
+            spacing: view.theme.spaceXs
+            topMargin: view.theme.spaceM
+            bottomMargin: view.theme.spaceM
             reuseItems: false
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Conversation")
@@ -94,12 +71,14 @@ Pane {
             objectName: "contextFullBanner"
             visible: view.chat !== null && view.chat.contextFull
             Layout.fillWidth: true
-            implicitHeight: fullRow.implicitHeight + 16
+            implicitHeight: fullRow.implicitHeight + 2 * view.theme.spaceS
             color: view.theme.errorBackground
             RowLayout {
                 id: fullRow
                 anchors.fill: parent
-                anchors.margins: 8
+                anchors.margins: view.theme.spaceS
+                anchors.leftMargin: view.theme.spaceL
+                spacing: view.theme.spaceS
                 Label {
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
@@ -124,7 +103,8 @@ Pane {
             objectName: "chatErrorLabel"
             visible: view.chat !== null && view.chat.lastError.length > 0 && !view.chat.contextFull
             Layout.fillWidth: true
-            Layout.margins: 8
+            Layout.margins: view.theme.spaceS
+            Layout.leftMargin: view.theme.spaceL
             wrapMode: Text.Wrap
             text: view.chat ? view.chat.lastError : ""
             color: view.theme.error
@@ -134,8 +114,10 @@ Pane {
             objectName: "baseModelNotice"
             visible: view.modelReady && view.baseModel
             Layout.fillWidth: true
-            Layout.leftMargin: 12
-            Layout.rightMargin: 12
+            Layout.leftMargin: view.theme.spaceL
+            Layout.rightMargin: view.theme.spaceL
+            horizontalAlignment: Text.AlignHCenter
+            font.pointSize: view.theme.fontSmall
             wrapMode: Text.Wrap
             text: qsTr("This is a base model: it has no chat format, so it continues the text you send instead of answering it.")
             color: view.theme.mutedText

@@ -2,8 +2,8 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// Where the user writes. Enter sends, Shift+Enter starts a new line; while a reply is written the
-// button stops it.
+// Where the user writes: a raised card under the conversation, as wide as its reading column. Enter
+// sends, Shift+Enter starts a new line; while a reply is written the button stops it.
 Pane {
     id: composer
     property bool busy: false        // a reply is being written
@@ -24,49 +24,71 @@ Pane {
         return true
     }
 
-    padding: 10
+    padding: theme.spaceM
+    topPadding: theme.spaceS
     background: Rectangle { color: composer.theme.window }
 
-    RowLayout {
-        anchors.fill: parent
-        spacing: 8
-        ScrollView {
-            Layout.fillWidth: true
-            Layout.preferredHeight: Math.min(160, Math.max(44, input.implicitHeight))
-            TextArea {
-                id: input
-                objectName: "composerInput"
-                placeholderText: !composer.canSend ? qsTr("Open a model to start chatting")
-                                 : composer.completion ? qsTr("Text for the model to continue (Enter to send, Shift+Enter for a new line)")
-                                 : qsTr("Message Trit (Enter to send, Shift+Enter for a new line)")
-                wrapMode: TextEdit.Wrap
-                font.pointSize: composer.theme.fontSize
-                color: composer.theme.text
-                Accessible.role: Accessible.EditableText
-                Accessible.name: qsTr("Message")
-                KeyNavigation.tab: sendButton
-                background: Rectangle {
-                    radius: 8
-                    color: composer.theme.surface
-                    border.color: input.activeFocus ? composer.theme.accent : composer.theme.border
-                }
-                Keys.onPressed: (event) => {
-                    if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
-                            && !(event.modifiers & Qt.ShiftModifier)) {
-                        composer.submit()
-                        event.accepted = true
+    Rectangle {
+        id: card
+        objectName: "composerCard"
+        width: Math.min(parent.width, composer.theme.readingWidth)
+        x: (parent.width - width) / 2
+        implicitHeight: cardRow.implicitHeight + 2 * composer.theme.spaceS
+        height: parent.height
+        radius: composer.theme.radiusL
+        color: composer.theme.surface
+        border.width: input.activeFocus ? 2 : 1
+        border.color: input.activeFocus ? composer.theme.focusRing : composer.theme.border
+        Behavior on border.color { ColorAnimation { duration: composer.theme.durationFast } }
+
+        RowLayout {
+            id: cardRow
+            anchors.fill: parent
+            anchors.margins: composer.theme.spaceS
+            anchors.leftMargin: composer.theme.spaceXs
+            spacing: composer.theme.spaceS
+            ScrollView {
+                Layout.fillWidth: true
+                Layout.preferredHeight: Math.min(160, Math.max(36, input.implicitHeight))
+                TextArea {
+                    id: input
+                    objectName: "composerInput"
+                    placeholderText: !composer.canSend ? qsTr("Open a model to start chatting")
+                                     : composer.completion ? qsTr("Text for the model to continue (Enter to send, Shift+Enter for a new line)")
+                                     : qsTr("Message Trit (Enter to send, Shift+Enter for a new line)")
+                    wrapMode: TextEdit.Wrap
+                    font.pointSize: composer.theme.fontBody
+                    color: composer.theme.text
+                    placeholderTextColor: composer.theme.mutedText
+                    selectionColor: composer.theme.accent
+                    selectedTextColor: composer.theme.accentText
+                    Accessible.role: Accessible.EditableText
+                    Accessible.name: qsTr("Message")
+                    KeyNavigation.tab: sendButton
+                    background: null  // the card is the frame
+                    Keys.onPressed: (event) => {
+                        if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                                && !(event.modifiers & Qt.ShiftModifier)) {
+                            composer.submit()
+                            event.accepted = true
+                        }
                     }
                 }
             }
-        }
-        Button {
-            id: sendButton
-            objectName: composer.busy ? "stopButton" : "sendButton"
-            text: composer.busy ? qsTr("Stop") : qsTr("Send")
-            enabled: composer.busy || (composer.canSend && input.text.trim().length > 0)
-            highlighted: true
-            Accessible.name: composer.busy ? qsTr("Stop the reply") : qsTr("Send the message")
-            onClicked: composer.busy ? composer.stopRequested() : composer.submit()
+            IconButton {
+                id: sendButton
+                objectName: composer.busy ? "stopButton" : "sendButton"
+                Layout.alignment: Qt.AlignBottom
+                Layout.preferredWidth: 36
+                Layout.preferredHeight: 36
+                theme: composer.theme
+                filled: true
+                iconName: composer.busy ? "media-playback-stop" : "go-up"
+                enabled: composer.busy || (composer.canSend && input.text.trim().length > 0)
+                toolTipText: composer.busy ? qsTr("Stop the reply (Esc)") : qsTr("Send the message (Enter)")
+                Accessible.name: composer.busy ? qsTr("Stop the reply") : qsTr("Send the message")
+                onClicked: composer.busy ? composer.stopRequested() : composer.submit()
+            }
         }
     }
 }

@@ -18,8 +18,8 @@ Item {
 
     ColumnLayout {
         anchors.centerIn: parent
-        width: Math.min(parent.width - 40, 520)
-        spacing: 12
+        width: Math.min(parent.width - 2 * root.theme.spaceXl, 520)
+        spacing: root.theme.spaceM
         BusyIndicator {
             visible: root.engineState === "loading"
             running: visible
@@ -38,7 +38,8 @@ Item {
                 default: return qsTr("No model loaded")
                 }
             }
-            font.pixelSize: 22
+            font.pointSize: root.theme.fontHeadline
+            font.weight: Font.DemiBold
             color: root.engineState === "error" ? root.theme.error : root.theme.text
             Accessible.role: Accessible.Heading
         }
@@ -49,6 +50,7 @@ Item {
             wrapMode: Text.WordWrap
             horizontalAlignment: Text.AlignHCenter
             color: root.theme.mutedText
+            font.pointSize: root.theme.fontSubtitle
             text: {
                 switch (root.engineState) {
                 case "loading": return qsTr("The weights are read and moved to the device. The window stays usable meanwhile.")
@@ -58,18 +60,36 @@ Item {
                 }
             }
         }
-        RowLayout {
+        // Side by side, or one above the other where the window is narrow.
+        GridLayout {
             visible: root.engineState === "noModel" || root.engineState === "error"
             Layout.alignment: Qt.AlignHCenter
-            Button {
+            Layout.topMargin: root.theme.spaceS
+            columns: parent.width >= managerButton.implicitWidth + fileButton.implicitWidth + columnSpacing ? 2 : 1
+            columnSpacing: root.theme.spaceS
+            rowSpacing: root.theme.spaceS
+            IconButton {
+                id: managerButton
                 objectName: "openModelManagerButton"
+                Layout.fillWidth: true
+                theme: root.theme
+                filled: true
+                implicitHeight: 36
+                iconName: "folder-download"
                 text: qsTr("Open the model manager")
-                highlighted: true
+                font.pointSize: root.theme.fontBody
                 onClicked: root.modelManagerRequested()
             }
-            Button {
+            IconButton {
+                id: fileButton
                 objectName: "openModelFileButton"
+                Layout.fillWidth: true
+                theme: root.theme
+                outlined: true
+                implicitHeight: 36
+                iconName: "document-open"
                 text: qsTr("Open a model file…")
+                font.pointSize: root.theme.fontBody
                 onClicked: root.openFileRequested()
             }
         }

@@ -21,6 +21,7 @@ ApplicationWindow {
     property var conversations: null  // ConversationsBridge: the saved conversations (list, search, export)
     property var apiServer: null      // ApiServer: the local API server (Settings → Local API server)
     property string themeOverride: "" // "light"/"dark" for this run (screenshots), else the settings decide
+    property string dataNotice: ""    // main(): the data folders moved from an earlier version's places, or why not
 
     readonly property string engineState: engine ? engine.state : "noModel"
     readonly property bool modelReady: engineState === "ready"
@@ -30,6 +31,7 @@ ApplicationWindow {
         mode: window.themeOverride.length > 0 ? window.themeOverride : (window.settings ? window.settings.theme : "system")
         systemWindowColor: systemPalette.window
         fontSize: window.settings ? window.settings.fontSize : 11
+        reduceMotion: window.settings ? window.settings.reduceMotion : false
     }
     SystemPalette { id: systemPalette; colorGroup: SystemPalette.Active }
 
@@ -42,11 +44,15 @@ ApplicationWindow {
     palette.button: appTheme.surface
     palette.buttonText: appTheme.text
     palette.highlight: appTheme.accent
+    palette.link: appTheme.accent
+    palette.brightText: appTheme.accentText
     palette.highlightedText: appTheme.accentText
     palette.placeholderText: appTheme.mutedText
     palette.mid: appTheme.border
     palette.light: appTheme.surface
     palette.dark: appTheme.border
+    palette.midlight: appTheme.hover
+    palette.shadow: appTheme.scrim
     palette.toolTipBase: appTheme.surface
     palette.toolTipText: appTheme.text
     font.pointSize: appTheme.fontSize
@@ -72,8 +78,11 @@ ApplicationWindow {
             chatView.composer.focusInput()
     }
 
-    // The first problem worth telling: the database, then a failed save, export or import.
+    // The first problem worth telling: the data folders' move, the database, then a failed save, export
+    // or import.
     readonly property string storageMessage: {
+        if (dataNotice.length > 0)
+            return dataNotice
         if (conversations === null)
             return ""
         if (conversations.problem.length > 0)
@@ -87,7 +96,9 @@ ApplicationWindow {
         return ""
     }
     function dismissStorageMessage() {
-        if (conversations.problem.length > 0)
+        if (dataNotice.length > 0)
+            dataNotice = ""
+        else if (conversations.problem.length > 0)
             conversations.dismissProblem()
         else if (chat && chat.storageError.length > 0)
             chat.clearStorageError()
@@ -135,17 +146,23 @@ ApplicationWindow {
         modelManager.open()
     }
 
-    // First start: nothing installed and no model being opened (command line, last session) shows the
-    // model manager, so a new user sees at once how to get a model.
-    function offerModelManager() {
-        if (window.models && window.models.installedCount === 0 && window.engineState === "noModel")
-            window.openModelManager()
+    // The first start (nothing installed, no model being opened) shows the welcome with its one button
+    // instead of the empty chat, until the model it fetched is loaded.
+    readonly property bool firstRunShown: window.models !== null
+        && (firstRun.started ? window.engineState !== "ready"
+                             : window.models.installedCount === 0 && window.engineState === "noModel")
+    function entryFor(id) {
+        const list = window.models ? window.models.entries : []
+        for (let i = 0; i < list.length; ++i)
+            if (list[i].id === id)
+                return list[i]
+        return null
     }
 
     ModelManagerDialog {
         id: modelManager
         parent: Overlay.overlay
-        anchors.centerIn: parent
+        theme: appTheme
         entries: window.models ? window.models.model : []
         modelsFolder: window.models ? window.models.modelsFolder : ""
         onDownloadRequested: id => window.models.download(id)
@@ -179,6 +196,7 @@ ApplicationWindow {
     AboutDialog {
         id: aboutDialog
         parent: Overlay.overlay
+        theme: appTheme
     }
 
     SettingsDialog {
@@ -208,7 +226,7 @@ ApplicationWindow {
         Sidebar {
             id: sidebar
             objectName: "sidebar"
-            Layout.preferredWidth: 240
+            Layout.preferredWidth: 264
             Layout.fillHeight: true
             conversations: window.conversationList
             searchResults: window.storageOpen ? window.conversations.search : null
@@ -238,11 +256,30 @@ ApplicationWindow {
             StorageBanner {
                 Layout.fillWidth: true
                 message: window.storageMessage
-                canRetry: window.conversations !== null && !window.conversations.available
+                canRetry: window.dataNotice.length === 0 && window.conversations !== null && !window.conversations.available
                           && window.conversations.problem.length > 0
                 theme: appTheme
                 onRetryRequested: window.conversations.retry()
                 onDismissRequested: window.dismissStorageMessage()
+            }
+
+            ChatHeader {
+                id: chatHeader
+                Layout.fillWidth: true
+                theme: appTheme
+                engineState: window.engineState
+                modelName: window.engine ? window.engine.modelName : ""
+                modelPath: window.engine ? window.engine.modelPath : ""
+                loadingPath: window.engine ? window.engine.loadingPath : ""
+                installedModels: window.models ? window.models.installedModels : []
+                contextUsed: window.chat ? window.chat.contextUsed : 0
+                contextLength: window.engine ? window.engine.contextLength : 0
+                contextFull: window.chat ? window.chat.contextFull : false
+                canEditSystemPrompt: window.chat !== null
+                systemPrompt: window.chat ? window.chat.systemPrompt : ""
+                onModelChosen: (path) => { if (window.engine) window.engine.loadModel(path) }
+                onManageModelsRequested: window.openModelManager()
+                onSystemPromptEdited: (text) => { if (window.chat) window.chat.systemPrompt = text }
             }
 
             Item {
@@ -261,13 +298,34 @@ ApplicationWindow {
                 EmptyState {
                     anchors.fill: parent
                     anchors.bottomMargin: chatView.composer.height
-                    visible: !window.chat || window.chat.messages.count === 0
+                    visible: (!window.chat || window.chat.messages.count === 0) && !window.firstRunShown
                     engineState: window.engineState
                     errorMessage: window.engine ? window.engine.errorMessage : ""
                     modelName: window.engine ? window.engine.modelName : ""
                     theme: appTheme
                     onModelManagerRequested: window.openModelManager()
                     onOpenFileRequested: modelFileDialog.open()
+                }
+                Rectangle {
+                    anchors.fill: parent
+                    visible: window.firstRunShown
+                    color: appTheme.window
+                    FirstRun {
+                        id: firstRun
+                        anchors.fill: parent
+                        theme: appTheme
+                        gpuSummary: window.models ? window.models.gpuSummary : ""
+                        gpuError: window.models ? window.models.gpuError : ""
+                        recommended: window.models ? window.models.recommendedModel : ({})
+                        entry: window.entryFor(recommended ? recommended.id : "")
+                        engineState: window.engineState
+                        engineError: window.engine ? window.engine.errorMessage : ""
+                        onDownloadRequested: (id) => window.models.download(id)
+                        onLoadRequested: (path) => { if (window.engine) window.engine.loadModel(path) }
+                        onManageModelsRequested: window.openModelManager()
+                        onOpenFileRequested: modelFileDialog.open()
+                        onReady: chatView.composer.focusInput()
+                    }
                 }
             }
             StatusBar {
@@ -280,8 +338,5 @@ ApplicationWindow {
         }
     }
 
-    Component.onCompleted: {
-        chatView.composer.focusInput()
-        Qt.callLater(window.offerModelManager)  // after main() has asked the engine for a model
-    }
+    Component.onCompleted: chatView.composer.focusInput()
 }

@@ -6,6 +6,10 @@ import QtQuick.Layouts
 // written again from that point); an assistant reply is a column of Markdown and code blocks that grows
 // while it streams, then shows its statistics. A message with earlier versions (edits, regenerations)
 // has a pager "< 2/3 >": choosing a version shows it and the conversation that followed it.
+// The conversation is a centred column of readable width: the user's messages are tinted bubbles on the
+// right, replies run on the window itself. The actions under a message (versions, copy, edit,
+// regenerate) appear while the pointer is over it or one of them has keyboard focus (Tab reaches them
+// even while hidden), and always under the last reply.
 Item {
     id: bubble
     // The message (roles of MessageListModel).
@@ -37,211 +41,246 @@ Item {
     }
 
     readonly property bool isUser: role === "user"
-    implicitHeight: frame.height + 16
+    // Shown: hovered, an action focused by keyboard, or the last reply (what one acts on most).
+    readonly property bool actionsRevealed: hover.hovered || actionsScope.activeFocus || (isLast && !isUser)
+    readonly property real columnWidth: Math.max(120, Math.min(width - 2 * theme.spaceXl, theme.readingWidth))
+    implicitHeight: column.y + column.implicitHeight + theme.spaceS
 
     Accessible.role: Accessible.ListItem
     Accessible.name: (isUser ? qsTr("You said: %1") : qsTr("Trit replied: %1")).arg(text)
 
-    Rectangle {
-        id: frame
-        readonly property real maxWidth: Math.max(120, bubble.width * (bubble.isUser ? 0.8 : 1.0) - 24)
-        x: bubble.isUser ? bubble.width - width - 12 : 12
-        y: 8
-        width: bubble.isUser && !bubble.editing
-               ? Math.min(maxWidth, Math.max(userText.implicitWidth, actions.implicitWidth) + 24)
-               : maxWidth
-        height: content.implicitHeight + 20
-        radius: 10
-        color: bubble.isUser ? bubble.theme.userBubble : bubble.theme.assistantBubble
-        border.color: bubble.isUser ? "transparent" : bubble.theme.border
+    HoverHandler { id: hover }
 
-        ColumnLayout {
-            id: content
-            x: 12
-            y: 10
-            width: frame.width - 24
-            spacing: 6
+    ColumnLayout {
+        id: column
+        x: (bubble.width - width) / 2
+        y: bubble.theme.spaceS
+        width: bubble.columnWidth
+        spacing: bubble.theme.spaceXs
 
-            // A user message, as typed.
-            TextEdit {
-                id: userText
-                objectName: "userText"
-                visible: bubble.isUser && !bubble.editing
-                Layout.fillWidth: true
-                text: bubble.isUser ? bubble.text : ""
-                textFormat: TextEdit.PlainText
-                readOnly: true
-                selectByMouse: true
-                wrapMode: TextEdit.Wrap
-                color: bubble.theme.text
-                selectionColor: bubble.theme.accent
-                font.pointSize: bubble.theme.fontSize
-            }
+        Rectangle {
+            id: frame
+            objectName: "messageFrame"
+            readonly property real padding: bubble.isUser ? bubble.theme.spaceM : 0
+            Layout.alignment: bubble.isUser ? Qt.AlignRight : Qt.AlignLeft
+            Layout.preferredWidth: bubble.isUser && !bubble.editing
+                                   // rounded up: a layout that rounds the text's width down wraps its last word
+                                   ? Math.min(bubble.columnWidth * 0.8, Math.ceil(userText.implicitWidth) + 2 + 2 * padding)
+                                   : bubble.columnWidth
+            Layout.preferredHeight: content.implicitHeight + 2 * padding
+            radius: bubble.theme.radiusL
+            color: bubble.isUser ? bubble.theme.userBubble : bubble.theme.assistantBubble
 
-            // Editing a user message.
             ColumnLayout {
-                visible: bubble.editing
-                Layout.fillWidth: true
-                TextArea {
-                    id: editArea
-                    objectName: "editArea"
+                id: content
+                x: frame.padding
+                y: frame.padding
+                width: frame.width - 2 * frame.padding
+                spacing: bubble.theme.spaceS
+
+                // A user message, as typed.
+                TextEdit {
+                    id: userText
+                    objectName: "userText"
+                    visible: bubble.isUser && !bubble.editing
                     Layout.fillWidth: true
+                    text: bubble.isUser ? bubble.text : ""
+                    textFormat: TextEdit.PlainText
+                    readOnly: true
+                    selectByMouse: true
                     wrapMode: TextEdit.Wrap
-                    font.pointSize: bubble.theme.fontSize
-                    Accessible.name: qsTr("Edit your message")
-                    Keys.onPressed: (event) => {
-                        if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
-                                && !(event.modifiers & Qt.ShiftModifier)) {
-                            saveEdit.clicked()
-                            event.accepted = true
-                        } else if (event.key === Qt.Key_Escape) {
-                            bubble.editing = false
-                            event.accepted = true
-                        }
-                    }
+                    color: bubble.theme.text
+                    selectionColor: bubble.theme.accent
+                    selectedTextColor: bubble.theme.accentText
+                    font.pointSize: bubble.theme.fontBody
                 }
-                RowLayout {
-                    Button {
-                        id: saveEdit
-                        objectName: "saveEditButton"
-                        text: qsTr("Save and send")
-                        enabled: editArea.text.trim().length > 0
-                        onClicked: {
-                            bubble.editing = false
-                            bubble.editSubmitted(bubble.row, editArea.text)
-                        }
-                    }
-                    Button {
-                        text: qsTr("Cancel")
-                        onClicked: bubble.editing = false
-                    }
-                }
-            }
 
-            // An assistant reply: its blocks. Only the last block changes while it streams.
-            Repeater {
-                objectName: "segmentRepeater"
-                model: bubble.isUser ? null : bubble.segments
-                delegate: Item {
-                    id: segment
-                    required property string kind
-                    required property string markdown
-                    required property string source
-                    required property string language
+                // Editing a user message.
+                ColumnLayout {
+                    visible: bubble.editing
                     Layout.fillWidth: true
-                    implicitHeight: loader.item ? loader.item.implicitHeight : 0
-                    Loader {
-                        id: loader
-                        width: parent.width
-                        sourceComponent: segment.kind === "code" ? codeComponent : proseComponent
-                    }
-                    Component {
-                        id: proseComponent
-                        MessageProse {
-                            text: segment.markdown
-                            theme: bubble.theme
+                    spacing: bubble.theme.spaceS
+                    TextArea {
+                        id: editArea
+                        objectName: "editArea"
+                        Layout.fillWidth: true
+                        wrapMode: TextEdit.Wrap
+                        font.pointSize: bubble.theme.fontBody
+                        color: bubble.theme.text
+                        Accessible.name: qsTr("Edit your message")
+                        background: Rectangle {
+                            radius: bubble.theme.radiusS
+                            color: bubble.theme.surface
+                            border.color: editArea.activeFocus ? bubble.theme.focusRing : bubble.theme.border
+                        }
+                        Keys.onPressed: (event) => {
+                            if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                                    && !(event.modifiers & Qt.ShiftModifier)) {
+                                saveEdit.clicked()
+                                event.accepted = true
+                            } else if (event.key === Qt.Key_Escape) {
+                                bubble.editing = false
+                                event.accepted = true
+                            }
                         }
                     }
-                    Component {
-                        id: codeComponent
-                        MessageCodeBlock {
-                            code: segment.source
-                            language: segment.language
-                            theme: bubble.theme
-                            onCopyRequested: (code) => bubble.copyRequested(code)
+                    RowLayout {
+                        Layout.alignment: Qt.AlignRight
+                        spacing: bubble.theme.spaceS
+                        Button {
+                            text: qsTr("Cancel")
+                            onClicked: bubble.editing = false
+                        }
+                        Button {
+                            id: saveEdit
+                            objectName: "saveEditButton"
+                            text: qsTr("Save and send")
+                            highlighted: true
+                            enabled: editArea.text.trim().length > 0
+                            onClicked: {
+                                bubble.editing = false
+                                bubble.editSubmitted(bubble.row, editArea.text)
+                            }
                         }
                     }
                 }
-            }
 
-            BusyIndicator {
-                visible: bubble.streaming && bubble.text.length === 0
-                running: visible
-                Layout.preferredWidth: 28
-                Layout.preferredHeight: 28
-                Accessible.name: qsTr("Writing a reply")
-            }
+                // An assistant reply: its blocks. Only the last block changes while it streams.
+                Repeater {
+                    objectName: "segmentRepeater"
+                    model: bubble.isUser ? null : bubble.segments
+                    delegate: Item {
+                        id: segment
+                        required property string kind
+                        required property string markdown
+                        required property string source
+                        required property string language
+                        Layout.fillWidth: true
+                        implicitHeight: loader.item ? loader.item.implicitHeight : 0
+                        Loader {
+                            id: loader
+                            width: parent.width
+                            sourceComponent: segment.kind === "code" ? codeComponent : proseComponent
+                        }
+                        Component {
+                            id: proseComponent
+                            MessageProse {
+                                text: segment.markdown
+                                theme: bubble.theme
+                            }
+                        }
+                        Component {
+                            id: codeComponent
+                            MessageCodeBlock {
+                                code: segment.source
+                                language: segment.language
+                                theme: bubble.theme
+                                onCopyRequested: (code) => bubble.copyRequested(code)
+                            }
+                        }
+                    }
+                }
 
-            Label {
-                objectName: "errorLabel"
-                visible: bubble.errorText.length > 0
-                Layout.fillWidth: true
-                text: bubble.errorText
-                wrapMode: Text.Wrap
-                color: bubble.theme.error
-                font.pointSize: bubble.theme.fontSize - 1
-            }
+                BusyIndicator {
+                    visible: bubble.streaming && bubble.text.length === 0
+                    running: visible
+                    Layout.preferredWidth: 28
+                    Layout.preferredHeight: 28
+                    Accessible.name: qsTr("Writing a reply")
+                }
 
-            MessageStats {
-                visible: !bubble.isUser && !bubble.streaming && (summary.length > 0 || reasonText.length > 0)
-                Layout.fillWidth: true
-                stats: bubble.stats
-                speedHistory: bubble.speedHistory
-                finishReason: bubble.finishReason
-                theme: bubble.theme
+                Label {
+                    objectName: "errorLabel"
+                    visible: bubble.errorText.length > 0
+                    Layout.fillWidth: true
+                    text: bubble.errorText
+                    wrapMode: Text.Wrap
+                    color: bubble.theme.error
+                    font.pointSize: bubble.theme.fontSmall
+                }
             }
+        }
+
+        MessageStats {
+            visible: !bubble.isUser && !bubble.streaming && (summary.length > 0 || reasonText.length > 0)
+            Layout.fillWidth: true
+            stats: bubble.stats
+            speedHistory: bubble.speedHistory
+            finishReason: bubble.finishReason
+            theme: bubble.theme
+        }
+
+        // The actions: kept in the layout while hidden, so nothing moves when they appear.
+        FocusScope {
+            id: actionsScope
+            objectName: "messageActions"
+            visible: !bubble.streaming && !bubble.editing
+            Layout.alignment: bubble.isUser ? Qt.AlignRight : Qt.AlignLeft
+            implicitWidth: actions.implicitWidth
+            implicitHeight: actions.implicitHeight
+            opacity: bubble.actionsRevealed ? 1 : 0
+            Behavior on opacity { NumberAnimation { duration: bubble.theme.durationFast } }
 
             RowLayout {
                 id: actions
-                visible: !bubble.streaming && !bubble.editing
-                spacing: 2
+                spacing: 0
                 // Versions of this message: earlier edits or regenerations are kept, not replaced.
                 RowLayout {
                     objectName: "variantPager"
                     visible: bubble.variantCount > 1
                     spacing: 0
-                    ToolButton {
+                    IconButton {
                         objectName: "previousVariantButton"
-                        text: "<"
+                        iconName: "go-previous"
+                        theme: bubble.theme
                         enabled: !bubble.busy && bubble.variantIndex > 0
-                        font.pointSize: bubble.theme.fontSize - 2
-                        Accessible.name: qsTr("Show the previous version of this message")
+                        toolTipText: qsTr("Show the previous version of this message")
                         onClicked: bubble.showVariant(bubble.variantIndex - 1)
                     }
                     Label {
                         objectName: "variantLabel"
                         text: qsTr("%1/%2").arg(bubble.variantIndex + 1).arg(bubble.variantCount)
                         color: bubble.theme.mutedText
-                        font.pointSize: bubble.theme.fontSize - 2
+                        font.pointSize: bubble.theme.fontCaption
                         Accessible.role: Accessible.StaticText
                         Accessible.name: qsTr("Version %1 of %2").arg(bubble.variantIndex + 1).arg(bubble.variantCount)
                     }
-                    ToolButton {
+                    IconButton {
                         objectName: "nextVariantButton"
-                        text: ">"
+                        iconName: "go-next"
+                        theme: bubble.theme
                         enabled: !bubble.busy && bubble.variantIndex < bubble.variantCount - 1
-                        font.pointSize: bubble.theme.fontSize - 2
-                        Accessible.name: qsTr("Show the next version of this message")
+                        toolTipText: qsTr("Show the next version of this message")
                         onClicked: bubble.showVariant(bubble.variantIndex + 1)
                     }
                 }
-                ToolButton {
+                IconButton {
                     objectName: "copyButton"
-                    text: qsTr("Copy")
-                    font.pointSize: bubble.theme.fontSize - 2
-                    Accessible.name: qsTr("Copy message")
+                    iconName: "edit-copy"
+                    theme: bubble.theme
+                    toolTipText: qsTr("Copy message")
                     onClicked: bubble.copyRequested(bubble.text)
                 }
-                ToolButton {
+                IconButton {
                     objectName: "editButton"
+                    iconName: "document-edit"
+                    theme: bubble.theme
                     visible: bubble.isUser
                     enabled: !bubble.busy
-                    text: qsTr("Edit")
-                    font.pointSize: bubble.theme.fontSize - 2
-                    Accessible.name: qsTr("Edit message and answer again")
+                    toolTipText: qsTr("Edit message and answer again")
                     onClicked: {
                         editArea.text = bubble.text
                         bubble.editing = true
                         editArea.forceActiveFocus()
                     }
                 }
-                ToolButton {
+                IconButton {
                     objectName: "regenerateButton"
+                    iconName: "view-refresh"
+                    theme: bubble.theme
                     visible: !bubble.isUser && bubble.isLast
                     enabled: !bubble.busy
-                    text: qsTr("Regenerate")
-                    font.pointSize: bubble.theme.fontSize - 2
-                    Accessible.name: qsTr("Write this reply again")
+                    toolTipText: qsTr("Write this reply again")
                     onClicked: bubble.regenerateRequested()
                 }
             }

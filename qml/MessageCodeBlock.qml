@@ -1,53 +1,77 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Trit.Native
 
-// A fenced code block of a reply: monospace, selectable, never interpreted, with a copy button.
+// A fenced code block of a reply: coloured by its language (CodeDocument, app/src/ui/code_document.h),
+// monospace, selectable, never interpreted, with the language's name and a copy button that says
+// "Copied" for a moment. While the block streams, only its new lines are coloured.
 Rectangle {
     id: block
     property string code: ""
     property string language: ""
     property ChatTheme theme: ChatTheme {}
+    readonly property alias copied: copiedTimer.running   // "Copied" is shown
+    readonly property alias highlighter: codeDocument
     signal copyRequested(string text)
 
-    implicitHeight: column.implicitHeight + 12
-    radius: 6
+    implicitHeight: column.implicitHeight + 2 * theme.spaceS
+    radius: theme.radiusM
     color: theme.codeBackground
     border.color: theme.border
+
+    CodeDocument {
+        id: codeDocument
+        document: codeText.textDocument
+        text: block.code
+        language: block.language
+        colors: block.theme.codeColors
+    }
+    Timer { id: copiedTimer; interval: 1500 }
 
     ColumnLayout {
         id: column
         anchors.fill: parent
-        anchors.margins: 6
-        spacing: 2
+        anchors.margins: theme.spaceS
+        anchors.leftMargin: theme.spaceM
+        spacing: theme.spaceXs
         RowLayout {
             Layout.fillWidth: true
             Label {
-                text: block.language.length > 0 ? block.language : qsTr("code")
+                objectName: "codeLanguageLabel"
+                text: codeDocument.languageLabel.length > 0 ? codeDocument.languageLabel
+                      : block.language.length > 0 ? block.language : qsTr("code")
                 color: block.theme.mutedText
-                font.pointSize: block.theme.fontSize - 2
+                font.pointSize: block.theme.fontCaption
+                font.weight: Font.DemiBold
                 Layout.fillWidth: true
             }
-            ToolButton {
+            IconButton {
                 objectName: "copyCodeButton"
-                text: qsTr("Copy")
-                font.pointSize: block.theme.fontSize - 2
-                Accessible.name: qsTr("Copy code")
-                onClicked: block.copyRequested(block.code)
+                theme: block.theme
+                iconName: block.copied ? "object-select" : "edit-copy"
+                text: block.copied ? qsTr("Copied") : qsTr("Copy")
+                font.pointSize: block.theme.fontCaption
+                toolTipText: qsTr("Copy code")
+                onClicked: {
+                    block.copyRequested(block.code)
+                    copiedTimer.restart()
+                }
             }
         }
         TextEdit {
+            id: codeText
             objectName: "codeText"
             Layout.fillWidth: true
-            text: block.code
-            textFormat: TextEdit.PlainText
+            textFormat: TextEdit.PlainText   // the text comes from codeDocument, never as markup
             readOnly: true
             selectByMouse: true
             wrapMode: TextEdit.WrapAnywhere
             color: block.theme.text
             selectionColor: block.theme.accent
+            selectedTextColor: block.theme.accentText
             font.family: block.theme.monoFamily
-            font.pointSize: block.theme.fontSize - 1
+            font.pointSize: block.theme.fontSmall
             Accessible.role: Accessible.EditableText
             Accessible.name: qsTr("Code")
         }

@@ -12,7 +12,8 @@ TextEdit {
     wrapMode: TextEdit.Wrap
     color: theme.text
     selectionColor: theme.accent
-    font.pointSize: theme.fontSize
+    selectedTextColor: theme.accentText
+    font.pointSize: theme.fontBody
     Accessible.role: Accessible.StaticText
     Accessible.name: getText(0, length)
     onLinkActivated: (link) => {

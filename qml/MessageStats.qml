@@ -39,7 +39,7 @@ RowLayout {
         objectName: "statsLabel"
         text: statsRow.summary
         color: statsRow.theme.mutedText
-        font.pointSize: statsRow.theme.fontSize - 2
+        font.pointSize: statsRow.theme.fontCaption
         Accessible.name: qsTr("Reply statistics: %1").arg(text)
     }
     ChatSparkline {
@@ -53,6 +53,6 @@ RowLayout {
         visible: text.length > 0
         text: statsRow.reasonText
         color: statsRow.theme.warning
-        font.pointSize: statsRow.theme.fontSize - 2
+        font.pointSize: statsRow.theme.fontCaption
     }
 }

@@ -6,11 +6,10 @@ import QtQuick.Layouts
 // The model manager: the catalogue with each model's state, downloads with progress, pause, resume and
 // cancel, import of a local GGUF (button or drag-and-drop) and removal after confirmation. It only
 // shows state and emits requests; the C++ side (app/src/models) does the work and feeds `entries`.
-Dialog {
+ThemedDialog {
     id: root
     objectName: "modelManagerDialog"
     title: qsTr("Models")
-    modal: true
     standardButtons: Dialog.Close
     width: Math.min(720, parent ? parent.width - 40 : 720)
     height: Math.min(560, parent ? parent.height - 40 : 560)
@@ -77,7 +76,7 @@ Dialog {
             Layout.fillWidth: true
             visible: root.notice.length > 0
             wrapMode: Text.WordWrap
-            color: "#b3261e"
+            color: root.theme.error
             text: root.notice
         }
 
@@ -97,6 +96,12 @@ Dialog {
                 readonly property string state_: modelData.state || "available"
                 objectName: "modelCard_" + modelData.id
                 width: ListView.view.width
+                padding: root.theme.spaceS
+                background: Rectangle {
+                    radius: root.theme.radiusM
+                    color: root.theme.surface
+                    border.color: root.theme.border
+                }
 
                 ColumnLayout {
                     anchors.fill: parent
@@ -105,7 +110,7 @@ Dialog {
                         Layout.fillWidth: true
                         Label {
                             text: card.modelData.name
-                            font.bold: true
+                            font.weight: Font.DemiBold
                             Layout.fillWidth: true
                             elide: Text.ElideRight
                         }
@@ -127,6 +132,8 @@ Dialog {
                         objectName: "modelFacts"
                         Layout.fillWidth: true
                         wrapMode: Text.WordWrap
+                        color: root.theme.mutedText
+                        font.pointSize: root.theme.fontSmall
                         // What the model is (issue 27): "10.3 B parameters · llama architecture · I2_S weights".
                         text: [card.modelData.sizeText,
                                card.modelData.parametersText ? qsTr("%1 parameters").arg(card.modelData.parametersText) : "",
@@ -154,7 +161,7 @@ Dialog {
                         Layout.fillWidth: true
                         wrapMode: Text.WordWrap
                         visible: text.length > 0
-                        color: card.state_ === "failed" ? "#b3261e" : palette.windowText
+                        color: card.state_ === "failed" ? root.theme.error : root.theme.text
                         text: card.state_ === "downloading" && card.modelData.progressText ? card.modelData.progressText
                                                                                               : (card.modelData.message || "")
                     }
@@ -234,13 +241,13 @@ Dialog {
         onAccepted: root.handleFiles([selectedFile])
     }
 
-    Dialog {
+    ThemedDialog {
+        theme: root.theme
         id: confirmRemove
         objectName: "confirmRemoveDialog"
         property string modelId: ""
         property string modelName: ""
         title: qsTr("Remove model?")
-        modal: true
         width: 420  // explicit: Qt 6.4's DialogButtonBox otherwise loops on implicitWidth
         anchors.centerIn: parent
         standardButtons: Dialog.Yes | Dialog.No
@@ -252,14 +259,14 @@ Dialog {
         onAccepted: root.removeRequested(modelId)
     }
 
-    Dialog {
+    ThemedDialog {
+        theme: root.theme
         id: existingFile
         objectName: "existingFileDialog"
         property string modelId: ""
         property string modelName: ""
         property string fileName: ""
         title: qsTr("A file named %1 is already there").arg(fileName)
-        modal: true
         width: 480  // explicit, as for confirmRemove
         anchors.centerIn: parent
         ColumnLayout {
@@ -298,11 +305,11 @@ Dialog {
         }
     }
 
-    Dialog {
+    ThemedDialog {
+        theme: root.theme
         id: confirmReplace
         objectName: "confirmReplaceDialog"
         title: qsTr("Replace your file?")
-        modal: true
         width: 420
         anchors.centerIn: parent
         standardButtons: Dialog.Yes | Dialog.No

@@ -4,25 +4,24 @@ import QtQuick.Dialogs
 import QtQuick.Layouts
 
 // Sampling (2B4T defaults), context length, engine backend and GPU (applied by reloading the model),
-// the models folder, the local API server, theme and font size. Every change is stored at once (AppSettings; the models folder
+// the models folder, the local API server, theme, reduced motion and font size. Every change is stored at once (AppSettings; the models folder
 // by the model manager's bridge, which checks it, remembers it and rescans).
-Dialog {
+ThemedDialog {
     id: dialog
+    objectName: "settingsDialog"
     property var settings: null
     property var engine: null
     // The local API server (app/src/server/api_server.h): state, statusText, url, copyUrl(), generateKey().
     // It follows the settings below on its own; tests give a stand-in.
     property var apiServer: null
-    property ChatTheme theme: ChatTheme {}
     // The model manager's bridge (app/src/models/model_manager_bridge.h): main() sets it as the context
     // property "tritModels"; tests give a stand-in with modelsFolder, modelsFolderError, gpuSummary and
     // setModelsDir(pathOrUrl) -> bool.
     property var models: typeof tritModels !== "undefined" ? tritModels : null
     title: qsTr("Settings")
-    modal: true
     standardButtons: Dialog.Close
     width: Math.min(560, parent ? parent.width - 40 : 560)
-    anchors.centerIn: parent
+    height: parent ? Math.min(implicitHeight, parent.height - 40) : implicitHeight  // scrolls in a small window
 
     // The device list shown: "Automatic", then the engine's Vulkan devices (index = position - 1).
     readonly property var deviceChoices: [qsTr("Automatic (best GPU)")].concat(engine ? engine.devices : [])
@@ -55,7 +54,7 @@ Dialog {
             columnSpacing: 12
             rowSpacing: 8
 
-            Label { text: qsTr("Sampling"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }
+            Label { text: qsTr("Sampling"); font.pointSize: dialog.theme.fontSubtitle; font.weight: Font.DemiBold; Layout.columnSpan: 2; Layout.topMargin: dialog.theme.spaceXs; Accessible.role: Accessible.Heading }
             Label { text: qsTr("Temperature") }
             SpinBox {
                 objectName: "temperatureSpin"
@@ -127,10 +126,15 @@ Dialog {
                 text: dialog.settings ? dialog.settings.systemPrompt : ""
                 placeholderText: qsTr("Optional instructions given to the model before every chat")
                 Accessible.name: qsTr("System prompt for new chats")
+                background: Rectangle {
+                    radius: dialog.theme.radiusS
+                    color: dialog.theme.surface
+                    border.color: parent.activeFocus ? dialog.theme.focusRing : dialog.theme.border
+                }
                 onEditingFinished: dialog.settings.systemPrompt = text
             }
 
-            Label { text: qsTr("Engine"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }
+            Label { text: qsTr("Engine"); font.pointSize: dialog.theme.fontSubtitle; font.weight: Font.DemiBold; Layout.columnSpan: 2; Layout.topMargin: dialog.theme.spaceXs; Accessible.role: Accessible.Heading }
             Label { text: qsTr("Run on") }
             ComboBox {
                 objectName: "backendCombo"
@@ -185,7 +189,7 @@ Dialog {
             }
 
             Label {
-                text: qsTr("Models"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading
+                text: qsTr("Models"); font.pointSize: dialog.theme.fontSubtitle; font.weight: Font.DemiBold; Layout.columnSpan: 2; Layout.topMargin: dialog.theme.spaceXs; Accessible.role: Accessible.Heading
                 visible: dialog.models !== null
             }
             Label { text: qsTr("Models folder"); visible: dialog.models !== null }
@@ -222,7 +226,7 @@ Dialog {
             }
 
             Label {
-                text: qsTr("Local API server"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading
+                text: qsTr("Local API server"); font.pointSize: dialog.theme.fontSubtitle; font.weight: Font.DemiBold; Layout.columnSpan: 2; Layout.topMargin: dialog.theme.spaceXs; Accessible.role: Accessible.Heading
             }
             Label {
                 Layout.columnSpan: 2
@@ -302,7 +306,7 @@ Dialog {
                 }
             }
 
-            Label { text: qsTr("Appearance"); font.bold: true; Layout.columnSpan: 2; Accessible.role: Accessible.Heading }
+            Label { text: qsTr("Appearance"); font.pointSize: dialog.theme.fontSubtitle; font.weight: Font.DemiBold; Layout.columnSpan: 2; Layout.topMargin: dialog.theme.spaceXs; Accessible.role: Accessible.Heading }
             Label { text: qsTr("Theme") }
             ComboBox {
                 objectName: "themeCombo"
@@ -312,6 +316,15 @@ Dialog {
                 currentIndex: dialog.settings ? Math.max(0, values.indexOf(dialog.settings.theme)) : 0
                 Accessible.name: qsTr("Theme")
                 onActivated: (i) => dialog.settings.theme = values[i]
+            }
+            Label { text: qsTr("Motion") }
+            CheckBox {
+                objectName: "reduceMotionCheck"
+                text: qsTr("Reduce motion")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("No transitions or animations in the window")
+                checked: dialog.settings ? dialog.settings.reduceMotion : false
+                onToggled: dialog.settings.reduceMotion = checked
             }
             Label { text: qsTr("Font size") }
             SpinBox {

@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Controls.impl
 import QtQuick.Layouts
 
 // New chat, import, search, the saved conversations (pinned first, then by last use) and the way to
@@ -37,7 +38,7 @@ Pane {
 
     function focusSearch() { search.forceActiveFocus(); search.selectAll() }
 
-    padding: 8
+    padding: theme.spaceM
     background: Rectangle { color: sidebar.theme.sidebar }
 
     // The menu of one conversation, opened for the row that asked.
@@ -78,37 +79,57 @@ Pane {
 
     ColumnLayout {
         anchors.fill: parent
-        spacing: 8
+        spacing: sidebar.theme.spaceS
+        // The app's name and the way into a new conversation: the top of the hierarchy.
         RowLayout {
             Layout.fillWidth: true
-            spacing: 4
-            Button {
-                id: newChat
-                objectName: "newChatButton"
+            Layout.leftMargin: sidebar.theme.spaceXs
+            spacing: sidebar.theme.spaceXs
+            Label {
+                objectName: "brandLabel"
                 Layout.fillWidth: true
-                text: qsTr("New chat")
-                Accessible.name: qsTr("Start a new chat (Ctrl+N)")
-                onClicked: sidebar.newChatRequested()
-                KeyNavigation.tab: importButton
+                text: qsTr("Trit")
+                font.pointSize: sidebar.theme.fontTitle
+                font.weight: Font.DemiBold
+                color: sidebar.theme.text
             }
-            Button {
+            IconButton {
                 id: importButton
                 objectName: "importButton"
-                text: qsTr("Import…")
+                theme: sidebar.theme
+                iconName: "document-open"
                 enabled: sidebar.conversations !== null
-                Accessible.name: qsTr("Import a conversation from a JSON file")
-                ToolTip.visible: hovered
-                ToolTip.text: Accessible.name
+                toolTipText: qsTr("Import a conversation from a JSON file")
                 onClicked: sidebar.importRequested()
                 KeyNavigation.tab: search
             }
+        }
+        IconButton {
+            id: newChat
+            objectName: "newChatButton"
+            Layout.fillWidth: true
+            Layout.preferredHeight: 34
+            theme: sidebar.theme
+            outlined: true
+            iconName: "list-add"
+            text: qsTr("New chat")
+            font.pointSize: sidebar.theme.fontBody
+            toolTipText: qsTr("Start a new chat (Ctrl+N)")
+            onClicked: sidebar.newChatRequested()
+            KeyNavigation.tab: importButton
         }
         TextField {
             id: search
             objectName: "searchField"
             Layout.fillWidth: true
             enabled: sidebar.conversations !== null
-            placeholderText: qsTr("Search conversations (Ctrl+K)")
+            leftPadding: searchIcon.width + 2 * sidebar.theme.spaceS
+            placeholderText: qsTr("Search conversations")
+            ToolTip.visible: hovered && !activeFocus
+            ToolTip.delay: 700
+            ToolTip.text: qsTr("Search all messages (Ctrl+K)")
+            placeholderTextColor: sidebar.theme.mutedText
+            color: sidebar.theme.text
             Accessible.role: Accessible.EditableText
             Accessible.name: qsTr("Search all messages of all conversations")
             KeyNavigation.tab: sidebar.searching ? searchList : conversationList
@@ -118,6 +139,30 @@ Pane {
                 list.forceActiveFocus()
                 if (list.currentIndex < 0 && list.count > 0) list.currentIndex = 0
             }
+            background: Rectangle {
+                implicitHeight: 32
+                radius: sidebar.theme.radiusS
+                color: sidebar.theme.surface
+                border.width: search.activeFocus ? 2 : 1
+                border.color: search.activeFocus ? sidebar.theme.focusRing : sidebar.theme.border
+            }
+            IconImage {
+                id: searchIcon
+                x: sidebar.theme.spaceS
+                anchors.verticalCenter: parent.verticalCenter
+                sourceSize: Qt.size(14, 14)
+                source: sidebar.theme.icon("system-search")
+                color: sidebar.theme.mutedText
+            }
+        }
+        Label {
+            Layout.leftMargin: sidebar.theme.spaceXs
+            Layout.topMargin: sidebar.theme.spaceXs
+            text: sidebar.searching ? qsTr("Matches") : qsTr("Conversations")
+            font.pointSize: sidebar.theme.fontCaption
+            font.weight: Font.DemiBold
+            color: sidebar.theme.mutedText
+            Accessible.role: Accessible.Heading
         }
 
         // The saved conversations.
@@ -160,6 +205,17 @@ Pane {
                 objectName: "conversationRow" + index
                 width: ListView.view.width
                 highlighted: ListView.isCurrentItem || conversationId === sidebar.currentConversationId
+                leftPadding: sidebar.theme.spaceS
+                rightPadding: sidebar.theme.spaceXs
+                topPadding: sidebar.theme.spaceXs + 2
+                bottomPadding: sidebar.theme.spaceXs + 2
+                background: Rectangle {
+                    radius: sidebar.theme.radiusS
+                    color: row.highlighted ? sidebar.theme.selected : row.hovered ? sidebar.theme.hover : "transparent"
+                    border.width: row.visualFocus || (row.ListView.isCurrentItem && row.ListView.view.activeFocus) ? 2 : 0
+                    border.color: sidebar.theme.focusRing
+                    Behavior on color { ColorAnimation { duration: sidebar.theme.durationFast } }
+                }
                 Accessible.name: (pinned ? qsTr("%1, pinned") : "%1").arg(title)
                 Accessible.description: qsTr("Enter opens it; F2 renames, Delete deletes, the Menu key shows more")
 
@@ -205,14 +261,17 @@ Pane {
                         Layout.fillWidth: true
                         text: row.title
                         elide: Text.ElideRight
-                        color: row.highlighted ? sidebar.theme.accentText : sidebar.theme.text
+                        color: sidebar.theme.text
+                        font.weight: row.highlighted ? Font.DemiBold : Font.Normal
                     }
-                    Label {
+                    IconImage {
                         objectName: "pinnedMark"
                         visible: row.pinned && !row.renaming
-                        text: qsTr("pinned")
-                        color: row.highlighted ? sidebar.theme.accentText : sidebar.theme.mutedText
-                        font.pointSize: sidebar.theme.fontSize - 3
+                        source: sidebar.theme.icon("view-pin")
+                        sourceSize: Qt.size(12, 12)
+                        color: sidebar.theme.mutedText
+                        Accessible.role: Accessible.Graphic
+                        Accessible.name: qsTr("pinned")
                     }
                     TextField {
                         id: renameField
@@ -225,10 +284,14 @@ Pane {
                         Keys.onEscapePressed: row.finishRename(false)
                         onActiveFocusChanged: if (!activeFocus && row.renaming) row.finishRename(true)
                     }
-                    ToolButton {
+                    IconButton {
                         objectName: "conversationMenuButton"
+                        theme: sidebar.theme
                         visible: !row.renaming && (row.hovered || row.highlighted)
-                        text: "…"
+                        iconName: "view-more"
+                        implicitHeight: 22
+                        implicitWidth: 22
+                        padding: 3
                         focusPolicy: Qt.NoFocus
                         Accessible.name: qsTr("More actions for %1").arg(row.title)
                         onClicked: row.openMenu()
@@ -270,6 +333,10 @@ Pane {
                 objectName: "searchHit" + index
                 width: ListView.view.width
                 highlighted: ListView.isCurrentItem
+                background: Rectangle {
+                    radius: sidebar.theme.radiusS
+                    color: hit.highlighted ? sidebar.theme.selected : hit.hovered ? sidebar.theme.hover : "transparent"
+                }
                 Accessible.name: qsTr("%1: %2").arg(model.conversationTitle).arg(snippetText.text.replace(/<[^>]*>/g, ""))
                 onClicked: {
                     ListView.view.currentIndex = index
@@ -294,7 +361,7 @@ Pane {
                         maximumLineCount: 3
                         elide: Text.ElideRight
                         color: sidebar.theme.mutedText
-                        font.pointSize: sidebar.theme.fontSize - 1
+                        font.pointSize: sidebar.theme.fontSmall
                     }
                 }
             }
@@ -337,30 +404,43 @@ Pane {
             }
         }
 
-        Button {
+        // The way out of the chat: models, settings, About, under a rule.
+        Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: sidebar.theme.border }
+        IconButton {
             id: modelsButton
             objectName: "modelManagerButton"
             Layout.fillWidth: true
+            theme: sidebar.theme
+            alignment: Qt.AlignLeft | Qt.AlignVCenter
+            iconName: "drive-harddisk"
             text: qsTr("Models…")
+            font.pointSize: sidebar.theme.fontBody
             Accessible.name: qsTr("Manage models")
             onClicked: sidebar.modelManagerRequested()
             KeyNavigation.tab: settingsButton
         }
-        Button {
+        IconButton {
             id: settingsButton
             objectName: "settingsButton"
             Layout.fillWidth: true
+            theme: sidebar.theme
+            alignment: Qt.AlignLeft | Qt.AlignVCenter
+            iconName: "emblem-system"
             text: qsTr("Settings…")
+            font.pointSize: sidebar.theme.fontBody
             Accessible.name: qsTr("Settings (Ctrl+,)")
             onClicked: sidebar.settingsRequested()
             KeyNavigation.tab: aboutButton
         }
-        Button {
+        IconButton {
             id: aboutButton
             objectName: "aboutButton"
             Layout.fillWidth: true
-            flat: true
+            theme: sidebar.theme
+            alignment: Qt.AlignLeft | Qt.AlignVCenter
+            iconName: "help-about"
             text: qsTr("About Trit")
+            font.pointSize: sidebar.theme.fontBody
             Accessible.name: qsTr("About Trit (F1): version, GPU and licences")
             onClicked: sidebar.aboutRequested()
         }

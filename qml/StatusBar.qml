@@ -11,8 +11,13 @@ Pane {
     property var chat: null
     property var apiServer: null  // ApiServer: shown while it is on (its URL, or what went wrong)
     property ChatTheme theme: ChatTheme {}
-    padding: 6
-    background: Rectangle { color: bar.theme.sidebar; border.color: bar.theme.border }
+    padding: theme.spaceXs
+    leftPadding: theme.spaceL
+    rightPadding: theme.spaceL
+    background: Rectangle {
+        color: bar.theme.window
+        Rectangle { width: parent.width; height: 1; color: bar.theme.border }
+    }
 
     readonly property string phase: chat ? chat.phase : "idle"
     readonly property string engineState: engine ? engine.state : "noModel"
@@ -34,21 +39,21 @@ Pane {
             elide: Text.ElideMiddle
             Layout.maximumWidth: 360
             color: bar.engineState === "error" ? bar.theme.error : bar.theme.text
-            font.pointSize: bar.theme.fontSize - 2
+            font.pointSize: bar.theme.fontCaption
         }
         Label {
             objectName: "memoryLabel"
             visible: bar.engineState === "ready" && text.length > 0
             text: bar.engine ? bar.engine.memoryText : ""
             color: bar.theme.mutedText
-            font.pointSize: bar.theme.fontSize - 2
+            font.pointSize: bar.theme.fontCaption
         }
         Label {
             objectName: "contextLabel"
             visible: bar.engineState === "ready" && bar.chat !== null
             text: bar.chat && bar.engine ? qsTr("context %1 / %2").arg(bar.chat.contextUsed).arg(bar.engine.contextLength) : ""
             color: bar.chat && bar.chat.contextFull ? bar.theme.warning : bar.theme.mutedText
-            font.pointSize: bar.theme.fontSize - 2
+            font.pointSize: bar.theme.fontCaption
         }
         Label {
             objectName: "apiServerLabel"
@@ -59,7 +64,7 @@ Pane {
             elide: Text.ElideRight
             Layout.maximumWidth: 320
             color: serverState === "error" ? bar.theme.error : bar.theme.mutedText
-            font.pointSize: bar.theme.fontSize - 2
+            font.pointSize: bar.theme.fontCaption
             ToolTip.visible: apiHover.hovered && bar.apiServer !== null
             ToolTip.text: bar.apiServer ? bar.apiServer.statusText : ""
             HoverHandler { id: apiHover }
@@ -83,7 +88,7 @@ Pane {
             visible: bar.phase === "prompt"
             text: bar.chat ? qsTr("prompt %1/%2 · %3 t/s").arg(bar.chat.promptDone).arg(bar.chat.promptTotal)
                                                        .arg(bar.theme.rate(bar.chat.promptTokensPerSecond)) : ""
-            font.pointSize: bar.theme.fontSize - 2
+            font.pointSize: bar.theme.fontCaption
             color: bar.theme.text
         }
         // Writing the reply.
@@ -99,7 +104,7 @@ Pane {
             objectName: "speedLabel"
             visible: bar.phase === "reply"
             text: bar.chat ? qsTr("%1 t/s · %2 tokens").arg(bar.theme.rate(bar.chat.tokensPerSecond)).arg(bar.chat.replyTokens) : ""
-            font.pointSize: bar.theme.fontSize - 2
+            font.pointSize: bar.theme.fontCaption
             font.family: bar.theme.monoFamily
             color: bar.theme.text
             Accessible.name: qsTr("Generation speed: %1").arg(text)

@@ -15,6 +15,7 @@ PACKAGES=(
   qml6-module-qtquick-shapes qml6-module-qttest qml6-module-qt-labs-settings qml6-module-qt-labs-platform
   qml6-module-qt-labs-folderlistmodel  # imported by Qt's non-native FileDialog (Main.qml's model picker)
   qt6-qpa-plugins libqt6sql6-sqlite
+  libqt6svg6  # the SVG image plugin that draws the window's icons (qml/icons)
   # Vulkan engine: headers, loader, shader compiler, lavapipe for tests
   libvulkan-dev vulkan-tools glslang-tools glslang-dev spirv-tools mesa-vulkan-drivers
   # engine libraries

@@ -9,59 +9,112 @@
         <translation>Über Trit</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="30"/>
+        <location filename="../qml/AboutDialog.qml" line="28"/>
         <source>Trit %1</source>
         <translation>Trit %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="30"/>
+        <location filename="../qml/AboutDialog.qml" line="28"/>
         <source>Trit</source>
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="36"/>
+        <location filename="../qml/AboutDialog.qml" line="34"/>
         <source>Private, offline chat with ternary (1.58-bit) language models.</source>
         <translation>Privater Offline-Chat mit ternären (1,58-Bit-)Sprachmodellen.</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="42"/>
+        <location filename="../qml/AboutDialog.qml" line="40"/>
         <source>Qt %1</source>
         <translation>Qt %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="47"/>
+        <location filename="../qml/AboutDialog.qml" line="45"/>
         <source>Precision: %1 activations</source>
         <translation>Genauigkeit: %1-Aktivierungen</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="54"/>
+        <location filename="../qml/AboutDialog.qml" line="52"/>
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="75"/>
+        <location filename="../qml/AboutDialog.qml" line="73"/>
         <source>Device information is not available in this build.</source>
         <translation>Geräteinformationen sind in diesem Build nicht verfügbar.</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="76"/>
+        <location filename="../qml/AboutDialog.qml" line="74"/>
         <source>Looking for Vulkan devices…</source>
         <translation>Suche nach Vulkan-Geräten…</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="77"/>
+        <location filename="../qml/AboutDialog.qml" line="75"/>
         <source>No Vulkan device: %1</source>
         <translation>Kein Vulkan-Gerät: %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="80"/>
+        <location filename="../qml/AboutDialog.qml" line="78"/>
         <source>Vulkan devices</source>
         <translation>Vulkan-Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="101"/>
+        <location filename="../qml/AboutDialog.qml" line="99"/>
         <source>Copy version and device information</source>
         <translation>Versions- und Geräteinformationen kopieren</translation>
+    </message>
+</context>
+<context>
+    <name>ChatHeader</name>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="34"/>
+        <source>Loading %1…</source>
+        <translation>%1 wird geladen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="35"/>
+        <source>The model could not be loaded</source>
+        <translation>Das Modell konnte nicht geladen werden</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="36"/>
+        <source>Choose a model</source>
+        <translation>Modell wählen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="61"/>
+        <source>Switch the model</source>
+        <translation>Modell wechseln</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="62"/>
+        <source>Model: %1. Switch the model</source>
+        <translation>Modell: %1. Modell wechseln</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="79"/>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="81"/>
+        <source>Instructions for this conversation (none yet)</source>
+        <translation>Anweisungen für diese Unterhaltung (noch keine)</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="82"/>
+        <source>System prompt of this conversation</source>
+        <translation>Systemprompt dieser Unterhaltung</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="110"/>
+        <source>No models on disk yet</source>
+        <translation>Noch keine Modelle auf der Festplatte</translation>
+    </message>
+    <message>
+        <location filename="../qml/ChatHeader.qml" line="117"/>
+        <source>Manage models…</source>
+        <translation>Modelle verwalten…</translation>
     </message>
 </context>
 <context>
@@ -75,52 +128,27 @@
 <context>
     <name>ChatView</name>
     <message>
-        <location filename="../qml/ChatView.qml" line="32"/>
-        <source>Hide system prompt</source>
-        <translation>Systemprompt ausblenden</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="32"/>
-        <source>System prompt…</source>
-        <translation>Systemprompt…</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="34"/>
-        <source>Show or hide the system prompt of this conversation</source>
-        <translation>Systemprompt dieser Unterhaltung ein- oder ausblenden</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="41"/>
-        <source>Instructions the model reads before this conversation</source>
-        <translation>Anweisungen, die das Modell vor dieser Unterhaltung liest</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="42"/>
-        <source>System prompt of this conversation</source>
-        <translation>Systemprompt dieser Unterhaltung</translation>
-    </message>
-    <message>
-        <location filename="../qml/ChatView.qml" line="58"/>
+        <location filename="../qml/ChatView.qml" line="35"/>
         <source>Conversation</source>
         <translation>Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="106"/>
+        <location filename="../qml/ChatView.qml" line="85"/>
         <source>The conversation is longer than the model&apos;s context. Nothing was cut off: start a new conversation, or drop the oldest messages to continue.</source>
         <translation>Die Unterhaltung ist länger als der Kontext des Modells. Es wurde nichts abgeschnitten: Beginnen Sie eine neue Unterhaltung oder entfernen Sie die ältesten Nachrichten, um fortzufahren.</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="111"/>
+        <location filename="../qml/ChatView.qml" line="90"/>
         <source>New conversation</source>
         <translation>Neue Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="116"/>
+        <location filename="../qml/ChatView.qml" line="95"/>
         <source>Drop oldest messages</source>
         <translation>Älteste Nachrichten entfernen</translation>
     </message>
     <message>
-        <location filename="../qml/ChatView.qml" line="140"/>
+        <location filename="../qml/ChatView.qml" line="122"/>
         <source>This is a base model: it has no chat format, so it continues the text you send instead of answering it.</source>
         <translation>Dies ist ein Basismodell: Es hat kein Chatformat und setzt daher den gesendeten Text fort, statt ihn zu beantworten.</translation>
     </message>
@@ -128,44 +156,63 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../qml/Composer.qml" line="41"/>
+        <location filename="../qml/Composer.qml" line="58"/>
         <source>Message Trit (Enter to send, Shift+Enter for a new line)</source>
         <translation>Nachricht an Trit (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="39"/>
+        <location filename="../qml/Composer.qml" line="56"/>
         <source>Open a model to start chatting</source>
         <translation>Öffnen Sie ein Modell, um zu chatten</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="40"/>
+        <location filename="../qml/Composer.qml" line="57"/>
         <source>Text for the model to continue (Enter to send, Shift+Enter for a new line)</source>
         <translation>Text, den das Modell fortsetzen soll (Eingabe zum Senden, Umschalt+Eingabe für eine neue Zeile)</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="46"/>
+        <location filename="../qml/Composer.qml" line="66"/>
         <source>Message</source>
         <translation>Nachricht</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="65"/>
-        <source>Stop</source>
-        <translation>Stopp</translation>
+        <location filename="../qml/Composer.qml" line="88"/>
+        <source>Stop the reply (Esc)</source>
+        <translation>Antwort anhalten (Esc)</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="65"/>
-        <source>Send</source>
-        <translation>Senden</translation>
+        <location filename="../qml/Composer.qml" line="88"/>
+        <source>Send the message (Enter)</source>
+        <translation>Nachricht senden (Eingabe)</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="68"/>
+        <location filename="../qml/Composer.qml" line="89"/>
         <source>Stop the reply</source>
         <translation>Antwort anhalten</translation>
     </message>
     <message>
-        <location filename="../qml/Composer.qml" line="68"/>
+        <location filename="../qml/Composer.qml" line="89"/>
         <source>Send the message</source>
         <translation>Nachricht senden</translation>
+    </message>
+</context>
+<context>
+    <name>ContextMeter</name>
+    <message>
+        <location filename="../qml/ContextMeter.qml" line="22"/>
+        <location filename="../qml/ContextMeter.qml" line="24"/>
+        <source>%1k</source>
+        <translation>%1k</translation>
+    </message>
+    <message>
+        <location filename="../qml/ContextMeter.qml" line="33"/>
+        <source>Context: %1 of %2 tokens used (%3 %)</source>
+        <translation>Kontext: %1 von %2 Tokens belegt (%3 %)</translation>
+    </message>
+    <message>
+        <location filename="../qml/ContextMeter.qml" line="62"/>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
     </message>
 </context>
 <context>
@@ -196,27 +243,125 @@
         <translation>Kein Modell geladen</translation>
     </message>
     <message>
-        <location filename="../qml/EmptyState.qml" line="54"/>
+        <location filename="../qml/EmptyState.qml" line="56"/>
         <source>The weights are read and moved to the device. The window stays usable meanwhile.</source>
         <translation>Die Gewichte werden gelesen und auf das Gerät übertragen. Das Fenster bleibt währenddessen bedienbar.</translation>
     </message>
     <message>
-        <location filename="../qml/EmptyState.qml" line="56"/>
+        <location filename="../qml/EmptyState.qml" line="58"/>
         <source>%1 is loaded. Write a message below; replies are generated on this computer, offline.</source>
         <translation>%1 ist geladen. Schreiben Sie unten eine Nachricht; die Antworten werden offline auf diesem Computer erzeugt.</translation>
     </message>
     <message>
-        <location filename="../qml/EmptyState.qml" line="57"/>
+        <location filename="../qml/EmptyState.qml" line="59"/>
         <source>Trit runs ternary (1.58-bit) language models on your own GPU, offline. Add a model to start chatting.</source>
         <translation>Trit führt ternäre (1,58-Bit-)Sprachmodelle offline auf Ihrer eigenen GPU aus. Fügen Sie ein Modell hinzu, um zu chatten.</translation>
     </message>
     <message>
-        <location filename="../qml/EmptyState.qml" line="66"/>
+        <location filename="../qml/EmptyState.qml" line="74"/>
         <source>Open the model manager</source>
         <translation>Modellverwaltung öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/EmptyState.qml" line="72"/>
+        <location filename="../qml/EmptyState.qml" line="84"/>
+        <source>Open a model file…</source>
+        <translation>Modelldatei öffnen…</translation>
+    </message>
+</context>
+<context>
+    <name>FirstRun</name>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="77"/>
+        <source>Welcome to Trit</source>
+        <translation>Willkommen bei Trit</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="87"/>
+        <source>Trit chats with ternary (1.58-bit) language models on your own graphics card.</source>
+        <translation>Trit chattet mit ternären (1,58-Bit-)Sprachmodellen auf Ihrer eigenen Grafikkarte.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="88"/>
+        <source>Private and offline: nothing you write leaves this computer.</source>
+        <translation>Privat und offline: Nichts, was Sie schreiben, verlässt diesen Computer.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="109"/>
+        <source>No GPU found: %1 Trit can still run on the processor, slowly (Settings → Engine).</source>
+        <translation>Keine GPU gefunden: %1 Trit kann trotzdem auf dem Prozessor laufen, langsam (Einstellungen → Engine).</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="110"/>
+        <source>Looking for your GPU…</source>
+        <translation>Suche nach Ihrer GPU…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="134"/>
+        <source>Recommended: %1</source>
+        <translation>Empfohlen: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="147"/>
+        <source>%1 parameters</source>
+        <translation>%1 Parameter</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="149"/>
+        <source>licence: %1</source>
+        <translation>Lizenz: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="159"/>
+        <source>None of the catalogue&apos;s models is known to fit this GPU&apos;s free memory. The model manager shows each model&apos;s needs.</source>
+        <translation>Von keinem Modell des Katalogs ist bekannt, dass es in den freien Speicher dieser GPU passt. Die Modellverwaltung zeigt, was jedes Modell braucht.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="171"/>
+        <source>Loading the model</source>
+        <translation>Das Modell wird geladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="171"/>
+        <source>Downloading the model</source>
+        <translation>Das Modell wird heruntergeladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="181"/>
+        <source>Starting the download…</source>
+        <translation>Der Download beginnt…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="182"/>
+        <source>Loading the model onto the GPU…</source>
+        <translation>Das Modell wird auf die GPU geladen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="183"/>
+        <source>The download failed.</source>
+        <translation>Der Download ist fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="200"/>
+        <source>Try again</source>
+        <translation>Erneut versuchen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="201"/>
+        <source>Start with %1</source>
+        <translation>Mit %1 beginnen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="202"/>
+        <source>Download %1 and start</source>
+        <translation>%1 herunterladen und beginnen</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="217"/>
+        <source>Choose another model…</source>
+        <translation>Anderes Modell wählen…</translation>
+    </message>
+    <message>
+        <location filename="../qml/FirstRun.qml" line="224"/>
         <source>Open a model file…</source>
         <translation>Modelldatei öffnen…</translation>
     </message>
@@ -229,43 +374,43 @@
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="102"/>
+        <location filename="../qml/Main.qml" line="113"/>
         <source>Export the conversation</source>
         <translation>Unterhaltung exportieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="104"/>
+        <location filename="../qml/Main.qml" line="115"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="104"/>
+        <location filename="../qml/Main.qml" line="115"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="109"/>
+        <location filename="../qml/Main.qml" line="120"/>
         <source>Import a conversation</source>
         <translation>Unterhaltung importieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="111"/>
+        <location filename="../qml/Main.qml" line="122"/>
         <source>Trit conversations (*.json)</source>
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="174"/>
+        <location filename="../qml/Main.qml" line="191"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="175"/>
+        <location filename="../qml/Main.qml" line="192"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="111"/>
-        <location filename="../qml/Main.qml" line="175"/>
+        <location filename="../qml/Main.qml" line="122"/>
+        <location filename="../qml/Main.qml" line="192"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -273,82 +418,67 @@
 <context>
     <name>MessageBubble</name>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="43"/>
+        <location filename="../qml/MessageBubble.qml" line="50"/>
         <source>You said: %1</source>
         <translation>Ihre Nachricht: %1</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="43"/>
+        <location filename="../qml/MessageBubble.qml" line="50"/>
         <source>Trit replied: %1</source>
         <translation>Antwort von Trit: %1</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="91"/>
+        <location filename="../qml/MessageBubble.qml" line="110"/>
         <source>Edit your message</source>
         <translation>Nachricht bearbeiten</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="107"/>
+        <location filename="../qml/MessageBubble.qml" line="137"/>
         <source>Save and send</source>
         <translation>Speichern und senden</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="115"/>
+        <location filename="../qml/MessageBubble.qml" line="131"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="162"/>
+        <location filename="../qml/MessageBubble.qml" line="189"/>
         <source>Writing a reply</source>
         <translation>Antwort wird geschrieben</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="198"/>
+        <location filename="../qml/MessageBubble.qml" line="237"/>
         <source>Show the previous version of this message</source>
         <translation>Vorherige Version dieser Nachricht anzeigen</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="203"/>
+        <location filename="../qml/MessageBubble.qml" line="242"/>
         <source>%1/%2</source>
         <translation>%1/%2</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="207"/>
+        <location filename="../qml/MessageBubble.qml" line="246"/>
         <source>Version %1 of %2</source>
         <translation>Version %1 von %2</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="214"/>
+        <location filename="../qml/MessageBubble.qml" line="253"/>
         <source>Show the next version of this message</source>
         <translation>Nächste Version dieser Nachricht anzeigen</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="220"/>
-        <source>Copy</source>
-        <translation>Kopieren</translation>
-    </message>
-    <message>
-        <location filename="../qml/MessageBubble.qml" line="222"/>
+        <location filename="../qml/MessageBubble.qml" line="261"/>
         <source>Copy message</source>
         <translation>Nachricht kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="229"/>
-        <source>Edit</source>
-        <translation>Bearbeiten</translation>
-    </message>
-    <message>
-        <location filename="../qml/MessageBubble.qml" line="231"/>
+        <location filename="../qml/MessageBubble.qml" line="270"/>
         <source>Edit message and answer again</source>
         <translation>Nachricht bearbeiten und neu beantworten</translation>
     </message>
     <message>
-        <location filename="../qml/MessageBubble.qml" line="242"/>
-        <source>Regenerate</source>
-        <translation>Neu generieren</translation>
-    </message>
-    <message>
-        <location filename="../qml/MessageBubble.qml" line="244"/>
+        <location filename="../qml/MessageBubble.qml" line="283"/>
         <source>Write this reply again</source>
         <translation>Diese Antwort neu generieren</translation>
     </message>
@@ -356,22 +486,27 @@
 <context>
     <name>MessageCodeBlock</name>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="26"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="43"/>
         <source>code</source>
         <translation>Code</translation>
     </message>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="33"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="53"/>
         <source>Copy</source>
         <translation>Kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="35"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="53"/>
+        <source>Copied</source>
+        <translation>Kopiert</translation>
+    </message>
+    <message>
+        <location filename="../qml/MessageCodeBlock.qml" line="55"/>
         <source>Copy code</source>
         <translation>Code kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/MessageCodeBlock.qml" line="52"/>
+        <location filename="../qml/MessageCodeBlock.qml" line="76"/>
         <source>Code</source>
         <translation>Code</translation>
     </message>
@@ -437,163 +572,163 @@
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="47"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="46"/>
         <source>Not a GGUF model file: %1</source>
         <translation>Keine GGUF-Modelldatei: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="73"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="72"/>
         <source>Models folder: %1</source>
         <translation>Modellordner: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="114"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="119"/>
         <source>Installed</source>
         <translation>Installiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="115"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="120"/>
         <source>Downloading</source>
         <translation>Wird heruntergeladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="116"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="121"/>
         <source>Paused</source>
         <translation>Pausiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="117"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="122"/>
         <source>Failed</source>
         <translation>Fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="135"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="142"/>
         <source>%1 tokens of context</source>
         <translation>%1 Token Kontext</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="138"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="145"/>
         <source>fits the GPU</source>
         <translation>passt auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="139"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="146"/>
         <source>does not fit the GPU</source>
         <translation>passt nicht auf die GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="132"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="139"/>
         <source>%1 parameters</source>
         <translation>%1 Parameter</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="133"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="140"/>
         <source>%1 architecture</source>
         <translation>Architektur %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="134"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="141"/>
         <source>%1 weights</source>
         <translation>Gewichte im Format %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="140"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="147"/>
         <source>licence: %1</source>
         <translation>Lizenz: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="166"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="173"/>
         <source>Try again</source>
         <translation>Erneut versuchen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="166"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="173"/>
         <source>Download</source>
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="172"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="179"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="178"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="185"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="184"/>
-        <location filename="../qml/ModelManagerDialog.qml" line="294"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="191"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="301"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="190"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="197"/>
         <source>Use</source>
         <translation>Verwenden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="196"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="203"/>
         <source>Remove…</source>
         <translation>Entfernen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="219"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="226"/>
         <source>Drop a .gguf file here, or import one from disk.</source>
         <translation>Ziehen Sie eine .gguf-Datei hierher oder importieren Sie eine vom Datenträger.</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="224"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="231"/>
         <source>Import…</source>
         <translation>Importieren…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="232"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="239"/>
         <source>Import a GGUF model</source>
         <translation>GGUF-Modell importieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="233"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="240"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="242"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="250"/>
         <source>Remove model?</source>
         <translation>Modell entfernen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="250"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="257"/>
         <source>%1 will be deleted from disk. You can download it again later.</source>
         <translation>%1 wird vom Datenträger gelöscht. Sie können es später erneut herunterladen.</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="261"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="269"/>
         <source>A file named %1 is already there</source>
         <translation>Eine Datei namens %1 ist bereits vorhanden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="271"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="278"/>
         <source>The models folder already holds a different file named %1; it was kept and %2 was not downloaded. Keep both (your file is renamed), or replace your file with the download?</source>
         <translation>Der Modellordner enthält bereits eine andere Datei namens %1; sie wurde behalten und %2 wurde nicht heruntergeladen. Beide behalten (Ihre Datei wird umbenannt) oder Ihre Datei durch den Download ersetzen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="278"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="285"/>
         <source>Keep both</source>
         <translation>Beide behalten</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="286"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="293"/>
         <source>Replace…</source>
         <translation>Ersetzen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="304"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="312"/>
         <source>Replace your file?</source>
         <translation>Ihre Datei ersetzen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="312"/>
+        <location filename="../qml/ModelManagerDialog.qml" line="319"/>
         <source>Your file %1 will be deleted from disk and replaced by the downloaded %2. This cannot be undone.</source>
         <translation>Ihre Datei %1 wird vom Datenträger gelöscht und durch das heruntergeladene %2 ersetzt. Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
@@ -606,248 +741,263 @@
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="28"/>
+        <location filename="../qml/SettingsDialog.qml" line="27"/>
         <source>Automatic (best GPU)</source>
         <translation>Automatisch (beste GPU)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="58"/>
+        <location filename="../qml/SettingsDialog.qml" line="57"/>
         <source>Sampling</source>
         <translation>Sampling</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="59"/>
-        <location filename="../qml/SettingsDialog.qml" line="67"/>
+        <location filename="../qml/SettingsDialog.qml" line="58"/>
+        <location filename="../qml/SettingsDialog.qml" line="66"/>
         <source>Temperature</source>
         <translation>Temperatur</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="70"/>
-        <location filename="../qml/SettingsDialog.qml" line="75"/>
+        <location filename="../qml/SettingsDialog.qml" line="69"/>
+        <location filename="../qml/SettingsDialog.qml" line="74"/>
         <source>Top-k</source>
         <translation>Top-k</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="78"/>
-        <location filename="../qml/SettingsDialog.qml" line="85"/>
+        <location filename="../qml/SettingsDialog.qml" line="77"/>
+        <location filename="../qml/SettingsDialog.qml" line="84"/>
         <source>Top-p</source>
         <translation>Top-p</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="88"/>
-        <location filename="../qml/SettingsDialog.qml" line="95"/>
+        <location filename="../qml/SettingsDialog.qml" line="87"/>
+        <location filename="../qml/SettingsDialog.qml" line="94"/>
         <source>Min-p</source>
         <translation>Min-p</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="98"/>
-        <location filename="../qml/SettingsDialog.qml" line="105"/>
+        <location filename="../qml/SettingsDialog.qml" line="97"/>
+        <location filename="../qml/SettingsDialog.qml" line="104"/>
         <source>Repetition penalty</source>
         <translation>Wiederholungsstrafe</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="108"/>
+        <location filename="../qml/SettingsDialog.qml" line="107"/>
         <source>Longest reply (tokens)</source>
         <translation>Längste Antwort (Token)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="113"/>
+        <location filename="../qml/SettingsDialog.qml" line="112"/>
         <source>Longest reply in tokens</source>
         <translation>Längste Antwort in Token</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="118"/>
+        <location filename="../qml/SettingsDialog.qml" line="117"/>
         <source>Restore the recommended sampling settings</source>
         <translation>Empfohlene Sampling-Einstellungen wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="122"/>
-        <location filename="../qml/SettingsDialog.qml" line="129"/>
+        <location filename="../qml/SettingsDialog.qml" line="121"/>
+        <location filename="../qml/SettingsDialog.qml" line="128"/>
         <source>System prompt for new chats</source>
         <translation>Systemprompt für neue Chats</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="128"/>
+        <location filename="../qml/SettingsDialog.qml" line="127"/>
         <source>Optional instructions given to the model before every chat</source>
         <translation>Optionale Anweisungen, die das Modell vor jedem Chat erhält</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="133"/>
+        <location filename="../qml/SettingsDialog.qml" line="137"/>
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="134"/>
+        <location filename="../qml/SettingsDialog.qml" line="138"/>
         <source>Run on</source>
         <translation>Ausführen auf</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="138"/>
+        <location filename="../qml/SettingsDialog.qml" line="142"/>
         <source>GPU (Vulkan)</source>
         <translation>GPU (Vulkan)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="138"/>
+        <location filename="../qml/SettingsDialog.qml" line="142"/>
         <source>CPU (slow reference engine)</source>
         <translation>CPU (langsame Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="140"/>
+        <location filename="../qml/SettingsDialog.qml" line="144"/>
         <source>Engine backend</source>
         <translation>Engine-Backend</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="143"/>
+        <location filename="../qml/SettingsDialog.qml" line="147"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="149"/>
+        <location filename="../qml/SettingsDialog.qml" line="153"/>
         <source>GPU device</source>
         <translation>GPU-Gerät</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="160"/>
+        <location filename="../qml/SettingsDialog.qml" line="164"/>
         <source>Context length (0: the model&apos;s)</source>
         <translation>Kontextlänge (0: die des Modells)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="166"/>
+        <location filename="../qml/SettingsDialog.qml" line="170"/>
         <source>Context length in tokens</source>
         <translation>Kontextlänge in Token</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="173"/>
+        <location filename="../qml/SettingsDialog.qml" line="177"/>
         <source>Engine changes apply when this dialog closes: the model is loaded again.</source>
         <translation>Änderungen an der Engine gelten beim Schließen dieses Dialogs: Das Modell wird dann neu geladen.</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="188"/>
+        <location filename="../qml/SettingsDialog.qml" line="192"/>
         <source>Models</source>
         <translation>Modelle</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="191"/>
-        <location filename="../qml/SettingsDialog.qml" line="201"/>
+        <location filename="../qml/SettingsDialog.qml" line="195"/>
+        <location filename="../qml/SettingsDialog.qml" line="205"/>
         <source>Models folder</source>
         <translation>Modellordner</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="206"/>
+        <location filename="../qml/SettingsDialog.qml" line="210"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="207"/>
-        <location filename="../qml/SettingsDialog.qml" line="330"/>
+        <location filename="../qml/SettingsDialog.qml" line="211"/>
+        <location filename="../qml/SettingsDialog.qml" line="343"/>
         <source>Choose the models folder</source>
         <translation>Modellordner auswählen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="225"/>
-        <location filename="../qml/SettingsDialog.qml" line="240"/>
+        <location filename="../qml/SettingsDialog.qml" line="229"/>
+        <location filename="../qml/SettingsDialog.qml" line="244"/>
         <source>Local API server</source>
         <translation>Lokaler API-Server</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="232"/>
+        <location filename="../qml/SettingsDialog.qml" line="236"/>
         <source>Programs and editors can use the model loaded in this window through an OpenAI-compatible API (docs/api.md). Chat and API requests take turns, in the order they come.</source>
         <translation>Programme und Editoren können das in diesem Fenster geladene Modell über eine OpenAI-kompatible API nutzen (docs/api.md). Chat- und API-Anfragen kommen abwechselnd an die Reihe, in der Reihenfolge ihres Eingangs.</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="235"/>
+        <location filename="../qml/SettingsDialog.qml" line="239"/>
         <source>API server</source>
         <translation>API-Server</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="239"/>
+        <location filename="../qml/SettingsDialog.qml" line="243"/>
         <source>On</source>
         <translation>An</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="239"/>
+        <location filename="../qml/SettingsDialog.qml" line="243"/>
         <source>Off</source>
         <translation>Aus</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="243"/>
+        <location filename="../qml/SettingsDialog.qml" line="247"/>
         <source>Port</source>
         <translation>Port</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="251"/>
+        <location filename="../qml/SettingsDialog.qml" line="255"/>
         <source>API server port</source>
         <translation>Port des API-Servers</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="254"/>
-        <location filename="../qml/SettingsDialog.qml" line="264"/>
+        <location filename="../qml/SettingsDialog.qml" line="258"/>
+        <location filename="../qml/SettingsDialog.qml" line="268"/>
         <source>API key</source>
         <translation>API-Schlüssel</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="262"/>
+        <location filename="../qml/SettingsDialog.qml" line="266"/>
         <source>None (only this computer may connect)</source>
         <translation>Keiner (nur dieser Computer darf sich verbinden)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="269"/>
+        <location filename="../qml/SettingsDialog.qml" line="273"/>
         <source>Generate</source>
         <translation>Erzeugen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="271"/>
+        <location filename="../qml/SettingsDialog.qml" line="275"/>
         <source>Generate a new API key</source>
         <translation>Einen neuen API-Schlüssel erzeugen</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="281"/>
+        <location filename="../qml/SettingsDialog.qml" line="285"/>
         <source>Allow other machines (they must send the API key)</source>
         <translation>Andere Rechner zulassen (sie müssen den API-Schlüssel senden)</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="299"/>
+        <location filename="../qml/SettingsDialog.qml" line="303"/>
         <source>Copy URL</source>
         <translation>URL kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="300"/>
+        <location filename="../qml/SettingsDialog.qml" line="304"/>
         <source>Copy the API server&apos;s URL</source>
         <translation>Die URL des API-Servers kopieren</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="305"/>
+        <location filename="../qml/SettingsDialog.qml" line="309"/>
         <source>Appearance</source>
         <translation>Darstellung</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="306"/>
-        <location filename="../qml/SettingsDialog.qml" line="313"/>
+        <location filename="../qml/SettingsDialog.qml" line="310"/>
+        <location filename="../qml/SettingsDialog.qml" line="317"/>
         <source>Theme</source>
         <translation>Design</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="311"/>
+        <location filename="../qml/SettingsDialog.qml" line="315"/>
         <source>Follow the system</source>
         <translation>Systemvorgabe</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="311"/>
+        <location filename="../qml/SettingsDialog.qml" line="315"/>
         <source>Light</source>
         <translation>Hell</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="311"/>
+        <location filename="../qml/SettingsDialog.qml" line="315"/>
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="316"/>
+        <location filename="../qml/SettingsDialog.qml" line="320"/>
+        <source>Motion</source>
+        <translation>Bewegung</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="323"/>
+        <source>Reduce motion</source>
+        <translation>Bewegung reduzieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="325"/>
+        <source>No transitions or animations in the window</source>
+        <translation>Keine Übergänge oder Animationen im Fenster</translation>
+    </message>
+    <message>
+        <location filename="../qml/SettingsDialog.qml" line="329"/>
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
     <message>
-        <location filename="../qml/SettingsDialog.qml" line="321"/>
+        <location filename="../qml/SettingsDialog.qml" line="334"/>
         <source>Font size in points</source>
         <translation>Schriftgröße in Punkt</translation>
     </message>
@@ -855,167 +1005,178 @@
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../qml/Sidebar.qml" line="89"/>
+        <location filename="../qml/Sidebar.qml" line="115"/>
         <source>New chat</source>
         <translation>Neuer Chat</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="90"/>
+        <location filename="../qml/Sidebar.qml" line="117"/>
         <source>Start a new chat (Ctrl+N)</source>
         <translation>Neuen Chat beginnen (Strg+N)</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="111"/>
-        <source>Search conversations (Ctrl+K)</source>
-        <translation>Unterhaltungen durchsuchen (Strg+K)</translation>
-    </message>
-    <message>
-        <location filename="../qml/Sidebar.qml" line="136"/>
+        <location filename="../qml/Sidebar.qml" line="161"/>
+        <location filename="../qml/Sidebar.qml" line="181"/>
         <source>Conversations</source>
         <translation>Unterhaltungen</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="244"/>
+        <location filename="../qml/Sidebar.qml" line="307"/>
         <source>No conversations yet</source>
         <translation>Noch keine Unterhaltungen</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="52"/>
+        <location filename="../qml/Sidebar.qml" line="53"/>
         <source>Rename</source>
         <translation>Umbenennen</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="57"/>
+        <location filename="../qml/Sidebar.qml" line="58"/>
         <source>Unpin</source>
         <translation>Nicht mehr anheften</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="57"/>
+        <location filename="../qml/Sidebar.qml" line="58"/>
         <source>Pin to the top</source>
         <translation>Oben anheften</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="63"/>
+        <location filename="../qml/Sidebar.qml" line="64"/>
         <source>Export as Markdown…</source>
         <translation>Als Markdown exportieren…</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="68"/>
+        <location filename="../qml/Sidebar.qml" line="69"/>
         <source>Export as JSON…</source>
         <translation>Als JSON exportieren…</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="74"/>
+        <location filename="../qml/Sidebar.qml" line="75"/>
         <source>Delete</source>
         <translation>Löschen</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="97"/>
-        <source>Import…</source>
-        <translation>Importieren…</translation>
+        <location filename="../qml/Sidebar.qml" line="91"/>
+        <source>Trit</source>
+        <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="99"/>
+        <location filename="../qml/Sidebar.qml" line="102"/>
         <source>Import a conversation from a JSON file</source>
         <translation>Unterhaltung aus einer JSON-Datei importieren</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="113"/>
+        <location filename="../qml/Sidebar.qml" line="127"/>
+        <source>Search conversations</source>
+        <translation>Unterhaltungen durchsuchen</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="130"/>
+        <source>Search all messages (Ctrl+K)</source>
+        <translation>Alle Nachrichten durchsuchen (Strg+K)</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="134"/>
         <source>Search all messages of all conversations</source>
         <translation>Alle Nachrichten aller Unterhaltungen durchsuchen</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="163"/>
+        <location filename="../qml/Sidebar.qml" line="161"/>
+        <source>Matches</source>
+        <translation>Treffer</translation>
+    </message>
+    <message>
+        <location filename="../qml/Sidebar.qml" line="219"/>
         <source>%1, pinned</source>
         <translation>%1, angeheftet</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="164"/>
+        <location filename="../qml/Sidebar.qml" line="220"/>
         <source>Enter opens it; F2 renames, Delete deletes, the Menu key shows more</source>
         <translation>Eingabe öffnet sie; F2 benennt um, Entf löscht, die Menütaste zeigt mehr</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="213"/>
+        <location filename="../qml/Sidebar.qml" line="274"/>
         <source>pinned</source>
         <translation>angeheftet</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="222"/>
+        <location filename="../qml/Sidebar.qml" line="281"/>
         <source>New title for the conversation</source>
         <translation>Neuer Titel der Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="233"/>
+        <location filename="../qml/Sidebar.qml" line="296"/>
         <source>More actions for %1</source>
         <translation>Weitere Aktionen für %1</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="244"/>
+        <location filename="../qml/Sidebar.qml" line="307"/>
         <source>Conversations are not being saved</source>
         <translation>Unterhaltungen werden nicht gespeichert</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="261"/>
+        <location filename="../qml/Sidebar.qml" line="324"/>
         <source>Search results</source>
         <translation>Suchergebnisse</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="273"/>
+        <location filename="../qml/Sidebar.qml" line="340"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="282"/>
+        <location filename="../qml/Sidebar.qml" line="349"/>
         <source>New conversation</source>
         <translation>Neue Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="307"/>
+        <location filename="../qml/Sidebar.qml" line="374"/>
         <source>No message matches</source>
         <translation>Keine passende Nachricht</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="327"/>
+        <location filename="../qml/Sidebar.qml" line="394"/>
         <source>Deleted “%1”</source>
         <translation>„%1“ gelöscht</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="333"/>
+        <location filename="../qml/Sidebar.qml" line="400"/>
         <source>Undo</source>
         <translation>Rückgängig</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="334"/>
+        <location filename="../qml/Sidebar.qml" line="401"/>
         <source>Undo deleting %1</source>
         <translation>Löschen von %1 rückgängig machen</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="344"/>
+        <location filename="../qml/Sidebar.qml" line="416"/>
         <source>Models…</source>
         <translation>Modelle…</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="345"/>
+        <location filename="../qml/Sidebar.qml" line="418"/>
         <source>Manage models</source>
         <translation>Modelle verwalten</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="353"/>
+        <location filename="../qml/Sidebar.qml" line="429"/>
         <source>Settings…</source>
         <translation>Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="354"/>
+        <location filename="../qml/Sidebar.qml" line="431"/>
         <source>Settings (Ctrl+,)</source>
         <translation>Einstellungen (Strg+,)</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="363"/>
+        <location filename="../qml/Sidebar.qml" line="442"/>
         <source>About Trit</source>
         <translation>Über Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Sidebar.qml" line="364"/>
+        <location filename="../qml/Sidebar.qml" line="444"/>
         <source>About Trit (F1): version, GPU and licences</source>
         <translation>Über Trit (F1): Version, GPU und Lizenzen</translation>
     </message>
@@ -1023,57 +1184,57 @@
 <context>
     <name>StatusBar</name>
     <message>
-        <location filename="../qml/StatusBar.qml" line="28"/>
+        <location filename="../qml/StatusBar.qml" line="33"/>
         <source>%1 on %2</source>
         <translation>%1 auf %2</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="29"/>
+        <location filename="../qml/StatusBar.qml" line="34"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="30"/>
+        <location filename="../qml/StatusBar.qml" line="35"/>
         <source>The model could not be loaded</source>
         <translation>Das Modell konnte nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="31"/>
+        <location filename="../qml/StatusBar.qml" line="36"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="49"/>
+        <location filename="../qml/StatusBar.qml" line="54"/>
         <source>context %1 / %2</source>
         <translation>Kontext %1 / %2</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="57"/>
+        <location filename="../qml/StatusBar.qml" line="62"/>
         <source>API: %1</source>
         <translation>API: %1</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="58"/>
+        <location filename="../qml/StatusBar.qml" line="63"/>
         <source>API server: %1</source>
         <translation>API-Server: %1</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="79"/>
+        <location filename="../qml/StatusBar.qml" line="84"/>
         <source>Reading the prompt</source>
         <translation>Prompt wird gelesen</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="84"/>
+        <location filename="../qml/StatusBar.qml" line="89"/>
         <source>prompt %1/%2 · %3 t/s</source>
         <translation>Prompt %1/%2 · %3 Token/s</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="101"/>
+        <location filename="../qml/StatusBar.qml" line="106"/>
         <source>%1 t/s · %2 tokens</source>
         <translation>%1 Token/s · %2 Token</translation>
     </message>
     <message>
-        <location filename="../qml/StatusBar.qml" line="105"/>
+        <location filename="../qml/StatusBar.qml" line="110"/>
         <source>Generation speed: %1</source>
         <translation>Generierungsgeschwindigkeit: %1</translation>
     </message>
@@ -1097,6 +1258,39 @@
     </message>
 </context>
 <context>
+    <name>SystemPromptPanel</name>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="36"/>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="45"/>
+        <source>Instructions the model reads before this conversation. New chats start with the one in Settings.</source>
+        <translation>Anweisungen, die das Modell vor dieser Unterhaltung liest. Neue Chats beginnen mit dem aus den Einstellungen.</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="56"/>
+        <source>For example: Answer briefly, in plain language.</source>
+        <translation>Zum Beispiel: Antworte kurz und in einfacher Sprache.</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="60"/>
+        <source>System prompt of this conversation</source>
+        <translation>Systemprompt dieser Unterhaltung</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="73"/>
+        <source>Applies from the next reply.</source>
+        <translation>Gilt ab der nächsten Antwort.</translation>
+    </message>
+    <message>
+        <location filename="../qml/SystemPromptPanel.qml" line="82"/>
+        <source>Done</source>
+        <translation>Fertig</translation>
+    </message>
+</context>
+<context>
     <name>trit::about::AboutInfo</name>
     <message>
         <location filename="../app/src/about/about_info.cpp" line="46"/>
@@ -1112,37 +1306,37 @@
 <context>
     <name>trit::api::ApiServer</name>
     <message>
-        <location filename="../app/src/server/api_server.cpp" line="74"/>
+        <location filename="../app/src/server/api_server.cpp" line="78"/>
         <source>Not started: other machines may connect only with an API key. Set a key, or turn off “Allow other machines”.</source>
         <translation>Nicht gestartet: Andere Rechner dürfen sich nur mit einem API-Schlüssel verbinden. Legen Sie einen Schlüssel fest oder schalten Sie „Andere Rechner zulassen“ aus.</translation>
     </message>
     <message>
-        <location filename="../app/src/server/api_server.cpp" line="76"/>
+        <location filename="../app/src/server/api_server.cpp" line="80"/>
         <source>Not started: %1</source>
         <translation>Nicht gestartet: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/server/api_server.cpp" line="108"/>
+        <location filename="../app/src/server/api_server.cpp" line="113"/>
         <source>Not started: port %1 is in use by another program, or reserved for the system (ports below 1024). Choose another port.</source>
         <translation>Nicht gestartet: Port %1 wird von einem anderen Programm verwendet oder ist dem System vorbehalten (Ports unter 1024). Wählen Sie einen anderen Port.</translation>
     </message>
     <message>
-        <location filename="../app/src/server/api_server.cpp" line="177"/>
+        <location filename="../app/src/server/api_server.cpp" line="184"/>
         <source>Listening on %1</source>
         <translation>Empfängt auf %1</translation>
     </message>
     <message>
-        <location filename="../app/src/server/api_server.cpp" line="178"/>
+        <location filename="../app/src/server/api_server.cpp" line="185"/>
         <source>Starting…</source>
         <translation>Wird gestartet…</translation>
     </message>
     <message>
-        <location filename="../app/src/server/api_server.cpp" line="179"/>
+        <location filename="../app/src/server/api_server.cpp" line="186"/>
         <source>Stopping…</source>
         <translation>Wird beendet…</translation>
     </message>
     <message>
-        <location filename="../app/src/server/api_server.cpp" line="181"/>
+        <location filename="../app/src/server/api_server.cpp" line="188"/>
         <source>Off</source>
         <translation>Aus</translation>
     </message>
@@ -1282,7 +1476,7 @@
         <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="109"/>
+        <location filename="../app/src/chat/engine_worker.cpp" line="107"/>
         <source>CPU (reference engine)</source>
         <translation>CPU (Referenz-Engine)</translation>
     </message>
@@ -1373,70 +1567,136 @@
         <translation>Trit kann dort nicht schreiben (%1)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="411"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="421"/>
         <source>GPU memory unknown: %1</source>
         <translation>GPU-Speicher unbekannt: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="413"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="423"/>
         <source>The GPU</source>
         <translation>Die GPU</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="415"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="425"/>
         <source>%1: %2 of %3 GPU memory free.</source>
         <translation>%1: %2 von %3 GPU-Speicher frei.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="416"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="426"/>
         <source>%1: %2 GPU memory.</source>
         <translation>%1: %2 GPU-Speicher.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="449"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="459"/>
         <source>There is no model &quot;%1&quot; in the catalogue.</source>
         <translation>Im Katalog gibt es kein Modell „%1“.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="563"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="573"/>
         <source>Cannot download %1: %2</source>
         <translation>%1 kann nicht heruntergeladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="577"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="587"/>
         <source>The download was cancelled.</source>
         <translation>Der Download wurde abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="588"/>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="589"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="598"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="599"/>
         <source>Nothing to import: no file was given.</source>
         <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="620"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="630"/>
         <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
         <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="629"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="639"/>
         <source>%1 is being downloaded; cancel the download instead.</source>
         <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="652"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="662"/>
         <source>No models folder was given; the models folder stays %1.</source>
         <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="654"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="664"/>
         <source>Finish or cancel the running downloads before changing the models folder.</source>
         <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="656"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="666"/>
         <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
         <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
+    </message>
+</context>
+<context>
+    <name>trit::storage</name>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="37"/>
+        <location filename="../app/src/storage/app_folders.cpp" line="67"/>
+        <location filename="../app/src/storage/app_folders.cpp" line="96"/>
+        <source>cannot create %1</source>
+        <translation>%1 kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="46"/>
+        <source>cannot recreate the link %1</source>
+        <translation>die Verknüpfung %1 kann nicht neu angelegt werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="52"/>
+        <source>cannot copy %1</source>
+        <translation>%1 kann nicht kopiert werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="76"/>
+        <location filename="../app/src/storage/app_folders.cpp" line="85"/>
+        <source>cannot rename %1 to %2</source>
+        <translation>%1 kann nicht in %2 umbenannt werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="107"/>
+        <source>cannot move %1 to %2</source>
+        <translation>%1 kann nicht nach %2 verschoben werden</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="166"/>
+        <source>Trit moved %1.</source>
+        <translation>Trit hat %1 verschoben.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="167"/>
+        <source> and </source>
+        <translation> und </translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="182"/>
+        <source>its data (models, conversations) from %1 to %2</source>
+        <translation>seine Daten (Modelle, Unterhaltungen) von %1 nach %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="184"/>
+        <source>Trit could not move its data from %1 to %2 (%3): it keeps using %1, where nothing was changed.</source>
+        <translation>Trit konnte seine Daten nicht von %1 nach %2 verschieben (%3): Es verwendet weiter %1, wo nichts verändert wurde.</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="193"/>
+        <source>its data (models, conversations) to %1</source>
+        <translation>seine Daten (Modelle, Unterhaltungen) nach %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="200"/>
+        <source>its settings from %1 to %2</source>
+        <translation>seine Einstellungen von %1 nach %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/storage/app_folders.cpp" line="203"/>
+        <source>Trit could not move its settings from %1 to %2 (%3): it keeps using %1.</source>
+        <translation>Trit konnte seine Einstellungen nicht von %1 nach %2 verschieben (%3): Es verwendet weiter %1.</translation>
     </message>
 </context>
 <context>
@@ -1469,5 +1729,8 @@
         <source>There is no message %1 to edit.</source>
         <translation>Es gibt keine Nachricht %1 zum Bearbeiten.</translation>
     </message>
+</context>
+<context>
+    <name>trit::storage::MigrationResult</name>
 </context>
 </TS>

@@ -4,8 +4,10 @@
 #include <QQuickWindow>
 #include <QtQml/qqmlextensionplugin.h>
 
-// The QML module "Trit" is a static plugin (qml/CMakeLists.txt); this pulls it into the binary.
+// The QML modules "Trit" (qml/CMakeLists.txt) and "Trit.Native" (its C++ types, app/CMakeLists.txt)
+// are static plugins; this pulls them into the binary.
 Q_IMPORT_QML_PLUGIN(TritPlugin)
+Q_IMPORT_QML_PLUGIN(Trit_NativePlugin)
 
 namespace trit::app {
 

@@ -1,6 +1,6 @@
 # The chat test classes are QObjects declared in their .cpp files: they need moc.
 foreach(t tst_chat_markdown tst_chat_prompt tst_chat_bridge tst_chat_guards tst_chat_conversations tst_chat_window
-          tst_api_server)
+          tst_api_server tst_code_highlighter tst_first_run)
   if(TARGET ${t})
     set_target_properties(${t} PROPERTIES AUTOMOC ON)
   endif()

@@ -10,3 +10,8 @@ endif()
 if(TARGET tst_model_manager_dialog)
   set_target_properties(tst_model_manager_dialog PROPERTIES AUTOMOC ON)
 endif()
+# The first run on the real window (issue 29): the recommended model comes from the loopback server.
+if(TARGET tst_first_run)
+  target_sources(tst_first_run PRIVATE ${CMAKE_CURRENT_LIST_DIR}/http_test_server.cpp
+                                       ${CMAKE_CURRENT_LIST_DIR}/http_test_server.h)
+endif()

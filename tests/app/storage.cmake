@@ -5,7 +5,7 @@
 
 # Qt Test classes live in the .cpp files (`#include "tst_x.moc"`): moc must run on them.
 set_target_properties(tst_storage_sqlite tst_storage_migrations tst_storage_store tst_storage_exchange
-                      tst_storage_durability tst_conversation_models PROPERTIES AUTOMOC ON)
+                      tst_storage_durability tst_conversation_models tst_app_folders PROPERTIES AUTOMOC ON)
 
 # Streams a reply until SIGKILLed (tst_storage_durability's kill test).
 add_executable(trit_storage_reply_helper ${CMAKE_CURRENT_LIST_DIR}/storage_reply_helper.cpp)

@@ -38,7 +38,7 @@ class TestAbout : public QObject {
     const QString dir = qEnvironmentVariable("TRIT_SOURCE_DIR") + QStringLiteral("/resources/licenses/");
     AboutInfo about;
     const QVariantList list = about.licenses();
-    QCOMPARE(list.size(), 3);
+    QCOMPARE(list.size(), 4);
     QStringList titles;
     for (const QVariant& v : list) {
       const QVariantMap m = v.toMap();
@@ -57,6 +57,10 @@ class TestAbout : public QObject {
     const QString third = list[2].toMap().value(QStringLiteral("text")).toString();
     for (const char* name : {"Qt 6", "LGPLv3", "PCRE2", "nlohmann", "SQLite", "Vulkan loader", "Apache License"})
       QVERIFY2(third.contains(QLatin1String(name)), name);
+    // The window's icons (qml/icons) are the GNOME Project's Adwaita icons, used under the LGPL 3.
+    const QString icons = list[3].toMap().value(QStringLiteral("text")).toString();
+    QVERIFY(icons.contains(QStringLiteral("Adwaita")));
+    QVERIFY(icons.contains(QStringLiteral("GNU LESSER GENERAL PUBLIC LICENSE")));
   }
 
   void listsDevicesOnRequestOnly() {

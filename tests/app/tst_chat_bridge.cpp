@@ -348,10 +348,13 @@ class TestChatBridge : public QObject {
   void settingsPersist() {
     settings_->setTemperature(0.9);
     settings_->setTheme(u"dark"_qs);
+    QVERIFY(!settings_->reduceMotion());
+    settings_->setReduceMotion(true);
     settings_->setTopK(-5);  // clamped, never stored out of range
     AppSettings again(dir_ + QStringLiteral("/settings.ini"));
     QCOMPARE(again.temperature(), 0.9);
     QCOMPARE(again.theme(), u"dark"_qs);
+    QVERIFY(again.reduceMotion());
     QCOMPARE(again.topK(), 0);
     again.resetSampling();
     QCOMPARE(AppSettings(dir_ + QStringLiteral("/settings.ini")).temperature(), double(0.6f));

@@ -26,6 +26,7 @@
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
 #include "models/part_state.h"
+#include "storage/app_folders.h"
 #include "trit/devices.h"
 #include "trit/gguf.h"
 #include "trit/model.h"
@@ -113,6 +114,21 @@ class TestModelManagerBridge : public QObject {
     gone.status = 404;
     server_.setRoute("/gone.gguf", gone);
     QVERIFY2(model_.size() > 4 * 65536, "the throttled download must take several chunks");
+  }
+
+  // The first start's offer: the catalogue's first model that fits the GPU; the first of all while the
+  // GPU's memory is unknown; none when the GPU is known and nothing is known to fit.
+  void recommendsTheFirstModelThatFits() {
+    auto b = makeBridge();
+    QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));  // GPU not asked yet
+    b->setGpuFreeBytes(3000);  // tiny needs 1000, slow 5000
+    QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));
+    QCOMPARE(b->recommendedModel().value("name").toString(), QString("Model tiny"));
+    QVERIFY(b->recommendedModel().value("fitText").toString().startsWith("fits"));
+    b->setGpuFreeBytes(500);  // nothing fits ("gone" has no memory figure: not known to fit)
+    QVERIFY(b->recommendedModel().isEmpty());
+    b->setGpuFreeBytes(1LL << 40);
+    QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));
   }
 
   void catalogueRowsHaveTheirRoles() {
@@ -405,7 +421,7 @@ class TestModelManagerBridge : public QObject {
     QVERIFY(scanned.wait(10000));  // the new folder is scanned on the worker
     QCOMPARE(role(*b, "there.gguf", ModelListModel::InstalledRole).toBool(), true);
     // Remembered: the setting holds it, and the next start (no option, no $TRIT_MODELS_DIR) uses it.
-    QCOMPARE(QSettings().value(trit::models::ModelsFolder::settingKey()).toString(), QDir::cleanPath(other));
+    QCOMPARE(trit::storage::openSettings()->value(trit::models::ModelsFolder::settingKey()).toString(), QDir::cleanPath(other));
     if (qEnvironmentVariableIsEmpty("TRIT_MODELS_DIR")) {
       ModelManagerBridge next{QString(), QString()};
       QCOMPARE(next.modelsFolder(), QDir::cleanPath(other));
@@ -444,7 +460,7 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(errors.size(), 4);
     QCOMPARE(errors.last().first().toString(), b->modelsFolderError());
     QCOMPARE(b->modelsFolder(), kept);
-    QCOMPARE(QSettings().value(trit::models::ModelsFolder::settingKey()).toString(), kept);
+    QCOMPARE(trit::storage::openSettings()->value(trit::models::ModelsFolder::settingKey()).toString(), kept);
     QVERIFY(b->setModelsDir(kept));  // a good folder clears the error
     QCOMPARE(b->modelsFolderError(), QString());
   }

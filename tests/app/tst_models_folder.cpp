@@ -7,6 +7,7 @@
 #include "download_test_support.h"
 #include "models/model_inspector.h"
 #include "models/models_folder.h"
+#include "storage/app_folders.h"
 #include "models/part_state.h"
 
 using namespace trit::models;
@@ -32,7 +33,7 @@ class ModelsFolderTest : public QObject {
 
   void locationPrecedence() {
     qunsetenv("TRIT_MODELS_DIR");
-    QSettings().remove(ModelsFolder::settingKey());
+    trit::storage::openSettings()->remove(ModelsFolder::settingKey());
     QVERIFY(ModelsFolder::resolve(QString()).endsWith(QStringLiteral("/models")));
     QCOMPARE(ModelsFolder::resolve(QString()), ModelsFolder::defaultPath());
     ModelsFolder::saveSetting(QStringLiteral("/from/setting"));
@@ -41,7 +42,7 @@ class ModelsFolderTest : public QObject {
     QCOMPARE(ModelsFolder::resolve(QString()), QStringLiteral("/from/env"));
     QCOMPARE(ModelsFolder::resolve(QStringLiteral("/from/option")), QStringLiteral("/from/option"));
     qunsetenv("TRIT_MODELS_DIR");
-    QSettings().remove(ModelsFolder::settingKey());
+    trit::storage::openSettings()->remove(ModelsFolder::settingKey());
   }
 
   void inspectsASyntheticModel() {

@@ -39,7 +39,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$work/contents.txt"
 for f in /usr/bin/trit /usr/bin/trit-cli /usr/share/applications/org.trit.Trit.desktop \
          /usr/share/metainfo/org.trit.Trit.metainfo.xml \
          /usr/share/icons/hicolor/scalable/apps/org.trit.Trit.svg \
-         /usr/share/doc/trit/trit.txt /usr/share/doc/trit/bitnet-b1.58-2B-4T.txt /usr/share/doc/trit/third-party.txt; do
+         /usr/share/doc/trit/trit.txt /usr/share/doc/trit/bitnet-b1.58-2B-4T.txt /usr/share/doc/trit/third-party.txt /usr/share/doc/trit/adwaita-icons.txt; do
   grep -qxF "$f" "$work/contents.txt" || fail "the package lacks $f"
 done
 for size in 16 32 48 64 128 256; do

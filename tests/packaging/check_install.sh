@@ -12,7 +12,7 @@ DESTDIR="$work/dest" cmake --install "$build" --prefix "$prefix" >"$work/install
 p="$work/dest$prefix"
 for f in bin/trit bin/trit-cli share/applications/org.trit.Trit.desktop share/metainfo/org.trit.Trit.metainfo.xml \
          share/icons/hicolor/scalable/apps/org.trit.Trit.svg share/icons/hicolor/48x48/apps/org.trit.Trit.png \
-         share/doc/trit/trit.txt share/doc/trit/bitnet-b1.58-2B-4T.txt share/doc/trit/third-party.txt; do
+         share/doc/trit/trit.txt share/doc/trit/bitnet-b1.58-2B-4T.txt share/doc/trit/third-party.txt share/doc/trit/adwaita-icons.txt; do
   [ -e "$p/$f" ] || fail "the installation lacks $prefix/$f"
 done
 [ -x "$p/bin/trit" ] || fail "$prefix/bin/trit is not executable"

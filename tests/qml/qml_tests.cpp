@@ -1,9 +1,10 @@
-// Runs the Qt Quick Test files in tests/qml against the static QML module "Trit".
+// Runs the Qt Quick Test files in tests/qml against the static QML modules "Trit" and "Trit.Native".
 #include <QQmlEngine>
 #include <QtQml/qqmlextensionplugin.h>
 #include <QtQuickTest/quicktest.h>
 
 Q_IMPORT_QML_PLUGIN(TritPlugin)
+Q_IMPORT_QML_PLUGIN(Trit_NativePlugin)
 
 class Setup : public QObject {
   Q_OBJECT

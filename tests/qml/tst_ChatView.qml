@@ -74,7 +74,7 @@ TestCase {
         t.chat.generating = true
         const stop = findChild(t.view, "stopButton")
         verify(stop, "the send button becomes Stop")
-        compare(stop.text, "Stop")
+        compare(stop.Accessible.name, "Stop the reply")
         mouseClick(stop)
         compare(t.chat.stops, 1)
         // Enter does not send while a reply is written.

@@ -123,4 +123,54 @@ TestCase {
         verify(stats.visible, "an interrupted reply without statistics still shows why it ended")
         verify(stats.reasonText.indexOf("interrupted") >= 0)
     }
+
+    // The actions under a message stay out of the way until the pointer is over the message or the
+    // keyboard reaches one of them; under the last reply they always show.
+    function test_actionsAppearOnHoverAndFocus() {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "user", text: "a question", row: 0, isLast: false })
+        const actions = findChild(b, "messageActions")
+        const copy = findChild(b, "copyButton")
+        verify(actions.visible, "kept in the layout")
+        copySpy.target = b
+        copySpy.clear()
+        mouseMove(this, 1, height - 1)  // below the message
+        tryCompare(actions, "opacity", 0)
+        mouseMove(b, b.width / 2, b.height / 2)
+        verify(b.actionsRevealed, "hovering the message shows its actions")
+        tryCompare(actions, "opacity", 1)
+        mouseMove(this, 1, height - 1)
+        tryCompare(actions, "opacity", 0)
+        copy.forceActiveFocus(Qt.TabFocusReason)
+        verify(b.actionsRevealed, "a focused action shows the row")
+        tryCompare(actions, "opacity", 1)
+        keyClick(Qt.Key_Space)
+        compare(copySpy.count, 1, "Space on the focused action runs it")
+        copy.focus = false
+        const last = createTemporaryObject(bubbleComponent, this, { role: "assistant", text: "reply", segments: replySegments, isLast: true })
+        verify(last.actionsRevealed, "the last reply's actions always show")
+    }
+
+    // Tab walks from one action to the next, hidden or not: the keyboard reaches every action.
+    function test_tabReachesTheActions() {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "user", text: "q", row: 0, isLast: false })
+        mouseMove(this, 1, height - 1)
+        const copy = findChild(b, "copyButton")
+        const edit = findChild(b, "editButton")
+        copy.forceActiveFocus(Qt.TabFocusReason)
+        keyClick(Qt.Key_Tab)
+        verify(edit.activeFocus, "Tab goes from Copy to Edit")
+        verify(b.actionsRevealed)
+    }
+
+    // A short message fits its bubble on one line: the bubble is as wide as the text, rounded up (the
+    // layout rounded the text's width down and wrapped "Hello there" after "Hello").
+    function test_shortMessageStaysOnOneLine_data() {
+        return [{ tag: "hello", text: "Hello there" }, { tag: "longer", text: "Write a function that adds two numbers." },
+                { tag: "one", text: "x" }]
+    }
+    function test_shortMessageStaysOnOneLine(data) {
+        const b = createTemporaryObject(bubbleComponent, this, { role: "user", text: data.text, row: 0 })
+        const t = findChild(b, "userText")
+        compare(t.lineCount, 1, data.text)
+    }
 }

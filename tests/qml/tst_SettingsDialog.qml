@@ -10,7 +10,7 @@ TestCase {
     name: "SettingsDialog"
     when: windowShown
     width: 700
-    height: 900
+    height: 1100  // the whole dialog on screen: the tests click controls near its end
 
     // Stands in for ModelManagerBridge: the same properties and setModelsDir() contract.
     Component {
@@ -55,6 +55,7 @@ TestCase {
             property int contextLength: 0
             property string theme: "system"
             property int fontSize: 11
+            property bool reduceMotion: false
             property bool apiServerEnabled: false
             property int apiServerPort: 8080
             property string apiServerKey: ""
@@ -199,5 +200,21 @@ TestCase {
         compare(copy.visible, true)
         mouseClick(copy)
         compare(api.copied, 1)
+    }
+
+    // "Reduce motion" is a setting of its own, stored when toggled and shown as stored.
+    function test_reduceMotionIsASetting() {
+        const settings = createTemporaryObject(fakeSettingsComponent, testCase)
+        const d = createTemporaryObject(dialogComponent, testCase, { settings: settings })
+        d.open()
+        tryCompare(d, "opened", true)
+        const check = findChild(d.contentItem, "reduceMotionCheck")
+        verify(check !== null)
+        compare(check.checked, false)
+        check.toggle()
+        check.toggled()
+        compare(settings.reduceMotion, true)
+        settings.reduceMotion = false
+        compare(check.checked, false, "the box follows the stored value")
     }
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "chat/sampling_fields.h"
+#include "storage/app_folders.h"
 
 namespace trit::chat {
 namespace {
@@ -12,7 +13,7 @@ constexpr int kDefaultFontSize = 11;
 
 AppSettings::AppSettings(const QString& file, QObject* parent)
     : QObject(parent),
-      settings_(file.isEmpty() ? std::make_unique<QSettings>() : std::make_unique<QSettings>(file, QSettings::IniFormat)) {}
+      settings_(file.isEmpty() ? storage::openSettings() : std::make_unique<QSettings>(file, QSettings::IniFormat)) {}
 
 AppSettings::~AppSettings() = default;
 
@@ -60,6 +61,7 @@ QString AppSettings::backend() const { return get("engine/backend", QStringLiter
 int AppSettings::device() const { return get("engine/device", -1).toInt(); }
 QString AppSettings::theme() const { return get("ui/theme", QStringLiteral("system")).toString(); }
 int AppSettings::fontSize() const { return get("ui/fontSize", kDefaultFontSize).toInt(); }
+bool AppSettings::reduceMotion() const { return get("ui/reduceMotion", false).toBool(); }
 QString AppSettings::systemPrompt() const { return get("chat/systemPrompt", QString()).toString(); }
 QString AppSettings::lastModel() const { return get("engine/lastModel", QString()).toString(); }
 bool AppSettings::apiServerEnabled() const { return get("apiServer/enabled", false).toBool(); }
@@ -84,6 +86,7 @@ void AppSettings::setTheme(const QString& v) {
   put("ui/theme", (v == QLatin1String("light") || v == QLatin1String("dark")) ? v : QStringLiteral("system"));
 }
 void AppSettings::setFontSize(int v) { put("ui/fontSize", std::clamp(v, 8, 32)); }
+void AppSettings::setReduceMotion(bool v) { put("ui/reduceMotion", v); }
 void AppSettings::setSystemPrompt(const QString& v) { put("chat/systemPrompt", v); }
 void AppSettings::setLastModel(const QString& v) { put("engine/lastModel", v); }
 void AppSettings::setApiServerEnabled(bool v) { put("apiServer/enabled", v); }

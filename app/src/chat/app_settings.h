@@ -1,7 +1,7 @@
 #pragma once
 // The user's settings, persisted with QSettings the moment they change: sampling defaults (tuned for
-// BitNet b1.58 2B4T), context length, engine backend and GPU, theme, font size, the last model, and the
-// local API server (off, port 8080, no key, this machine only by default).
+// BitNet b1.58 2B4T), context length, engine backend and GPU, theme, font size, reduced motion, the last
+// model, and the local API server (off, port 8080, no key, this machine only by default).
 #include <QObject>
 #include <QSet>
 #include <QSettings>
@@ -24,6 +24,7 @@ class AppSettings : public QObject {
   Q_PROPERTY(int device READ device WRITE setDevice NOTIFY changed)
   Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY changed)
   Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY changed)
+  Q_PROPERTY(bool reduceMotion READ reduceMotion WRITE setReduceMotion NOTIFY changed)
   Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
   Q_PROPERTY(QString lastModel READ lastModel WRITE setLastModel NOTIFY changed)
   Q_PROPERTY(bool apiServerEnabled READ apiServerEnabled WRITE setApiServerEnabled NOTIFY changed)
@@ -47,6 +48,7 @@ class AppSettings : public QObject {
   int device() const;         // -1: automatic
   QString theme() const;      // "system", "light" or "dark"
   int fontSize() const;       // points
+  bool reduceMotion() const;  // no transitions or animated colours in the window
   QString systemPrompt() const;
   QString lastModel() const;
   bool apiServerEnabled() const;
@@ -65,6 +67,7 @@ class AppSettings : public QObject {
   void setDevice(int v);
   void setTheme(const QString& v);
   void setFontSize(int v);
+  void setReduceMotion(bool v);
   void setSystemPrompt(const QString& v);
   void setLastModel(const QString& v);
   void setApiServerEnabled(bool v);

@@ -18,6 +18,7 @@
 #include "chat/conversations_bridge.h"
 #include "chat/engine_bridge.h"
 #include "server/api_server.h"
+#include "storage/app_folders.h"
 #include "storage/conversation_store.h"
 #include "ui/offline_network.h"
 #include "ui/single_instance.h"
@@ -80,6 +81,10 @@ void ChatApp::installTranslator() {
 
 bool ChatApp::configure(const QCommandLineParser& parser, QString* error) {
   installTranslator();
+  // Before the settings and the data are opened: an earlier version's folders move here once (in the
+  // user's language, so after the translator); the window shows what happened.
+  dataNotice_ = storage::moveLegacyFoldersOnce();
+  if (!dataNotice_.isEmpty()) std::fprintf(stderr, "trit: %s\n", qPrintable(dataNotice_));
   settings_ = new AppSettings(parser.value(kSettings), this);
   modelPath_ = parser.value(kModel);
   send_ = parser.value(kSend);
@@ -157,6 +162,7 @@ void ChatApp::install(QQmlApplicationEngine& engine) {
                     {QStringLiteral("conversations"), QVariant::fromValue(static_cast<QObject*>(conversations_))},
                     {QStringLiteral("apiServer"), QVariant::fromValue(static_cast<QObject*>(apiServer_))}};
   if (!theme_.isEmpty()) props.insert(QStringLiteral("themeOverride"), theme_);
+  if (!dataNotice_.isEmpty()) props.insert(QStringLiteral("dataNotice"), dataNotice_);
   engine.setInitialProperties(props);
 }
 

@@ -75,6 +75,7 @@ class ChatApp : public QObject {
   QString modelPath_;
   QString send_;
   QString screenshot_;
+  QString dataNotice_;  // the data folders' move from an earlier version's places, for the window
   QString theme_;
   bool checkReply_ = false;
   int streamedFrames_ = 0;

@@ -373,6 +373,16 @@ QVariantList ModelManagerBridge::installedModels() const {
   return out;
 }
 
+QVariantMap ModelManagerBridge::recommendedModel() const {
+  const bool gpuKnown = gpu_.ok();
+  for (int i = 0; i < model_.rowCount(); ++i) {
+    if (!model_.rows()[i].inCatalog) continue;
+    const QVariantMap row = model_.toMap(i);
+    if (!gpuKnown || row.value(QStringLiteral("fits")).toBool()) return row;
+  }
+  return {};
+}
+
 int ModelManagerBridge::installedCount() const {
   int n = 0;
   for (const ModelRow& r : model_.rows()) n += r.installed ? 1 : 0;

@@ -108,6 +108,7 @@ class ModelManagerBridge : public QObject {
   Q_PROPERTY(QVariantList entries READ entries NOTIFY entriesChanged)
   Q_PROPERTY(QVariantList installedModels READ installedModels NOTIFY entriesChanged)
   Q_PROPERTY(int installedCount READ installedCount NOTIFY entriesChanged)
+  Q_PROPERTY(QVariantMap recommendedModel READ recommendedModel NOTIFY entriesChanged)
   Q_PROPERTY(QString modelsFolder READ modelsFolder NOTIFY modelsFolderChanged)
   Q_PROPERTY(QString catalogError READ catalogError NOTIFY entriesChanged)
   Q_PROPERTY(bool importing READ importing NOTIFY importingChanged)
@@ -150,6 +151,10 @@ class ModelManagerBridge : public QObject {
   QVariantList entries() const;
   QVariantList installedModels() const;  // {id, name, path, fileName, size, quantization, contextLength}
   int installedCount() const;
+  // What the first start offers (qml/FirstRun.qml), as an entries() row: the catalogue lists its models
+  // in the order it recommends them, so the first one that fits the selected GPU; while the GPU's memory
+  // is unknown, the catalogue's first model. Empty when the GPU is known and none is known to fit.
+  QVariantMap recommendedModel() const;
   QString modelsFolder() const { return folder_.path(); }
   QString catalogError() const { return catalogError_; }
   QString modelsFolderError() const { return modelsFolderError_; }

@@ -2,31 +2,30 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QSettings>
-#include <QStandardPaths>
 #include <QStorageInfo>
 #include <filesystem>
 
 #include "download_types.h"
 #include "file_hash.h"
 #include "part_state.h"
+#include "storage/app_folders.h"
 
 namespace trit::models {
 
 QString ModelsFolder::defaultPath() {
-  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("models"));
+  return QDir(storage::applicationDataFolder()).filePath(QStringLiteral("models"));
 }
 
 QString ModelsFolder::resolve(const QString& option) {
   if (!option.isEmpty()) return QDir(option).absolutePath();
   const QString env = qEnvironmentVariable("TRIT_MODELS_DIR");
   if (!env.isEmpty()) return QDir(env).absolutePath();
-  const QString setting = QSettings().value(settingKey()).toString();
+  const QString setting = storage::openSettings()->value(settingKey()).toString();
   if (!setting.isEmpty()) return QDir(setting).absolutePath();
   return defaultPath();
 }
 
-void ModelsFolder::saveSetting(const QString& folder) { QSettings().setValue(settingKey(), folder); }
+void ModelsFolder::saveSetting(const QString& folder) { storage::openSettings()->setValue(settingKey(), folder); }
 
 ModelsFolder::ModelsFolder(QString path, ModelInspector inspector)
     : path_(std::move(path)), inspector_(std::move(inspector)) {}

@@ -1,7 +1,7 @@
 #pragma once
 // The folder Trit keeps models in: found at start, imported into, removed from.
 // Location, first that is set: the --models-dir option, $TRIT_MODELS_DIR, the "models/folder"
-// setting, else <QStandardPaths::AppDataLocation>/models.
+// setting, else <the application data folder>/models (storage/app_folders.h: ~/.local/share/trit/models).
 #include <QList>
 #include <QString>
 #include <functional>

@@ -1,7 +1,8 @@
 #include "storage/data_location.h"
 
 #include <QDir>
-#include <QStandardPaths>
+
+#include "storage/app_folders.h"
 
 namespace trit::storage {
 namespace {
@@ -17,7 +18,7 @@ QString dataDirectory() {
   if (!overrideDir().isEmpty()) return QDir(overrideDir()).absolutePath();
   const QString fromEnv = qEnvironmentVariable("TRIT_DATA_DIR");
   if (!fromEnv.isEmpty()) return QDir(fromEnv).absolutePath();
-  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+  return applicationDataFolder();
 }
 
 QString conversationDatabasePath(QString* error) {

@@ -1,7 +1,7 @@
 #pragma once
 // Where the conversation database lives: the --data-dir option if given, else the TRIT_DATA_DIR
-// environment variable (tests point it at a scratch folder), else the platform's application data
-// folder (QStandardPaths::AppDataLocation, e.g. ~/.local/share/Trit/Trit on Linux).
+// environment variable (tests point it at a scratch folder), else the application data folder
+// (app_folders.h: QStandardPaths::AppDataLocation, ~/.local/share/trit on Linux).
 #include <QString>
 
 namespace trit::storage {
