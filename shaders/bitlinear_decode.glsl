@@ -1,5 +1,9 @@
 // One decode step of a BitLinear layer in one kernel: RMSNorm of the input row, its int8 quantization,
-// the ternary (I2_S) matrix-vector product and the epilogue, for ONE token. Decode is bound by the
+// the ternary (I2_S) matrix-vector product and the epilogue, for one token, or for each token of a
+// batched decode step (common.glsl's batch mode: one token of each of several sequences), whose weights
+// are then read once for every token: TOKENS tokens' input rows are quantized into shared memory at a
+// time, and each lane's weight words, held in registers, meet each of them. Every token's arithmetic is
+// the one-token kernel's, whatever else the step holds. Decode is bound by the
 // number of dependent kernel steps (each costs ~2 us of launch and barrier plus its chain of memory
 // round trips), so instead of a norm kernel, a matvec kernel and a RoPE/KV kernel, every workgroup
 // normalises and quantizes the whole input row itself (it is small and sits in L2) into shared memory,
@@ -16,7 +20,7 @@
 // MODE 0 (QKV): workgroups [0, nq) take rows of Wq, then Wk, then Wv (bindings 1-3). Rows of Wq and Wk
 //   are visited in RoPE pair order (dimension i next to i + hd/2 of the same head), so a workgroup holds
 //   both halves of every pair it rotates; q goes to Y, rotated k and v are appended to the KV cache at
-//   params.pos0 (F16 pairs rounded to nearest even, or F32).
+//   the token's position of its sequence (F16 pairs rounded to nearest even, or F32).
 //   NORMAL_ROPE (LLaMA): dimension 2i pairs with 2i + 1, so rows are visited in their own order.
 // MODE 1 (residual): Y[row] += W x (HAS_NORM false: x is quantized as it is, no norm before it).
 // MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), or silu(W1 x) * (W2 x) with SILU (LLaMA), W1 at
@@ -38,6 +42,8 @@ layout(constant_id = 7) const bool HAS_NORM = true;
 layout(constant_id = 8) const bool SILU = false;
 layout(constant_id = 9) const bool NORMAL_ROPE = false;
 layout(constant_id = 10) const bool BLOCK_SCALES = false;
+layout(constant_id = 11) const uint TOKENS = 1;   // input rows quantized into shared memory at a time
+layout(constant_id = 12) const bool BATCHED = false;  // a batched step's kernel (else one token per submit)
 
 layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
 layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
@@ -57,24 +63,30 @@ layout(push_constant) uniform Push { uint rows; uint rows_kv; uint hd; float eps
 // The quantized input row, 4 int8 per uint, stored as uvec4 [g][j] = words 4j'..4j'+3 of group g for
 // the row's uvec4 j: the TPR lanes of a row then read consecutive uvec4s (no bank conflicts), where
 // the natural order would put every second lane on the same bank.
-shared uvec4 sq[K / 16];
+shared uvec4 sq[TOKENS * (K / 16)];
 const uint RPW = gl_WorkGroupSize.x / TPR;
-shared real res[RPW];
+shared real res[TOKENS * RPW];
 
 #ifdef TRIT_DOT
-int dot_block(uvec4 w, uint j) {
+// A uvec4 of codes as 16 packed int8 words of (code - 1), [4 * group + word]: decoded once per uvec4,
+// then met with each token's input.
+void decode_words(uvec4 w, out int c[16]) {
+  for (uint g = 0; g < 4; ++g)
+    for (uint q = 0; q < 4; ++q) c[4 * g + q] = int(ternary_word(w[q], 6u - 2u * g));
+}
+int dot_words(int c[16], uint j, uint tt) {
   int r = 0;
   for (uint g = 0; g < 4; ++g) {
-    const uvec4 a = sq[g * (K / 64) + j];
-    for (uint q = 0; q < 4; ++q) r += sdot4x8(int(ternary_word(w[q], 6u - 2u * g)), int(a[q]), 0);
+    const uvec4 a = sq[tt * (K / 16) + g * (K / 64) + j];
+    for (uint q = 0; q < 4; ++q) r += sdot4x8(c[4 * g + q], int(a[q]), 0);
   }
   return r;
 }
 #else
-int dot_block(uvec4 w, uint j) {
+int dot_block(uvec4 w, uint j, uint tt) {
   int r = 0;
   for (uint g = 0; g < 4; ++g) {
-    const uvec4 a = sq[g * (K / 64) + j];
+    const uvec4 a = sq[tt * (K / 16) + g * (K / 64) + j];
     for (uint q = 0; q < 4; ++q) r += dot4(w[q], 6u - 2u * g, a[q]);
   }
   return r;
@@ -82,6 +94,74 @@ int dot_block(uvec4 w, uint j) {
 #endif
 
 uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
+
+// MODE 0's epilogue for token t: its RPW results at res[r0..] (this workgroup's rows in visiting order)
+// rotated and written: q to its row of y, k and v to the cache at the token's position of its sequence.
+void rope_and_store(uint t, uint r0, uint mat, uint first, uint nrows) {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint pos = token_pos(t);
+  const uint crow = token_kv(t) + pos;  // the cache row written
+  const uint half_hd = pc.hd / 2;
+  const uint kvdim = pc.rows_kv;
+  const uint qb = t * pc.rows;  // token t's row of q
+  if (NORMAL_ROPE && mat < 2) {
+    // One invocation per pair: dimensions 2i and 2i + 1, neighbours in the visiting order too.
+    if (tid < RPW / 2 && first + 2 * tid < nrows) {
+      const uint vv = first + 2 * tid;
+      const uint i = (vv % pc.hd) / 2;
+      const real2 r = rotate(res[r0 + 2 * tid], res[r0 + 2 * tid + 1], cs[pos * half_hd + i]);
+      if (mat == 0) {
+        y[qb + vv] = r.x;
+        y[qb + vv + 1] = r.y;
+      } else {
+        const uint dst = crow * kvdim + vv;
+        if (KV_F16) {
+          kc[dst / 2] = kv_bits(r.x) | (kv_bits(r.y) << 16);
+        } else {
+          kc[dst] = kv_bits(r.x);
+          kc[dst + 1] = kv_bits(r.y);
+        }
+      }
+    }
+  } else if (mat == 0) {
+    // One invocation per pair: q[h hd + i] and q[h hd + i + hd/2] rotated.
+    if (tid < RPW / 2 && first + 2 * tid < nrows) {
+      const uint vv = first + 2 * tid;
+      const uint h = vv / pc.hd, i = (vv % pc.hd) / 2;
+      const real2 r = rotate(res[r0 + 2 * tid], res[r0 + 2 * tid + 1], cs[pos * half_hd + i]);
+      y[qb + h * pc.hd + i] = r.x;
+      y[qb + h * pc.hd + i + half_hd] = r.y;
+    }
+  } else if (mat == 1) {
+    // Two neighbouring pairs per invocation, so F16 pairs are written whole.
+    if (tid < RPW / 4 && first + 4 * tid < nrows) {
+      const uint vv = first + 4 * tid;
+      const uint h = vv / pc.hd, i = (vv % pc.hd) / 2;
+      const real2 r0v = rotate(res[r0 + 4 * tid], res[r0 + 4 * tid + 1], cs[pos * half_hd + i]);
+      const real2 r1v = rotate(res[r0 + 4 * tid + 2], res[r0 + 4 * tid + 3], cs[pos * half_hd + i + 1]);
+      const uint dst = crow * kvdim + h * pc.hd + i;
+      if (KV_F16) {
+        kc[dst / 2] = kv_bits(r0v.x) | (kv_bits(r1v.x) << 16);
+        kc[(dst + half_hd) / 2] = kv_bits(r0v.y) | (kv_bits(r1v.y) << 16);
+      } else {
+        kc[dst] = kv_bits(r0v.x);
+        kc[dst + 1] = kv_bits(r1v.x);
+        kc[dst + half_hd] = kv_bits(r0v.y);
+        kc[dst + half_hd + 1] = kv_bits(r1v.y);
+      }
+    }
+  } else {
+    if (tid < RPW / 2 && first + 2 * tid < nrows) {
+      const uint dst = crow * kvdim + first + 2 * tid;
+      if (KV_F16) {
+        vc[dst / 2] = kv_bits(res[r0 + 2 * tid]) | (kv_bits(res[r0 + 2 * tid + 1]) << 16);
+      } else {
+        vc[dst] = kv_bits(res[r0 + 2 * tid]);
+        vc[dst + 1] = kv_bits(res[r0 + 2 * tid + 1]);
+      }
+    }
+  }
+}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -128,156 +208,140 @@ void main() {
     }
   }
 
-  // 2. RMSNorm and int8 quantization of the input row, into shared memory.
-  const uint k4 = K / 4;
-  real4 xv[XPT];
-  vec4 nv[XPT];
-  real ss = real(0);
-  for (uint i = 0; i < XPT; ++i) {
-    const uint e = tid + i * gl_WorkGroupSize.x;
-    xv[i] = e < k4 ? x[e] : real4(0);
-    nv[i] = e < k4 && HAS_NORM ? nw[e] : vec4(1);
-    ss += dot(xv[i], xv[i]);
-  }
-  real inv = real(1);
-  if (HAS_NORM) {
-    ss = wg_sum(ss);
-    inv = real(1) / sqrt(ss / real(K) + real(pc.eps));
-  }
-  real amax = real(0);
-  for (uint i = 0; i < XPT; ++i) {
-    if (HAS_NORM) xv[i] = xv[i] * inv * real4(nv[i]);
-    const real4 a = abs(xv[i]);
-    amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
-  }
-  amax = wg_max(amax);
-  const real sc = real(127) / max(amax, real(1e-5));
-  for (uint i = 0; i < XPT; ++i) {
-    const uint e = tid + i * gl_WorkGroupSize.x;
-    if (e >= k4) break;
-    const real4 qv = xv[i] * sc;
-    uint packed = 0u;
-    for (int b = 0; b < 4; ++b) packed |= uint(int(clamp(round_half_away(qv[b]), real(-128), real(127))) & 0xff) << (8 * b);
-    // Natural word e is word q of group g of the row's uvec4 j (ternary_matmul.glsl's layout).
-    const uint r = e % 32, g = r / 8, j = (e / 32) * 2 + (r % 8) / 4;
-    sq[g * (K / 64) + j][r % 4] = packed;
-  }
-  barrier();
+  // Tokens TOKENS at a time: their input rows quantized into shared memory, then each one's products.
+  const uint n_tok = BATCHED ? params.n_tokens : 1u;
+  for (uint t0 = 0; t0 < n_tok; t0 += TOKENS) {
+    const uint tn = min(TOKENS, n_tok - t0);
+    real scs[TOKENS];
 
-  // 3. The row's exact integer dot products, summed over its TPR lanes by shuffles (with block scales,
-  // each uvec4's sum times its block's scale, summed in real: the lanes and the pairs of the shuffle
-  // tree are those of ternary_matmul.glsl's shared-memory tree, so the values are the same).
-  int acc = 0, acc2 = 0;
-  precise real facc = real(0), facc2 = real(0);  // no FMA: as ternary_matmul.glsl
-  const uint blocks = K / 256;
-  for (uint i = 0; i < VPL; ++i) {
-    const uint j = lane + i * TPR;
-    if (j >= row_vecs) break;
-    const int r = dot_block(wa[i], j);
-    const int r2 = MODE == 2 ? dot_block(wb[i], j) : 0;
-    if (BLOCK_SCALES) {
-      const uint at = row * blocks + j / 4;
+    // 2. RMSNorm and int8 quantization of each input row, into shared memory.
+    for (uint tt = 0; tt < TOKENS; ++tt) {
+      if (tt >= tn) break;
+      const uint k4 = K / 4, xb = (t0 + tt) * k4;
+      real4 xv[XPT];
+      vec4 nv[XPT];
+      real ss = real(0);
+      for (uint i = 0; i < XPT; ++i) {
+        const uint e = tid + i * gl_WorkGroupSize.x;
+        xv[i] = e < k4 ? x[xb + e] : real4(0);
+        nv[i] = e < k4 && HAS_NORM ? nw[e] : vec4(1);
+        ss += dot(xv[i], xv[i]);
+      }
+      real inv = real(1);
+      if (HAS_NORM) {
+        ss = wg_sum(ss);
+        inv = real(1) / sqrt(ss / real(K) + real(pc.eps));
+      }
+      real amax = real(0);
+      for (uint i = 0; i < XPT; ++i) {
+        if (HAS_NORM) xv[i] = xv[i] * inv * real4(nv[i]);
+        const real4 a = abs(xv[i]);
+        amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
+      }
+      amax = wg_max(amax);
+      const real sc = real(127) / max(amax, real(1e-5));
+      scs[tt] = sc;
+      for (uint i = 0; i < XPT; ++i) {
+        const uint e = tid + i * gl_WorkGroupSize.x;
+        if (e >= k4) break;
+        const real4 qv = xv[i] * sc;
+        uint packed = 0u;
+        for (int b = 0; b < 4; ++b)
+          packed |= uint(int(clamp(round_half_away(qv[b]), real(-128), real(127))) & 0xff) << (8 * b);
+        // Natural word e is word q of group g of the row's uvec4 j (ternary_matmul.glsl's layout).
+        const uint r = e % 32, g = r / 8, j = (e / 32) * 2 + (r % 8) / 4;
+        sq[tt * (K / 16) + g * (K / 64) + j][r % 4] = packed;
+      }
+    }
+    barrier();
+
+    // 3. The rows' exact integer dot products: each of this lane's uvec4s decoded once and met with
+    // every token's input, then each token's sums over the row's TPR lanes by shuffles (with block
+    // scales, each uvec4's sum times its block's scale, summed in real: the lanes and the pairs of the
+    // shuffle tree are those of ternary_matmul.glsl's shared-memory tree, so the values are the same).
+    int accs[TOKENS], accs2[TOKENS];
+    precise real faccs[TOKENS], faccs2[TOKENS];  // no FMA: as ternary_matmul.glsl
+    for (uint tt = 0; tt < TOKENS; ++tt) {
+      accs[tt] = 0;
+      accs2[tt] = 0;
+      faccs[tt] = real(0);
+      faccs2[tt] = real(0);
+    }
+    const uint blocks = K / 256;
+    for (uint i = 0; i < VPL; ++i) {
+      const uint j = lane + i * TPR;
+      if (j >= row_vecs) break;
       real dd = real(0), dd2 = real(0);
-      if (live) {
+      if (BLOCK_SCALES && live) {
+        const uint at = row * blocks + j / 4;
         dd = real(MODE == 0 ? (mat == 0 ? d0[at] : mat == 1 ? d1[at] : d2[at]) : d0[at]);
         if (MODE == 2) dd2 = real(d1[at]);
       }
-      facc += dd * real(r);
-      if (MODE == 2) facc2 += dd2 * real(r2);
-    } else {
-      acc += r;
-      if (MODE == 2) acc2 += r2;
-    }
-  }
-  for (uint off = TPR / 2; off > 0; off /= 2) {
-    if (BLOCK_SCALES) {
-      facc += subgroupShuffleXor(facc, off);
-      if (MODE == 2) facc2 += subgroupShuffleXor(facc2, off);
-    } else {
-      acc += subgroupShuffleXor(acc, off);
-      if (MODE == 2) acc2 += subgroupShuffleXor(acc2, off);
-    }
-  }
-
-  // 4. Epilogue.
-  if (MODE == 1) {
-    if (lane == 0 && live) y[row] += BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
-    return;
-  }
-  if (MODE == 2) {
-    if (lane == 0 && live) {
-      const real g = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
-      const real u = BLOCK_SCALES ? facc2 / sc : real(acc2) / sc * real(pc.scale1);
-      if (SILU) {
-        y[row] = g / (real(1) + exp_real(-g)) * u;
-      } else {
-        const real r = max(g, real(0));
-        y[row] = r * r * u;
-      }
-    }
-    return;
-  }
-  const float scale = mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2;
-  if (lane == 0) res[lr] = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(scale);
-  barrier();
-  const uint pos = params.pos0;
-  const uint half_hd = pc.hd / 2;
-  const uint kvdim = pc.rows_kv;
-  if (NORMAL_ROPE && mat < 2) {
-    // One invocation per pair: dimensions 2i and 2i + 1, neighbours in the visiting order too.
-    if (tid < RPW / 2 && first + 2 * tid < nrows) {
-      const uint vv = first + 2 * tid;
-      const uint i = (vv % pc.hd) / 2;
-      const real2 r = rotate(res[2 * tid], res[2 * tid + 1], cs[pos * half_hd + i]);
-      if (mat == 0) {
-        y[vv] = r.x;
-        y[vv + 1] = r.y;
-      } else {
-        const uint dst = pos * kvdim + vv;
-        if (KV_F16) {
-          kc[dst / 2] = kv_bits(r.x) | (kv_bits(r.y) << 16);
+#ifdef TRIT_DOT
+      int c[16], c2[16];
+      decode_words(wa[i], c);
+      if (MODE == 2) decode_words(wb[i], c2);
+#endif
+      for (uint tt = 0; tt < TOKENS; ++tt) {
+        if (tt >= tn) break;
+#ifdef TRIT_DOT
+        const int r = dot_words(c, j, tt);
+        const int r2 = MODE == 2 ? dot_words(c2, j, tt) : 0;
+#else
+        const int r = dot_block(wa[i], j, tt);
+        const int r2 = MODE == 2 ? dot_block(wb[i], j, tt) : 0;
+#endif
+        if (BLOCK_SCALES) {
+          faccs[tt] += dd * real(r);
+          if (MODE == 2) faccs2[tt] += dd2 * real(r2);
         } else {
-          kc[dst] = kv_bits(r.x);
-          kc[dst + 1] = kv_bits(r.y);
+          accs[tt] += r;
+          if (MODE == 2) accs2[tt] += r2;
         }
       }
     }
-  } else if (mat == 0) {
-    // One invocation per pair: q[h hd + i] and q[h hd + i + hd/2] rotated.
-    if (tid < RPW / 2 && first + 2 * tid < nrows) {
-      const uint vv = first + 2 * tid;
-      const uint h = vv / pc.hd, i = (vv % pc.hd) / 2;
-      const real2 r = rotate(res[2 * tid], res[2 * tid + 1], cs[pos * half_hd + i]);
-      y[h * pc.hd + i] = r.x;
-      y[h * pc.hd + i + half_hd] = r.y;
-    }
-  } else if (mat == 1) {
-    // Two neighbouring pairs per invocation, so F16 pairs are written whole.
-    if (tid < RPW / 4 && first + 4 * tid < nrows) {
-      const uint vv = first + 4 * tid;
-      const uint h = vv / pc.hd, i = (vv % pc.hd) / 2;
-      const real2 r0 = rotate(res[4 * tid], res[4 * tid + 1], cs[pos * half_hd + i]);
-      const real2 r1 = rotate(res[4 * tid + 2], res[4 * tid + 3], cs[pos * half_hd + i + 1]);
-      const uint dst = pos * kvdim + h * pc.hd + i;
-      if (KV_F16) {
-        kc[dst / 2] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
-        kc[(dst + half_hd) / 2] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
+    for (uint tt = 0; tt < TOKENS; ++tt) {
+      if (tt >= tn) break;
+      const uint t = t0 + tt;
+      const real sc = scs[tt];
+      int acc = accs[tt], acc2 = accs2[tt];
+      precise real facc = faccs[tt], facc2 = faccs2[tt];
+      for (uint off = TPR / 2; off > 0; off /= 2) {
+        if (BLOCK_SCALES) {
+          facc += subgroupShuffleXor(facc, off);
+          if (MODE == 2) facc2 += subgroupShuffleXor(facc2, off);
+        } else {
+          acc += subgroupShuffleXor(acc, off);
+          if (MODE == 2) acc2 += subgroupShuffleXor(acc2, off);
+        }
+      }
+
+      // 4. Epilogue (token t's row of y: rows of W0 apart, Wq's in MODE 0).
+      if (MODE == 1) {
+        if (lane == 0 && live) y[t * pc.rows + row] += BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
+      } else if (MODE == 2) {
+        if (lane == 0 && live) {
+          const real g = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
+          const real u = BLOCK_SCALES ? facc2 / sc : real(acc2) / sc * real(pc.scale1);
+          if (SILU) {
+            y[t * pc.rows + row] = g / (real(1) + exp_real(-g)) * u;
+          } else {
+            const real r = max(g, real(0));
+            y[t * pc.rows + row] = r * r * u;
+          }
+        }
       } else {
-        kc[dst] = kv_bits(r0.x);
-        kc[dst + 1] = kv_bits(r1.x);
-        kc[dst + half_hd] = kv_bits(r0.y);
-        kc[dst + half_hd + 1] = kv_bits(r1.y);
+        const float scale = mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2;
+        if (lane == 0) res[tt * RPW + lr] = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(scale);
       }
     }
-  } else {
-    if (tid < RPW / 2 && first + 2 * tid < nrows) {
-      const uint dst = pos * kvdim + first + 2 * tid;
-      if (KV_F16) {
-        vc[dst / 2] = kv_bits(res[2 * tid]) | (kv_bits(res[2 * tid + 1]) << 16);
-      } else {
-        vc[dst] = kv_bits(res[2 * tid]);
-        vc[dst + 1] = kv_bits(res[2 * tid + 1]);
+    if (MODE == 0) {
+      barrier();
+      for (uint tt = 0; tt < TOKENS; ++tt) {
+        if (tt >= tn) break;
+        rope_and_store(t0 + tt, tt * RPW, mat, first, nrows);
       }
     }
+    if (BATCHED) barrier();  // sq and res are rewritten by the next tokens
   }
 }

@@ -84,10 +84,19 @@ uint32_t FusedDecode::workgroup_for(uint32_t mode, uint32_t k, uint32_t rows) co
                    min_subgroup_);
 }
 
-const Pipeline& FusedDecode::pipeline(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm) {
+uint32_t FusedDecode::tokens_per_pass(uint32_t mode, uint32_t k, uint32_t rows, uint32_t batch) const {
+  if (batch == 0) return 0;
+  const uint32_t rpw = workgroup_for(mode, k, rows) / lanes_per_row(mode, k);
+  // As the shader: the quantized rows, a result per row and token, the reductions' partials.
+  const uint64_t per_token = k + uint64_t{rpw} * (f64_ ? 8 : 4), fixed = 64 * 12;
+  const uint64_t room = ctx_.info().max_shared_memory > fixed ? ctx_.info().max_shared_memory - fixed : 0;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(room / per_token, 1, std::min(batch, 8u)));
+}
+
+const Pipeline& FusedDecode::pipeline(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm, uint32_t tokens) {
   const uint32_t wg = workgroup_for(mode, k, rows);
   for (const auto& e : pipes_)
-    if (e.mode == mode && e.k == k && e.has_norm == has_norm && e.wg == wg) return *e.pipe;
+    if (e.mode == mode && e.k == k && e.has_norm == has_norm && e.wg == wg && e.tokens == tokens) return *e.pipe;
   if (k % 128 || k == 0) throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of 128");
   if (graph_.block_scales && k % 256)
     throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of the 256-element blocks");
@@ -95,20 +104,22 @@ const Pipeline& FusedDecode::pipeline(uint32_t mode, uint32_t k, uint32_t rows, 
   const uint32_t vpl = ceil_div(k / 64, tpr);
   const uint32_t xpt = ceil_div(k / 4, wg);
   const std::string stem = std::string("bitlinear_decode") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
-  pipes_.push_back({mode, k, has_norm, tpr, wg,
+  pipes_.push_back({mode, k, has_norm, tpr, wg, tokens,
                     std::make_unique<Pipeline>(ctx_, stem, 13, static_cast<uint32_t>(sizeof(Push)),
                                                std::vector<uint32_t>{wg, tpr, mode, k, vpl, xpt,
                                                                      kv_f16_ ? 1u : 0u, has_norm ? 1u : 0u,
                                                                      graph_.silu ? 1u : 0u, graph_.normal_rope ? 1u : 0u,
-                                                                     graph_.block_scales ? 1u : 0u})});
+                                                                     graph_.block_scales ? 1u : 0u, std::max(tokens, 1u),
+                                                                     tokens > 0 ? 1u : 0u})});
   return *pipes_.back().pipe;
 }
 
 void FusedDecode::qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
                       const MatrixRef& wk, const MatrixRef& wv, const BufferRange& x, const BufferRange& nw, float eps,
                       const BufferRange& q, const BufferRange& rope, const BufferRange& k_cache,
-                      const BufferRange& v_cache, uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim) {
-  const Pipeline& p = pipeline(kQkv, dim, qdim + 2 * kvdim);
+                      const BufferRange& v_cache, uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim,
+                      uint32_t batch) {
+  const Pipeline& p = pipeline(kQkv, dim, qdim + 2 * kvdim, true, tokens_per_pass(kQkv, dim, qdim + 2 * kvdim, batch));
   const BufferRange r[] = {params,   wq.codes,  wk.codes, wv.codes, x,        nw,       q,
                            rope,     k_cache,   v_cache,  scales(wq), scales(wk), scales(wv)};
   const Push push{qdim, kvdim, head_dim, eps, wq.scale, wk.scale, wv.scale};
@@ -118,8 +129,8 @@ void FusedDecode::qkv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
 
 void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& w,
                            const BufferRange& x, const BufferRange* nw, float eps, const BufferRange& y, uint32_t rows,
-                           uint32_t k) {
-  const Pipeline& p = pipeline(kResidual, k, rows, nw != nullptr);
+                           uint32_t k, uint32_t batch) {
+  const Pipeline& p = pipeline(kResidual, k, rows, nw != nullptr, tokens_per_pass(kResidual, k, rows, batch));
   const uint32_t rpw = workgroup_for(kResidual, k, rows) / lanes_per_row(kResidual, k);
   const BufferRange r[] = {params, w.codes, w.codes, w.codes, x, nw ? *nw : x, y, y, y, y, scales(w), scales(w), scales(w)};
   const Push push{rows, 0, 0, eps, w.scale, 1.f, 1.f};
@@ -162,8 +173,8 @@ void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const 
 
 void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
                        const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y,
-                       uint32_t rows, uint32_t k) {
-  const Pipeline& p = pipeline(kGate, k, rows);
+                       uint32_t rows, uint32_t k, uint32_t batch) {
+  const Pipeline& p = pipeline(kGate, k, rows, true, tokens_per_pass(kGate, k, rows, batch));
   const uint32_t rpw = workgroup_for(kGate, k, rows) / lanes_per_row(kGate, k);
   const BufferRange r[] = {params, wg.codes, wu.codes, wg.codes, x, nw, y, y, y, y, scales(wg), scales(wu), scales(wg)};
   const Push push{rows, 0, 0, eps, wg.scale, wu.scale, 1.f};

@@ -56,11 +56,12 @@ class FusedDecode {
   void qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
            const MatrixRef& wk, const MatrixRef& wv, const BufferRange& x, const BufferRange& nw, float eps,
            const BufferRange& q, const BufferRange& rope, const BufferRange& k_cache, const BufferRange& v_cache,
-           uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim);
+           uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim, uint32_t batch = 0);
 
   // y += W int8(norm(x) * nw) (k: width of x, rows: of W); nw null: y += W int8(x), no norm.
   void residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& w,
-                const BufferRange& x, const BufferRange* nw, float eps, const BufferRange& y, uint32_t rows, uint32_t k);
+                const BufferRange& x, const BufferRange* nw, float eps, const BufferRange& y, uint32_t rows, uint32_t k,
+                uint32_t batch = 0);
 
   // One token's attention over positions [0, params.pos0] (attention.glsl with TRIT_SELF_COMBINE): split
   // over key chunks of split_keys, the last split to finish merging the partials, so it is one step.
@@ -76,10 +77,17 @@ class FusedDecode {
   // y = relu(Wg h)^2 * (Wu h) (or silu(Wg h) * (Wu h) in a SiLU graph), h = int8(norm(x) * nw).
   void gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
             const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y,
-            uint32_t rows, uint32_t k);
+            uint32_t rows, uint32_t k, uint32_t batch = 0);
+  // (batch > 0 in qkv, residual and gate: a batched decode step of up to that many tokens, each of its
+  // own sequence, common.glsl's batch mode: x, y and q hold a row per token; each weight is read once.
+  // 0: the one-token kernel.)
+
+  // Input rows the kernel of a step quantizes into shared memory at a time in a batched step of up to
+  // `batch` tokens: as many as fit beside the rest, at most 8 (0 for the one-token kernel).
+  uint32_t tokens_per_pass(uint32_t mode, uint32_t k, uint32_t rows, uint32_t batch) const;
 
  private:
-  const Pipeline& pipeline(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm = true);
+  const Pipeline& pipeline(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm = true, uint32_t tokens = 0);
   // workgroup() for a step of `rows` rows of k inputs on this device.
   uint32_t workgroup_for(uint32_t mode, uint32_t k, uint32_t rows) const;
   const Pipeline& attention_pipeline(uint32_t wg, uint32_t split_keys);
@@ -93,7 +101,7 @@ class FusedDecode {
   struct Entry {
     uint32_t mode, k;
     bool has_norm;
-    uint32_t tpr, wg;
+    uint32_t tpr, wg, tokens;
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<Entry> pipes_;

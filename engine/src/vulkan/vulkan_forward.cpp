@@ -415,26 +415,29 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                             : std::nullopt;
     };
     const Architecture& ar = cfg.arch;
-    if (fused && max_tokens == 1 && !batch) {
-      // Decode: five dependent steps per layer (vulkan/fused_decode.h).
+    if (fused && (max_tokens == 1 || batch)) {
+      // Decode: five dependent steps per layer (vulkan/fused_decode.h), for one token or for each token
+      // of a batched step (the weights read once for all of them).
       vk::FusedDecode& fd = *fused;
       auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
       const BufferRange attn_sub = N(s.attn_sub_norm), ffn_sub = N(s.ffn_sub_norm);
+      const uint32_t nb = batch ? max_tokens : 0;  // (0: the one-token kernels)
       fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), kc, vc,
-             dim, qdim, cfg.kv_heads * cfg.head_dim, cfg.head_dim);
+             dim, qdim, cfg.kv_heads * cfg.head_dim, cfg.head_dim, nb);
       cs.barrier();
       mark("norm+qkv+rope_kv");
-      fd.attention(cs, d, P, R(q), kc, vc, R(o), scratch, R(arrived), cfg.heads, cfg.kv_heads,
-                   cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys());
+      fd.attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
+                   batch ? R(batch_arrived) : R(arrived), cfg.heads, cfg.kv_heads, cfg.head_dim,
+                   static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys(), std::max(nb, 1u));
       cs.barrier();
       mark("attention");
-      fd.residual(cs, d, P, W(s.wo), R(o), ar.sub_norms ? &attn_sub : nullptr, eps, X, s.wo.rows, qdim);
+      fd.residual(cs, d, P, W(s.wo), R(o), ar.sub_norms ? &attn_sub : nullptr, eps, X, s.wo.rows, qdim, nb);
       cs.barrier();
       mark("norm+wo+residual");
-      fd.gate(cs, d, P, W(s.gate), W(s.up), X, N(s.ffn_norm), eps, R(a), s.gate.rows, dim);
+      fd.gate(cs, d, P, W(s.gate), W(s.up), X, N(s.ffn_norm), eps, R(a), s.gate.rows, dim, nb);
       cs.barrier();
       mark(ar.ffn == FfnKind::SiluGated ? "norm+gate_up_silu" : "norm+gate_up_relu2");
-      fd.residual(cs, d, P, W(s.down), R(a), ar.sub_norms ? &ffn_sub : nullptr, eps, X, s.down.rows, ffn);
+      fd.residual(cs, d, P, W(s.down), R(a), ar.sub_norms ? &ffn_sub : nullptr, eps, X, s.down.rows, ffn, nb);
       cs.barrier();
       mark("norm+down+residual");
       continue;
@@ -461,14 +464,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier();
     mark("rope_kv");
     const BufferRange batch_split{&batch_scratch, 0, 0};
-    if (batch && fused) {
-      // The one-token kernel, token by token: the splits' last merges them (no combine step).
-      fused->attention(cs, d, P, R(q), kc, vc, R(o), batch_split, R(batch_arrived), cfg.heads, cfg.kv_heads,
-                       cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys(), max_tokens);
-    } else {
-      kn.attention(cs, d, P, R(q), kc, vc, R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
-                   static_cast<uint32_t>(context), batch ? &batch_split : &scratch, batch);
-    }
+    kn.attention(cs, d, P, R(q), kc, vc, R(o), cfg.heads, cfg.kv_heads, cfg.head_dim, max_tokens,
+                 static_cast<uint32_t>(context), batch ? &batch_split : &scratch, batch);
     cs.barrier();
     mark("attention");
     w = N(s.attn_sub_norm);
