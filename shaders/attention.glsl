@@ -1,6 +1,7 @@
 // Causal attention for a block of queries over the KV cache, one workgroup per (query head, token).
 // Token t sits at position p = token_pos(t) and attends to positions [0, p] of its sequence, whose
-// cache rows start at token_kv(t) (common.glsl); head h reads KV head
+// cache rows start at token_kv(t) (common.glsl; TOKENS_FROM says how this pipeline finds them); head h
+// reads KV head
 // h / (heads / kv_heads) (GQA). Keys are taken in chunks of SPLIT_KEYS with an online softmax
 // (running max and sum, the accumulator rescaled per chunk), so any context length fits in fixed
 // shared memory. Scores: TPK threads per key, each summing a strided slice of the head dimensions
@@ -18,6 +19,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool KV_F16 = true;
 layout(constant_id = 2) const uint SPLIT_KEYS = 128;
+layout(constant_id = 3) const uint TOKENS_FROM = FROM_PARAMS;  // common.glsl
 layout(std430, binding = 1) readonly buffer Q { real q[]; };
 layout(std430, binding = 2) readonly buffer KC { uint kc[]; };
 layout(std430, binding = 3) readonly buffer VC { uint vc[]; };
@@ -46,8 +48,8 @@ void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
   if (t >= params.n_tokens) return;
   const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-  const uint n_all = token_pos(t) + 1;
-  const uint kv0 = token_kv(t);  // the cache row of the sequence's position 0
+  const uint n_all = token_pos(t, TOKENS_FROM) + 1;
+  const uint kv0 = token_kv(t, TOKENS_FROM);  // the cache row of the sequence's position 0
   const bool split = pc.splits > 1;
   const uint k_begin = split ? gl_WorkGroupID.z * SPLIT_KEYS : 0;
   const uint n_ctx = split ? min(n_all, k_begin + SPLIT_KEYS) : n_all;

@@ -99,8 +99,9 @@ uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 // rotated and written: q to its row of y, k and v to the cache at the token's position of its sequence.
 void rope_and_store(uint t, uint r0, uint mat, uint first, uint nrows) {
   const uint tid = gl_LocalInvocationID.x;
-  const uint pos = token_pos(t);
-  const uint crow = token_kv(t) + pos;  // the cache row written
+  const uint from = BATCHED ? FROM_BATCH : FROM_POS0;
+  const uint pos = token_pos(t, from);
+  const uint crow = token_kv(t, from) + pos;  // the cache row written
   const uint half_hd = pc.hd / 2;
   const uint kvdim = pc.rows_kv;
   const uint qb = t * pc.rows;  // token t's row of q

@@ -33,9 +33,18 @@ layout(std430, binding = 0) readonly buffer Params {
   uvec2 tok[];
 } params;
 
-// Token t's position in its sequence, and the cache row of its sequence's position 0.
-uint token_pos(uint t) { return params.batch != 0u ? params.tok[t].x : params.pos0 + t; }
-uint token_kv(uint t) { return params.batch != 0u ? params.tok[t].y : params.kv_base; }
+// Token t's position in its sequence, and the cache row of its sequence's position 0, for a kernel that
+// takes its tokens as `from` says: FROM_PARAMS reads which kind of submit it is at run time (blocks and
+// batched steps alike), FROM_BATCH is a batched step's kernel, FROM_POS0 a one-token kernel (sequence
+// 0 at pos0: no other load in its chain of dependent reads).
+const uint FROM_PARAMS = 0u, FROM_BATCH = 1u, FROM_POS0 = 2u;
+uint token_pos(uint t, uint from) {
+  return from == FROM_BATCH || (from == FROM_PARAMS && params.batch != 0u) ? params.tok[t].x : params.pos0 + t;
+}
+uint token_kv(uint t, uint from) {
+  if (from == FROM_POS0) return 0u;
+  return from == FROM_BATCH || params.batch != 0u ? params.tok[t].y : params.kv_base;
+}
 
 // Up to 64 subgroups per workgroup (the host keeps workgroup size / min subgroup size <= 64).
 shared real red_f[64];

@@ -1,5 +1,6 @@
 // Rotary embedding of q (in place) and k, and the append of k and v to the KV cache at token t's
-// position (common.glsl: token_pos, in its sequence's rows from token_kv), one workgroup per token. Within a head, dimension i pairs with i + hd/2 (NeoX) or 2i with
+// position (common.glsl: token_pos, in its sequence's rows from token_kv), one workgroup per token.
+// Within a head, dimension i pairs with i + hd/2 (NeoX) or 2i with
 // 2i + 1 (NORMAL: LLaMA, llama.cpp's NORM); cos and sin of
 // pos * base^(-2i/hd) come from a table the host computed in double precision (GPU sin/cos are only
 // accurate near zero, and angles reach thousands of radians). KV_F16 stores the cache as packed F16
@@ -20,8 +21,8 @@ layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; } pc;
 void main() {
   const uint t = gl_WorkGroupID.x;
   if (t >= params.n_tokens) return;
-  const uint pos = token_pos(t);
-  const uint row = token_kv(t) + pos;  // the cache row written
+  const uint pos = token_pos(t, FROM_PARAMS);
+  const uint row = token_kv(t, FROM_PARAMS) + pos;  // the cache row written
   const uint half_hd = pc.hd / 2;
   const uint qdim = pc.heads * pc.hd, kvdim = pc.kv_heads * pc.hd;
   const uint tab = pos * half_hd;

@@ -137,10 +137,15 @@ void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const B
   cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, rpw));
 }
 
-const Pipeline& FusedDecode::attention_pipeline(uint32_t wg, uint32_t split_keys) {
+const Pipeline& FusedDecode::attention_pipeline(uint32_t wg, uint32_t split_keys, bool batched) {
+  // attention.glsl's TOKENS_FROM: common.glsl's FROM_BATCH (1) for a batched step, FROM_POS0 (2) for one
+  // token, so the one-token kernel's chain of reads has no other load in it.
+  auto make = [&](uint32_t from) {
+    return std::make_unique<Pipeline>(ctx_, std::string("attention_decode") + (f64_ ? "_f64" : ""), 7, 16,
+                                      std::vector<uint32_t>{wg, kv_f16_ ? 1u : 0u, split_keys, from});
+  };
   if (!attention_) {
-    attention_ = std::make_unique<Pipeline>(ctx_, std::string("attention_decode") + (f64_ ? "_f64" : ""), 7, 16,
-                                            std::vector<uint32_t>{wg, kv_f16_ ? 1u : 0u, split_keys});
+    attention_ = make(2u);
     attention_wg_ = wg;
     attention_split_ = split_keys;
   } else if (wg != attention_wg_ || split_keys != attention_split_) {
@@ -148,7 +153,9 @@ const Pipeline& FusedDecode::attention_pipeline(uint32_t wg, uint32_t split_keys
                       std::to_string(split_keys) + " keys, its kernel was made for " + std::to_string(attention_wg_) +
                       " and " + std::to_string(attention_split_));
   }
-  return *attention_;
+  if (!batched) return *attention_;
+  if (!attention_batch_) attention_batch_ = make(1u);
+  return *attention_batch_;
 }
 
 void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t attention_wg, uint32_t split_keys) {
@@ -164,7 +171,7 @@ void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const 
                             const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
                             uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys,
                             uint32_t tokens) {
-  const Pipeline& p = attention_pipeline(wg, split_keys);
+  const Pipeline& p = attention_pipeline(wg, split_keys, tokens > 1);
   const uint32_t splits = ceil_div(max_context, split_keys);
   const BufferRange r[] = {params, q, k_cache, v_cache, out, scratch, arrived};
   const uint32_t push[] = {heads, kv_heads, head_dim, splits};

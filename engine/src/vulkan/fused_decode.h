@@ -90,7 +90,7 @@ class FusedDecode {
   const Pipeline& pipeline(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm = true, uint32_t tokens = 0);
   // workgroup() for a step of `rows` rows of k inputs on this device.
   uint32_t workgroup_for(uint32_t mode, uint32_t k, uint32_t rows) const;
-  const Pipeline& attention_pipeline(uint32_t wg, uint32_t split_keys);
+  const Pipeline& attention_pipeline(uint32_t wg, uint32_t split_keys, bool batched = false);
   const Context& ctx_;
   Layout layout_;
   bool kv_f16_, f64_, dot_;
@@ -105,7 +105,7 @@ class FusedDecode {
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<Entry> pipes_;
-  std::unique_ptr<Pipeline> attention_;
+  std::unique_ptr<Pipeline> attention_, attention_batch_;  // one token; a batched step's (on first use)
   uint32_t attention_wg_ = 0, attention_split_ = 0;  // what attention_ was made for
 };
 
