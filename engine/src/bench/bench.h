@@ -30,6 +30,9 @@ struct BenchOptions {
   Precision precision = Precision::Fp32;  // of the activations (f64: the verification build)
   bool vendor_neutral = false;          // Vulkan only: the path AMD and Intel GPUs get (--generic)
   bool pipeline_statistics = false;     // Vulkan only: the driver's statistics of the decode kernels
+  // Vulkan only: the copy-bandwidth and dispatch-latency probes (the roofline's denominator); false
+  // skips them (seconds on a CPU driver; the test suite's reports that need neither).
+  bool probes = true;
 };
 
 // GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).
