@@ -5,6 +5,8 @@
 // --precision f64: the double-precision verification build; --generic: only vendor-neutral features (the
 // path AMD and Intel GPUs get: on an NVIDIA GPU the prefill GEMM through VK_KHR_cooperative_matrix
 // instead of the NV extension), for comparisons on an NVIDIA GPU. The report names the prefill kernels.
+// --no-probes: no copy-bandwidth and dispatch-latency probes, so no roofline (they take seconds on a
+// CPU driver such as lavapipe).
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -42,7 +44,7 @@ int run_bench(const std::vector<std::string>& argv) {
   trit::cli::Args a(argv,
                     {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed", "--precision", "--batch"},
                     {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head", "--generic",
-                     "--pipeline-stats", "--sample"});
+                     "--pipeline-stats", "--sample", "--no-probes"});
   const std::string& path = a.single_positional("MODEL");
   trit::bench::BenchOptions o;
   o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
@@ -66,6 +68,7 @@ int run_bench(const std::vector<std::string>& argv) {
   o.persistent = !a.has("--no-persistent");
   o.bounded_head = !a.has("--f16-head");
   o.sample = a.has("--sample");
+  o.probes = !a.has("--no-probes");
 
   auto model = trit::Model::open(path);
   const auto report = trit::bench::run_bench(model, o);
@@ -77,7 +80,8 @@ int run_bench(const std::vector<std::string>& argv) {
 const trit::cli::Registration reg{{"bench",
                                    "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
                                    "[--device N] [--kv f16|f32] [--precision fp32|f64] [--generic] [--profile] [--baseline-kernels] "
-                                   "[--no-persistent] [--f16-head] [--pipeline-stats] [--sample] [--batch 1,4,8] [--json]",
+                                   "[--no-persistent] [--f16-head] [--pipeline-stats] [--sample] [--no-probes] [--batch 1,4,8] "
+                                   "[--json]",
                                    "prompt processing and generation speed (median of runs after a warm-up) with the "
                                    "roofline ratio; --batch: N sequences decoding together (tgNxB: all their tokens/s)",
                                    run_bench}};

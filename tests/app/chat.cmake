@@ -5,6 +5,9 @@ foreach(t tst_chat_markdown tst_chat_prompt tst_chat_bridge tst_chat_guards tst_
     set_target_properties(${t} PROPERTIES AUTOMOC ON)
   endif()
 endforeach()
+# The two longest Qt suites (~16 s each in CI): a cost hint starts them early (tests/CMakeLists.txt,
+# trit_gtest, says why).
+set_tests_properties(tst_chat_bridge tst_chat_conversations PROPERTIES COST 15)
 
 # The chat window's end-to-end test and frame-time benchmark (the Qt Test suites tst_chat_*.cpp are
 # picked up by tests/app/CMakeLists.txt).

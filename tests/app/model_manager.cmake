@@ -1,8 +1,7 @@
 # The model manager's QML bridge (issue 9): its test drives real downloads from the in-process loopback
 # HTTP server, so it links that server and needs moc for its test class.
 if(TARGET tst_model_manager_bridge)
-  target_sources(tst_model_manager_bridge PRIVATE ${CMAKE_CURRENT_LIST_DIR}/http_test_server.cpp
-                                                  ${CMAKE_CURRENT_LIST_DIR}/http_test_server.h)
+  target_link_libraries(tst_model_manager_bridge PRIVATE trit_http_test_server)
   set_target_properties(tst_model_manager_bridge PROPERTIES AUTOMOC ON)
 endif()
 # The model manager's dialogs driven through real window events against the real bridge (drop, remove,

@@ -14,27 +14,29 @@ add_test(NAME cli_bench_rejects_depth_past_context
 set_tests_properties(cli_bench_rejects_depth_past_context PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   PASS_REGULAR_EXPRESSION "needs a context of 100008 tokens but the model's is")
 # The head's kind and the decode mode are reported, and --f16-head (the A/B switch) turns the int8 head
-# off, for greedy and for sampled (--sample) decode.
+# off, for greedy and for sampled (--sample) decode. The reports below check no bandwidth or roofline:
+# they skip the probes (--no-probes; ~5 s of lavapipe's time each), which cli_bench_vulkan_json runs.
 add_test(NAME cli_bench_reports_the_head
-         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1)
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --no-probes)
 set_tests_properties(cli_bench_reports_the_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
   PASS_REGULAR_EXPRESSION "lm head: int8 table with bounds, F16 for the rows that may be chosen\ndecode: greedy\n")
 # The prefill kernels are named: lavapipe has no accelerated dot product and no cooperative matrix, so
-# blocks run the matvec kernel (on an NVIDIA GPU: the NV GEMM, or with --generic the KHR one).
+# blocks run the matvec kernel (on an NVIDIA GPU: the NV GEMM, or with --generic the KHR one). With
+# --no-probes the copy bandwidth is not measured (0).
 add_test(NAME cli_bench_reports_the_prefill_kernels
-         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --json)
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --json --no-probes)
 set_tests_properties(cli_bench_reports_the_prefill_kernels PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
-  TIMEOUT 120 PASS_REGULAR_EXPRESSION "\"prefill_kernels\": \"block matvec kernel \\(bit extraction\\)\"")
+  TIMEOUT 120 PASS_REGULAR_EXPRESSION "\"copy_bandwidth_gbs\": 0\\.0,.*\"prefill_kernels\": \"block matvec kernel \\(bit extraction\\)\"")
 add_test(NAME cli_bench_f16_head
-         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --f16-head)
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --f16-head --no-probes)
 set_tests_properties(cli_bench_f16_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
   PASS_REGULAR_EXPRESSION "lm head: F16, every row\ndecode: greedy\n")
 add_test(NAME cli_bench_sampled
-         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 6 --depths 0,4 --reps 1 --sample)
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 6 --depths 0,4 --reps 1 --sample --no-probes)
 set_tests_properties(cli_bench_sampled PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
   PASS_REGULAR_EXPRESSION "lm head: int8 table with bounds, F16 for the rows that may be chosen\ndecode: sampled \\(defaults\\)\n.*\\| tg6@d0 \\| [0-9.]+ .*\\| tg6@d4 \\| [0-9.]+ .*tg6@d0: [0-9]+ rows a step computed in F16 \\([0-9.]+% of the vocabulary\\)")
 add_test(NAME cli_bench_sampled_f16_head
-         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --sample --f16-head --json)
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --sample --f16-head --json --no-probes)
 set_tests_properties(cli_bench_sampled_f16_head PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
   PASS_REGULAR_EXPRESSION "\"decode\": \"sampled \\(defaults\\)\".*\"lm_head\": \"F16, every row\"")
 add_test(NAME cli_bench_cpu_sampled
@@ -45,11 +47,11 @@ set_tests_properties(cli_bench_cpu_sampled PROPERTIES ENVIRONMENT "${TRIT_TEST_E
 # without NVIDIA's extensions (on lavapipe the same kernels, but the report names it); a bad precision
 # is refused with the choices.
 add_test(NAME cli_bench_precision_fp32_by_default
-         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1)
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --no-probes)
 set_tests_properties(cli_bench_precision_fp32_by_default PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   TIMEOUT 120 PASS_REGULAR_EXPRESSION "precision: fp32 activations\n")
 add_test(NAME cli_bench_precision_f64_generic
-         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --precision=f64 --generic --json)
+         COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --precision=f64 --generic --json --no-probes)
 set_tests_properties(cli_bench_precision_f64_generic PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine
   TIMEOUT 120 PASS_REGULAR_EXPRESSION "\"precision\": \"f64\",.*\"vendor_neutral\": true")
 add_test(NAME cli_bench_rejects_unknown_precision

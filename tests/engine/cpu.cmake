@@ -1,10 +1,8 @@
 # CPU reference forward pass: the golden tests read shared/golden through golden_support.cpp (JSON via
 # nlohmann_json); golden_cli_test also runs the trit-cli binary it is given at build time.
-find_package(nlohmann_json 3.10 REQUIRED)
 foreach(t golden_forward_test golden_cli_test cpu_forward_test)
   if(TARGET ${t})
-    target_sources(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/golden_support.cpp)
-    target_link_libraries(${t} PRIVATE nlohmann_json::nlohmann_json)
+    target_link_libraries(${t} PRIVATE trit_golden_support)
   endif()
 endforeach()
 if(TARGET golden_cli_test)

@@ -62,7 +62,16 @@ VulkanForwardOptions persistent_options(KvPrecision kv = KvPrecision::F16, bool 
   return o;
 }
 
+// A CPU device (lavapipe) never runs the kernel at its own grid (persistent_groups 0; VulkanForward
+// keeps the fused kernels there), so on one the engine is opened at one workgroup straight away rather
+// than after an engine built only to find that out (about a second of lavapipe's time each).
+bool cpu_device() {
+  static const bool cpu = choose_device(list_vulkan_devices(), {}).type == "cpu";
+  return cpu;
+}
+
 std::unique_ptr<VulkanForward> open_persistent(const Model& model, VulkanForwardOptions o) {
+  if (o.persistent_groups == 0 && cpu_device()) o.persistent_groups = 1;
   auto f = std::make_unique<VulkanForward>(model, o);
   if (f->persistent_groups() == 0 && o.persistent_groups == 0) {
     o.persistent_groups = 1;  // the device does not report its multiprocessors
@@ -192,17 +201,18 @@ TEST(PersistentDecodeFloat, MatchesTheFusedKernelsInFloat) {
 }
 
 // The persistent engine (at the grid this device runs) and the fused one on the same model, both after
-// the golden prompt, with the prompt's last logits.
+// the golden prompt, with the prompt's last logits. `fused`, if given, is a fused engine used before: the
+// prompt, evaluated from position 0, replaces whatever its cache held.
 struct PrimedPair {
   std::unique_ptr<VulkanForward> pers, fused;
   std::vector<float> lp, lf;
   int32_t first = 0, pos = 0;  // the greedy next token, its position
 };
 
-PrimedPair prime(const Model& model, const test::GoldenCase& g) {
+PrimedPair prime(const Model& model, const test::GoldenCase& g, std::unique_ptr<VulkanForward> fused = nullptr) {
   PrimedPair p;
   p.pers = open_persistent(model, persistent_options());
-  p.fused = std::make_unique<VulkanForward>(model, fused_options());
+  p.fused = fused ? std::move(fused) : std::make_unique<VulkanForward>(model, fused_options());
   p.lp.resize(g.vocab);
   p.lf.resize(g.vocab);
   p.pers->eval(g.prompt, 0, p.lp, false);
@@ -275,9 +285,11 @@ TEST(PersistentDecodeFallback, DeviceSamplingRedoesTheQueuedStepsWithTheirDraws)
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
   // Sampled with a penalty, and greedy with a penalty strong enough that the window decides the token;
-  // short windows, so the steps queued past the failure have overwritten every slot of it.
+  // short windows, so the steps queued past the failure have overwritten every slot of it. Each run needs
+  // a persistent engine that has not given up yet; the fused one serves both.
+  std::unique_ptr<VulkanForward> fused;
   for (const auto& [temperature, penalty] : {std::pair{1.5f, 1.3f}, std::pair{0.f, 8.f}}) {
-    PrimedPair p = prime(*model, g);
+    PrimedPair p = prime(*model, g, std::move(fused));
     ASSERT_GT(p.pers->persistent_groups(), 0u);
     SamplingParams sp;
     sp.seed = 7;
@@ -299,6 +311,7 @@ TEST(PersistentDecodeFallback, DeviceSamplingRedoesTheQueuedStepsWithTheirDraws)
     EXPECT_EQ(p.pers->persistent_groups(), 0u);
     EXPECT_EQ(a, b) << "T=" << temperature << ", penalty " << penalty;
     EXPECT_EQ(p.pers->cached_positions(), p.pos + 14);
+    fused = std::move(p.fused);
   }
 }
 

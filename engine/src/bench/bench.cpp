@@ -139,7 +139,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   rep.decode_kernels = fwd->decode_kernels();
   rep.decode = o.sample ? "sampled (defaults)" : "greedy";
   rep.vocab = fwd->vocab_size();
-  if (o.backend == "vulkan") {
+  if (o.backend == "vulkan" && o.probes) {
     rep.copy_bandwidth_gbs = measure_copy_bandwidth(o.device);
     rep.dispatch = measure_dispatch_latency(o.device);
   }

@@ -34,6 +34,9 @@ struct BenchOptions {
   // with its own `prompt_tokens` tokens (at least 1) decode gen_tokens steps together, greedy on the
   // host per row as the server samples; the figure is all sequences' tokens per second.
   std::vector<int32_t> batches;
+  // Vulkan only: the copy-bandwidth and dispatch-latency probes (the roofline's denominator); false
+  // skips them (seconds on a CPU driver; the test suite's reports that need neither).
+  bool probes = true;
 };
 
 // GPU milliseconds per token of one kernel kind over a figure's measured runs (--profile).
