@@ -1,5 +1,4 @@
-# Batched decode reads shared/golden through golden_support.cpp (JSON).
+# Batched decode reads shared/golden through the golden files' reader.
 if(TARGET batch_decode_test)
-  target_sources(batch_decode_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/golden_support.cpp)
-  target_link_libraries(batch_decode_test PRIVATE nlohmann_json::nlohmann_json)
+  target_link_libraries(batch_decode_test PRIVATE trit_golden_support)
 endif()
