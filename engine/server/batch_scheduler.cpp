@@ -253,15 +253,19 @@ void BatchScheduler::run() {
         job->finish(cancelled_result());
         continue;
       }
-      // The free sequence whose cache shares the longest prefix with the prompt.
+      // The free sequence that keeps the most: its common prefix with the prompt is not processed again,
+      // but the rest of its cache is lost for later requests (a conversation's history). Score 2 x common
+      // - cached: an empty sequence scores 0, so one sharing only a token or two with the prompt keeps
+      // its history and a sequence holding the prompt's whole prefix is taken.
       const auto& prompt = job->request().prompt;
       Stream* best = nullptr;
-      size_t best_common = 0;
+      int64_t best_score = 0;
       for (auto& s : streams_) {
         if (s->job) continue;
         size_t c = 0;
         while (c < s->cached.size() && c < prompt.size() && s->cached[c] == prompt[c]) ++c;
-        if (!best || c > best_common) best = s.get(), best_common = c;
+        const int64_t score = 2 * static_cast<int64_t>(c) - static_cast<int64_t>(s->cached.size());
+        if (!best || score > best_score) best = s.get(), best_score = score;
       }
       start(job, *best);
     }

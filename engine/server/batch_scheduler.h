@@ -3,8 +3,8 @@
 // (Forward::decode_batch), each in a sequence of its own. A request that comes in is prefilled into a
 // free sequence before the next step and joins it; one that ends (end of turn, stop string, max_tokens,
 // the context, or its client gone) leaves at once and frees its sequence. Each sequence keeps what its
-// last request left in its cache, and a new request takes the free sequence whose cache shares the
-// longest prefix with its prompt (the rest is prefilled). Tokens are sampled on the host from each
+// last request left in its cache, and a new request takes the free sequence that keeps the most (the
+// prefix it shares with the prompt, against the history it would overwrite; the rest is prefilled). Tokens are sampled on the host from each
 // row's logits with the request's own sampler, so a request's tokens are what it gets alone: the
 // step's rows do not depend on one another (Forward::decode_batch) and neither do the samplers.
 #include <condition_variable>

@@ -126,14 +126,16 @@ TEST_F(BatchSchedulerTest, ShutdownEndsRunningAndQueuedJobsAndRefusesNewOnes) {
   EXPECT_EQ(s->submit(job(1)), Admission::ShuttingDown);
 }
 
-// A new request takes the free sequence whose cache shares the longest prefix with its prompt.
+// A new request takes the free sequence whose cache shares the longest prefix with its prompt, but not
+// one whose history it shares a token or two with while an empty sequence is free (b may come in after
+// a has ended: it must not overwrite a's cache for the one token they share).
 TEST_F(BatchSchedulerTest, ReusesTheLongestCachedPrefix) {
   auto s = scheduler(3, 4);
   std::string text;
   auto a = job(2, "Hello there"), b = job(2, "Goodbye now");
   s->submit(a);
-  s->submit(b);
   EXPECT_EQ(a->wait_all(text).cached_tokens, 0);
+  s->submit(b);  // after a ended: a's sequence is free, shares the first token, and is not taken
   EXPECT_EQ(b->wait_all(text).cached_tokens, 0);
   auto c = job(2, "Goodbye now");
   s->submit(c);
