@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <future>
 #include <string>
 
+#include "engine_thread.h"
 #include "trit/reply.h"
 #include "trit/sampler.h"
 #include "trit/session.h"
@@ -15,12 +15,6 @@ namespace trit::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-JobResult cancelled_result() {
-  JobResult r;
-  r.reason = FinishReason::Cancelled;
-  return r;
-}
 
 }  // namespace
 
@@ -38,41 +32,30 @@ struct BatchScheduler::Stream {
   std::string error;
 };
 
-BatchScheduler::BatchScheduler(std::shared_ptr<const Model> model, std::function<std::unique_ptr<Forward>()> make_forward,
-                               size_t queue_limit)
+BatchScheduler::BatchScheduler(std::shared_ptr<const Model> model,
+                               std::function<std::unique_ptr<Forward>()> make_forward, size_t queue_limit)
     : model_(std::move(model)), queue_limit_(queue_limit) {
   if (!model_) throw std::invalid_argument("BatchScheduler: no model");
-  std::promise<void> ready;
-  auto started = ready.get_future();
-  thread_ = std::thread([this, ready = std::move(ready), make = std::move(make_forward)]() mutable {
-    try {
-      forward_ = make();
-      if (forward_->sequences() < 2)
-        throw std::invalid_argument("BatchScheduler: the forward pass holds " + std::to_string(forward_->sequences()) +
-                                    " sequence; batching needs at least 2");
-      context_ = forward_->context_length();
-      slots_ = std::min(forward_->sequences(), forward_->max_batch());
-      for (int32_t s = 0; s < slots_; ++s) {
-        streams_.push_back(std::make_unique<Stream>());
-        streams_.back()->seq = s;
-      }
-      ready.set_value();
-    } catch (...) {
-      forward_.reset();
-      ready.set_exception(std::current_exception());
-      return;
-    }
-    run();
-  });
-  try {
-    started.get();
-  } catch (...) {
-    thread_.join();
-    throw;
-  }
+  thread_ = start_engine_thread(
+      [this, make = std::move(make_forward)] {
+        auto forward = make();
+        if (forward->sequences() < 2)
+          throw std::invalid_argument("BatchScheduler: the forward pass holds " + std::to_string(forward->sequences()) +
+                                      " sequence; batching needs at least 2");
+        forward_ = std::move(forward);
+        context_ = forward_->context_length();
+        slots_ = std::min(forward_->sequences(), forward_->max_batch());
+        for (int32_t s = 0; s < slots_; ++s) {
+          streams_.push_back(std::make_unique<Stream>());
+          streams_.back()->seq = s;
+        }
+      },
+      [this] { run(); });
 }
 
-BatchScheduler::~BatchScheduler() { shutdown(); }
+BatchScheduler::~BatchScheduler() {
+  shutdown();
+}
 
 Scheduler::Admission BatchScheduler::submit(std::shared_ptr<Job> job) {
   {
@@ -125,7 +108,7 @@ void BatchScheduler::end(Stream& s) {
   job->finish(std::move(r));
 }
 
-bool BatchScheduler::start(const std::shared_ptr<Job>& job, Stream& s) {
+bool BatchScheduler::start(const std::shared_ptr<Job>& job, Stream& s, size_t common) {
   const GenerationRequest& req = job->request();
   s.job = job;
   s.result = {};
@@ -144,8 +127,6 @@ bool BatchScheduler::start(const std::shared_ptr<Job>& job, Stream& s) {
     if (n > context_) throw PromptTooLongError(n, context_);
     if (auto e = s.options.validate(); !e.empty()) throw std::invalid_argument(e);
     // The cached prefix is kept, but the last prompt token is always evaluated again for its logits.
-    size_t common = 0;
-    while (common < s.cached.size() && common < prompt.size() && s.cached[common] == prompt[common]) ++common;
     common = std::min(common, prompt.size() - 1);
     s.cached.resize(common);
     s.reused = static_cast<int32_t>(common);
@@ -260,14 +241,15 @@ void BatchScheduler::run() {
       const auto& prompt = job->request().prompt;
       Stream* best = nullptr;
       int64_t best_score = 0;
+      size_t best_common = 0;
       for (auto& s : streams_) {
         if (s->job) continue;
         size_t c = 0;
         while (c < s->cached.size() && c < prompt.size() && s->cached[c] == prompt[c]) ++c;
         const int64_t score = 2 * static_cast<int64_t>(c) - static_cast<int64_t>(s->cached.size());
-        if (!best || score > best_score) best = s.get(), best_score = score;
+        if (!best || score > best_score) best = s.get(), best_score = score, best_common = c;
       }
-      start(job, *best);
+      start(job, *best, best_common);
     }
     std::vector<Stream*> active;
     for (auto& s : streams_)

@@ -4,8 +4,8 @@
 // free sequence before the next step and joins it; one that ends (end of turn, stop string, max_tokens,
 // the context, or its client gone) leaves at once and frees its sequence. Each sequence keeps what its
 // last request left in its cache, and a new request takes the free sequence that keeps the most (the
-// prefix it shares with the prompt, against the history it would overwrite; the rest is prefilled). Tokens are sampled on the host from each
-// row's logits with the request's own sampler, so a request's tokens are what it gets alone: the
+// prefix it shares with the prompt, against the history it would overwrite; the rest is prefilled). Tokens are sampled
+// on the host from each row's logits with the request's own sampler, so a request's tokens are what it gets alone: the
 // step's rows do not depend on one another (Forward::decode_batch) and neither do the samplers.
 #include <condition_variable>
 #include <deque>
@@ -40,14 +40,14 @@ class BatchScheduler : public Scheduler {
  private:
   struct Stream;
   void run();
-  // Prefills the job's prompt into a free sequence and takes its first token; false when the job ended
-  // there (finished).
-  bool start(const std::shared_ptr<Job>& job, Stream& s);
+  // Prefills the job's prompt into a free sequence, whose cache holds its first `common` tokens already,
+  // and takes its first token; false when the job ended there (finished).
+  bool start(const std::shared_ptr<Job>& job, Stream& s, size_t common);
   void step(std::vector<Stream*>& active);
   void end(Stream& s);
 
   std::shared_ptr<const Model> model_;
-  std::unique_ptr<Forward> forward_;  // used on the engine thread only
+  std::unique_ptr<Forward> forward_;              // used on the engine thread only
   std::vector<std::unique_ptr<Stream>> streams_;  // one per sequence (engine thread)
   int32_t context_ = 0;
   int32_t slots_ = 0;

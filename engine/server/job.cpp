@@ -36,4 +36,10 @@ void Job::finish(JobResult result) {
   cv_.notify_all();
 }
 
+JobResult cancelled_result() {
+  JobResult r;
+  r.reason = FinishReason::Cancelled;
+  return r;
+}
+
 }  // namespace trit::server

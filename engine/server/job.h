@@ -42,6 +42,9 @@ struct JobResult {
   std::string unavailable;
 };
 
+// The result of a job that was cancelled before it produced anything (or by a stopping server).
+JobResult cancelled_result();
+
 class Job {
  public:
   explicit Job(GenerationRequest request) : request_(std::move(request)) {}

@@ -1,40 +1,20 @@
 #include "serial_scheduler.h"
 
 #include <exception>
-#include <future>
 
+#include "engine_thread.h"
 #include "run_job.h"
 
 namespace trit::server {
-namespace {
-JobResult cancelled_result() {
-  JobResult r;
-  r.reason = FinishReason::Cancelled;
-  return r;
-}
-}  // namespace
 
 SerialScheduler::SerialScheduler(std::function<std::unique_ptr<Session>()> make_session, size_t queue_limit)
     : queue_limit_(queue_limit) {
-  std::promise<void> ready;
-  auto started = ready.get_future();
-  thread_ = std::thread([this, ready = std::move(ready), make = std::move(make_session)]() mutable {
-    try {
-      session_ = make();
-      context_ = session_->context_length();
-      ready.set_value();
-    } catch (...) {
-      ready.set_exception(std::current_exception());
-      return;
-    }
-    run();
-  });
-  try {
-    started.get();
-  } catch (...) {
-    thread_.join();
-    throw;
-  }
+  thread_ = start_engine_thread(
+      [this, make = std::move(make_session)] {
+        session_ = make();
+        context_ = session_->context_length();
+      },
+      [this] { run(); });
 }
 
 SerialScheduler::~SerialScheduler() {

@@ -35,8 +35,12 @@ size_t find_stop(const std::string& text, const std::vector<std::string>& stops,
 
 }  // namespace
 
-Reply::Reply(const Tokenizer& tokenizer, const GenerateOptions& options, GenerateResult& result, Clock::time_point start)
-    : tokenizer_(tokenizer), options_(options), result_(result), decoder_(tokenizer, /*skip_special=*/true),
+Reply::Reply(const Tokenizer& tokenizer, const GenerateOptions& options, GenerateResult& result,
+             Clock::time_point start)
+    : tokenizer_(tokenizer),
+      options_(options),
+      result_(result),
+      decoder_(tokenizer, /*skip_special=*/true),
       start_(start) {
   result_.reason = FinishReason::Length;
 }

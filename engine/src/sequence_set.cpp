@@ -25,6 +25,8 @@ void SequenceSet::eval_sequence(int32_t seq, std::span<const int32_t> tokens, in
   at(seq).eval(tokens, pos, logits, all_logits);
 }
 
-int32_t SequenceSet::cached_positions(int32_t seq) const { return at(seq).cached_positions(0); }
+int32_t SequenceSet::cached_positions(int32_t seq) const {
+  return at(seq).cached_positions(0);
+}
 
 }  // namespace trit

@@ -58,8 +58,8 @@ TEST_P(BatchDecodeGolden, TeacherForcedRowsMatchTheGoldenLogits) {
   const uint32_t vocab = g.vocab;
   const size_t n = g.sequence.size(), first = 40;
   std::vector<float> got(n * vocab);
-  fwd.eval_sequence(1, std::span<const int32_t>(g.sequence).first(first), 0,
-                    std::span<float>(got).first(first * vocab), true);
+  fwd.eval_sequence(1, std::span<const int32_t>(g.sequence).first(first), 0, std::span<float>(got).first(first * vocab),
+                    true);
   std::vector<float> step_logits(3 * vocab);
   int32_t pos0 = 0, pos2 = 0;
   for (size_t p = first; p < n; ++p) {
@@ -173,13 +173,13 @@ TEST(BatchDecode, BadBatchesThrowAndTouchNothing) {
     fwd.decode_batch(b, out);
   };
   EXPECT_THROW(bad({}, 0), std::invalid_argument);
-  EXPECT_THROW(bad({{0, 1, 3}, {3, 1, 0}}, 2), std::out_of_range);         // no sequence 3
-  EXPECT_THROW(bad({{0, 1, 3}, {0, 1, 3}}, 2), std::invalid_argument);     // twice in one step
-  EXPECT_THROW(bad({{0, 1, 3}, {2, 1, 1}}, 2), std::invalid_argument);     // a hole in sequence 2
+  EXPECT_THROW(bad({{0, 1, 3}, {3, 1, 0}}, 2), std::out_of_range);      // no sequence 3
+  EXPECT_THROW(bad({{0, 1, 3}, {0, 1, 3}}, 2), std::invalid_argument);  // twice in one step
+  EXPECT_THROW(bad({{0, 1, 3}, {2, 1, 1}}, 2), std::invalid_argument);  // a hole in sequence 2
   EXPECT_THROW(bad({{0, 1, 3}, {2, static_cast<int32_t>(vocab), 0}}, 2), std::out_of_range);
-  EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 8}}, 2), ContextFullError);          // sequence 1 is full
+  EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 8}}, 2), ContextFullError);                             // sequence 1 is full
   EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 7}, {2, 1, 0}, {2, 1, 0}}, 4), std::invalid_argument);  // more than 3
-  EXPECT_THROW(bad({{0, 1, 3}}, 2), std::invalid_argument);                // logits of the wrong size
+  EXPECT_THROW(bad({{0, 1, 3}}, 2), std::invalid_argument);  // logits of the wrong size
   EXPECT_THROW(fwd.eval_sequence(3, prompt, 0, last, false), std::out_of_range);
   EXPECT_THROW(fwd.cached_positions(-1), std::out_of_range);
   expect_untouched();

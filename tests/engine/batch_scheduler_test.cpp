@@ -12,6 +12,7 @@
 
 #include "batch_scheduler.h"
 #include "sequence_set.h"
+#include "slow_forward.h"
 #include "test_support.h"
 #include "trit/model.h"
 #include "trit/tokenizer.h"
@@ -20,27 +21,6 @@
 namespace {
 
 using Admission = trit::server::Scheduler::Admission;
-
-// Always the same token, a few milliseconds a call, counting the positions it was given.
-class SlowForward : public trit::Forward {
- public:
-  SlowForward(int32_t vocab, int32_t token) : vocab_(vocab), token_(token) {}
-  void eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool) override {
-    filled_ = pos + static_cast<int32_t>(tokens.size());
-    evaluated += static_cast<int32_t>(tokens.size());
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    std::fill(logits.begin(), logits.end(), 0.f);
-    logits[static_cast<size_t>(token_)] = 10.f;
-  }
-  int32_t context_length() const override { return 64; }
-  int32_t vocab_size() const override { return vocab_; }
-  int32_t cached_positions(int32_t) const override { return filled_; }
-  int32_t evaluated = 0;
-
- private:
-  int32_t vocab_, token_;
-  int32_t filled_ = 0;
-};
 
 class BatchSchedulerTest : public ::testing::Test {
  protected:
@@ -52,7 +32,7 @@ class BatchSchedulerTest : public ::testing::Test {
           std::vector<std::unique_ptr<trit::Forward>> each;
           const auto& tok = model_->tokenizer();
           for (int32_t s = 0; s < sequences; ++s)
-            each.push_back(std::make_unique<SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
+            each.push_back(std::make_unique<trit::test::SlowForward>(tok.vocab_size(), tok.encode("a")[0], 64));
           return std::make_unique<trit::SequenceSet>(std::move(each));
         },
         queue);
@@ -175,8 +155,8 @@ TEST_F(BatchSchedulerTest, ConcurrentGreedyRequestsEqualOneByOneOnVulkan) {
         },
         8);
   };
-  const std::vector<std::string> prompts{"The sun", "A cat sat on", "Why", "Numbers: 1, 2,",
-                                         "Once upon a time", "x", "Hello world, hello", "Tell me"};
+  const std::vector<std::string> prompts{
+      "The sun", "A cat sat on", "Why", "Numbers: 1, 2,", "Once upon a time", "x", "Hello world, hello", "Tell me"};
   auto jobs = [&] {
     std::vector<std::shared_ptr<trit::server::Job>> js;
     for (size_t i = 0; i < prompts.size(); ++i) js.push_back(job(3 + static_cast<int32_t>(i % 3) * 2, prompts[i]));

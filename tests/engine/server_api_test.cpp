@@ -16,6 +16,7 @@
 #include "openai_response.h"
 #include "serial_scheduler.h"
 #include "served_model.h"
+#include "slow_forward.h"
 #include "test_support.h"
 
 namespace {
@@ -352,25 +353,6 @@ TEST_F(ServedModelTest, ABaseModelRefusesChatAndPointsToCompletions) {
   EXPECT_FALSE(m.prompt_tokens(completion(R"({"model":"x","prompt":"Hi"})")).empty());
 }
 
-// A forward pass that always predicts the same token, slowly: jobs on it run until max_tokens or cancel.
-class SlowForward : public trit::Forward {
- public:
-  SlowForward(int32_t vocab, int32_t token) : vocab_(vocab), token_(token) {}
-  void eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool) override {
-    filled_ = pos + static_cast<int32_t>(tokens.size());
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    std::fill(logits.begin(), logits.end(), 0.f);
-    logits[static_cast<size_t>(token_)] = 10.f;
-  }
-  int32_t context_length() const override { return 4096; }
-  int32_t vocab_size() const override { return vocab_; }
-  int32_t cached_positions(int32_t) const override { return filled_; }
-
- private:
-  int32_t vocab_, token_;
-  int32_t filled_ = 0;
-};
-
 class SerialSchedulerTest : public ::testing::Test {
  protected:
   void SetUp() override { model_ = trit::Model::open(trit::test::shared_dir() / "golden" / "golden-a.gguf"); }
@@ -379,7 +361,7 @@ class SerialSchedulerTest : public ::testing::Test {
         [this] {
           const auto& tok = model_->tokenizer();
           return std::make_unique<trit::Session>(model_,
-                                                 std::make_unique<SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
+                                                 std::make_unique<trit::test::SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
         },
         queue);
   }
