@@ -71,6 +71,12 @@ GoldenCase load_golden(const std::string& name) {
   return g;
 }
 
+int32_t context_for(std::size_t positions) {
+  int32_t c = 128;
+  while (static_cast<std::size_t>(c) < positions) c *= 2;
+  return c;
+}
+
 double top1_margin(std::span<const float> row) {
   double a = -INFINITY, b = -INFINITY;
   for (float v : row) {

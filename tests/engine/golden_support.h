@@ -29,6 +29,14 @@ struct GoldenCase {
   std::filesystem::path logits_path(KvPrecision kv) const;
 };
 
+// A KV cache for tests that need `positions` of it: the smallest power of two of at least 128 positions
+// covering them. An engine opened without a context allocates the model's trained length (4,096 for the
+// golden models), and lavapipe pays for every workgroup dispatched over it, even those that return at
+// once: split attention over the whole cache and prefill blocks of 512 tokens made a decode step of
+// golden-a 2.5x and its prompt 4x slower. Nothing else changes with the cache's length: the same splits
+// hold keys, the same blocks hold tokens.
+int32_t context_for(std::size_t positions);
+
 // Loads shared_dir()/golden/NAME.json and both logits files; throws std::runtime_error on anything missing
 // or inconsistent (file sizes that disagree with the JSON's shape and token count).
 GoldenCase load_golden(const std::string& name);

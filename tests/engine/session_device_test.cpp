@@ -21,7 +21,9 @@ struct Pair {
   std::vector<int32_t> prompt;
 };
 
-Pair sessions(const char* golden, const char* text, int32_t context = 0) {
+// (A context of 128 holds every conversation here that does not choose its own; the model's trained
+// length would cost lavapipe more per step: golden_support.h, context_for.)
+Pair sessions(const char* golden, const char* text, int32_t context = 128) {
   auto model = Model::open(test::shared_dir() / "golden" / (std::string(golden) + ".gguf"));
   Pair p;
   SessionOptions o;

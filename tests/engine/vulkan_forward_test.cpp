@@ -122,6 +122,7 @@ TEST_P(VulkanGoldenDecode, TokenByTokenLogitsMatch) {
   o.kv = gp.kv;
   o.precision = gp.precision;
   o.tuned_kernels = gp.block != 0;  // block 0 marks the unfused baseline here
+  o.context = test::context_for(g.sequence.size());
   VulkanForward fwd(*model, o);
   ASSERT_EQ(fwd.fused_decode(), o.tuned_kernels) << "lavapipe runs the fused decode kernels; they must be tested";
   const std::size_t n = std::min(g.sequence.size(), kDecodePositions);
@@ -154,9 +155,12 @@ INSTANTIATE_TEST_SUITE_P(Golden, VulkanGoldenDecode,
 
 class VulkanGreedy : public testing::TestWithParam<std::string> {};
 
-VulkanForwardOptions f64_options() {
+// Double, with a cache of the golden sequence's length (golden_support.h: what the model's trained
+// length would cost lavapipe).
+VulkanForwardOptions f64_options(const test::GoldenCase& g) {
   VulkanForwardOptions o;
   o.precision = Precision::F64;
+  o.context = test::context_for(g.sequence.size());
   return o;
 }
 
@@ -203,7 +207,7 @@ void expect_device_equals_host(const GreedyRuns& r) {
 TEST_P(VulkanGreedy, ReproducesGreedyTokens) {
   const auto g = test::load_golden(GetParam());
   auto model = Model::open(g.gguf);
-  VulkanForward fwd(*model, f64_options());
+  VulkanForward fwd(*model, f64_options(g));
   const auto r = greedy_on_host_then_device(fwd, g, static_cast<int32_t>(g.greedy.size()) - 1);
   std::size_t checked = 0;
   for (std::size_t j = 0; j < g.greedy.size(); ++j) {
@@ -226,9 +230,10 @@ INSTANTIATE_TEST_SUITE_P(Golden, VulkanGreedy, testing::Values("golden-a", "gold
 // nothing more here, and golden-b's 200 took lavapipe about 10 s to prefill (ReproducesGreedyTokens
 // decodes after the whole prompt, in double).
 constexpr std::size_t kGreedyPromptTokens = 48;
-void expect_device_greedy_equals_host_argmax(const std::string& name, const VulkanForwardOptions& o) {
+void expect_device_greedy_equals_host_argmax(const std::string& name, VulkanForwardOptions o) {
   const auto g = test::load_golden(name);
   auto model = Model::open(g.gguf);
+  if (o.context == 0) o.context = test::context_for(g.sequence.size());
   VulkanForward fwd(*model, o);
   if (o.max_binding_range) {
     EXPECT_GT(fwd.embedding_chunks(), 2u);
@@ -285,7 +290,7 @@ void expect_close(std::span<const float> a, std::span<const float> b, const char
 TEST(VulkanForward, PrefillThenDecodeEqualsTokenByToken) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  VulkanForwardOptions o = f64_options();
+  VulkanForwardOptions o = f64_options(g);
   o.block = 16;
   VulkanForward a(*model, o), b(*model, o);
   const size_t n = 40;
@@ -306,7 +311,7 @@ TEST(VulkanForward, PrefillThenDecodeEqualsTokenByToken) {
 TEST(VulkanForward, RewindEqualsAFreshRun) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  VulkanForward fwd(*model, f64_options()), fresh(*model, f64_options());
+  VulkanForward fwd(*model, f64_options(g)), fresh(*model, f64_options(g));
   std::vector<float> l(g.vocab), lf(g.vocab);
   fwd.eval(std::span<const int32_t>(g.sequence.data(), 30), 0, l, false);
   // Rewind to position 12 and continue with different tokens (the sequence from 20 on).
@@ -379,7 +384,7 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
 TEST(VulkanForward, BadCallsThrowAndLeaveTheCacheUsable) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  VulkanForwardOptions o = f64_options();
+  VulkanForwardOptions o = f64_options(g);
   o.context = 16;
   VulkanForward fwd(*model, o);
   EXPECT_EQ(fwd.context_length(), 16);
@@ -407,7 +412,7 @@ TEST(VulkanForward, BadCallsThrowAndLeaveTheCacheUsable) {
 TEST(VulkanForward, DeviceSideGreedyStopsWhereToldAndLeavesTheCacheExact) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
-  VulkanForward dev(*model, f64_options()), fresh(*model, f64_options());  // (decode against prefill)
+  VulkanForward dev(*model, f64_options(g)), fresh(*model, f64_options(g));  // (decode against prefill)
   std::vector<float> l(g.vocab), lf(g.vocab);
   dev.eval(std::span<const int32_t>(g.sequence.data(), 10), 0, l, false);
   std::vector<int32_t> got;
@@ -471,7 +476,8 @@ void expect_fused_equals_unfused(const std::filesystem::path& file) {
   const uint32_t vocab = model->config().vocab;
   std::vector<std::vector<float>> runs;
   for (bool tuned : {true, false}) {
-    VulkanForwardOptions o = f64_options();
+    VulkanForwardOptions o;
+    o.precision = Precision::F64;
     o.tuned_kernels = tuned;
     o.persistent_groups = -1;  // the fused kernels, not the persistent one, where the device has both
     VulkanForward fwd(*model, o);

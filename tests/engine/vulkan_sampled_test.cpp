@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "golden_support.h"
 #include "test_support.h"
 #include "trit/devices.h"
 #include "trit/model.h"
@@ -48,6 +49,8 @@ const SamplingParams kSettings[] = {
 constexpr int32_t kSteps = 9;  // two chained submits of four steps, then a single step
 constexpr uint64_t kSeeds[] = {1, 77};
 
+constexpr size_t kPromptTokens = 30;
+
 // A fixed prompt of random ids with repeats (so the penalty window holds likely tokens).
 std::vector<int32_t> make_prompt(int32_t vocab) {
   std::vector<int32_t> p;
@@ -57,7 +60,7 @@ std::vector<int32_t> make_prompt(int32_t vocab) {
     p.push_back(static_cast<int32_t>((s >> 8) % static_cast<uint32_t>(vocab)));
   }
   for (int i = 0; i < 6; ++i) p.push_back(p[static_cast<size_t>(i * 3)]);
-  return p;
+  return p;  // kPromptTokens
 }
 
 // Steps sampled on the device after the prompt (already evaluated, its logits in `logits`): the first
@@ -104,9 +107,10 @@ std::string describe(const SamplingParams& p) {
 // F16. (Lavapipe takes ~60 ms a step of golden-a: golden-a runs every setting with one seed, the
 // settings alternating two (a seed moves the draws, not the code path), the other variants the three settings that span the range
 // (the defaults, top-1, top-2 with a penalty), golden-b only the defaults.)
-void expect_bounded_sampling_equals_f16(const std::string& golden, const VulkanForwardOptions& o, size_t seeds = 1,
+void expect_bounded_sampling_equals_f16(const std::string& golden, VulkanForwardOptions o, size_t seeds = 1,
                                         bool host = false, size_t settings = 3) {
   auto model = Model::open(test::shared_dir() / "golden" / (golden + ".gguf"));
+  if (o.context == 0) o.context = test::context_for(kPromptTokens + static_cast<size_t>(kSteps));
   VulkanForwardOptions f16 = o;
   f16.bounded_head = false;
   VulkanForward bounded(*model, o), plain(*model, f16);
@@ -185,6 +189,7 @@ TEST(VulkanSampled, WithoutTheInt8HeadSamplingFallsBackToTheF16Head) {
   VulkanForwardOptions off, baseline;
   off.bounded_head = false;
   baseline.tuned_kernels = false;
+  off.context = baseline.context = test::context_for(kPromptTokens + static_cast<size_t>(kSteps));
   for (const auto& o : {off, baseline}) {
     SCOPED_TRACE(o.tuned_kernels ? "bounded_head off" : "baseline kernels");
     VulkanForward f(*model, o);
