@@ -9,6 +9,10 @@ Standard library only (it runs on hosts with nothing but python3). Each stream i
 with temperature 0 and stream_options.include_usage; tokens are the server's usage.completion_tokens.
 Aggregate tokens/s = all tokens generated / wall time from the first request sent to the last stream's end.
 With the single-stream scheduler, streams queue: the aggregate stays near one stream's rate.
+
+--late-prompt-words W: once the streams decode (--late-after seconds after they start), one more request
+with a prompt of W words (about W tokens, its start distinct from every cached prompt) arrives; its time to first token is printed with its
+prompt's token count: the wait of a new, long prompt under load.
 """
 import argparse
 import http.client
@@ -33,7 +37,7 @@ def one_stream(url, model, prompt, max_tokens, key, out):
     if res.status != 200:
         raise SystemExit(f"HTTP {res.status}: {res.read()[:300]!r}")
     first = None
-    tokens = 0
+    tokens = prompt_tokens = 0
     for raw in res:
         line = raw.decode().strip()
         if not line.startswith("data: ") or line == "data: [DONE]":
@@ -41,10 +45,11 @@ def one_stream(url, model, prompt, max_tokens, key, out):
         chunk = json.loads(line[6:])
         if chunk.get("usage"):
             tokens = chunk["usage"]["completion_tokens"]
+            prompt_tokens = chunk["usage"]["prompt_tokens"]
         if first is None and chunk.get("choices") and chunk["choices"][0].get("text"):
             first = time.perf_counter()
     out.append({"ttft_ms": ((first or time.perf_counter()) - t0) * 1000, "tokens": tokens,
-                "end": time.perf_counter()})
+                "prompt_tokens": prompt_tokens, "end": time.perf_counter()})
 
 
 def main():
@@ -54,6 +59,8 @@ def main():
     ap.add_argument("--streams", default="1,2,4,8,16")
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--prompt-words", type=int, default=400, help="prompt length in words (distinct per stream)")
+    ap.add_argument("--late-prompt-words", type=int, default=0, help="a request with this long a prompt joins the streams")
+    ap.add_argument("--late-after", type=float, default=1.0, help="seconds after the streams start")
     args = ap.parse_args()
     u = urllib.parse.urlparse(args.url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
@@ -69,12 +76,22 @@ def main():
             th = threading.Thread(target=one_stream, args=(args.url, model, prompt, args.max_tokens, args.api_key, results))
             th.start()
             threads.append(th)
+        late = []
+        if args.late_prompt_words:
+            time.sleep(args.late_after)
+            # A distinct start, so no cached prefix shortens it.
+            prompt = f"Late request {time.time_ns()}: " + " ".join(["word"] * args.late_prompt_words)
+            one_stream(args.url, model, prompt, 8, args.api_key, late)
         for th in threads:
             th.join()
         wall = max(r["end"] for r in results) - t0
         total = sum(r["tokens"] for r in results)
         ttft = [r["ttft_ms"] for r in results]
         print(f"{n:7d}  {total / wall:13.1f}  {total / wall / n:14.1f}  {statistics.median(ttft):14.1f}  {max(ttft):11.1f}")
+        if late:
+            busy = sum(1 for r in results if r["end"] > t0 + args.late_after + late[0]["ttft_ms"] / 1000)
+            print(f"         late prompt of {late[0]['prompt_tokens']} tokens: first token after {late[0]['ttft_ms']:.1f} ms "
+                  f"({busy} of {n} streams still decoding when it came)")
 
 
 if __name__ == "__main__":
