@@ -296,7 +296,7 @@ void HttpServer::install_routes(httplib::Server& http) {
         std::string body;
         bool too_large = false;
         const size_t limit = options_.max_body_bytes;
-        const bool read = reader([&](const char* data, size_t n) noexcept {
+        auto collect = [&](const char* data, size_t n) noexcept {
           if (too_large || body.size() + n > limit) {
             too_large = true;
             body.clear();
@@ -309,8 +309,16 @@ void HttpServer::install_routes(httplib::Server& http) {
             }
           }
           return true;
-        });
+        };
+        // cpp-httplib reads a multipart/form-data body part by part even for the plain reader, whose
+        // part callbacks are empty: calling one threw bad_function_call inside the library and aborted
+        // the server. Such a body is read (and dropped) through the multipart reader, then refused.
+        const bool read = req.is_multipart_form_data()
+                              ? reader([](const httplib::MultipartFormData&) noexcept { return true; },
+                                       [](const char*, size_t) noexcept { return true; })
+                              : reader(collect);
         gate(req, res, true);
+        check_content_type(req.get_header_value("Content-Type"));
         if (too_large || res.status == 413)
           throw ApiError(413, "the request body is larger than the limit of " + std::to_string(limit) + " bytes",
                          "invalid_request_error", std::nullopt, "request_too_large");

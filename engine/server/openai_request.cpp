@@ -1,5 +1,6 @@
 #include "openai_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -174,6 +175,21 @@ std::string prompt_text(const json& v) {
 }
 
 }  // namespace
+
+void check_content_type(std::string_view content_type) {
+  // The media type is case-insensitive (RFC 9110 8.3.1) and may have leading blanks.
+  const auto start = content_type.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return;
+  const std::string_view kMultipart = "multipart/";
+  const std::string_view type = content_type.substr(start, kMultipart.size());
+  const bool multipart = type.size() == kMultipart.size() &&
+                         std::equal(type.begin(), type.end(), kMultipart.begin(), [](char a, char b) {
+                           return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+                         });
+  if (multipart)
+    throw ApiError(415, "the request body must be JSON (Content-Type: application/json), not a multipart form",
+                   "invalid_request_error", std::nullopt, "unsupported_media_type");
+}
 
 CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint) {
   const json j = parse_json(body);

@@ -37,4 +37,10 @@ inline constexpr int kMaxJsonDepth = 64;
 // Parses and validates a request body for `endpoint`. Throws ApiError (400) naming the parameter.
 CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint);
 
+// The body is read as JSON whatever its Content-Type says (curl -d sends
+// application/x-www-form-urlencoded, some clients text/plain, some none), except a multipart/* body: a
+// form of parts, never a JSON object. Throws ApiError (415) for one. The HTTP layer reads such a body
+// through cpp-httplib's multipart reader (its plain reader fails on it) and then calls this.
+void check_content_type(std::string_view content_type);
+
 }  // namespace trit::server
