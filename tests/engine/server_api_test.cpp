@@ -190,6 +190,14 @@ TEST(ServerRequest, RefusesMissingAndUnknownFields) {
   expect_error(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})", "must be \"system\"",
                "messages[0].role");
   expect_error(with(R"("temprature":0)"), "Unrecognized request argument supplied: temprature", "temprature");
+  // A field with an empty name is said to be one (the message ended in "supplied: ", naming nothing).
+  expect_error(with(R"("":0)"), "Unrecognized request argument supplied: \"\" (a field with an empty name)", "");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":"x","":1}]})",
+               "unrecognized field 'messages[0].' (a field with an empty name)", "messages[0].");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"x","":1}]}]})",
+               "unrecognized field 'messages[0].content[0].' (a field with an empty name)", "messages[0].content[0].");
+  expect_error(with(R"("stream":true,"stream_options":{"":true})"),
+               "unrecognized field 'stream_options.' (a field with an empty name)", "stream_options.");
   // Each endpoint's own fields only.
   expect_error(with(R"("prompt":"x")"), "Unrecognized request argument supplied: prompt", "prompt");
   expect_error(R"({"model":"m","prompt":"x","messages":[]})", "Unrecognized request argument supplied: messages",
