@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "client_connection.h"
 #include "openai_request.h"
 #include "openai_response.h"
 
@@ -459,8 +460,22 @@ void HttpServer::serve_completion(const httplib::Request& req, httplib::Response
   }
   const ResponseHeader h = new_response_header(r.endpoint, model.id());
   if (!r.stream) {
+    // Nothing is written until the reply is done, so a client that leaves is noticed by watching its
+    // connection: after each piece of text (each token) and every 50 ms while the request waits or its
+    // prompt is processed. The engine then stops it before its next step.
+    const ClientConnection client(req.local_addr, req.local_port, req.remote_addr, req.remote_port);
     std::string text;
-    const JobResult done = job->wait_all(text);
+    std::optional<JobResult> finished;
+    while (!(finished = job->wait(text, std::chrono::milliseconds(50)))) {
+      if (client.gone()) {
+        job->cancel();
+        job->wait_all(text);  // the engine lets go of it within a step: the next request finds it free
+        // Answered (and logged) as an error for a client that only closed its sending side (nc -N).
+        throw ApiError(400, "the client closed the connection before the reply was done: the request was cancelled",
+                       "invalid_request_error", std::nullopt, "client_closed_request");
+      }
+    }
+    const JobResult& done = *finished;
     if (!done.error.empty()) throw ApiError(500, "generation failed: " + done.error, "server_error");
     if (done.reason == FinishReason::Cancelled) throw ended_by_server(done);
     res.set_content(completion_body(h, text, done.reason, usage_of(done)), "application/json");

@@ -12,13 +12,17 @@
 #include <trit/tokenizer.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "api_error.h"
+#include "batch_scheduler.h"
 #include "http_server.h"
 #include "openai_request.h"
 #include "openai_response.h"
+#include "sequence_set.h"
 #include "serial_scheduler.h"
 #include "served_model.h"
 #include "slow_forward.h"
@@ -536,5 +540,114 @@ TEST_F(SerialSchedulerTest, ReportsPrefixReuseBetweenRequests) {
   // The same prompt: all of it is in the cache but its last token, which is run again for its logits.
   EXPECT_EQ(b->wait_all(text).cached_tokens, static_cast<int32_t>(b->request().prompt.size()) - 1);
 }
+
+// A SlowForward that counts its passes (prefill and decode steps alike).
+class CountingForward : public trit::test::SlowForward {
+ public:
+  CountingForward(int32_t vocab, int32_t token, std::shared_ptr<std::atomic<int>> passes)
+      : SlowForward(vocab, token), passes_(std::move(passes)) {}
+  void eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all) override {
+    ++*passes_;
+    SlowForward::eval(tokens, pos, logits, all);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<int>> passes_;
+};
+
+// A scheduler that keeps the jobs the HTTP layer submits, so a test can watch them.
+class RecordingScheduler : public trit::server::Scheduler {
+ public:
+  explicit RecordingScheduler(Scheduler& inner) : inner_(inner) {}
+  Admission submit(std::shared_ptr<trit::server::Job> job) override {
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(job);
+    }
+    return inner_.submit(std::move(job));
+  }
+  int32_t context_length() const override { return inner_.context_length(); }
+  size_t load() const override { return inner_.load(); }
+  void shutdown() override { inner_.shutdown(); }
+  std::shared_ptr<trit::server::Job> first() {
+    std::lock_guard lock(mutex_);
+    return jobs_.empty() ? nullptr : jobs_.front();
+  }
+
+ private:
+  Scheduler& inner_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<trit::server::Job>> jobs_;
+};
+
+// A client of a non-streamed request that disconnects has its request cancelled within a step, under
+// either scheduler (parameter: the requests decoded together; 1 is `--parallel 1`'s SerialScheduler).
+// The job ran to its end before: nothing is written to such a client until the reply is done, and
+// cpp-httplib notices a closed connection only when a write fails.
+class ServerDisconnectTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { model_ = trit::Model::open(path_); }
+  std::unique_ptr<trit::server::Scheduler> scheduler() {
+    const auto& tok = model_->tokenizer();
+    const int32_t vocab = tok.vocab_size(), token = tok.encode("a")[0];
+    if (GetParam() == 1)
+      return std::make_unique<trit::server::SerialScheduler>(
+          [this, vocab, token] {
+            return std::make_unique<trit::Session>(model_, std::make_unique<CountingForward>(vocab, token, passes_));
+          },
+          4);
+    return std::make_unique<trit::server::BatchScheduler>(
+        model_,
+        [this, vocab, token] {
+          std::vector<std::unique_ptr<trit::Forward>> each;
+          for (int s = 0; s < GetParam(); ++s) each.push_back(std::make_unique<CountingForward>(vocab, token, passes_));
+          return std::make_unique<trit::SequenceSet>(std::move(each));
+        },
+        4);
+  }
+  const std::filesystem::path path_ = trit::test::shared_dir() / "golden" / "golden-a.gguf";
+  std::shared_ptr<trit::Model> model_;
+  std::shared_ptr<std::atomic<int>> passes_ = std::make_shared<std::atomic<int>>(0);
+};
+
+TEST_P(ServerDisconnectTest, ANonStreamedRequestIsCancelledWhenItsClientLeaves) {
+  auto engine = scheduler();
+  RecordingScheduler recording(*engine);
+  auto served = std::make_shared<const trit::server::ServedModel>(model_, path_);
+  trit::server::ServerOptions o;
+  o.port = 0;
+  o.log_requests = false;
+  trit::server::HttpServer http([served] { return served; }, recording, o);
+  const int port = http.start();
+  // Greedy, and no max_tokens: it would run until the context (4096) is full, about 8 s.
+  const std::string chat = R"({"model":"golden-a","messages":[{"role":"user","content":"Hi"}],"temperature":0)";
+  const auto deadline = [] { return std::chrono::steady_clock::now() + std::chrono::seconds(5); };
+  {
+    RawConnection c(port);
+    ASSERT_TRUE(c.connected());
+    ASSERT_TRUE(c.send_all(http_post("/v1/chat/completions", "Content-Type: application/json\r\n", chat + "}")));
+    for (const auto until = deadline(); (!recording.first() || *passes_ < 5) && std::chrono::steady_clock::now() < until;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_GE(*passes_, 5) << "the request did not start decoding";
+  }  // the client closes the connection while its reply decodes
+  const auto job = recording.first();
+  for (const auto until = deadline(); !job->cancelled() && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(job->cancelled()) << "the job was not cancelled when its client left";
+  const int at_cancel = *passes_;
+  std::string text;
+  EXPECT_EQ(job->wait_all(text).reason, trit::FinishReason::Cancelled);
+  EXPECT_LE(*passes_, at_cancel + 1) << "more than the step in flight ran after the cancellation";
+  // The server serves the next request at once.
+  RawConnection next(port);
+  ASSERT_TRUE(next.connected());
+  ASSERT_TRUE(next.send_all(http_post("/v1/chat/completions", "", chat + R"(,"max_tokens":2})")));
+  const std::string response = next.read_to_end();
+  EXPECT_EQ(status_of(response), 200) << response;
+  EXPECT_EQ(body_of(response)["usage"]["completion_tokens"], 2) << response;
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, ServerDisconnectTest, ::testing::Values(1, 2),
+                         [](const ::testing::TestParamInfo<int>& p) { return p.param == 1 ? "Serial" : "Batch"; });
 
 }  // namespace
