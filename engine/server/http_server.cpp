@@ -180,6 +180,13 @@ int HttpServer::start() {
     l->http.set_keep_alive_max_count(100);
     l->http.set_keep_alive_timeout(options_.keep_alive_timeout.count());
     l->http.set_tcp_nodelay(true);  // stream chunks leave at once
+    // cpp-httplib's default options add SO_REUSEPORT, with which a second server (another trit-cli
+    // serve, the app's) listened on this port too and the kernel split the connections between them.
+    // SO_REUSEADDR alone still lets a restarted server bind while old connections linger.
+    l->http.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     bool ok = false;
     if (port == 0) {
       port = l->http.bind_to_any_port(l->host);

@@ -320,17 +320,25 @@ TEST(ServerLifecycle, StopRightAfterStartReturns) {
   }
 }
 
-// A raw HTTP client over loopback: a connection to 127.0.0.1:port that sends bytes as given.
+// A raw HTTP client over loopback: a connection to 127.0.0.1:port (or [::1]:port) that sends bytes as given.
 class RawConnection {
  public:
-  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  explicit RawConnection(int port, bool ipv6 = false) : fd_(socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)) {
     timeval tv{10, 0};  // a server that never answers fails the test instead of hanging it
     setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    if (ipv6) {
+      sockaddr_in6 a{};
+      a.sin6_family = AF_INET6;
+      a.sin6_port = htons(static_cast<uint16_t>(port));
+      a.sin6_addr = in6addr_loopback;
+      connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    } else {
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(port));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    }
   }
   ~RawConnection() { close(); }
   bool connected() const { return connected_; }
@@ -374,6 +382,35 @@ int status_of(const std::string& response) {
 json body_of(const std::string& response) {
   const auto at = response.find("\r\n\r\n");
   return at == std::string::npos ? json() : json::parse(response.substr(at + 4), nullptr, false);
+}
+
+// GET /health over a fresh loopback connection: its status (0: no connection).
+int health(int port, bool ipv6 = false) {
+  RawConnection c(port, ipv6);
+  if (!c.connected() || !c.send_all("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) return 0;
+  return status_of(c.read_to_end());
+}
+
+// cpp-httplib's default socket options set SO_REUSEPORT: a second server (another trit-cli serve, or
+// the app's) listened on the port of the first without a word, and the kernel split the connections
+// between them, each answering with its own model (and key). The second is refused.
+TEST(ServerLifecycle, ASecondServerCannotListenOnTheSamePort) {
+  RefusingScheduler scheduler;
+  trit::server::ServerOptions o;
+  o.port = 0;
+  o.log_requests = false;
+  const auto none = [] { return std::shared_ptr<const trit::server::ServedModel>(); };
+  trit::server::HttpServer first(none, scheduler, o);
+  o.port = first.start();
+  trit::server::HttpServer second(none, scheduler, o);
+  try {
+    second.start();
+    ADD_FAILURE() << "a second server listens on port " << o.port;
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen on 127.0.0.1:" + std::to_string(o.port)), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(health(o.port), 200);  // the first serves on
 }
 
 // cpp-httplib parses a multipart/form-data body part by part even when the handler reads it whole,
