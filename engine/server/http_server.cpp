@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <httplib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -90,6 +92,14 @@ bool constant_time_equal(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
+// False where the kernel has no IPv6 (ipv6.disable=1): no IPv6 socket can be made.
+bool has_ipv6() {
+  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
+}
+
 std::string bracket(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
@@ -160,6 +170,9 @@ HttpServer::~HttpServer() {
 }
 
 int HttpServer::start() {
+  // Loopback means both loopback addresses. "::" is every interface of both families already: cpp-httplib
+  // makes each IPv6 socket dual-stack (IPV6_V6ONLY off), so IPv4 clients come in as ::ffff:a.b.c.d. (A
+  // second socket on 0.0.0.0 and the same port would need SO_REUSEPORT, refused below.)
   std::vector<std::string> hosts;
   if (options_.host == "127.0.0.1" || options_.host == "localhost")
     hosts = {"127.0.0.1", "::1"};
@@ -200,6 +213,13 @@ int HttpServer::start() {
         std::fprintf(stderr,
                      "trit-cli serve: note: not listening on [::1]:%d (no IPv6 loopback, or the port is taken there)\n",
                      port);
+        continue;
+      }
+      // Every interface on a machine without IPv6 (a kernel without it): every IPv4 interface. (A port
+      // taken on IPv6 is refused as taken, not served on IPv4 alone.)
+      if (hosts[i] == "::" && i + 1 == hosts.size() && !has_ipv6()) {
+        std::fprintf(stderr, "trit-cli serve: note: this machine has no IPv6; listening on IPv4 only (0.0.0.0)\n");
+        hosts.push_back("0.0.0.0");
         continue;
       }
       throw std::runtime_error("cannot listen on " + bracket(l->host) + ":" + std::to_string(options_.port) +

@@ -391,6 +391,17 @@ int health(int port, bool ipv6 = false) {
   return status_of(c.read_to_end());
 }
 
+bool has_ipv6_loopback() {
+  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
 // cpp-httplib's default socket options set SO_REUSEPORT: a second server (another trit-cli serve, or
 // the app's) listened on the port of the first without a word, and the kernel split the connections
 // between them, each answering with its own model (and key). The second is refused.
@@ -411,6 +422,23 @@ TEST(ServerLifecycle, ASecondServerCannotListenOnTheSamePort) {
         << e.what();
   }
   EXPECT_EQ(health(o.port), 200);  // the first serves on
+}
+
+// "::" (the app's "allow other machines") listens on every interface of both families: one dual-stack
+// socket, as cpp-httplib makes every IPv6 socket.
+TEST(ServerLifecycle, EveryInterfaceMeansIPv4AndIPv6) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "this machine has no IPv6 loopback (::1)";
+  RefusingScheduler scheduler;
+  trit::server::ServerOptions o;
+  o.host = "::";
+  o.api_key = "k";
+  o.port = 0;
+  o.log_requests = false;
+  trit::server::HttpServer http([] { return std::shared_ptr<const trit::server::ServedModel>(); }, scheduler, o);
+  const int port = http.start();
+  EXPECT_EQ(http.urls(), std::vector<std::string>{"http://[::]:" + std::to_string(port)});
+  EXPECT_EQ(health(port), 200);
+  EXPECT_EQ(health(port, true), 200);
 }
 
 // cpp-httplib parses a multipart/form-data body part by part even when the handler reads it whole,
