@@ -59,6 +59,9 @@ ApiError error_for_status(const httplib::Request& req, int status) {
       return ApiError(413, "the request body is too large", "invalid_request_error", std::nullopt, "request_too_large");
     case 414:
       return ApiError(414, "the request line is too long", "invalid_request_error");
+    case 416:  // cpp-httplib refuses a malformed Range header before any handler could ignore it
+      return ApiError(416, "the Range header is malformed; this API serves no byte ranges: leave it out",
+                      "invalid_request_error");
     case 400:
       return invalid_request("malformed HTTP request");
     default:
@@ -285,6 +288,13 @@ void HttpServer::install_routes(httplib::Server& http) {
     });
     return httplib::Server::HandlerResponse::Handled;
   }));
+  // Every response here is made for its request: none is a resource to take byte ranges of, and RFC
+  // 9110 (14.2) lets a server ignore Range. cpp-httplib would cut the JSON reply to the range asked
+  // for. (The Request is cpp-httplib's own, not const, handed to this handler as const.)
+  http.set_pre_routing_handler([](const Request& req, Response&) {
+    const_cast<Request&>(req).ranges.clear();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   http.set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
     guarded(res, [&] { send_error(res, ApiError(500, "internal error", "server_error")); });
   });
@@ -347,9 +357,14 @@ void HttpServer::install_routes(httplib::Server& http) {
                               : reader(collect);
         gate(req, res, true);
         check_content_type(req.get_header_value("Content-Type"));
+        const std::string encoding = req.get_header_value("Content-Encoding");
+        check_content_encoding(encoding);
         if (too_large || res.status == 413)
           throw ApiError(413, "the request body is larger than the limit of " + std::to_string(limit) + " bytes",
                          "invalid_request_error", std::nullopt, "request_too_large");
+        if (!read && !encoding.empty() && encoding != "identity")
+          throw invalid_request("the request body could not be decompressed as " + encoding + " (it is not " +
+                                encoding + " data, or it was cut short)");
         if (!read) throw invalid_request("the request body could not be read (cut short, or sent too slowly)");
         const CompletionRequest request = parse_completion_request(body, endpoint);
         // The model is taken once: a request is tokenized for, and runs on, the model loaded when it came.

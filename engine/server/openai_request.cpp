@@ -198,6 +198,16 @@ void check_content_type(std::string_view content_type) {
                    "invalid_request_error", std::nullopt, "unsupported_media_type");
 }
 
+void check_content_encoding(std::string_view encoding) {
+  // Exactly the names cpp-httplib decodes (it compares them as they are, so "GZIP" is not gzip to it).
+  for (const char* known : {"", "identity", "gzip", "deflate", "br"})
+    if (encoding == known) return;
+  throw ApiError(415,
+                 "the request body's Content-Encoding '" + std::string(encoding) +
+                     "' is not supported: send it as it is, or compressed with gzip, deflate or br",
+                 "invalid_request_error", std::nullopt, "unsupported_media_type");
+}
+
 CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint) {
   const json j = parse_json(body);
   if (!j.is_object()) throw invalid_request(std::string("the request body must be a JSON object, not ") + type_name(j));

@@ -43,4 +43,9 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
 // through cpp-httplib's multipart reader (its plain reader fails on it) and then calls this.
 void check_content_type(std::string_view content_type);
 
+// cpp-httplib decodes a body sent with Content-Encoding gzip, deflate or br, and passes any other
+// encoding through undecoded (it would then be parsed as if it were JSON). Throws ApiError (415) for
+// any but those, identity or none; the HTTP layer calls this once the body is read.
+void check_content_encoding(std::string_view content_encoding);
+
 }  // namespace trit::server

@@ -468,6 +468,81 @@ TEST(ServerHttp, RefusesAMultipartBodyAndServesOn) {
   EXPECT_EQ(status_of(next.read_to_end()), 200);
 }
 
+// A server with no model (every valid completion is answered 503 model_not_loaded) on a free port.
+class NoModelServer {
+ public:
+  NoModelServer() {
+    trit::server::ServerOptions o;
+    o.port = 0;
+    o.log_requests = false;
+    http_ = std::make_unique<trit::server::HttpServer>(
+        [] { return std::shared_ptr<const trit::server::ServedModel>(); }, scheduler_, o);
+    port_ = http_->start();
+  }
+  // The response to a POST of `body` to /v1/chat/completions with `headers` ("Name: value\r\n" each).
+  std::string post(const std::string& headers, const std::string& body) const {
+    RawConnection c(port_);
+    if (!c.connected() || !c.send_all(http_post("/v1/chat/completions", headers, body))) return {};
+    return c.read_to_end();
+  }
+
+ private:
+  RefusingScheduler scheduler_;
+  std::unique_ptr<trit::server::HttpServer> http_;
+  int port_ = 0;
+};
+
+// cpp-httplib decodes gzip, deflate and br bodies and passes any other Content-Encoding through as it
+// came: a zstd body was refused as "not valid JSON", and a broken gzip one as "cut short, or sent too
+// slowly". Each is now told what is wrong with its encoding.
+TEST(ServerHttp, SaysWhatIsWrongWithABodysEncoding) {
+  const NoModelServer server;
+  const std::string chat = R"({"model":"m","messages":[{"role":"user","content":"Hi"}]})";
+  const std::string gzipped(
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xab\x56\xca\xcd\x4f\x49\xcd\x51\xb2\x52\xca\x55\xd2\x51\xca\x4d\x2d"
+      "\x2e\x4e\x4c\x4f\x2d\x56\xb2\x8a\xae\x56\x2a\xca\xcf\x49\x05\x8a\x97\x16\xa7\x16\x01\xa5\x92\xf3\xf3\x4a\x52"
+      "\xf3\x4a\x80\x02\x1e\x99\x4a\xb5\xb1\xb5\x00\xd9\x30\x6e\x53\x39\x00\x00\x00",
+      73);
+  // Read and parsed: the request is fine, and only the missing model stops it.
+  for (const auto& [headers, body] : std::vector<std::pair<std::string, std::string>>{
+           {"Content-Encoding: gzip\r\n", gzipped}, {"Content-Encoding: identity\r\n", chat}, {"", chat}}) {
+    const std::string response = server.post(headers, body);
+    EXPECT_EQ(status_of(response), 503) << headers << response;
+    EXPECT_EQ(body_of(response)["error"]["code"], "model_not_loaded") << headers << response;
+  }
+  for (const char* encoding : {"zstd", "compress", "GZIP"}) {
+    const std::string response = server.post(std::string("Content-Encoding: ") + encoding + "\r\n", chat);
+    EXPECT_EQ(status_of(response), 415) << encoding << ": " << response;
+    EXPECT_EQ(body_of(response)["error"]["code"], "unsupported_media_type") << response;
+    EXPECT_NE(body_of(response)["error"]["message"].get<std::string>().find(std::string("'") + encoding + "'"),
+              std::string::npos)
+        << response;
+  }
+  for (const char* encoding : {"gzip", "br"}) {
+    const std::string response = server.post(std::string("Content-Encoding: ") + encoding + "\r\n", chat);
+    EXPECT_EQ(status_of(response), 400) << encoding << ": " << response;
+    EXPECT_NE(body_of(response)["error"]["message"].get<std::string>().find("could not be decompressed"),
+              std::string::npos)
+        << response;
+  }
+}
+
+// A Range header asks for part of a resource; a completion is not one (RFC 9110 14.2: ignored for
+// methods without range handling). cpp-httplib cut the JSON reply to the range asked for.
+TEST(ServerHttp, IgnoresRangeHeaders) {
+  const NoModelServer server;
+  const std::string response =
+      server.post("Range: bytes=0-10\r\n", R"({"model":"m","messages":[{"role":"user","content":"Hi"}]})");
+  EXPECT_EQ(status_of(response), 503) << response;
+  EXPECT_EQ(body_of(response)["error"]["code"], "model_not_loaded") << response;
+  EXPECT_EQ(response.find("Content-Range"), std::string::npos) << response;
+  // A malformed one is refused by cpp-httplib before any handler runs: the message says what to do.
+  const std::string bad = server.post("Range: bytes=z\r\n", "{}");
+  EXPECT_EQ(status_of(bad), 416) << bad;
+  EXPECT_NE(body_of(bad)["error"]["message"].get<std::string>().find("Range header is malformed"), std::string::npos)
+      << bad;
+}
+
 class ServedModelTest : public ::testing::Test {
  protected:
   static std::filesystem::path golden(const char* name) { return trit::test::shared_dir() / "golden" / name; }
