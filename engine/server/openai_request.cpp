@@ -203,8 +203,9 @@ void check_content_encoding(std::string_view encoding) {
   for (const char* known : {"", "identity", "gzip", "deflate", "br"})
     if (encoding == known) return;
   throw ApiError(415,
-                 "the request body's Content-Encoding '" + std::string(encoding) +
-                     "' is not supported: send it as it is, or compressed with gzip, deflate or br",
+                 "the request body is encoded as '" + std::string(encoding) +
+                     "' (Content-Encoding), which is not supported: send it as it is, or compressed with gzip, "
+                     "deflate or br",
                  "invalid_request_error", std::nullopt, "unsupported_media_type");
 }
 

@@ -5,11 +5,13 @@
 //
 // An input is what the HTTP layer hands the parser: its first byte picks the route (even: POST
 // /v1/chat/completions, odd: POST /v1/completions), the rest up to the first newline is the
-// Content-Type header, and the rest is the body ("0application/json\n{...}"). As the server does, the
-// Content-Type is checked first, then the body parsed. Besides crashes and sanitizer reports it checks
-// what the parser promises (openai_request.h):
-// - nothing but an ApiError escapes; a refused request gets 400 (415 for a multipart Content-Type only,
-//   413 is the HTTP layer's), type invalid_request_error, a message, and a body error_body() can
+// Content-Type header (and, after a tab, the Content-Encoding), and the rest is the body
+// ("0application/json\n{...}", "1text/plain\tgzip\n{...}": the body as cpp-httplib hands it on, decoded).
+// As the server does, the Content-Type and Content-Encoding are checked first, then the body parsed.
+// Besides crashes and sanitizer reports it checks what the parser promises (openai_request.h):
+// - nothing but an ApiError escapes; a refused request gets 400 (415 for a multipart Content-Type or an
+//   encoding cpp-httplib does not decode only; 413 is the HTTP layer's), type invalid_request_error, a
+//   message, and a body error_body() can
 //   write; an error about one field names it in `param` (and a message quoting a field quotes that one;
 //   an empty param is a field with an empty name, and the message says so);
 // - an accepted request is for the route it came on, holds only what the engine can run (sampling
@@ -78,10 +80,10 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-void check_error(const ApiError& e, bool multipart) {
+void check_error(const ApiError& e, bool unreadable) {
   const std::string message = e.what();
   if (e.status == 415) {
-    if (!multipart) fail("415 for a Content-Type that is not multipart", message);
+    if (!unreadable) fail("415 for a Content-Type and Content-Encoding that can be read", message);
   } else if (e.status != 400) {
     fail("an error status other than 400 or 415", std::to_string(e.status) + " " + message);
   }
@@ -134,8 +136,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Endpoint endpoint = (data[0] & 1) == 0 ? Endpoint::ChatCompletions : Endpoint::Completions;
   std::string_view rest = input.substr(1);
   const size_t newline = rest.find('\n');
-  const std::string_view content_type = newline == std::string_view::npos ? std::string_view() : rest.substr(0, newline);
+  const std::string_view headers = newline == std::string_view::npos ? std::string_view() : rest.substr(0, newline);
   const std::string_view body = newline == std::string_view::npos ? rest : rest.substr(newline + 1);
+  const size_t tab = headers.find('\t');
+  const std::string_view content_type = headers.substr(0, tab);
+  const std::string_view encoding = tab == std::string_view::npos ? std::string_view() : headers.substr(tab + 1);
+  // The encodings cpp-httplib decodes, by its own exact comparison.
+  const bool decoded = encoding.empty() || encoding == "identity" || encoding == "gzip" || encoding == "deflate" ||
+                       encoding == "br";
   // What a Content-Type's media type is, read independently of the parser: multipart/* in any case.
   std::string media(content_type.substr(std::min(content_type.find_first_not_of(" \t"), content_type.size())));
   for (char& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -143,9 +151,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     trit::server::check_content_type(content_type);
     if (multipart) fail("a multipart Content-Type was let through", content_type);
+    trit::server::check_content_encoding(encoding);
+    if (!decoded) fail("a Content-Encoding cpp-httplib does not decode was let through", encoding);
     check_request(trit::server::parse_completion_request(body, endpoint), endpoint);
   } catch (const ApiError& e) {
-    check_error(e, multipart);
+    check_error(e, multipart || !decoded);
   } catch (const std::exception& e) {
     fail("an exception other than ApiError escaped", e.what());
   } catch (...) {
