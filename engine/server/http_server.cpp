@@ -512,7 +512,8 @@ void HttpServer::serve_completion(const httplib::Request& req, httplib::Response
       if (client.gone()) {
         job->cancel();
         job->wait_all(text);  // the engine lets go of it within a step: the next request finds it free
-        // Answered (and logged) as an error for a client that only closed its sending side (nc -N).
+        // For the log: cpp-httplib writes nothing to a client that closed the connection, even one that
+        // closed only its sending side (nc -N), whose reply it would not have sent either.
         throw ApiError(400, "the client closed the connection before the reply was done: the request was cancelled",
                        "invalid_request_error", std::nullopt, "client_closed_request");
       }
