@@ -1,7 +1,7 @@
 #pragma once
 // Whether the client of a request is still connected, for a handler that waits without writing: a
 // non-streamed completion writes nothing until its reply is done, and cpp-httplib 0.11 (Debian 12)
-// notices a closed connection only when a write fails. It gives handlers no socket either (no
+// notices a closed connection only when it writes. It gives handlers no socket either (no
 // Request::is_connection_closed before 0.14, no Stream), only the connection's two addresses: they
 // name one TCP connection, so the socket is found among this process's descriptors by them.
 #include <string>
@@ -16,8 +16,9 @@ class ClientConnection {
 
   bool found() const { return fd_ >= 0; }
   // True once the client has closed or reset the connection; data it sent already (a pipelined next
-  // request) counts as connected. The test cpp-httplib itself uses from 0.14 on (is_socket_alive):
-  // readable with nothing to read is the peer's end. Costs one poll() and at most one recv().
+  // request) counts as connected. The test cpp-httplib uses inside before it writes
+  // (detail::is_socket_alive, which handlers cannot call): readable with nothing to read is the peer's
+  // end. Costs one poll() and at most one recv().
   bool gone() const;
 
  private:
