@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <httplib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "client_connection.h"
 #include "openai_request.h"
 #include "openai_response.h"
 
@@ -56,6 +59,9 @@ ApiError error_for_status(const httplib::Request& req, int status) {
       return ApiError(413, "the request body is too large", "invalid_request_error", std::nullopt, "request_too_large");
     case 414:
       return ApiError(414, "the request line is too long", "invalid_request_error");
+    case 416:  // cpp-httplib refuses a malformed Range header before any handler could ignore it
+      return ApiError(416, "the Range header is malformed; this API serves no byte ranges: leave it out",
+                      "invalid_request_error");
     case 400:
       return invalid_request("malformed HTTP request");
     default:
@@ -87,6 +93,14 @@ bool constant_time_equal(const std::string& a, const std::string& b) {
     diff = static_cast<unsigned char>(diff | (x ^ y));
   }
   return diff == 0;
+}
+
+// False where the kernel has no IPv6 (ipv6.disable=1): no IPv6 socket can be made.
+bool has_ipv6() {
+  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
 }
 
 std::string bracket(const std::string& host) {
@@ -159,6 +173,9 @@ HttpServer::~HttpServer() {
 }
 
 int HttpServer::start() {
+  // Loopback means both loopback addresses. "::" is every interface of both families already: cpp-httplib
+  // makes each IPv6 socket dual-stack (IPV6_V6ONLY off), so IPv4 clients come in as ::ffff:a.b.c.d. (A
+  // second socket on 0.0.0.0 and the same port would need SO_REUSEPORT, refused below.)
   std::vector<std::string> hosts;
   if (options_.host == "127.0.0.1" || options_.host == "localhost")
     hosts = {"127.0.0.1", "::1"};
@@ -179,6 +196,13 @@ int HttpServer::start() {
     l->http.set_keep_alive_max_count(100);
     l->http.set_keep_alive_timeout(options_.keep_alive_timeout.count());
     l->http.set_tcp_nodelay(true);  // stream chunks leave at once
+    // cpp-httplib's default options add SO_REUSEPORT, with which a second server (another trit-cli
+    // serve, the app's) listened on this port too and the kernel split the connections between them.
+    // SO_REUSEADDR alone still lets a restarted server bind while old connections linger.
+    l->http.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     bool ok = false;
     if (port == 0) {
       port = l->http.bind_to_any_port(l->host);
@@ -192,6 +216,13 @@ int HttpServer::start() {
         std::fprintf(stderr,
                      "trit-cli serve: note: not listening on [::1]:%d (no IPv6 loopback, or the port is taken there)\n",
                      port);
+        continue;
+      }
+      // Every interface on a machine without IPv6 (a kernel without it): every IPv4 interface. (A port
+      // taken on IPv6 is refused as taken, not served on IPv4 alone.)
+      if (hosts[i] == "::" && i + 1 == hosts.size() && !has_ipv6()) {
+        std::fprintf(stderr, "trit-cli serve: note: this machine has no IPv6; listening on IPv4 only (0.0.0.0)\n");
+        hosts.push_back("0.0.0.0");
         continue;
       }
       throw std::runtime_error("cannot listen on " + bracket(l->host) + ":" + std::to_string(options_.port) +
@@ -257,6 +288,13 @@ void HttpServer::install_routes(httplib::Server& http) {
     });
     return httplib::Server::HandlerResponse::Handled;
   }));
+  // Every response here is made for its request: none is a resource to take byte ranges of, and RFC
+  // 9110 (14.2) lets a server ignore Range. cpp-httplib would cut the JSON reply to the range asked
+  // for. (The Request is cpp-httplib's own, not const, handed to this handler as const.)
+  http.set_pre_routing_handler([](const Request& req, Response&) {
+    const_cast<Request&>(req).ranges.clear();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   http.set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
     guarded(res, [&] { send_error(res, ApiError(500, "internal error", "server_error")); });
   });
@@ -296,7 +334,7 @@ void HttpServer::install_routes(httplib::Server& http) {
         std::string body;
         bool too_large = false;
         const size_t limit = options_.max_body_bytes;
-        const bool read = reader([&](const char* data, size_t n) noexcept {
+        auto collect = [&](const char* data, size_t n) noexcept {
           if (too_large || body.size() + n > limit) {
             too_large = true;
             body.clear();
@@ -309,11 +347,24 @@ void HttpServer::install_routes(httplib::Server& http) {
             }
           }
           return true;
-        });
+        };
+        // cpp-httplib reads a multipart/form-data body part by part even for the plain reader, whose
+        // part callbacks are empty: calling one threw bad_function_call inside the library and aborted
+        // the server. Such a body is read (and dropped) through the multipart reader, then refused.
+        const bool read = req.is_multipart_form_data()
+                              ? reader([](const httplib::MultipartFormData&) noexcept { return true; },
+                                       [](const char*, size_t) noexcept { return true; })
+                              : reader(collect);
         gate(req, res, true);
+        check_content_type(req.get_header_value("Content-Type"));
+        const std::string encoding = req.get_header_value("Content-Encoding");
+        check_content_encoding(encoding);
         if (too_large || res.status == 413)
           throw ApiError(413, "the request body is larger than the limit of " + std::to_string(limit) + " bytes",
                          "invalid_request_error", std::nullopt, "request_too_large");
+        if (!read && !encoding.empty() && encoding != "identity")
+          throw invalid_request("the request body could not be decompressed as " + encoding + " (it is not " +
+                                encoding + " data, or it was cut short)");
         if (!read) throw invalid_request("the request body could not be read (cut short, or sent too slowly)");
         const CompletionRequest request = parse_completion_request(body, endpoint);
         // The model is taken once: a request is tokenized for, and runs on, the model loaded when it came.
@@ -451,8 +502,23 @@ void HttpServer::serve_completion(const httplib::Request& req, httplib::Response
   }
   const ResponseHeader h = new_response_header(r.endpoint, model.id());
   if (!r.stream) {
+    // Nothing is written until the reply is done, so a client that leaves is noticed by watching its
+    // connection: after each piece of text (each token) and every 50 ms while the request waits or its
+    // prompt is processed. The engine then stops it before its next step.
+    const ClientConnection client(req.local_addr, req.local_port, req.remote_addr, req.remote_port);
     std::string text;
-    const JobResult done = job->wait_all(text);
+    std::optional<JobResult> finished;
+    while (!(finished = job->wait(text, std::chrono::milliseconds(50)))) {
+      if (client.gone()) {
+        job->cancel();
+        job->wait_all(text);  // the engine lets go of it within a step: the next request finds it free
+        // For the log: cpp-httplib writes nothing to a client that closed the connection, even one that
+        // closed only its sending side (nc -N), whose reply it would not have sent either.
+        throw ApiError(400, "the client closed the connection before the reply was done: the request was cancelled",
+                       "invalid_request_error", std::nullopt, "client_closed_request");
+      }
+    }
+    const JobResult& done = *finished;
     if (!done.error.empty()) throw ApiError(500, "generation failed: " + done.error, "server_error");
     if (done.reason == FinishReason::Cancelled) throw ended_by_server(done);
     res.set_content(completion_body(h, text, done.reason, usage_of(done)), "application/json");

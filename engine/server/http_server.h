@@ -25,8 +25,9 @@ struct Response;
 namespace trit::server {
 
 struct ServerOptions {
-  // "127.0.0.1" or "localhost" (the default) listen on both loopback addresses, 127.0.0.1 and ::1; any
-  // other address is taken as given. Listening anywhere but on loopback needs an api_key.
+  // "127.0.0.1" or "localhost" (the default) listen on both loopback addresses, 127.0.0.1 and ::1; "::"
+  // on every interface of both families (a dual-stack socket; IPv4 only without IPv6); any other
+  // address is taken as given. Listening anywhere but on loopback needs an api_key.
   std::string host = "127.0.0.1";
   int port = 8080;      // 0: any free port (start() returns it)
   std::string api_key;  // empty: no key (loopback only); else every /v1 request needs "Authorization: Bearer KEY"

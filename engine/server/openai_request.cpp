@@ -1,5 +1,6 @@
 #include "openai_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -80,6 +81,13 @@ const std::string& string(const std::string& name, const json& v) {
   return v.get_ref<const std::string&>();
 }
 
+// A field the API does not have. One with an empty name is said to be one: the message would
+// otherwise end in a name that is not there.
+[[noreturn]] void unrecognized_field(const std::string& field, const std::string& key) {
+  throw invalid_request("unrecognized field '" + field + "'" + (key.empty() ? " (a field with an empty name)" : ""),
+                        field);
+}
+
 [[noreturn]] void unsupported(const std::string& name, const std::string& why) {
   throw invalid_request("'" + name + "' is not supported by this server: " + why, name, "unsupported_parameter");
 }
@@ -123,7 +131,7 @@ std::string content_text(const std::string& name, const json& v) {
     if (t != "text") unsupported(part + ".type", "content parts of type \"" + t + "\"; only \"text\" parts are read");
     for (const auto& [key, _] : p.items())
       if (key != "type" && key != "text")
-        throw invalid_request("unrecognized field '" + part + "." + key + "'", part + "." + key);
+        unrecognized_field(part + "." + key, key);
     auto txt = p.find("text");
     if (txt == p.end()) throw invalid_request("'" + part + ".text' is missing", part + ".text");
     text += string(part + ".text", *txt);
@@ -152,7 +160,7 @@ std::vector<ChatMessage> messages(const json& v) {
       else if (key == "tool_calls" || key == "function_call") {
         if (!value.is_null() && !(value.is_array() && value.empty())) unsupported(field, "tool calling");
       } else
-        throw invalid_request("unrecognized field '" + field + "'", field);
+        unrecognized_field(field, key);
     }
     if (!role) throw invalid_request("'" + name + ".role' is missing", name + ".role");
     if (!content) throw invalid_request("'" + name + ".content' is missing", name + ".content");
@@ -174,6 +182,32 @@ std::string prompt_text(const json& v) {
 }
 
 }  // namespace
+
+void check_content_type(std::string_view content_type) {
+  // The media type is case-insensitive (RFC 9110 8.3.1) and may have leading blanks.
+  const auto start = content_type.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return;
+  const std::string_view kMultipart = "multipart/";
+  const std::string_view type = content_type.substr(start, kMultipart.size());
+  const bool multipart = type.size() == kMultipart.size() &&
+                         std::equal(type.begin(), type.end(), kMultipart.begin(), [](char a, char b) {
+                           return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+                         });
+  if (multipart)
+    throw ApiError(415, "the request body must be JSON (Content-Type: application/json), not a multipart form",
+                   "invalid_request_error", std::nullopt, "unsupported_media_type");
+}
+
+void check_content_encoding(std::string_view encoding) {
+  // Exactly the names cpp-httplib decodes (it compares them as they are, so "GZIP" is not gzip to it).
+  for (const char* known : {"", "identity", "gzip", "deflate", "br"})
+    if (encoding == known) return;
+  throw ApiError(415,
+                 "the request body is encoded as '" + std::string(encoding) +
+                     "' (Content-Encoding), which is not supported: send it as it is, or compressed with gzip, "
+                     "deflate or br",
+                 "invalid_request_error", std::nullopt, "unsupported_media_type");
+}
 
 CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint) {
   const json j = parse_json(body);
@@ -223,7 +257,7 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
       if (!v.is_object()) wrong_type(key, "an object", v);
       for (const auto& [k, o] : v.items()) {
         if (k != "include_usage")
-          throw invalid_request("unrecognized field 'stream_options." + k + "'", "stream_options." + k);
+          unrecognized_field("stream_options." + k, k);
         if (!o.is_null()) r.include_usage = boolean("stream_options.include_usage", o);
       }
       have_stream_options = true;
@@ -258,7 +292,9 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     } else if (key == "user") {
       (void)string(key, v);  // an end-user id OpenAI uses for abuse monitoring: nothing to do with it here
     } else {
-      throw invalid_request("Unrecognized request argument supplied: " + key, key);
+      // OpenAI's own message for this, which clients may match on.
+      throw invalid_request(
+          "Unrecognized request argument supplied: " + (key.empty() ? "\"\" (a field with an empty name)" : key), key);
     }
   }
   if (!have_model) throw invalid_request("you must provide a model parameter", "model");

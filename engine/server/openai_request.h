@@ -37,4 +37,15 @@ inline constexpr int kMaxJsonDepth = 64;
 // Parses and validates a request body for `endpoint`. Throws ApiError (400) naming the parameter.
 CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint);
 
+// The body is read as JSON whatever its Content-Type says (curl -d sends
+// application/x-www-form-urlencoded, some clients text/plain, some none), except a multipart/* body: a
+// form of parts, never a JSON object. Throws ApiError (415) for one. The HTTP layer reads such a body
+// through cpp-httplib's multipart reader (its plain reader fails on it) and then calls this.
+void check_content_type(std::string_view content_type);
+
+// cpp-httplib decodes a body sent with Content-Encoding gzip, deflate or br, and passes any other
+// encoding through undecoded (it would then be parsed as if it were JSON). Throws ApiError (415) for
+// any but those, identity or none; the HTTP layer calls this once the body is read.
+void check_content_encoding(std::string_view content_encoding);
+
 }  // namespace trit::server

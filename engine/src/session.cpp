@@ -35,16 +35,6 @@ double GenerationStats::generation_tokens_per_s() const {
   return decode_ms > 0 && generated_tokens > 1 ? (generated_tokens - 1) * 1000.0 / decode_ms : 0.0;
 }
 
-std::string GenerateOptions::validate() const {
-  if (auto e = sampling.validate(); !e.empty()) return e;
-  if (max_tokens < 0) return "the maximum number of tokens must be >= 0 (got " + std::to_string(max_tokens) + ")";
-  for (size_t i = 0; i < stop_strings.size(); ++i)
-    if (stop_strings[i].empty())
-      return "stop string " + std::to_string(i + 1) + " is empty; an empty stop string would end every reply before "
-             "its first character";
-  return {};
-}
-
 const char* to_string(FinishReason reason) {
   switch (reason) {
     case FinishReason::Stop: return "stop";

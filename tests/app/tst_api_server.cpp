@@ -2,7 +2,8 @@
 // 127.0.0.1, on the model the window has loaded (CPU engine; the tiny synthetic model of the chat's
 // end-to-end test, whose greedy replies are real text, and the golden base model): it follows the
 // settings, answers with the chat's model and takes turns with the chat on the one engine thread, each
-// side's greedy replies staying what they are alone; "allow other machines" needs a key; a port in use is
+// side's greedy replies staying what they are alone; "allow other machines" needs a key and then listens
+// on IPv4 and IPv6 (reached over both loopbacks, and the machine's addresses it lists); a port in use is
 // shown and the app keeps working; turning it off closes the port; a model switch ends the requests on
 // the old model with a 503 and the new model is served.
 #include <QJsonArray>
@@ -73,6 +74,12 @@ int freePort() {
   return probe.serverPort();
 }
 
+// Whether this machine has IPv6 loopback (::1) to test the IPv6 half on.
+bool hasIPv6Loopback() {
+  QTcpServer probe;
+  return probe.listen(QHostAddress::LocalHostIPv6, 0);
+}
+
 // Nothing listens on 127.0.0.1:port.
 bool portClosed(int port) {
   QTcpSocket socket;
@@ -87,6 +94,7 @@ class TestApiServer : public QObject {
   QString dir_;
   QString model_;
   int port_ = 0;
+  QString host_ = QStringLiteral("127.0.0.1");  // where requests go, as a URL writes it ("[::1]")
   std::unique_ptr<AppSettings> settings_;
   std::unique_ptr<EngineBridge> engine_;
   std::unique_ptr<ChatController> chat_;
@@ -105,7 +113,7 @@ class TestApiServer : public QObject {
   }
 
   QNetworkReply* start(const QString& path, const QByteArray& body = {}, const QByteArray& key = {}) {
-    QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port_).arg(path)));
+    QNetworkRequest req(QUrl(QStringLiteral("http://%1:%2%3").arg(host_).arg(port_).arg(path)));
     req.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     if (!key.isEmpty()) req.setRawHeader("Authorization", "Bearer " + key);
     return body.isEmpty() ? nam_.get(req) : nam_.post(req, body);
@@ -143,6 +151,7 @@ class TestApiServer : public QObject {
     nam_.setProxy(QNetworkProxy::NoProxy);
     port_ = freePort();
     QVERIFY(port_ > 0);
+    host_ = QStringLiteral("127.0.0.1");
     settings_ = std::make_unique<AppSettings>(dir_ + QStringLiteral("/settings.ini"));
     settings_->setTemperature(0);  // greedy chat replies: the same tokens however they are scheduled
     engine_ = std::make_unique<EngineBridge>(settings_.get());
@@ -252,6 +261,35 @@ class TestApiServer : public QObject {
     QCOMPARE(api_->url(), QStringLiteral("http://127.0.0.1:%1").arg(port_));
     QCOMPARE(call(u"/v1/models"_qs).status, 401);
     QCOMPARE(call(u"/v1/models"_qs, {}, "s3cret").status, 200);
+  }
+
+  // With a key, other machines reach it over IPv4 and IPv6 alike: it answers on both loopbacks and on
+  // every address it lists for them (the machine's own, where the test machine has some).
+  void otherMachinesReachItOverIPv4AndIPv6() {
+    settings_->setApiServerAllowOthers(true);
+    settings_->setApiServerKey(u"s3cret"_qs);
+    turnOn();
+    QTRY_COMPARE_WITH_TIMEOUT(api_->state(), u"listening"_qs, kTimeoutMs);
+    QCOMPARE(api_->url(), QStringLiteral("http://127.0.0.1:%1").arg(port_));  // this machine's, to copy
+    QCOMPARE(call(u"/v1/models"_qs).status, 401);
+    QCOMPARE(call(u"/v1/models"_qs, {}, "s3cret").status, 200);
+    for (const QString& listed : api_->urls()) {
+      QVERIFY2(api_->statusText().contains(listed), qPrintable(api_->statusText()));
+      const QUrl url(listed);
+      QVERIFY2(url.isValid() && url.scheme() == u"http"_qs && url.port() == port_ && url.path().isEmpty(),
+               qPrintable(listed));
+      host_ = listed.section(u"//"_qs, 1).section(QLatin1Char(':'), 0, -2);  // "127.0.0.1", "[2001:db8::5]"
+      QCOMPARE(call(u"/health"_qs).status, 200);
+    }
+    host_ = u"127.0.0.1"_qs;
+    if (!hasIPv6Loopback())
+      QSKIP("this machine has no IPv6 loopback (::1): the IPv6 half of \"allow other machines\" is not tested");
+    const QString v6 = QStringLiteral("http://[::1]:%1").arg(port_);
+    QVERIFY2(api_->urls().contains(v6), qPrintable(api_->statusText()));
+    host_ = u"[::1]"_qs;
+    QCOMPARE(call(u"/v1/models"_qs).status, 401);
+    QCOMPARE(call(u"/v1/models"_qs, {}, "s3cret").status, 200);
+    host_ = u"127.0.0.1"_qs;
   }
 
   void portInUseIsShownAndTheAppKeepsWorking() {

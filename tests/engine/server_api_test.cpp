@@ -1,19 +1,28 @@
-// The OpenAI API layer of `trit-cli serve` without HTTP: request parsing and validation (every error a
-// client can cause, hostile JSON included), the response, chunk and error bodies, the served model's
-// prompts, the listening rules, and the single-stream scheduler's queue and cancellation.
+// The OpenAI API layer of `trit-cli serve`: request parsing and validation (every error a client can
+// cause, hostile JSON included), the response, chunk and error bodies, the served model's prompts, the
+// listening rules, the single-stream scheduler's queue and cancellation, and over loopback what HTTP
+// clients can do to the server (raw sockets: a test must send what no well-behaved client library sends).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <trit/model.h>
 #include <trit/session.h>
 #include <trit/tokenizer.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "api_error.h"
+#include "batch_scheduler.h"
 #include "http_server.h"
 #include "openai_request.h"
 #include "openai_response.h"
+#include "sequence_set.h"
 #include "serial_scheduler.h"
 #include "served_model.h"
 #include "slow_forward.h"
@@ -185,6 +194,14 @@ TEST(ServerRequest, RefusesMissingAndUnknownFields) {
   expect_error(R"({"model":"m","messages":[{"role":"robot","content":"x"}]})", "must be \"system\"",
                "messages[0].role");
   expect_error(with(R"("temprature":0)"), "Unrecognized request argument supplied: temprature", "temprature");
+  // A field with an empty name is said to be one (the message ended in "supplied: ", naming nothing).
+  expect_error(with(R"("":0)"), "Unrecognized request argument supplied: \"\" (a field with an empty name)", "");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":"x","":1}]})",
+               "unrecognized field 'messages[0].' (a field with an empty name)", "messages[0].");
+  expect_error(R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"x","":1}]}]})",
+               "unrecognized field 'messages[0].content[0].' (a field with an empty name)", "messages[0].content[0].");
+  expect_error(with(R"("stream":true,"stream_options":{"":true})"),
+               "unrecognized field 'stream_options.' (a field with an empty name)", "stream_options.");
   // Each endpoint's own fields only.
   expect_error(with(R"("prompt":"x")"), "Unrecognized request argument supplied: prompt", "prompt");
   expect_error(R"({"model":"m","prompt":"x","messages":[]})", "Unrecognized request argument supplied: messages",
@@ -301,6 +318,229 @@ TEST(ServerLifecycle, StopRightAfterStartReturns) {
     EXPECT_GT(http.start(), 0);
     http.stop();
   }
+}
+
+// A raw HTTP client over loopback: a connection to 127.0.0.1:port (or [::1]:port) that sends bytes as given.
+class RawConnection {
+ public:
+  explicit RawConnection(int port, bool ipv6 = false) : fd_(socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)) {
+    timeval tv{10, 0};  // a server that never answers fails the test instead of hanging it
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (ipv6) {
+      sockaddr_in6 a{};
+      a.sin6_family = AF_INET6;
+      a.sin6_port = htons(static_cast<uint16_t>(port));
+      a.sin6_addr = in6addr_loopback;
+      connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    } else {
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(port));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    }
+  }
+  ~RawConnection() { close(); }
+  bool connected() const { return connected_; }
+  bool send_all(const std::string& bytes) {
+    for (size_t sent = 0; sent < bytes.size();) {
+      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  // Everything the server sends until it closes the connection (or 10 s pass).
+  std::string read_to_end() {
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd_, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<size_t>(n));
+    return out;
+  }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+// A request with a body, on a connection the server closes after answering.
+std::string http_post(const std::string& path, const std::string& headers, const std::string& body) {
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+// The status of an HTTP response ("HTTP/1.1 415 ..."), 0 if there is none.
+int status_of(const std::string& response) {
+  return response.starts_with("HTTP/1.1 ") && response.size() >= 12 ? std::stoi(response.substr(9, 3)) : 0;
+}
+
+// The JSON body of a whole (not chunked) response.
+json body_of(const std::string& response) {
+  const auto at = response.find("\r\n\r\n");
+  return at == std::string::npos ? json() : json::parse(response.substr(at + 4), nullptr, false);
+}
+
+// GET /health over a fresh loopback connection: its status (0: no connection).
+int health(int port, bool ipv6 = false) {
+  RawConnection c(port, ipv6);
+  if (!c.connected() || !c.send_all("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) return 0;
+  return status_of(c.read_to_end());
+}
+
+bool has_ipv6_loopback() {
+  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+// cpp-httplib's default socket options set SO_REUSEPORT: a second server (another trit-cli serve, or
+// the app's) listened on the port of the first without a word, and the kernel split the connections
+// between them, each answering with its own model (and key). The second is refused.
+TEST(ServerLifecycle, ASecondServerCannotListenOnTheSamePort) {
+  RefusingScheduler scheduler;
+  trit::server::ServerOptions o;
+  o.port = 0;
+  o.log_requests = false;
+  const auto none = [] { return std::shared_ptr<const trit::server::ServedModel>(); };
+  trit::server::HttpServer first(none, scheduler, o);
+  o.port = first.start();
+  trit::server::HttpServer second(none, scheduler, o);
+  try {
+    second.start();
+    ADD_FAILURE() << "a second server listens on port " << o.port;
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen on 127.0.0.1:" + std::to_string(o.port)), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(health(o.port), 200);  // the first serves on
+}
+
+// "::" (the app's "allow other machines") listens on every interface of both families: one dual-stack
+// socket, as cpp-httplib makes every IPv6 socket.
+TEST(ServerLifecycle, EveryInterfaceMeansIPv4AndIPv6) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "this machine has no IPv6 loopback (::1)";
+  RefusingScheduler scheduler;
+  trit::server::ServerOptions o;
+  o.host = "::";
+  o.api_key = "k";
+  o.port = 0;
+  o.log_requests = false;
+  trit::server::HttpServer http([] { return std::shared_ptr<const trit::server::ServedModel>(); }, scheduler, o);
+  const int port = http.start();
+  EXPECT_EQ(http.urls(), std::vector<std::string>{"http://[::]:" + std::to_string(port)});
+  EXPECT_EQ(health(port), 200);
+  EXPECT_EQ(health(port, true), 200);
+}
+
+// cpp-httplib parses a multipart/form-data body part by part even when the handler reads it whole,
+// calling part callbacks it was not given: the bad_function_call it threw inside the library aborted
+// trit-cli serve on one request. A multipart body is refused with 415, and the server serves on.
+TEST(ServerHttp, RefusesAMultipartBodyAndServesOn) {
+  RefusingScheduler scheduler;
+  trit::server::ServerOptions o;
+  o.port = 0;
+  o.log_requests = false;
+  trit::server::HttpServer http([] { return std::shared_ptr<const trit::server::ServedModel>(); }, scheduler, o);
+  const int port = http.start();
+  const std::string form = "--xx\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nhello\r\n--xx--\r\n";
+  for (const char* type : {"multipart/form-data; boundary=xx", "multipart/form-data", "Multipart/Mixed; boundary=xx"}) {
+    RawConnection c(port);
+    ASSERT_TRUE(c.connected());
+    ASSERT_TRUE(c.send_all(http_post("/v1/chat/completions", std::string("Content-Type: ") + type + "\r\n", form)));
+    const std::string response = c.read_to_end();
+    EXPECT_EQ(status_of(response), 415) << type << ": " << response;
+    const json error = body_of(response)["error"];
+    EXPECT_EQ(error["code"], "unsupported_media_type") << response;
+    EXPECT_NE(error["message"].get<std::string>().find("must be JSON"), std::string::npos) << response;
+  }
+  RawConnection next(port);
+  ASSERT_TRUE(next.connected());
+  ASSERT_TRUE(next.send_all("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+  EXPECT_EQ(status_of(next.read_to_end()), 200);
+}
+
+// A server with no model (every valid completion is answered 503 model_not_loaded) on a free port.
+class NoModelServer {
+ public:
+  NoModelServer() {
+    trit::server::ServerOptions o;
+    o.port = 0;
+    o.log_requests = false;
+    http_ = std::make_unique<trit::server::HttpServer>(
+        [] { return std::shared_ptr<const trit::server::ServedModel>(); }, scheduler_, o);
+    port_ = http_->start();
+  }
+  // The response to a POST of `body` to /v1/chat/completions with `headers` ("Name: value\r\n" each).
+  std::string post(const std::string& headers, const std::string& body) const {
+    RawConnection c(port_);
+    if (!c.connected() || !c.send_all(http_post("/v1/chat/completions", headers, body))) return {};
+    return c.read_to_end();
+  }
+
+ private:
+  RefusingScheduler scheduler_;
+  std::unique_ptr<trit::server::HttpServer> http_;
+  int port_ = 0;
+};
+
+// cpp-httplib decodes gzip, deflate and br bodies and passes any other Content-Encoding through as it
+// came: a zstd body was refused as "not valid JSON", and a broken gzip one as "cut short, or sent too
+// slowly". Each is now told what is wrong with its encoding.
+TEST(ServerHttp, SaysWhatIsWrongWithABodysEncoding) {
+  const NoModelServer server;
+  const std::string chat = R"({"model":"m","messages":[{"role":"user","content":"Hi"}]})";
+  const std::string gzipped(
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xab\x56\xca\xcd\x4f\x49\xcd\x51\xb2\x52\xca\x55\xd2\x51\xca\x4d\x2d"
+      "\x2e\x4e\x4c\x4f\x2d\x56\xb2\x8a\xae\x56\x2a\xca\xcf\x49\x05\x8a\x97\x16\xa7\x16\x01\xa5\x92\xf3\xf3\x4a\x52"
+      "\xf3\x4a\x80\x02\x1e\x99\x4a\xb5\xb1\xb5\x00\xd9\x30\x6e\x53\x39\x00\x00\x00",
+      73);
+  // Read and parsed: the request is fine, and only the missing model stops it.
+  for (const auto& [headers, body] : std::vector<std::pair<std::string, std::string>>{
+           {"Content-Encoding: gzip\r\n", gzipped}, {"Content-Encoding: identity\r\n", chat}, {"", chat}}) {
+    const std::string response = server.post(headers, body);
+    EXPECT_EQ(status_of(response), 503) << headers << response;
+    EXPECT_EQ(body_of(response)["error"]["code"], "model_not_loaded") << headers << response;
+  }
+  for (const char* encoding : {"zstd", "compress", "GZIP"}) {
+    const std::string response = server.post(std::string("Content-Encoding: ") + encoding + "\r\n", chat);
+    EXPECT_EQ(status_of(response), 415) << encoding << ": " << response;
+    EXPECT_EQ(body_of(response)["error"]["code"], "unsupported_media_type") << response;
+    EXPECT_NE(body_of(response)["error"]["message"].get<std::string>().find(std::string("'") + encoding + "'"),
+              std::string::npos)
+        << response;
+  }
+  for (const char* encoding : {"gzip", "br"}) {
+    const std::string response = server.post(std::string("Content-Encoding: ") + encoding + "\r\n", chat);
+    EXPECT_EQ(status_of(response), 400) << encoding << ": " << response;
+    EXPECT_NE(body_of(response)["error"]["message"].get<std::string>().find("could not be decompressed"),
+              std::string::npos)
+        << response;
+  }
+}
+
+// A Range header asks for part of a resource; a completion is not one (RFC 9110 14.2: ignored for
+// methods without range handling). cpp-httplib cut the JSON reply to the range asked for.
+TEST(ServerHttp, IgnoresRangeHeaders) {
+  const NoModelServer server;
+  const std::string response =
+      server.post("Range: bytes=0-10\r\n", R"({"model":"m","messages":[{"role":"user","content":"Hi"}]})");
+  EXPECT_EQ(status_of(response), 503) << response;
+  EXPECT_EQ(body_of(response)["error"]["code"], "model_not_loaded") << response;
+  EXPECT_EQ(response.find("Content-Range"), std::string::npos) << response;
+  // A malformed one is refused by cpp-httplib before any handler runs: the message says what to do.
+  const std::string bad = server.post("Range: bytes=z\r\n", "{}");
+  EXPECT_EQ(status_of(bad), 416) << bad;
+  EXPECT_NE(body_of(bad)["error"]["message"].get<std::string>().find("Range header is malformed"), std::string::npos)
+      << bad;
 }
 
 class ServedModelTest : public ::testing::Test {
@@ -440,5 +680,114 @@ TEST_F(SerialSchedulerTest, ReportsPrefixReuseBetweenRequests) {
   // The same prompt: all of it is in the cache but its last token, which is run again for its logits.
   EXPECT_EQ(b->wait_all(text).cached_tokens, static_cast<int32_t>(b->request().prompt.size()) - 1);
 }
+
+// A SlowForward that counts its passes (prefill and decode steps alike).
+class CountingForward : public trit::test::SlowForward {
+ public:
+  CountingForward(int32_t vocab, int32_t token, std::shared_ptr<std::atomic<int>> passes)
+      : SlowForward(vocab, token), passes_(std::move(passes)) {}
+  void eval(std::span<const int32_t> tokens, int32_t pos, std::span<float> logits, bool all) override {
+    ++*passes_;
+    SlowForward::eval(tokens, pos, logits, all);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<int>> passes_;
+};
+
+// A scheduler that keeps the jobs the HTTP layer submits, so a test can watch them.
+class RecordingScheduler : public trit::server::Scheduler {
+ public:
+  explicit RecordingScheduler(Scheduler& inner) : inner_(inner) {}
+  Admission submit(std::shared_ptr<trit::server::Job> job) override {
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(job);
+    }
+    return inner_.submit(std::move(job));
+  }
+  int32_t context_length() const override { return inner_.context_length(); }
+  size_t load() const override { return inner_.load(); }
+  void shutdown() override { inner_.shutdown(); }
+  std::shared_ptr<trit::server::Job> first() {
+    std::lock_guard lock(mutex_);
+    return jobs_.empty() ? nullptr : jobs_.front();
+  }
+
+ private:
+  Scheduler& inner_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<trit::server::Job>> jobs_;
+};
+
+// A client of a non-streamed request that disconnects has its request cancelled within a step, under
+// either scheduler (parameter: the requests decoded together; 1 is `--parallel 1`'s SerialScheduler).
+// The job ran to its end before: nothing is written to such a client until the reply is done, and
+// cpp-httplib notices a closed connection only when a write fails.
+class ServerDisconnectTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { model_ = trit::Model::open(path_); }
+  std::unique_ptr<trit::server::Scheduler> scheduler() {
+    const auto& tok = model_->tokenizer();
+    const int32_t vocab = tok.vocab_size(), token = tok.encode("a")[0];
+    if (GetParam() == 1)
+      return std::make_unique<trit::server::SerialScheduler>(
+          [this, vocab, token] {
+            return std::make_unique<trit::Session>(model_, std::make_unique<CountingForward>(vocab, token, passes_));
+          },
+          4);
+    return std::make_unique<trit::server::BatchScheduler>(
+        model_,
+        [this, vocab, token] {
+          std::vector<std::unique_ptr<trit::Forward>> each;
+          for (int s = 0; s < GetParam(); ++s) each.push_back(std::make_unique<CountingForward>(vocab, token, passes_));
+          return std::make_unique<trit::SequenceSet>(std::move(each));
+        },
+        4);
+  }
+  const std::filesystem::path path_ = trit::test::shared_dir() / "golden" / "golden-a.gguf";
+  std::shared_ptr<trit::Model> model_;
+  std::shared_ptr<std::atomic<int>> passes_ = std::make_shared<std::atomic<int>>(0);
+};
+
+TEST_P(ServerDisconnectTest, ANonStreamedRequestIsCancelledWhenItsClientLeaves) {
+  auto engine = scheduler();
+  RecordingScheduler recording(*engine);
+  auto served = std::make_shared<const trit::server::ServedModel>(model_, path_);
+  trit::server::ServerOptions o;
+  o.port = 0;
+  o.log_requests = false;
+  trit::server::HttpServer http([served] { return served; }, recording, o);
+  const int port = http.start();
+  // Greedy, and no max_tokens: it would run until the context (4096) is full, about 8 s.
+  const std::string chat = R"({"model":"golden-a","messages":[{"role":"user","content":"Hi"}],"temperature":0)";
+  const auto deadline = [] { return std::chrono::steady_clock::now() + std::chrono::seconds(5); };
+  {
+    RawConnection c(port);
+    ASSERT_TRUE(c.connected());
+    ASSERT_TRUE(c.send_all(http_post("/v1/chat/completions", "Content-Type: application/json\r\n", chat + "}")));
+    for (const auto until = deadline(); (!recording.first() || *passes_ < 5) && std::chrono::steady_clock::now() < until;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_GE(*passes_, 5) << "the request did not start decoding";
+  }  // the client closes the connection while its reply decodes
+  const auto job = recording.first();
+  for (const auto until = deadline(); !job->cancelled() && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(job->cancelled()) << "the job was not cancelled when its client left";
+  const int at_cancel = *passes_;
+  std::string text;
+  EXPECT_EQ(job->wait_all(text).reason, trit::FinishReason::Cancelled);
+  EXPECT_LE(*passes_, at_cancel + 1) << "more than the step in flight ran after the cancellation";
+  // The server serves the next request at once.
+  RawConnection next(port);
+  ASSERT_TRUE(next.connected());
+  ASSERT_TRUE(next.send_all(http_post("/v1/chat/completions", "", chat + R"(,"max_tokens":2})")));
+  const std::string response = next.read_to_end();
+  EXPECT_EQ(status_of(response), 200) << response;
+  EXPECT_EQ(body_of(response)["usage"]["completion_tokens"], 2) << response;
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, ServerDisconnectTest, ::testing::Values(1, 2),
+                         [](const ::testing::TestParamInfo<int>& p) { return p.param == 1 ? "Serial" : "Batch"; });
 
 }  // namespace

@@ -56,7 +56,8 @@ void ApiServer::followSettings() {
 void ApiServer::apply() {
   const bool enabled = following_ && settings_->apiServerEnabled();
   Config want;
-  want.host = settings_->apiServerAllowOthers() ? "0.0.0.0" : "127.0.0.1";
+  // "::" is every interface of IPv4 and IPv6 (HttpServer::start; IPv4 alone on a machine without IPv6).
+  want.host = settings_->apiServerAllowOthers() ? "::" : "127.0.0.1";
   want.port = settings_->apiServerPort();
   want.key = settings_->apiServerKey().toStdString();
   server::ServerOptions options;
@@ -149,12 +150,20 @@ void ApiServer::stopRunning() {
 void ApiServer::onStarted(quint64 id, const QStringList& urls) {
   if (id != running_) return;  // stopped again before it was up
   QStringList shown = urls;
-  if (config_.host == "0.0.0.0") {
-    // Every interface: this machine's own address first (to copy), then the ones others can reach.
+  if (config_.host == "::") {
+    // Every interface: this machine's own addresses first (to copy), then the ones others can reach.
+    // IPv6 ones only where it listens on IPv6 too ("[::]", not the IPv4-only fallback "0.0.0.0");
+    // link-local addresses are left out (a URL needs their interface's name, and no browser takes one).
+    const bool ipv6 = urls.contains(QStringLiteral("http://[::]:%1").arg(config_.port));
     shown = {QStringLiteral("http://127.0.0.1:%1").arg(config_.port)};
-    for (const QHostAddress& a : QNetworkInterface::allAddresses())
-      if (a.protocol() == QAbstractSocket::IPv4Protocol && !a.isLoopback() && !a.isLinkLocal())
+    if (ipv6) shown << QStringLiteral("http://[::1]:%1").arg(config_.port);
+    for (const QHostAddress& a : QNetworkInterface::allAddresses()) {
+      if (a.isLoopback() || a.isLinkLocal()) continue;
+      if (a.protocol() == QAbstractSocket::IPv4Protocol)
         shown << QStringLiteral("http://%1:%2").arg(a.toString()).arg(config_.port);
+      else if (ipv6 && a.protocol() == QAbstractSocket::IPv6Protocol && a.scopeId().isEmpty())
+        shown << QStringLiteral("http://[%1]:%2").arg(a.toString()).arg(config_.port);
+    }
   }
   setState(QStringLiteral("listening"), {}, shown);
 }

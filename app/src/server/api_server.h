@@ -2,7 +2,8 @@
 // The local API server in the app (Settings → Local API server): the OpenAI-compatible HTTP API of
 // `trit-cli serve` (engine/server) on the model the window has loaded, started and stopped as the
 // settings say. Off by default; on this machine only (127.0.0.1 and ::1) unless "Allow other machines"
-// is on, which binds every interface and then requires an API key (server::validate decides).
+// is on, which binds every IPv4 and IPv6 interface ("::") and then requires an API key (server::validate
+// decides).
 //
 // Threads: this object lives on the UI thread. The HttpServer is started and stopped on a thread of
 // its own ("trit-api-control"), so the window never waits for a bind or for idle connections to close;
