@@ -1,39 +1,12 @@
 #include "trit/reply.h"
 
+#include "stop_matcher.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
 namespace trit {
-namespace {
-
-// Length of the longest suffix of `text` that is a proper prefix of some stop string: text that might
-// still become a stop string is held back instead of shown.
-size_t stop_holdback(const std::string& text, const std::vector<std::string>& stops) {
-  size_t hold = 0;
-  for (const auto& s : stops) {
-    for (size_t len = std::min(s.size() - 1, text.size()); len > hold; --len) {
-      if (text.compare(text.size() - len, len, s, 0, len) == 0) {
-        hold = len;
-        break;
-      }
-    }
-  }
-  return hold;
-}
-
-// Earliest occurrence of any stop string in text at or after `from`, or npos.
-size_t find_stop(const std::string& text, const std::vector<std::string>& stops, size_t from) {
-  size_t best = std::string::npos;
-  for (const auto& s : stops) {
-    size_t start = from > s.size() ? from - s.size() : 0;
-    size_t p = text.find(s, start);
-    if (p != std::string::npos) best = std::min(best, p);
-  }
-  return best;
-}
-
-}  // namespace
 
 Reply::Reply(const Tokenizer& tokenizer, const GenerateOptions& options, GenerateResult& result,
              Clock::time_point start)
@@ -43,7 +16,10 @@ Reply::Reply(const Tokenizer& tokenizer, const GenerateOptions& options, Generat
       decoder_(tokenizer, /*skip_special=*/true),
       start_(start) {
   result_.reason = FinishReason::Length;
+  if (!options_.stop_strings.empty()) stops_ = std::make_unique<StopMatcher>(options_.stop_strings);
 }
+
+Reply::~Reply() = default;
 
 void Reply::emit_upto(size_t end) {
   if (end > emitted_ && options_.on_text)
@@ -65,8 +41,10 @@ bool Reply::accept(int32_t tok, bool cache_full) {
   }
   const size_t before = result_.text.size();
   result_.text += decoder_.push(tok);
-  if (!options_.stop_strings.empty()) {
-    const size_t at = find_stop(result_.text, options_.stop_strings, before);
+  if (stops_) {
+    // The earliest stop string that ends in the new text (none ended before it), else show all but
+    // what may still become one.
+    const size_t at = stops_->feed(std::string_view(result_.text).substr(before), before);
     if (at != std::string::npos) {
       result_.text.resize(at);
       emit_upto(at);
@@ -74,7 +52,7 @@ bool Reply::accept(int32_t tok, bool cache_full) {
       stopped_on_string_ = true;
       return false;
     }
-    emit_upto(result_.text.size() - stop_holdback(result_.text, options_.stop_strings));
+    emit_upto(result_.text.size() - stops_->holdback());
   } else {
     emit_upto(result_.text.size());
   }

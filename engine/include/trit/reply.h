@@ -6,11 +6,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "trit/session.h"
 #include "trit/tokenizer.h"
 
 namespace trit {
+
+class StopMatcher;
 
 class Reply {
  public:
@@ -18,6 +21,7 @@ class Reply {
   // result receives the tokens, text, reason and the time to the first token (from `start`); options'
   // callbacks (on_token, on_text) are called as tokens are accepted. Both must outlive the Reply.
   Reply(const Tokenizer& tokenizer, const GenerateOptions& options, GenerateResult& result, Clock::time_point start);
+  ~Reply();
 
   // Takes the next sampled token into the reply; false when the reply ends with it (the reason is set:
   // Stop for an end of turn or a stop string, Length at max_tokens, ContextFull when `cache_full`, i.e.
@@ -35,6 +39,7 @@ class Reply {
   const GenerateOptions& options_;
   GenerateResult& result_;
   StreamingDecoder decoder_;
+  std::unique_ptr<StopMatcher> stops_;  // options' stop strings (null without any)
   Clock::time_point start_, first_{};
   size_t emitted_ = 0;  // bytes of result_.text already passed to on_text
   bool stopped_on_string_ = false;
