@@ -137,13 +137,20 @@ ApplicationWindow {
     // sets; absent in a bare QML load, where a file dialog opens a GGUF file directly instead.
     readonly property var models: typeof tritModels !== "undefined" ? tritModels : null
 
+    // What the right-hand side shows: "chat" (the conversation) or "models" (the model manager page).
+    property string page: "chat"
+
     function openModelManager() {
         if (!window.models) {
             modelFileDialog.open()
             return
         }
         modelManager.notice = ""
-        modelManager.open()
+        window.page = "models"
+    }
+    function closeModelManager() {
+        window.page = "chat"
+        chatView.composer.focusInput()
     }
 
     // The first start (nothing installed, no model being opened) shows the welcome with its one button
@@ -159,25 +166,6 @@ ApplicationWindow {
         return null
     }
 
-    ModelManagerDialog {
-        id: modelManager
-        parent: Overlay.overlay
-        theme: appTheme
-        entries: window.models ? window.models.model : []
-        modelsFolder: window.models ? window.models.modelsFolder : ""
-        onDownloadRequested: id => window.models.download(id)
-        onDownloadChoiceMade: (id, existing) => window.models.download(id, existing)
-        onPauseRequested: id => window.models.pause(id)
-        onResumeRequested: id => window.models.resume(id)
-        onCancelRequested: id => window.models.cancel(id)
-        onRemoveRequested: id => window.models.remove(id)
-        onImportRequested: fileUrls => window.models.importFiles(fileUrls)
-        onUseRequested: (id, path) => {
-            if (window.engine)
-                window.engine.loadModel(path)
-            close()
-        }
-    }
     Connections {
         target: window.models
         function onErrorOccurred(message) { modelManager.notice = message }
@@ -211,8 +199,13 @@ ApplicationWindow {
     Shortcut { sequences: [StandardKey.New, "Ctrl+N"]; context: Qt.ApplicationShortcut; onActivated: window.newChat() }
     Shortcut {
         sequence: "Esc"
-        enabled: window.chat !== null && window.chat.generating
+        enabled: window.chat !== null && window.chat.generating && window.page === "chat"
         onActivated: window.chat.stop()
+    }
+    Shortcut {
+        sequence: "Esc"
+        enabled: window.page === "models"
+        onActivated: window.closeModelManager()
     }
     Shortcut { sequence: "Ctrl+L"; onActivated: chatView.composer.focusInput() }
     Shortcut { sequence: "Ctrl+K"; onActivated: sidebar.focusSearch() }
@@ -263,69 +256,105 @@ ApplicationWindow {
                 onDismissRequested: window.dismissStorageMessage()
             }
 
-            ChatHeader {
-                id: chatHeader
-                Layout.fillWidth: true
-                theme: appTheme
-                engineState: window.engineState
-                modelName: window.engine ? window.engine.modelName : ""
-                modelPath: window.engine ? window.engine.modelPath : ""
-                loadingPath: window.engine ? window.engine.loadingPath : ""
-                installedModels: window.models ? window.models.installedModels : []
-                contextUsed: window.chat ? window.chat.contextUsed : 0
-                contextLength: window.engine ? window.engine.contextLength : 0
-                contextFull: window.chat ? window.chat.contextFull : false
-                canEditSystemPrompt: window.chat !== null
-                systemPrompt: window.chat ? window.chat.systemPrompt : ""
-                onModelChosen: (path) => { if (window.engine) window.engine.loadModel(path) }
-                onManageModelsRequested: window.openModelManager()
-                onSystemPromptEdited: (text) => { if (window.chat) window.chat.systemPrompt = text }
-            }
-
-            Item {
+            // The chat, or the model manager in its place.
+            ColumnLayout {
+                objectName: "chatPage"
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                ChatView {
-                    id: chatView
-                    anchors.fill: parent
-                    chat: window.chat
-                    modelReady: window.modelReady
-                    baseModel: window.engine ? window.engine.baseModel : false
+                spacing: 0
+                visible: window.page === "chat"
+
+                ChatHeader {
+                    id: chatHeader
+                    Layout.fillWidth: true
                     theme: appTheme
-                    onNewConversationRequested: window.newChat()
-                }
-                // Over the empty conversation: what to do next, or why it cannot start.
-                EmptyState {
-                    anchors.fill: parent
-                    anchors.bottomMargin: chatView.composer.height
-                    visible: (!window.chat || window.chat.messages.count === 0) && !window.firstRunShown
                     engineState: window.engineState
-                    errorMessage: window.engine ? window.engine.errorMessage : ""
                     modelName: window.engine ? window.engine.modelName : ""
-                    theme: appTheme
-                    onModelManagerRequested: window.openModelManager()
-                    onOpenFileRequested: modelFileDialog.open()
+                    modelPath: window.engine ? window.engine.modelPath : ""
+                    loadingPath: window.engine ? window.engine.loadingPath : ""
+                    installedModels: window.models ? window.models.installedModels : []
+                    contextUsed: window.chat ? window.chat.contextUsed : 0
+                    contextLength: window.engine ? window.engine.contextLength : 0
+                    contextFull: window.chat ? window.chat.contextFull : false
+                    canEditSystemPrompt: window.chat !== null
+                    systemPrompt: window.chat ? window.chat.systemPrompt : ""
+                    onModelChosen: (path) => { if (window.engine) window.engine.loadModel(path) }
+                    onManageModelsRequested: window.openModelManager()
+                    onSystemPromptEdited: (text) => { if (window.chat) window.chat.systemPrompt = text }
                 }
-                Rectangle {
-                    anchors.fill: parent
-                    visible: window.firstRunShown
-                    color: appTheme.window
-                    FirstRun {
-                        id: firstRun
+
+                Item {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    ChatView {
+                        id: chatView
                         anchors.fill: parent
+                        chat: window.chat
+                        modelReady: window.modelReady
+                        baseModel: window.engine ? window.engine.baseModel : false
                         theme: appTheme
-                        gpuSummary: window.models ? window.models.gpuSummary : ""
-                        gpuError: window.models ? window.models.gpuError : ""
-                        recommended: window.models ? window.models.recommendedModel : ({})
-                        entry: window.entryFor(recommended ? recommended.id : "")
-                        engineState: window.engineState
-                        engineError: window.engine ? window.engine.errorMessage : ""
-                        onDownloadRequested: (id) => window.models.download(id)
-                        onLoadRequested: (path) => { if (window.engine) window.engine.loadModel(path) }
-                        onManageModelsRequested: window.openModelManager()
-                        onOpenFileRequested: modelFileDialog.open()
-                        onReady: chatView.composer.focusInput()
+                        onNewConversationRequested: window.newChat()
                     }
+                    // Over the empty conversation: what to do next, or why it cannot start.
+                    EmptyState {
+                        anchors.fill: parent
+                        anchors.bottomMargin: chatView.composer.height
+                        visible: (!window.chat || window.chat.messages.count === 0) && !window.firstRunShown
+                        engineState: window.engineState
+                        errorMessage: window.engine ? window.engine.errorMessage : ""
+                        modelName: window.engine ? window.engine.modelName : ""
+                        theme: appTheme
+                        onModelManagerRequested: window.openModelManager()
+                        onOpenFileRequested: modelFileDialog.open()
+                    }
+                    Rectangle {
+                        anchors.fill: parent
+                        visible: window.firstRunShown
+                        color: appTheme.window
+                        FirstRun {
+                            id: firstRun
+                            anchors.fill: parent
+                            theme: appTheme
+                            gpuSummary: window.models ? window.models.gpuSummary : ""
+                            gpuError: window.models ? window.models.gpuError : ""
+                            recommended: window.models ? window.models.recommendedModel : ({})
+                            entry: window.entryFor(recommended ? recommended.id : "")
+                            engineState: window.engineState
+                            engineError: window.engine ? window.engine.errorMessage : ""
+                            onDownloadRequested: (id) => window.models.download(id)
+                            onLoadRequested: (path) => { if (window.engine) window.engine.loadModel(path) }
+                            onManageModelsRequested: window.openModelManager()
+                            onOpenFileRequested: modelFileDialog.open()
+                            onReady: chatView.composer.focusInput()
+                        }
+                    }
+                }
+            }
+            ModelManagerPage {
+                id: modelManager
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                visible: window.page === "models"
+                theme: appTheme
+                entries: window.models ? window.models.model : []
+                modelsFolder: window.models ? window.models.modelsFolder : ""
+                installedCount: window.models ? window.models.installedCount : 0
+                importing: window.models ? window.models.importing : false
+                gpuSummary: window.models ? window.models.gpuSummary : ""
+                gpuError: window.models ? window.models.gpuError : ""
+                onBackRequested: window.closeModelManager()
+                onDownloadRequested: id => window.models.download(id)
+                onDownloadChoiceMade: (id, existing) => window.models.download(id, existing)
+                onPauseRequested: id => window.models.pause(id)
+                onResumeRequested: id => window.models.resume(id)
+                onCancelRequested: id => window.models.cancel(id)
+                onRemoveRequested: id => window.models.remove(id)
+                onImportRequested: fileUrls => window.models.importFiles(fileUrls)
+                onOpenFolderRequested: folder => Qt.openUrlExternally(folder)
+                onUseRequested: (id, path) => {
+                    if (window.engine)
+                        window.engine.loadModel(path)
+                    window.closeModelManager()
                 }
             }
             StatusBar {

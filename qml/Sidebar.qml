@@ -413,7 +413,7 @@ Pane {
             theme: sidebar.theme
             alignment: Qt.AlignLeft | Qt.AlignVCenter
             iconName: "drive-harddisk"
-            text: qsTr("Models…")
+            text: qsTr("Models")
             font.pointSize: sidebar.theme.fontBody
             Accessible.name: qsTr("Manage models")
             onClicked: sidebar.modelManagerRequested()

@@ -117,6 +117,57 @@ class TestFirstRun : public QObject {
     QCOMPARE(input->property("text").toString(), u"Hi"_qs);
     QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
   }
+
+  // Issue 29 #5: the model manager is a page of the window in place of the chat, not a floating box:
+  // the sidebar stays, no popup opens, and the back button or Esc return to the chat.
+  void modelManagerIsAPage() {
+    const QString dir = trit::test::scratchDir(u"models-page"_qs);
+    AppSettings settings(dir + u"/settings.ini"_qs);
+    EngineBridge engine(&settings);
+    ChatController chat(&engine, &settings);
+    ModelManagerBridge models(u":/trit/catalog.json"_qs, dir + u"/models"_qs, trit::test::fastOptions());
+    models.setGpuProbe([](int) { return trit::models::GpuMemory{}; });
+    QSignalSpy loaded(&models, &ModelManagerBridge::ready);
+    models.load();
+    QVERIFY(loaded.count() > 0 || loaded.wait(10000));
+
+    QQmlApplicationEngine qml;
+    qml.rootContext()->setContextProperty(u"tritModels"_qs, &models);
+    qml.setInitialProperties({{u"chat"_qs, QVariant::fromValue(static_cast<QObject*>(&chat))},
+                              {u"engine"_qs, QVariant::fromValue(static_cast<QObject*>(&engine))},
+                              {u"settings"_qs, QVariant::fromValue(static_cast<QObject*>(&settings))}});
+    QString error;
+    QQuickWindow* window = trit::app::loadMainWindow(qml, &error);
+    QVERIFY2(window, qPrintable(error));
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    QQuickItem* page = find(window, "modelManagerPage");
+    QQuickItem* chatPage = find(window, "chatPage");
+    QVERIFY(page && chatPage);
+    QVERIFY(!page->isVisible() && chatPage->isVisible());
+
+    // From the welcome's "Choose another model…": the page, beside the sidebar.
+    click(window, find(window, "firstRunManageButton"));
+    QTRY_VERIFY(page->isVisible());
+    QVERIFY(!chatPage->isVisible());
+    QVERIFY(find(window, "sidebar")->isVisible());
+    QVERIFY(page->width() > window->width() / 2);
+    QVERIFY(window->findChildren<QQuickItem*>(u"dialogScrim"_qs).isEmpty());  // nothing modal over it
+    // The catalogue's models as cards, the recommended one among them.
+    QVariant card;
+    QVERIFY(QMetaObject::invokeMethod(page, "cardFor", Q_RETURN_ARG(QVariant, card),
+                                      Q_ARG(QVariant, models.recommendedModel().value(u"id"_qs))));
+    QVERIFY(card.value<QObject*>());
+    QTest::keyClick(window, Qt::Key_Escape);
+    QTRY_VERIFY(chatPage->isVisible());
+    QVERIFY(!page->isVisible());
+
+    // From the sidebar, and back with the page's own button.
+    click(window, find(window, "modelManagerButton"));
+    QTRY_VERIFY(page->isVisible());
+    click(window, find(window, "backButton"));
+    QTRY_VERIFY(chatPage->isVisible());
+    QVERIFY(!page->isVisible());
+  }
 };
 
 QTEST_MAIN(TestFirstRun)

@@ -55,14 +55,25 @@ qint64 sizeOf(const ModelRow& r) {
   return r.inCatalog ? r.entry.size : r.info.fileSize;
 }
 
-// "42.0% · 4.20 MiB of 10.0 MiB · 1.00 MiB/s · 6 s left": what the dialog shows under the bar.
+// The parts of a download's progress, each "" while unknown: "4.20 MiB of 10.0 MiB", "1.00 MiB/s",
+// "6 s left". The model manager's cards show them side by side.
+QString receivedText(const DownloadProgress& p) {
+  return p.total > 0 ? ModelListModel::tr("%1 of %2").arg(formatBytes(p.received), formatBytes(p.total))
+                     : formatBytes(p.received);
+}
+QString speedText(const DownloadProgress& p) {
+  return p.bytesPerSecond > 0 ? ModelListModel::tr("%1/s").arg(formatBytes(qint64(p.bytesPerSecond))) : QString();
+}
+QString timeLeftText(const DownloadProgress& p) {
+  return p.secondsLeft >= 0 ? ModelListModel::tr("%1 left").arg(formatDuration(p.secondsLeft)) : QString();
+}
+
+// "42.0% · 4.20 MiB of 10.0 MiB · 1.00 MiB/s · 6 s left": the same parts in one line (the first run).
 QString progressText(const DownloadProgress& p) {
   QStringList parts;
   if (p.percent >= 0) parts << QStringLiteral("%1%").arg(p.percent, 0, 'f', 1);
-  parts << (p.total > 0 ? QStringLiteral("%1 of %2").arg(formatBytes(p.received), formatBytes(p.total))
-                        : formatBytes(p.received));
-  if (p.bytesPerSecond > 0) parts << QStringLiteral("%1/s").arg(formatBytes(qint64(p.bytesPerSecond)));
-  if (p.secondsLeft >= 0) parts << QStringLiteral("%1 left").arg(formatDuration(p.secondsLeft));
+  parts << receivedText(p) << speedText(p) << timeLeftText(p);
+  parts.removeAll(QString());
   return parts.join(QStringLiteral(" · "));
 }
 
@@ -136,7 +147,11 @@ QVariantMap ModelListModel::toMap(int row) const {
   const qint64 size = sizeOf(r);
   m.insert(QStringLiteral("sizeText"), size > 0 ? formatBytes(size) : QString());
   m.insert(QStringLiteral("parametersText"), formatParameters(parametersOf(r)));
-  m.insert(QStringLiteral("progressText"), r.downloading || r.paused ? progressText(r.progress) : QString());
+  const bool transferring = r.downloading || r.paused;
+  m.insert(QStringLiteral("progressText"), transferring ? progressText(r.progress) : QString());
+  m.insert(QStringLiteral("receivedText"), transferring ? receivedText(r.progress) : QString());
+  m.insert(QStringLiteral("speedText"), r.downloading ? speedText(r.progress) : QString());
+  m.insert(QStringLiteral("timeLeftText"), r.downloading ? timeLeftText(r.progress) : QString());
   m.insert(QStringLiteral("message"), !r.error.isEmpty() ? r.error : r.message);
   m.insert(QStringLiteral("fits"), fits(r));
   m.insert(QStringLiteral("fitText"), fitText(r));

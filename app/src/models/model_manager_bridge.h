@@ -86,9 +86,10 @@ class ModelListModel : public QAbstractListModel {
   void setGpu(qint64 freeBytes, bool budget);
   void setContextLength(int context);
 
-  // The row as the dialog's plain map: the roles above plus sizeText, parametersText ("10.3 B", "" while
-  // unknown), progressText, message, fits and fitText ("fits (needs 1.6 GiB of 7.8 GiB free)",
-  // "does not fit (...)", "" while unknown).
+  // The row as the page's plain map: the roles above plus sizeText, parametersText ("10.3 B", "" while
+  // unknown), progressText (the whole line), its parts receivedText ("4.20 MiB of 10.0 MiB"), speedText
+  // ("1.00 MiB/s") and timeLeftText ("6 s left", both "" unless downloading), message, fits and fitText
+  // ("fits (needs 1.6 GiB of 7.8 GiB free)", "does not fit (...)", "" while unknown).
   QVariantMap toMap(int row) const;
   qint64 memoryNeeded(const ModelRow& r) const;  // bytes, 0 when unknown
   QString fitText(const ModelRow& r) const;

@@ -2,28 +2,39 @@ import QtQuick
 import QtTest
 import Trit
 
+// The model manager page (qml/ModelManagerPage.qml, ModelCard.qml) with rows as the bridge makes them:
+// the installed models under "On this computer" with their file, the others under "Available to
+// download"; each card's facts, fit badge, progress figures and buttons follow its state, and every
+// button emits its request. The page against the real bridge and a local HTTP server (downloads, pause
+// and resume, import): tests/app/tst_model_manager_page.cpp.
 TestCase {
     id: testCase
-    name: "ModelManagerDialog"
+    name: "ModelManagerPage"
     when: windowShown
-    width: 800
-    height: 640
+    visible: true
+    width: 1000
+    height: 700
 
     readonly property var sample: [
         { id: "a", name: "Model A", sizeText: "1.11 GiB", state: "available", license: "MIT",
           quantization: "I2_S", contextLength: 4096, fits: true, fitText: "fits (needs 1.49 GiB of 7.80 GiB free)",
           description: "first", architecture: "bitnet-25", parametersText: "2.4 B" },
         { id: "b", name: "Model B", sizeText: "10 MiB", state: "downloading", percent: 42,
-          progressText: "42.0% 4.2 MiB of 10 MiB, 1.0 MiB/s, 6 s left" },
-        { id: "c", name: "Model C", sizeText: "10 MiB", state: "paused", percent: 10 },
-        { id: "d", name: "Model D", sizeText: "10 MiB", state: "installed", fits: false, path: "/data/models/d.gguf" },
+          receivedText: "4.20 MiB of 10.0 MiB", speedText: "1.00 MiB/s", timeLeftText: "6 s left",
+          message: "Downloading." },
+        { id: "c", name: "Model C", sizeText: "10 MiB", state: "paused", percent: 10, receivedText: "1.00 MiB of 10.0 MiB",
+          message: "Paused at 1.00 MiB." },
+        { id: "d", name: "Model D", sizeText: "10 MiB", state: "installed", fits: false,
+          fitText: "does not fit (needs 9 GiB, only 2 GiB free)", path: "/data/models/d.gguf" },
         { id: "e", name: "Model E", sizeText: "10 MiB", state: "failed",
-          message: "The file was not found on the server (HTTP 404)." }
+          message: "The file was not found on the server (HTTP 404)." },
+        { id: "junk.gguf", name: "junk.gguf", state: "failed", inCatalog: false,
+          message: "not a GGUF file" }
     ]
 
     Component {
-        id: dialogComponent
-        ModelManagerDialog { modelsFolder: "/data/models" }
+        id: pageComponent
+        ModelManagerPage { modelsFolder: "/data/models"; width: testCase.width; height: testCase.height }
     }
     SignalSpy { id: downloadSpy; signalName: "downloadRequested" }
     SignalSpy { id: pauseSpy; signalName: "pauseRequested" }
@@ -33,34 +44,93 @@ TestCase {
     SignalSpy { id: importSpy; signalName: "importRequested" }
     SignalSpy { id: useSpy; signalName: "useRequested" }
     SignalSpy { id: choiceSpy; signalName: "downloadChoiceMade" }
+    SignalSpy { id: folderSpy; signalName: "openFolderRequested" }
+    SignalSpy { id: backSpy; signalName: "backRequested" }
 
-    function openDialog() {
-        const d = createTemporaryObject(dialogComponent, testCase, { entries: sample })
-        verify(d !== null, "the dialog instantiates")
-        for (const spy of [downloadSpy, pauseSpy, resumeSpy, cancelSpy, removeSpy, importSpy, useSpy, choiceSpy]) {
+    function openPage() {
+        const d = createTemporaryObject(pageComponent, testCase, { entries: sample, installedCount: 1 })
+        verify(d !== null, "the page instantiates")
+        for (const spy of [downloadSpy, pauseSpy, resumeSpy, cancelSpy, removeSpy, importSpy, useSpy, choiceSpy,
+                           folderSpy, backSpy]) {
             spy.target = d
             spy.clear()
         }
-        d.open()
-        tryCompare(d, "opened", true)
+        wait(0)
         return d
     }
 
-    // Scrolls the card into view (the list creates delegates only where they can be seen) and finds it.
+    // The card of `id` where it is shown, scrolled into view.
     function card(d, id) {
-        const list = findChild(d.contentItem, "modelList")
-        list.positionViewAtIndex(sample.findIndex(e => e.id === id), ListView.Contain)
-        return findChild(d.contentItem, "modelCard_" + id)
+        const c = d.cardFor(id)
+        verify(c !== null, "card " + id)
+        const scroll = findChild(d, "modelScroll")
+        const flick = scroll.contentItem
+        const y = c.mapToItem(flick.contentItem, 0, 0).y
+        flick.contentY = Math.max(0, Math.min(y - 10, flick.contentHeight - flick.height))
+        wait(0)
+        return c
     }
 
     function button(d, id, name) {
-        const card = testCase.card(d, id)
-        verify(card !== null, "card " + id)
-        return findChild(card, name)
+        return findChild(card(d, id), name)
+    }
+
+    // Installed models and the folder's other files are on this computer; the rest can be downloaded.
+    function test_sections() {
+        const d = openPage()
+        compare(d.cardFor("d").objectName, "installedCard_d")
+        compare(d.cardFor("junk.gguf").objectName, "installedCard_junk.gguf")
+        for (const id of ["a", "b", "c", "e"])
+            compare(d.cardFor(id).objectName, "catalogCard_" + id)
+        compare(findChild(d, "noModelsYet").visible, false)
+        compare(findChild(card(d, "d"), "modelPath").text, "/data/models/d.gguf")
+        mouseClick(button(d, "d", "showFileButton"))
+        compare(folderSpy.count, 1)
+        compare(folderSpy.signalArguments[0][0].toString(), "file:///data/models")
+        findChild(d, "modelScroll").contentItem.contentY = 0
+        wait(0)
+        mouseClick(findChild(d, "openFolderButton"))
+        compare(folderSpy.count, 2)
+        compare(folderSpy.signalArguments[1][0].toString(), "file:///data/models")
+        compare(findChild(d, "modelsFolderLabel").text, "Models folder: /data/models")
+        // A file of the folder the engine cannot open: removable, not downloadable.
+        compare(button(d, "junk.gguf", "removeButton").visible, true)
+        compare(button(d, "junk.gguf", "downloadButton").visible, false)
+        d.installedCount = 0
+        compare(findChild(d, "noModelsYet").visible, true)
+        mouseClick(findChild(d, "backButton"))
+        compare(backSpy.count, 1)
+    }
+
+    function test_fitBadge() {
+        const d = openPage()
+        const fits = findChild(card(d, "a"), "fitBadge")
+        compare(fits.visible, true)
+        compare(findChild(fits, "fitBadgeLabel").text, "Fits your GPU")
+        compare(fits.Accessible.description, sample[0].fitText)
+        const tooBig = findChild(card(d, "d"), "fitBadge")
+        compare(tooBig.visible, true)
+        compare(findChild(tooBig, "fitBadgeLabel").text, "Too large for your GPU")
+        compare(findChild(card(d, "c"), "fitBadge").visible, false)  // GPU memory unknown: no badge
+    }
+
+    function test_downloadFigures() {
+        const d = openPage()
+        const b = card(d, "b")
+        compare(findChild(b, "modelProgress").visible, true)
+        compare(findChild(b, "modelProgress").value, 42)
+        compare(findChild(b, "modelReceived").text, "42% · 4.20 MiB of 10.0 MiB")
+        compare(findChild(b, "modelSpeed").text, "1.00 MiB/s")
+        compare(findChild(b, "modelTimeLeft").text, "6 s left")
+        compare(findChild(b, "modelMessage").visible, false)  // the figures say it while downloading
+        const c = card(d, "c")
+        compare(findChild(c, "modelSpeed").visible, false)
+        compare(findChild(c, "modelMessage").text, "Paused at 1.00 MiB.")
+        compare(findChild(card(d, "a"), "modelProgress").visible, false)
     }
 
     function test_buttonsFollowState() {
-        const d = openDialog()
+        const d = openPage()
         compare(button(d, "a", "downloadButton").visible, true)
         compare(button(d, "a", "pauseButton").visible, false)
         compare(button(d, "b", "pauseButton").visible, true)
@@ -72,7 +142,6 @@ TestCase {
         const progress = findChild(card(d, "b"), "modelProgress")
         compare(progress.visible, true)
         compare(progress.value, 42)
-        compare(findChild(card(d, "b"), "modelMessage").text, sample[1].progressText)
         compare(findChild(card(d, "e"), "modelMessage").text, sample[4].message)
         const facts = findChild(card(d, "a"), "modelFacts").text
         verify(facts.indexOf("I2_S") >= 0 && facts.indexOf("4096 tokens") >= 0
@@ -83,13 +152,12 @@ TestCase {
         // Unknown facts are left out, not shown empty.
         const bare = findChild(card(d, "c"), "modelFacts").text
         verify(bare.indexOf("parameters") < 0 && bare.indexOf("architecture") < 0 && bare.indexOf("weights") < 0, bare)
-        verify(findChild(card(d, "d"), "modelFacts").text.indexOf("does not fit the GPU") >= 0)
+        verify(findChild(card(d, "d"), "modelFacts").text.indexOf("does not fit (needs 9 GiB") >= 0)
         verify(findChild(card(d, "c"), "modelFacts").text.indexOf("fit") < 0)  // GPU memory unknown: nothing said
-        compare(findChild(d.contentItem, "modelsFolderLabel").text, "Models folder: /data/models")
     }
 
     function test_clicksEmitRequests() {
-        const d = openDialog()
+        const d = openPage()
         mouseClick(button(d, "a", "downloadButton"))
         compare(downloadSpy.count, 1)
         compare(downloadSpy.signalArguments[0][0], "a")
@@ -102,7 +170,7 @@ TestCase {
     }
 
     function test_installedModelCanBeUsed() {
-        const d = openDialog()
+        const d = openPage()
         compare(button(d, "a", "useButton").visible, false)
         compare(button(d, "d", "useButton").visible, true)
         mouseClick(button(d, "d", "useButton"))
@@ -112,7 +180,7 @@ TestCase {
     }
 
     function test_removeNeedsConfirmation() {
-        const d = openDialog()
+        const d = openPage()
         mouseClick(button(d, "d", "removeButton"))
         const confirm = findChild(d, "confirmRemoveDialog")
         verify(confirm !== null)
@@ -130,7 +198,7 @@ TestCase {
     // Issue 30 #2: another file of the download's name is the user's to decide on: keep both at once,
     // replace only after a second confirmation, or leave it.
     function test_existingFileNeedsAChoice() {
-        const d = openDialog()
+        const d = openPage()
         const ask = findChild(d, "existingFileDialog")
         const confirm = findChild(d, "confirmReplaceDialog")
         verify(ask !== null && confirm !== null)
@@ -164,14 +232,18 @@ TestCase {
     }
 
     function test_droppedFilesAreFiltered() {
-        const d = openDialog()
+        const d = openPage()
         compare(d.handleFiles(["file:///tmp/x.gguf", "file:///tmp/notes.txt"]), 1)
         compare(importSpy.count, 1)
         compare(importSpy.signalArguments[0][0].length, 1)
         compare(importSpy.signalArguments[0][0][0], "file:///tmp/x.gguf")
         verify(d.notice.indexOf("notes.txt") >= 0, d.notice)
-        compare(findChild(d.contentItem, "modelNotice").visible, true)
+        compare(findChild(d, "modelNotice").visible, true)
         compare(d.handleFiles(["https://example.org/remote.gguf"]), 0)
         compare(importSpy.count, 1)
+        // A path as typed or handed over by a file dialog on some platforms: a file URL from here on.
+        compare(d.handleFiles(["/tmp/my model.gguf"]), 1)
+        compare(importSpy.signalArguments[1][0][0], "file:///tmp/my%20model.gguf")
+        compare(d.notice, "")
     }
 }

@@ -1,11 +1,16 @@
-// qml/ModelManagerDialog.qml and qml/SettingsDialog.qml wired to the real ModelManagerBridge as Main.qml
-// wires them, driven through window events: a file manager's drop (a QDropEvent carrying file URLs) onto
-// the list imports the .gguf into the models folder and names the file that is not one; removal happens
-// only after the confirmation's Yes; the settings' models folder switches the bridge's folder, and a
-// missing one shows the bridge's reason and keeps the old folder.
+// qml/ModelManagerPage.qml and qml/SettingsDialog.qml wired to the real ModelManagerBridge as Main.qml
+// wires them, driven through window events: a card's Download, Pause and Resume buttons run a download
+// from the loopback HTTP server (throttled) to an installed model with its speed and time left shown on
+// the way; a file manager's drop (a QDropEvent carrying file URLs) onto the page imports the .gguf into
+// the models folder and names the file that is not one; a file path given to the page imports too;
+// removal happens only after the confirmation's Yes; the settings' models folder switches the bridge's
+// folder, and a missing one shows the bridge's reason and keeps the old folder.
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMimeData>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
@@ -18,47 +23,72 @@
 #include <QtTest>
 
 #include "download_test_support.h"
+#include "http_test_server.h"
 #include "models/model_manager_bridge.h"
 
 Q_IMPORT_QML_PLUGIN(TritPlugin)
 
 using trit::models::ModelListModel;
 using trit::models::ModelManagerBridge;
+using trit::test::HttpTestServer;
 
-class TestModelManagerDialog : public QObject {
+class TestModelManagerPage : public QObject {
   Q_OBJECT
 
   struct Ui {
     std::unique_ptr<QQmlApplicationEngine> engine;
     ModelManagerBridge* bridge = nullptr;
     QQuickWindow* window = nullptr;
-    QObject* models = nullptr;    // ModelManagerDialog
+    QObject* models = nullptr;    // ModelManagerPage
     QObject* settings = nullptr;  // SettingsDialog
     QString folder;
   };
 
-  // The two dialogs in a window, connected to the bridge like Main.qml connects them.
-  static void makeUi(Ui& ui) {
-    ui.folder = trit::test::scratchDir(QStringLiteral("dialog-models"));
+  HttpTestServer server_;
+  QByteArray model_;  // a tiny synthetic model, served throttled at /slow.gguf
+
+  // A catalogue with one model, served slowly enough to be paused on the way.
+  QString writeCatalog() {
+    const QString dir = trit::test::scratchDir(QStringLiteral("page-catalog"));
+    const QJsonObject slow{{"id", "slow"}, {"name", "Slow model"}, {"url", server_.url("/slow.gguf").toString()},
+                           {"size", double(model_.size())}, {"sha256", trit::test::sha256Hex(model_)},
+                           {"license", "MIT"}, {"description", "a tiny synthetic model"}, {"memory", 1000.0},
+                           {"file", "slow.gguf"}};
+    const QString path = QDir(dir).filePath("catalog.json");
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(QJsonDocument(QJsonObject{{"models", QJsonArray{slow}}}).toJson());
+    return path;
+  }
+
+  // The page and the settings in a window, connected to the bridge like Main.qml connects them.
+  void makeUi(Ui& ui, const QString& catalog = QStringLiteral(":/trit/catalog.json")) {
+    ui.folder = trit::test::scratchDir(QStringLiteral("page-models"));
     ui.engine = std::make_unique<QQmlApplicationEngine>();
-    ui.bridge = new ModelManagerBridge(QStringLiteral(":/trit/catalog.json"), ui.folder, {}, ui.engine.get());
+    ui.bridge = new ModelManagerBridge(catalog, ui.folder, trit::test::fastOptions(), ui.engine.get());
     ui.engine->rootContext()->setContextProperty(QStringLiteral("tritModels"), ui.bridge);
     QSignalSpy ready(ui.bridge, &ModelManagerBridge::ready);
     ui.bridge->load();
     QVERIFY(ready.wait(10000));
+    ui.bridge->setGpuFreeBytes(1LL << 30);
     ui.engine->addImportPath(QStringLiteral("qrc:/qt/qml"));
     ui.engine->loadData(R"(
       import QtQuick
       import QtQuick.Controls
       import Trit
       ApplicationWindow {
-        width: 900; height: 700; visible: true
+        width: 1000; height: 760; visible: true
         property alias models: manager
         property alias settings: settingsDialog
-        ModelManagerDialog {
+        ModelManagerPage {
           id: manager
+          anchors.fill: parent
           entries: tritModels.model
           modelsFolder: tritModels.modelsFolder
+          installedCount: tritModels.installedCount
+          onDownloadRequested: id => tritModels.download(id)
+          onPauseRequested: id => tritModels.pause(id)
+          onResumeRequested: id => tritModels.resume(id)
           onImportRequested: fileUrls => tritModels.importFiles(fileUrls)
           onRemoveRequested: id => tritModels.remove(id)
         }
@@ -71,6 +101,31 @@ class TestModelManagerDialog : public QObject {
     ui.settings = ui.window->property("settings").value<QObject*>();
     QVERIFY(ui.models && ui.settings);
     QVERIFY(QTest::qWaitForWindowExposed(ui.window));
+  }
+
+  // The card the page shows for `id` (in whichever section), and one of its children.
+  static QQuickItem* card(Ui& ui, const QString& id) {
+    QVariant c;
+    if (!QMetaObject::invokeMethod(ui.models, "cardFor", Q_RETURN_ARG(QVariant, c), Q_ARG(QVariant, id))) return nullptr;
+    return qobject_cast<QQuickItem*>(c.value<QObject*>());
+  }
+  static QQuickItem* inCard(Ui& ui, const QString& id, const char* name) {
+    QQuickItem* c = card(ui, id);
+    return c ? c->findChild<QQuickItem*>(QLatin1String(name)) : nullptr;
+  }
+  static QString textOf(Ui& ui, const QString& id, const char* name) {
+    QQuickItem* item = inCard(ui, id, name);
+    return item ? item->property("text").toString() : QString();
+  }
+  static bool shown(Ui& ui, const QString& id, const char* name) {
+    QQuickItem* item = inCard(ui, id, name);
+    return item && item->isVisible();
+  }
+  static void click(Ui& ui, QQuickItem* item) {
+    QVERIFY(item && item->isVisible());
+    const QPointF centre = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+    QVERIFY2(QRectF(QPointF(0, 0), ui.window->size()).contains(centre), "the button is on screen");
+    QTest::mouseClick(ui.window, Qt::LeftButton, {}, centre.toPoint());
   }
 
   static QString writeModel(const QString& dir, const QString& name) {
@@ -88,18 +143,85 @@ class TestModelManagerDialog : public QObject {
 
  private slots:
   void initTestCase() {
+    model_ = trit::test::syntheticModel(9);
+    QVERIFY(!model_.isEmpty());
+    QVERIFY2(model_.size() > 8 * 16384, "the throttled download must take several chunks");
+    QVERIFY(server_.listen());
+    // 16 KiB every 30 ms: slow enough to pause on the way, quick enough for a short test.
+    HttpTestServer::Route slow;
+    slow.body = model_;
+    slow.chunkBytes = 16 * 1024;
+    slow.chunkDelayMs = 30;
+    server_.setRoute("/slow.gguf", slow);
     // The settings' folder change is remembered in QSettings: keep that away from the user's own.
     QStandardPaths::setTestModeEnabled(true);
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, trit::test::scratchDir(QStringLiteral("settings")));
     QCoreApplication::setOrganizationName(QStringLiteral("TritTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_model_manager_dialog"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_model_manager_page"));
+  }
+
+  // Download, pause, resume, installed: all by the card's buttons, with the figures on the card.
+  void downloadPauseResumeFromTheCard() {
+    Ui ui;
+    makeUi(ui, writeCatalog());
+    QVERIFY(card(ui, "slow"));
+    QCOMPARE(card(ui, "slow")->objectName(), QStringLiteral("catalogCard_slow"));
+    QVERIFY(shown(ui, "slow", "fitBadge"));
+    QCOMPARE(textOf(ui, "slow", "fitBadgeLabel"), QStringLiteral("Fits your GPU"));
+    QVERIFY(ui.models->findChild<QQuickItem*>("noModelsYet")->isVisible());
+
+    click(ui, inCard(ui, "slow", "downloadButton"));
+    QTRY_VERIFY_WITH_TIMEOUT(shown(ui, "slow", "pauseButton"), 10000);
+    QVERIFY(shown(ui, "slow", "modelProgress"));
+    // While it runs: how much arrived, how fast, and how long is left.
+    QTRY_VERIFY_WITH_TIMEOUT(textOf(ui, "slow", "modelSpeed").endsWith("/s"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(textOf(ui, "slow", "modelTimeLeft").endsWith(" left"), 10000);
+    QVERIFY2(textOf(ui, "slow", "modelReceived").contains(QStringLiteral(" of ")), qPrintable(textOf(ui, "slow", "modelReceived")));
+
+    click(ui, inCard(ui, "slow", "pauseButton"));
+    QTRY_VERIFY_WITH_TIMEOUT(shown(ui, "slow", "resumeButton"), 10000);
+    QVERIFY(!shown(ui, "slow", "pauseButton"));
+    QVERIFY(!shown(ui, "slow", "modelSpeed"));  // nothing moves while paused
+    const qint64 pausedAt = ui.bridge->model()->data(ui.bridge->model()->index(0), ModelListModel::BytesReceivedRole).toLongLong();
+    QVERIFY(pausedAt > 0 && pausedAt < model_.size());
+    QVERIFY(QFile::exists(QDir(ui.folder).filePath("slow.gguf.part")));
+
+    QSignalSpy finished(ui.bridge, &ModelManagerBridge::downloadFinished);
+    click(ui, inCard(ui, "slow", "resumeButton"));
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(1).toBool(), true);
+    // Resumed where it stopped (a Range request), and now on this computer with its file.
+    bool ranged = false;
+    for (const auto& r : server_.requestsFor("/slow.gguf")) ranged = ranged || r.range.startsWith("bytes=");
+    QVERIFY(ranged);
+    QTRY_COMPARE(card(ui, "slow")->objectName(), QStringLiteral("installedCard_slow"));
+    QCOMPARE(textOf(ui, "slow", "modelPath"), QDir(ui.folder).filePath("slow.gguf"));
+    QVERIFY(shown(ui, "slow", "useButton"));
+    QVERIFY(!ui.models->findChild<QQuickItem*>("noModelsYet")->isVisible());
+  }
+
+  // A file path (what a file dialog or a typed path gives) imports like a drop.
+  void pathImportsIntoTheFolder() {
+    Ui ui;
+    makeUi(ui);
+    const QString src = trit::test::scratchDir(QStringLiteral("path-src"));
+    const QString model = writeModel(src, QStringLiteral("by path.gguf"));
+    QSignalSpy imported(ui.bridge, &ModelManagerBridge::importFinished);
+    QVariant accepted;
+    QVERIFY(QMetaObject::invokeMethod(ui.models, "handleFiles", Q_RETURN_ARG(QVariant, accepted),
+                                      Q_ARG(QVariant, QVariantList{model})));
+    QCOMPARE(accepted.toInt(), 1);
+    QVERIFY(imported.wait(20000));
+    QVERIFY2(imported.first().at(0).toBool(), qPrintable(imported.first().at(1).toString()));
+    QTRY_VERIFY(card(ui, "by path.gguf"));
+    QCOMPARE(card(ui, "by path.gguf")->objectName(), QStringLiteral("installedCard_by path.gguf"));
+    QCOMPARE(textOf(ui, "by path.gguf", "modelPath"), QDir(ui.folder).filePath("by path.gguf"));
+    QVERIFY(QFile::exists(model));
   }
 
   void dropImportsIntoTheFolder() {
     Ui ui;
     makeUi(ui);
-    QVERIFY(QMetaObject::invokeMethod(ui.models, "open"));
-    QTRY_VERIFY(ui.models->property("opened").toBool());
     auto* area = ui.models->findChild<QQuickItem*>(QStringLiteral("modelDropArea"));
     QVERIFY(area);
     const QPointF at = area->mapToScene(QPointF(area->width() / 2, area->height() / 2));
@@ -135,8 +257,6 @@ class TestModelManagerDialog : public QObject {
     ui.bridge->rescan();
     QVERIFY(scanned.wait(10000));
     QCOMPARE(role(*ui.bridge, QStringLiteral("mine.gguf"), ModelListModel::InstalledRole).toBool(), true);
-    QVERIFY(QMetaObject::invokeMethod(ui.models, "open"));
-    QTRY_VERIFY(ui.models->property("opened").toBool());
     auto* confirm = ui.models->findChild<QObject*>(QStringLiteral("confirmRemoveDialog"));
     QVERIFY(confirm);
     // The card's "Remove…" button calls askRemove(id, name).
@@ -166,7 +286,7 @@ class TestModelManagerDialog : public QObject {
     QVERIFY(field && error);
     QCOMPARE(field->property("text").toString(), ui.folder);
 
-    const QString other = trit::test::scratchDir(QStringLiteral("dialog-other"));
+    const QString other = trit::test::scratchDir(QStringLiteral("page-other"));
     writeModel(other, QStringLiteral("there.gguf"));
     QSignalSpy scanned(ui.bridge, &ModelManagerBridge::scanFinished);
     QVariant ok;
@@ -190,5 +310,5 @@ class TestModelManagerDialog : public QObject {
   }
 };
 
-QTEST_MAIN(TestModelManagerDialog)
-#include "tst_model_manager_dialog.moc"
+QTEST_MAIN(TestModelManagerPage)
+#include "tst_model_manager_page.moc"
