@@ -1804,22 +1804,5 @@
         <translation>Es gibt keine gelöschte Unterhaltung zum Wiederherstellen.</translation>
     </message>
 </context>
-<context>
-    <name>trit::storage::MessageListModel</name>
-    <message>
-        <location filename="../app/src/storage/message_list_model.cpp" line="138"/>
-        <source>Unknown message role &quot;%1&quot; (expected system, user or assistant).</source>
-        <translation>Unbekannte Nachrichtenrolle „%1“ (erwartet: system, user oder assistant).</translation>
-    </message>
-    <message>
-        <location filename="../app/src/storage/message_list_model.cpp" line="142"/>
-        <source>No conversation is open.</source>
-        <translation>Es ist keine Unterhaltung geöffnet.</translation>
-    </message>
-    <message>
-        <location filename="../app/src/storage/message_list_model.cpp" line="155"/>
-        <source>There is no message %1 to edit.</source>
-        <translation>Es gibt keine Nachricht %1 zum Bearbeiten.</translation>
-    </message>
-</context>
+
 </TS>
