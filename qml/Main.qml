@@ -158,11 +158,19 @@ ApplicationWindow {
     readonly property bool firstRunShown: window.models !== null
         && (firstRun.started ? window.engineState !== "ready"
                              : window.models.installedCount === 0 && window.engineState === "noModel")
+    // The live row of model `id` (its map, as a card shows it): the welcome follows its recommended
+    // model's download through it. A binding that calls this updates as the row changes.
+    Instantiator {
+        id: modelRows
+        model: window.models ? window.models.model : null
+        delegate: QtObject { required property var modelData }
+    }
     function entryFor(id) {
-        const list = window.models ? window.models.entries : []
-        for (let i = 0; i < list.length; ++i)
-            if (list[i].id === id)
-                return list[i]
+        for (let i = 0; i < modelRows.count; ++i) {
+            const row = modelRows.objectAt(i)
+            if (row && row.modelData.id === id)
+                return row.modelData
+        }
         return null
     }
 
@@ -272,7 +280,7 @@ ApplicationWindow {
                     modelName: window.engine ? window.engine.modelName : ""
                     modelPath: window.engine ? window.engine.modelPath : ""
                     loadingPath: window.engine ? window.engine.loadingPath : ""
-                    installedModels: window.models ? window.models.installedModels : []
+                    installedModels: window.models ? window.models.installed : []
                     contextUsed: window.chat ? window.chat.contextUsed : 0
                     contextLength: window.engine ? window.engine.contextLength : 0
                     contextFull: window.chat ? window.chat.contextFull : false

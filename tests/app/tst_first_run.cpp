@@ -111,6 +111,8 @@ class TestFirstRun : public QObject {
     QQuickItem* input = find(window, "composerInput");
     QTRY_VERIFY(input->hasActiveFocus());
     QCOMPARE(find(window, "modelSwitcher")->property("text").toString(), engine.modelName());
+    // The header's switcher lists it, from the bridge's models on disk.
+    QTRY_VERIFY(window->findChild<QObject*>(u"modelMenuItem_"_qs + models.pathOf(u"tiny"_qs)));
 
     // What is typed now goes to the composer (the reply itself: app_chat_end_to_end).
     for (const char c : {'H', 'i'}) QTest::keyClick(window, c);

@@ -88,6 +88,11 @@ class TestModelManagerBridge : public QObject {
     f.write(bytes);
   }
 
+  // Row `i` as QML's cards get it (their `modelData`).
+  static QVariantMap row(ModelManagerBridge& b, int i) {
+    return b.model()->data(b.model()->index(i), ModelListModel::ModelDataRole).toMap();
+  }
+
   static QVariant role(ModelManagerBridge& b, const QString& id, int r) {
     const int row = b.model()->indexOf(id);
     return row < 0 ? QVariant() : b.model()->data(b.model()->index(row), r);
@@ -152,12 +157,12 @@ class TestModelManagerBridge : public QObject {
     b->setGpuFreeBytes(2000);
     QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));
     QCOMPARE(role(*b, "slow", ModelListModel::FitsGpuRole), QVariant(false));
-    const QVariantMap first = b->entries().first().toMap();
+    const QVariantMap first = row(*b, 0);
     QCOMPARE(first.value("state").toString(), QString("available"));
     QCOMPARE(first.value("sizeText").toString(), trit::models::formatBytes(model_.size()));
     QCOMPARE(first.value("fits"), QVariant(true));
     QCOMPARE(first.value("fitText").toString(), QString("fits (needs 1000 B of 1.95 KiB free)"));
-    QCOMPARE(b->entries().at(1).toMap().value("fitText").toString(),
+    QCOMPARE(row(*b, 1).value("fitText").toString(),
              QString("does not fit (needs 4.88 KiB, only 1.95 KiB free)"));
     QCOMPARE(b->installedCount(), 0);
   }
@@ -175,11 +180,11 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(role(*b, "tiny", ModelListModel::QuantizationRole).toString(), QString("TQ2_0"));
     QCOMPARE(role(*b, "tiny", ModelListModel::LicenseRole).toString(), QString("MIT"));
     QCOMPARE(role(*b, "tiny", ModelListModel::LicenseUrlRole).toString(), QString("https://example.org/licence"));
-    QCOMPARE(b->entries().first().toMap().value("parametersText").toString(), QString("10.3 B"));
+    QCOMPARE(row(*b, 0).value("parametersText").toString(), QString("10.3 B"));
     // Unknown stays empty, never a made-up figure.
     QCOMPARE(role(*b, "gone", ModelListModel::ArchitectureRole).toString(), QString());
     QCOMPARE(role(*b, "gone", ModelListModel::ParametersRole).toLongLong(), 0);
-    QCOMPARE(b->entries().at(2).toMap().value("parametersText").toString(), QString());
+    QCOMPARE(row(*b, 2).value("parametersText").toString(), QString());
 
     QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);
     QVERIFY(b->download("tiny"));
@@ -192,7 +197,7 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(role(*b, "tiny", ModelListModel::ArchitectureRole).toString(), info.architecture);
     QCOMPARE(role(*b, "tiny", ModelListModel::ParametersRole).toLongLong(), info.parameters);
     QCOMPARE(role(*b, "tiny", ModelListModel::QuantizationRole).toString(), info.quantization);
-    QCOMPARE(b->entries().first().toMap().value("parametersText").toString(),
+    QCOMPARE(row(*b, 0).value("parametersText").toString(),
              trit::models::formatParameters(info.parameters));
     QCOMPARE(role(*b, "tiny", ModelListModel::LicenseRole).toString(), QString("MIT"));  // the catalogue's still
     // The engine's count: every tensor's elements.
@@ -264,8 +269,10 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(trit::test::readAll(path), model_);
     QCOMPARE(b->installedCount(), 1);
     QCOMPARE(b->pathOf("tiny"), path);
-    QCOMPARE(b->installedModels().first().toMap().value("path").toString(), path);
-    QCOMPARE(b->entries().first().toMap().value("state").toString(), QString("installed"));
+    // The switcher's list: the models on disk only, each row the same map.
+    QCOMPARE(b->installed()->rowCount(), 1);
+    QCOMPARE(b->installed()->index(0, 0).data(ModelListModel::ModelDataRole).toMap().value("path").toString(), path);
+    QCOMPARE(row(*b, 0).value("state").toString(), QString("installed"));
   }
 
   void pauseResumeCancelChangeState() {
@@ -565,8 +572,8 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));    // catalogue: 1000 B
     QCOMPARE(role(*b, "slow", ModelListModel::FitsGpuRole), QVariant(false));   // catalogue: 5000 B
     QVERIFY(!role(*b, "gone", ModelListModel::FitsGpuRole).isValid());         // catalogue: unknown
-    QCOMPARE(b->entries().at(0).toMap().value("fitText").toString(), QString("fits (needs 1000 B of 2.93 KiB free)"));
-    QCOMPARE(b->entries().at(1).toMap().value("fitText").toString(),
+    QCOMPARE(row(*b, 0).value("fitText").toString(), QString("fits (needs 1000 B of 2.93 KiB free)"));
+    QCOMPARE(row(*b, 1).value("fitText").toString(),
              QString("does not fit (needs 4.88 KiB, only 2.93 KiB free)"));
 
     // Installed: the file's own figure at the configured context replaces the catalogue's.

@@ -178,4 +178,13 @@ void ModelListModel::setContextLength(int context) {
   allChanged({MemoryNeededRole, FitsGpuRole, ModelDataRole});
 }
 
+InstalledModelsModel::InstalledModelsModel(ModelListModel* source, QObject* parent) : QSortFilterProxyModel(parent) {
+  setSourceModel(source);
+  setDynamicSortFilter(true);
+}
+
+bool InstalledModelsModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+  return sourceModel()->index(sourceRow, 0, sourceParent).data(ModelListModel::InstalledRole).toBool();
+}
+
 }  // namespace trit::models

@@ -4,6 +4,7 @@
 // row as the plain map qml/ModelCard.qml shows. The fit of each row for the selected GPU is judged
 // here, by the engine's rule (fitsGpu), and every figure is formatted here, once.
 #include <QAbstractListModel>
+#include <QSortFilterProxyModel>
 #include <QList>
 #include <QVariantMap>
 
@@ -74,6 +75,17 @@ class ModelListModel : public QAbstractListModel {
   qint64 gpuFreeBytes_ = -1;
   bool gpuBudget_ = false;
   int context_ = 0;
+};
+
+// The rows of models on disk (state "installed"), for the chat header's model switcher; follows the
+// source's changes (a finished download appears, a removed model goes).
+class InstalledModelsModel : public QSortFilterProxyModel {
+  Q_OBJECT
+ public:
+  explicit InstalledModelsModel(ModelListModel* source, QObject* parent = nullptr);
+
+ protected:
+  bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 };
 
 // The name a row is shown by: the catalogue's, else the file's own, else its file name.

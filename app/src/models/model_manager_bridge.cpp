@@ -167,33 +167,12 @@ void ModelManagerBridge::rebuild() {
     rows << r;
   }
   model_.setRows(std::move(rows));
-  emit entriesChanged();
+  emit rowsChanged();
 }
 
 void ModelManagerBridge::changed(int row) {
   if (row < 0) return;
-  emit entriesChanged();
-}
-
-QVariantList ModelManagerBridge::entries() const {
-  QVariantList out;
-  for (int i = 0; i < model_.rowCount(); ++i) out << model_.toMap(i);
-  return out;
-}
-
-QVariantList ModelManagerBridge::installedModels() const {
-  QVariantList out;
-  for (const ModelRow& r : model_.rows()) {
-    if (!r.installed) continue;
-    out << QVariantMap{{QStringLiteral("id"), r.id},
-                       {QStringLiteral("name"), displayName(r)},
-                       {QStringLiteral("path"), r.info.path},
-                       {QStringLiteral("fileName"), r.info.fileName},
-                       {QStringLiteral("size"), r.info.fileSize},
-                       {QStringLiteral("quantization"), r.info.quantization},
-                       {QStringLiteral("contextLength"), r.info.contextLength}};
-  }
-  return out;
+  emit rowsChanged();
 }
 
 QVariantMap ModelManagerBridge::recommendedModel() const {
@@ -224,7 +203,7 @@ void ModelManagerBridge::selectGpu(int device, int contextLength) {
   const bool asked = gpu_.select(device);
   if (asked || contextChanged) {
     emit gpuChanged();
-    if (contextChanged) emit entriesChanged();
+    if (contextChanged) emit rowsChanged();
   }
 }
 
@@ -232,7 +211,7 @@ void ModelManagerBridge::onGpuChanged() {
   const GpuMemory& m = gpu_.memory();
   model_.setGpu(m.ok() ? m.freeBytes : -1, m.budget);
   emit gpuChanged();
-  emit entriesChanged();
+  emit rowsChanged();
 }
 
 QString ModelManagerBridge::gpuSummary() const {

@@ -32,12 +32,12 @@ namespace trit::models {
 class ModelManagerBridge : public QObject {
   Q_OBJECT
   Q_PROPERTY(trit::models::ModelListModel* model READ model CONSTANT)
-  Q_PROPERTY(QVariantList entries READ entries NOTIFY entriesChanged)
-  Q_PROPERTY(QVariantList installedModels READ installedModels NOTIFY entriesChanged)
-  Q_PROPERTY(int installedCount READ installedCount NOTIFY entriesChanged)
-  Q_PROPERTY(QVariantMap recommendedModel READ recommendedModel NOTIFY entriesChanged)
+  // The models on disk only (the chat header's switcher), a filter over `model`.
+  Q_PROPERTY(trit::models::InstalledModelsModel* installed READ installed CONSTANT)
+  Q_PROPERTY(int installedCount READ installedCount NOTIFY rowsChanged)
+  Q_PROPERTY(QVariantMap recommendedModel READ recommendedModel NOTIFY rowsChanged)
   Q_PROPERTY(QString modelsFolder READ modelsFolder NOTIFY modelsFolderChanged)
-  Q_PROPERTY(QString catalogError READ catalogError NOTIFY entriesChanged)
+  Q_PROPERTY(QString catalogError READ catalogError NOTIFY rowsChanged)
   Q_PROPERTY(bool importing READ importing NOTIFY importingChanged)
   Q_PROPERTY(QString modelsFolderError READ modelsFolderError NOTIFY modelsFolderChanged)
   Q_PROPERTY(bool scanning READ scanning NOTIFY scanningChanged)
@@ -75,10 +75,9 @@ class ModelManagerBridge : public QObject {
   void setGpuProbe(GpuMemoryProbe probe) { gpu_.setProbe(std::move(probe)); }
 
   ModelListModel* model() { return &model_; }
-  QVariantList entries() const;
-  QVariantList installedModels() const;  // {id, name, path, fileName, size, quantization, contextLength}
+  InstalledModelsModel* installed() { return &installed_; }
   int installedCount() const;
-  // What the first start offers (qml/FirstRun.qml), as an entries() row: the catalogue lists its models
+  // What the first start offers (qml/FirstRun.qml), as a row's map (ModelListModel::toMap): the catalogue lists its models
   // in the order it recommends them, so the first one that fits the selected GPU; while the GPU's memory
   // is unknown, the catalogue's first model. Empty when the GPU is known and none is known to fit.
   QVariantMap recommendedModel() const;
@@ -122,7 +121,7 @@ class ModelManagerBridge : public QObject {
 
  signals:
   void ready();                    // the catalogue was read (or failed: see catalogError) and the folder scanned
-  void entriesChanged();
+  void rowsChanged();               // a row, the catalogue or the fit changed
   void modelsFolderChanged();
   void importingChanged();
   void scanningChanged();
@@ -157,6 +156,7 @@ class ModelManagerBridge : public QObject {
   Catalog catalog_;
   QString catalogError_;
   ModelListModel model_;
+  InstalledModelsModel installed_{&model_};
   std::unique_ptr<DownloadManager> downloads_;
   QThread workerThread_;
   QObject* workerContext_ = nullptr;  // lives on workerThread_; scans and imports run there, in order
