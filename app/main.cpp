@@ -99,9 +99,9 @@ int main(int argc, char* argv[]) {
 
   QQmlApplicationEngine engine;
   chat.install(engine);
-  trit::about::exposeAboutInfo(engine);  // "tritAbout", read by qml/AboutDialog.qml
+  trit::about::exposeAboutInfo(engine);  // App.about (app_services.h), read by qml/AboutDialog.qml
   const trit::models::ModelManagerSetup modelSetup = trit::models::readModelManagerOptions(parser);
-  // "tritModels", read by Main.qml's model manager and the settings' models folder
+  // App.models, read by Main.qml (the model manager page, the welcome) and the settings' models folder
   trit::models::ModelManagerBridge* models = trit::models::exposeModelManager(engine, modelSetup.catalog, modelSetup.modelsDir);
   trit::models::followEngineSettings(*models, *chat.settings());  // "fits the GPU" for the chosen device
   // Main.qml shows the first-run welcome when no model is installed: let the folder scan (on

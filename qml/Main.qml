@@ -2,6 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
+import Trit.App
 
 // The main chat window. main() hands in the bridges (chat, engine, settings) as initial properties;
 // without them (a bare QML load) the window still opens and shows what to do next.
@@ -133,9 +134,9 @@ ApplicationWindow {
         exportDialog.open()
     }
 
-    // The model manager's bridge (app/src/models/model_manager_bridge.h), the context property main()
-    // sets; absent in a bare QML load, where a file dialog opens a GGUF file directly instead.
-    readonly property var models: typeof tritModels !== "undefined" ? tritModels : null
+    // The model manager's bridge (app/src/models/model_manager_bridge.h), App.models (app_services.h);
+    // null in a bare QML load, where a file dialog opens a GGUF file directly instead.
+    readonly property ModelManager models: App.models
 
     // What the right-hand side shows: "chat" (the conversation) or "models" (the model manager page).
     property string page: "chat"
@@ -192,6 +193,7 @@ ApplicationWindow {
     AboutDialog {
         id: aboutDialog
         parent: Overlay.overlay
+        about: App.about
         theme: appTheme
     }
 
@@ -201,6 +203,7 @@ ApplicationWindow {
         settings: window.settings
         engine: window.engine
         apiServer: window.apiServer
+        models: window.models
         theme: appTheme
     }
 

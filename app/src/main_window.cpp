@@ -4,6 +4,8 @@
 #include <QQuickWindow>
 #include <QtQml/qqmlextensionplugin.h>
 
+#include "app_services.h"
+
 // The QML modules "Trit" (qml/CMakeLists.txt) and "Trit.Native" (its C++ types, app/CMakeLists.txt)
 // are static plugins; this pulls them into the binary.
 Q_IMPORT_QML_PLUGIN(TritPlugin)
@@ -17,6 +19,7 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, QString* error) {
     for (const auto& w : list) warnings << w.toString();
   });
   engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+  AppServices::of(engine);  // App (Trit.App), empty unless main() or a test filled it
   engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Trit/Main.qml")));
   const auto roots = engine.rootObjects();
   auto* window = roots.isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(roots.first());

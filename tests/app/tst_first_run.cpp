@@ -17,6 +17,7 @@
 #include "chat/engine_bridge.h"
 #include "download_test_support.h"
 #include "http_test_server.h"
+#include "app_services.h"
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
 
@@ -80,7 +81,7 @@ class TestFirstRun : public QObject {
     connect(&qml, &QQmlApplicationEngine::warnings, this, [&warnings](const QList<QQmlError>& list) {
       for (const auto& w : list) warnings << w.toString();
     });
-    qml.rootContext()->setContextProperty(u"tritModels"_qs, &models);
+    trit::app::AppServices::of(qml)->setModels(&models);
     qml.setInitialProperties({{u"chat"_qs, QVariant::fromValue(static_cast<QObject*>(&chat))},
                               {u"engine"_qs, QVariant::fromValue(static_cast<QObject*>(&engine))},
                               {u"settings"_qs, QVariant::fromValue(static_cast<QObject*>(&settings))}});
@@ -134,7 +135,7 @@ class TestFirstRun : public QObject {
     QVERIFY(loaded.count() > 0 || loaded.wait(10000));
 
     QQmlApplicationEngine qml;
-    qml.rootContext()->setContextProperty(u"tritModels"_qs, &models);
+    trit::app::AppServices::of(qml)->setModels(&models);
     qml.setInitialProperties({{u"chat"_qs, QVariant::fromValue(static_cast<QObject*>(&chat))},
                               {u"engine"_qs, QVariant::fromValue(static_cast<QObject*>(&engine))},
                               {u"settings"_qs, QVariant::fromValue(static_cast<QObject*>(&settings))}});

@@ -22,6 +22,7 @@
 #include <QtQml/qqmlextensionplugin.h>
 #include <QtTest>
 
+#include "app_services.h"
 #include "download_test_support.h"
 #include "http_test_server.h"
 #include "models/model_manager_bridge.h"
@@ -66,7 +67,7 @@ class TestModelManagerPage : public QObject {
     ui.folder = trit::test::scratchDir(QStringLiteral("page-models"));
     ui.engine = std::make_unique<QQmlApplicationEngine>();
     ui.bridge = new ModelManagerBridge(catalog, ui.folder, trit::test::fastOptions(), ui.engine.get());
-    ui.engine->rootContext()->setContextProperty(QStringLiteral("tritModels"), ui.bridge);
+    trit::app::AppServices::of(*ui.engine)->setModels(ui.bridge);
     QSignalSpy ready(ui.bridge, &ModelManagerBridge::ready);
     ui.bridge->load();
     QVERIFY(ready.wait(10000));
@@ -76,6 +77,7 @@ class TestModelManagerPage : public QObject {
       import QtQuick
       import QtQuick.Controls
       import Trit
+      import Trit.App
       ApplicationWindow {
         width: 1000; height: 760; visible: true
         property alias models: manager
@@ -83,14 +85,14 @@ class TestModelManagerPage : public QObject {
         ModelManagerPage {
           id: manager
           anchors.fill: parent
-          entries: tritModels.model
-          modelsFolder: tritModels.modelsFolder
-          installedCount: tritModels.installedCount
-          onDownloadRequested: id => tritModels.download(id)
-          onPauseRequested: id => tritModels.pause(id)
-          onResumeRequested: id => tritModels.resume(id)
-          onImportRequested: fileUrls => tritModels.importFiles(fileUrls)
-          onRemoveRequested: id => tritModels.remove(id)
+          entries: App.models.model
+          modelsFolder: App.models.modelsFolder
+          installedCount: App.models.installedCount
+          onDownloadRequested: id => App.models.download(id)
+          onPauseRequested: id => App.models.pause(id)
+          onResumeRequested: id => App.models.resume(id)
+          onImportRequested: fileUrls => App.models.importFiles(fileUrls)
+          onRemoveRequested: id => App.models.remove(id)
         }
         SettingsDialog { id: settingsDialog }
       })");
@@ -278,7 +280,7 @@ class TestModelManagerPage : public QObject {
   void settingsChangeTheBridgesFolder() {
     Ui ui;
     makeUi(ui);
-    QCOMPARE(ui.settings->property("models").value<QObject*>(), ui.bridge);  // found as "tritModels"
+    QCOMPARE(ui.settings->property("models").value<QObject*>(), ui.bridge);  // found as App.models
     QVERIFY(QMetaObject::invokeMethod(ui.settings, "open"));
     QTRY_VERIFY(ui.settings->property("opened").toBool());
     auto* field = ui.settings->findChild<QObject*>(QStringLiteral("modelsFolderField"));

@@ -3,13 +3,19 @@
 #include <QtQml/qqmlextensionplugin.h>
 #include <QtQuickTest/quicktest.h>
 
+#include "app_services.h"
+
 Q_IMPORT_QML_PLUGIN(TritPlugin)
 Q_IMPORT_QML_PLUGIN(Trit_NativePlugin)
 
 class Setup : public QObject {
   Q_OBJECT
  public slots:
-  void qmlEngineAvailable(QQmlEngine* engine) { engine->addImportPath(QStringLiteral("qrc:/qt/qml")); }
+  void qmlEngineAvailable(QQmlEngine* engine) {
+    engine->addImportPath(QStringLiteral("qrc:/qt/qml"));
+    // The singleton App with no services, as in a bare load: components get stand-ins from the tests.
+    trit::app::AppServices::of(*engine);
+  }
 };
 
 QUICK_TEST_MAIN_WITH_SETUP(trit_qml, Setup)

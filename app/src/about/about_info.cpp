@@ -1,12 +1,12 @@
 #include "about/about_info.h"
 
-#include <QQmlContext>
 #include <QQmlEngine>
 #include <QVariantMap>
 #include <QtGlobal>
 #include <exception>
 
 #include "about/license_texts.h"
+#include "app_services.h"
 #include "trit/session.h"
 
 #ifndef TRIT_APP_VERSION
@@ -69,7 +69,7 @@ QString AboutInfo::reportText() const {
 
 AboutInfo* exposeAboutInfo(QQmlEngine& engine) {
   auto* info = new AboutInfo(&engine);
-  engine.rootContext()->setContextProperty(QStringLiteral("tritAbout"), info);
+  app::AppServices::of(engine)->setAbout(info);
   return info;
 }
 

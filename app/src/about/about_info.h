@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 #include <QVariantList>
+#include <QtQml/qqmlregistration.h>
 #include <functional>
 #include <vector>
 
@@ -17,6 +18,8 @@ namespace trit::about {
 
 class AboutInfo : public QObject {
   Q_OBJECT
+  QML_NAMED_ELEMENT(AboutInfo)
+  QML_UNCREATABLE("main() makes the one AboutInfo: App.about")
   Q_PROPERTY(QString version READ version CONSTANT)
   Q_PROPERTY(QString qtVersion READ qtVersion CONSTANT)
   Q_PROPERTY(QString precision READ precision CONSTANT)
@@ -61,7 +64,7 @@ class AboutInfo : public QObject {
   bool queried_ = false;
 };
 
-// Makes one AboutInfo, owned by `engine`, visible to QML as the context property "tritAbout", which
+// Makes one AboutInfo, owned by `engine`, and gives it to QML as App.about (app_services.h), which
 // qml/AboutDialog.qml picks up by itself. main() calls it before loading Main.qml.
 AboutInfo* exposeAboutInfo(QQmlEngine& engine);
 

@@ -7,6 +7,7 @@
 #include <QSortFilterProxyModel>
 #include <QList>
 #include <QVariantMap>
+#include <QtQml/qqmlregistration.h>
 
 #include "catalog.h"
 #include "download_types.h"
@@ -31,6 +32,7 @@ struct ModelRow {
 
 class ModelListModel : public QAbstractListModel {
   Q_OBJECT
+  QML_ANONYMOUS
  public:
   enum Role {
     IdRole = Qt::UserRole + 1, NameRole, DescriptionRole, SizeRole, LicenseRole, InstalledRole, PathRole,
@@ -81,6 +83,7 @@ class ModelListModel : public QAbstractListModel {
 // source's changes (a finished download appears, a removed model goes).
 class InstalledModelsModel : public QSortFilterProxyModel {
   Q_OBJECT
+  QML_ANONYMOUS
  public:
   explicit InstalledModelsModel(ModelListModel* source, QObject* parent = nullptr);
 

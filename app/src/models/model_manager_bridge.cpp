@@ -5,11 +5,11 @@
 #include <QTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QQmlContext>
 #include <QQmlEngine>
 #include <QSet>
 #include <QTemporaryFile>
 
+#include "app_services.h"
 #include "catalog_loader.h"
 #include "part_state.h"
 
@@ -467,7 +467,7 @@ bool ModelManagerBridge::setModelsDir(const QString& pathOrUrl) {
 ModelManagerBridge* exposeModelManager(QQmlEngine& engine, const QString& catalogOption,
                                        const QString& modelsDirOption) {
   auto* bridge = new ModelManagerBridge(catalogOption, modelsDirOption, DownloadOptions{}, &engine);
-  engine.rootContext()->setContextProperty(QStringLiteral("tritModels"), bridge);
+  app::AppServices::of(engine)->setModels(bridge);
   bridge->load();
   return bridge;
 }

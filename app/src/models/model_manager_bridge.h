@@ -13,6 +13,7 @@
 #include <QThread>
 #include <QUrl>
 #include <QVariantList>
+#include <QtQml/qqmlregistration.h>
 #include <functional>
 #include <memory>
 
@@ -31,6 +32,8 @@ namespace trit::models {
 
 class ModelManagerBridge : public QObject {
   Q_OBJECT
+  QML_NAMED_ELEMENT(ModelManager)
+  QML_UNCREATABLE("main() makes the one model manager: App.models")
   Q_PROPERTY(trit::models::ModelListModel* model READ model CONSTANT)
   // The models on disk only (the chat header's switcher), a filter over `model`.
   Q_PROPERTY(trit::models::InstalledModelsModel* installed READ installed CONSTANT)
@@ -172,9 +175,8 @@ class ModelManagerBridge : public QObject {
 };
 
 // For main(): the app's bridge (catalogue from --catalog, $TRIT_CATALOG or the built-in one; folder from
-// --models-dir, $TRIT_MODELS_DIR, the setting or the data folder), owned by `engine`, loaded, and exposed
-// to QML as the context property "tritModels" (read by Main.qml's model manager and SettingsDialog.qml).
-// Call before loading Main.qml.
+// --models-dir, $TRIT_MODELS_DIR, the setting or the data folder), owned by `engine`, loaded, and given
+// to QML as App.models (app_services.h). Call before loading Main.qml.
 ModelManagerBridge* exposeModelManager(QQmlEngine& engine, const QString& catalogOption = {},
                                        const QString& modelsDirOption = {});
 
