@@ -10,7 +10,7 @@
 #include "headless/conversations_cli.h"
 #include "headless/models_cli.h"
 #include "about/about_info.h"
-#include "chat/chat_app.h"
+#include "chat_app.h"
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"

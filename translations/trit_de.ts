@@ -4,62 +4,62 @@
 <context>
     <name>AboutDialog</name>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="14"/>
+        <location filename="../qml/AboutDialog.qml" line="15"/>
         <source>About Trit</source>
         <translation>Über Trit</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="28"/>
+        <location filename="../qml/AboutDialog.qml" line="29"/>
         <source>Trit %1</source>
         <translation>Trit %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="28"/>
+        <location filename="../qml/AboutDialog.qml" line="29"/>
         <source>Trit</source>
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="34"/>
+        <location filename="../qml/AboutDialog.qml" line="35"/>
         <source>Private, offline chat with ternary (1.58-bit) language models.</source>
         <translation>Privater Offline-Chat mit ternären (1,58-Bit-)Sprachmodellen.</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="40"/>
+        <location filename="../qml/AboutDialog.qml" line="41"/>
         <source>Qt %1</source>
         <translation>Qt %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="45"/>
+        <location filename="../qml/AboutDialog.qml" line="46"/>
         <source>Precision: %1 activations</source>
         <translation>Genauigkeit: %1-Aktivierungen</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="52"/>
+        <location filename="../qml/AboutDialog.qml" line="53"/>
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="73"/>
+        <location filename="../qml/AboutDialog.qml" line="74"/>
         <source>Device information is not available in this build.</source>
         <translation>Geräteinformationen sind in diesem Build nicht verfügbar.</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="74"/>
+        <location filename="../qml/AboutDialog.qml" line="75"/>
         <source>Looking for Vulkan devices…</source>
         <translation>Suche nach Vulkan-Geräten…</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="75"/>
+        <location filename="../qml/AboutDialog.qml" line="76"/>
         <source>No Vulkan device: %1</source>
         <translation>Kein Vulkan-Gerät: %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="78"/>
+        <location filename="../qml/AboutDialog.qml" line="79"/>
         <source>Vulkan devices</source>
         <translation>Vulkan-Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="99"/>
+        <location filename="../qml/AboutDialog.qml" line="100"/>
         <source>Copy version and device information</source>
         <translation>Versions- und Geräteinformationen kopieren</translation>
     </message>
@@ -67,52 +67,52 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="34"/>
+        <location filename="../qml/ChatHeader.qml" line="35"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="35"/>
+        <location filename="../qml/ChatHeader.qml" line="36"/>
         <source>The model could not be loaded</source>
         <translation>Das Modell konnte nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="36"/>
+        <location filename="../qml/ChatHeader.qml" line="37"/>
         <source>Choose a model</source>
         <translation>Modell wählen</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="63"/>
+        <location filename="../qml/ChatHeader.qml" line="64"/>
         <source>Switch the model</source>
         <translation>Modell wechseln</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="64"/>
+        <location filename="../qml/ChatHeader.qml" line="65"/>
         <source>Model: %1. Switch the model</source>
         <translation>Modell: %1. Modell wechseln</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="82"/>
+        <location filename="../qml/ChatHeader.qml" line="83"/>
         <source>System prompt</source>
         <translation>Systemprompt</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="84"/>
+        <location filename="../qml/ChatHeader.qml" line="85"/>
         <source>Instructions for this conversation (none yet)</source>
         <translation>Anweisungen für diese Unterhaltung (noch keine)</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="85"/>
+        <location filename="../qml/ChatHeader.qml" line="86"/>
         <source>System prompt of this conversation</source>
         <translation>Systemprompt dieser Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="113"/>
+        <location filename="../qml/ChatHeader.qml" line="115"/>
         <source>No models on disk yet</source>
         <translation>Noch keine Modelle auf der Festplatte</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="120"/>
+        <location filename="../qml/ChatHeader.qml" line="122"/>
         <source>Manage models…</source>
         <translation>Modelle verwalten…</translation>
     </message>
@@ -369,48 +369,48 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../qml/Main.qml" line="16"/>
+        <location filename="../qml/Main.qml" line="17"/>
         <source>Trit</source>
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="113"/>
+        <location filename="../qml/Main.qml" line="114"/>
         <source>Export the conversation</source>
         <translation>Unterhaltung exportieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="115"/>
+        <location filename="../qml/Main.qml" line="116"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="115"/>
+        <location filename="../qml/Main.qml" line="116"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="120"/>
+        <location filename="../qml/Main.qml" line="121"/>
         <source>Import a conversation</source>
         <translation>Unterhaltung importieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="122"/>
+        <location filename="../qml/Main.qml" line="123"/>
         <source>Trit conversations (*.json)</source>
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="179"/>
+        <location filename="../qml/Main.qml" line="188"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="180"/>
+        <location filename="../qml/Main.qml" line="189"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="122"/>
-        <location filename="../qml/Main.qml" line="180"/>
+        <location filename="../qml/Main.qml" line="123"/>
+        <location filename="../qml/Main.qml" line="189"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -1462,7 +1462,7 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversation_records.cpp" line="75"/>
+        <location filename="../app/src/conversations/conversation_records.cpp" line="75"/>
         <source>This reply ended with an error.</source>
         <translation>Diese Antwort wurde mit einem Fehler beendet.</translation>
     </message>
@@ -1470,32 +1470,32 @@
 <context>
     <name>trit::chat::ConversationsBridge</name>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="58"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="58"/>
         <source>Conversations are not being saved: %1. This chat is kept in memory only and is lost when Trit closes. Fix the folder (or start Trit with --data-dir) and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: %1. Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Beheben Sie das Problem mit dem Ordner (oder starten Sie Trit mit --data-dir) und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="79"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="79"/>
         <source>Conversations are not being saved: the database %1 is in use by another program (%2). This chat is kept in memory only. Close the other program and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 wird von einem anderen Programm verwendet (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten. Schließen Sie das andere Programm und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="84"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="84"/>
         <source>Conversations are not being saved: the database %1 cannot be opened (%2). This chat is kept in memory only and is lost when Trit closes. Choose Retry once it is fixed.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 kann nicht geöffnet werden (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Wählen Sie „Wiederholen“, sobald das Problem behoben ist.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="99"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="99"/>
         <source>The conversation database was damaged: %1. Your earlier conversations are in that file; new ones are saved in the new database.</source>
         <translation>Die Unterhaltungsdatenbank war beschädigt: %1. Ihre früheren Unterhaltungen befinden sich in dieser Datei; neue werden in der neuen Datenbank gespeichert.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="107"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="107"/>
         <source>The conversation database %1 was an empty file (0 bytes), so there were no conversations to show; new ones are saved in it. If you expected conversations here, restore the file from a backup.</source>
         <translation>Die Gesprächsdatenbank %1 war eine leere Datei (0 Byte), daher gab es keine Gespräche anzuzeigen; neue werden darin gespeichert. Wenn Sie hier Gespräche erwartet haben, stellen Sie die Datei aus einer Sicherung wieder her.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="112"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="112"/>
         <source>%n reply(s) were cut off when Trit last stopped; the text written so far was kept and is marked as interrupted.</source>
         <translation>
             <numerusform>%n Antwort wurde beim letzten Beenden von Trit abgeschnitten; der bis dahin geschriebene Text wurde behalten und ist als unterbrochen markiert.</numerusform>
@@ -1503,44 +1503,44 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="132"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="132"/>
         <source>Cannot export: the conversation database is not open.</source>
         <translation>Export nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="143"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="143"/>
         <source>Cannot export: unknown format &quot;%1&quot; (markdown or json).</source>
         <translation>Export nicht möglich: unbekanntes Format „%1“ (markdown oder json).</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="147"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="150"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="147"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="150"/>
         <source>Cannot export: %1</source>
         <translation>Export nicht möglich: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="155"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="155"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="164"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="164"/>
         <source>Cannot import: the conversation database is not open.</source>
         <translation>Import nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="170"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="170"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="174"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="174"/>
         <source>Cannot import %1: the file is larger than 256 MiB, which no exported conversation is.</source>
         <translation>%1 kann nicht importiert werden: Die Datei ist größer als 256 MiB; so groß ist keine exportierte Unterhaltung.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="183"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="185"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="183"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="185"/>
         <source>Cannot import %1: %2</source>
         <translation>%1 kann nicht importiert werden: %2</translation>
     </message>
@@ -1548,57 +1548,57 @@
 <context>
     <name>trit::chat::EngineWorker</name>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="73"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="73"/>
         <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
         <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="107"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="107"/>
         <source>CPU (reference engine)</source>
         <translation>CPU (Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="116"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="116"/>
         <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
         <translation>Das Modell konnte nicht geladen werden: %1 Wählen Sie eine andere Modelldatei oder laden Sie sie in der Modellverwaltung erneut herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="121"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="121"/>
         <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
         <translation>Die GPU konnte nicht verwendet werden: %1 Wählen Sie in den Einstellungen ein anderes Gerät oder die CPU-Engine.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="126"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="126"/>
         <source>The model could not be loaded: %1</source>
         <translation>Das Modell konnte nicht geladen werden: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="133"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="133"/>
         <source>%1 of weights mapped in RAM</source>
         <translation>%1 Gewichte im RAM eingeblendet</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="146"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="146"/>
         <source>%1 of %2 GPU memory in use</source>
         <translation>%1 von %2 GPU-Speicher belegt</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="148"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="148"/>
         <source>%1 of weights on a device with %2</source>
         <translation>%1 Gewichte auf einem Gerät mit %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="151"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="151"/>
         <source>%1 of weights</source>
         <translation>%1 Gewichte</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="188"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="188"/>
         <source>No model is loaded. Open a model first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="252"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="252"/>
         <source>The engine stopped with an error: %1</source>
         <translation>Die Engine wurde mit einem Fehler beendet: %1</translation>
     </message>
@@ -1606,37 +1606,37 @@
 <context>
     <name>trit::models::ModelListModel</name>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="61"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="46"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="65"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="50"/>
         <source>%1/s</source>
         <translation>%1/s</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="68"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="53"/>
         <source>%1 left</source>
         <translation>noch %1</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="100"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="85"/>
         <source>fits (needs %1 of %2 free)</source>
         <translation>passt (benötigt %1 von %2 frei)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="101"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="86"/>
         <source>fits (needs %1 of %2 on the GPU)</source>
         <translation>passt (benötigt %1 von %2 auf der GPU)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="102"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="87"/>
         <source>does not fit (needs %1, only %2 free)</source>
         <translation>passt nicht (benötigt %1, nur %2 frei)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="103"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="88"/>
         <source>does not fit (needs %1, the GPU has %2)</source>
         <translation>passt nicht (benötigt %1, die GPU hat %2)</translation>
     </message>
@@ -1644,83 +1644,83 @@
 <context>
     <name>trit::models::ModelManagerBridge</name>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="210"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="30"/>
         <source>it does not exist</source>
         <translation>der Pfad existiert nicht</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="211"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="31"/>
         <source>it is a file, not a folder</source>
         <translation>das ist eine Datei, kein Ordner</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="213"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="33"/>
         <source>Trit cannot write to it (%1)</source>
         <translation>Trit kann dort nicht schreiben (%1)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="436"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="219"/>
         <source>GPU memory unknown: %1</source>
         <translation>GPU-Speicher unbekannt: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="438"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="221"/>
         <source>The GPU</source>
         <translation>Die GPU</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="440"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="223"/>
         <source>%1: %2 of %3 GPU memory free.</source>
         <translation>%1: %2 von %3 GPU-Speicher frei.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="441"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="224"/>
         <source>%1: %2 GPU memory.</source>
         <translation>%1: %2 GPU-Speicher.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="474"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="241"/>
         <source>There is no model &quot;%1&quot; in the catalogue.</source>
         <translation>Im Katalog gibt es kein Modell „%1“.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="588"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="355"/>
         <source>Cannot download %1: %2</source>
         <translation>%1 kann nicht heruntergeladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="602"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="369"/>
         <source>The download was cancelled.</source>
         <translation>Der Download wurde abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="613"/>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="614"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="380"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="381"/>
         <source>Nothing to import: no file was given.</source>
         <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="645"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="412"/>
         <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
         <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="654"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="421"/>
         <source>%1 is being downloaded; cancel the download instead.</source>
         <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="677"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="444"/>
         <source>No models folder was given; the models folder stays %1.</source>
         <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="679"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="446"/>
         <source>Finish or cancel the running downloads before changing the models folder.</source>
         <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="681"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="448"/>
         <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
         <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
     </message>
@@ -1804,5 +1804,4 @@
         <translation>Es gibt keine gelöschte Unterhaltung zum Wiederherstellen.</translation>
     </message>
 </context>
-
 </TS>

@@ -3,7 +3,7 @@
 #include <QCommandLineParser>
 #include <QSet>
 
-#include "chat/chat_app.h"
+#include "chat_app.h"
 #include "headless/conversations_cli.h"
 #include "headless/models_cli.h"
 #include "models/model_manager_options.h"

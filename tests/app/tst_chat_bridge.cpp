@@ -12,11 +12,11 @@
 #include <trit/model.h>
 #include <trit/tokenizer.h>
 
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 #include "chat/chat_controller.h"
 #include "chat/chat_messages.h"
 #include <trit/chat.h>
-#include "chat/engine_bridge.h"
+#include "engine_thread/engine_bridge.h"
 #include "chat_test_model.h"
 
 using namespace trit::chat;

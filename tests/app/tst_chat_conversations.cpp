@@ -11,10 +11,10 @@
 #include <QtTest>
 #include <sqlite3.h>
 
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/conversations_bridge.h"
-#include "chat/engine_bridge.h"
+#include "conversations/conversations_bridge.h"
+#include "engine_thread/engine_bridge.h"
 #include "chat_test_model.h"
 #include "storage/conversation_list_model.h"
 #include "storage/conversation_search_model.h"

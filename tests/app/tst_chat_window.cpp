@@ -9,10 +9,10 @@
 #include <QQuickWindow>
 #include <QtTest>
 
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/conversations_bridge.h"
-#include "chat/engine_bridge.h"
+#include "conversations/conversations_bridge.h"
+#include "engine_thread/engine_bridge.h"
 #include "chat_test_model.h"
 #include "main_window.h"
 #include "storage/conversation_list_model.h"

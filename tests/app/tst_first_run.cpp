@@ -12,9 +12,9 @@
 #include <QQuickWindow>
 #include <QtTest>
 
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/engine_bridge.h"
+#include "engine_thread/engine_bridge.h"
 #include "download_test_support.h"
 #include "http_test_server.h"
 #include "app_services.h"

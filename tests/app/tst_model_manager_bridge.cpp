@@ -21,7 +21,7 @@
 
 #include "download_test_support.h"
 #include "http_test_server.h"
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 #include "models/model_inspector.h"
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"

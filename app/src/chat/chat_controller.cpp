@@ -4,9 +4,9 @@
 #include <QGuiApplication>
 #include <QRandomGenerator>
 
-#include "chat/app_settings.h"
-#include "chat/conversation_records.h"
-#include "chat/engine_bridge.h"
+#include "settings/app_settings.h"
+#include "conversations/conversation_records.h"
+#include "engine_thread/engine_bridge.h"
 #include "storage/conversation_store.h"
 #include "storage/reply_writer.h"
 

@@ -16,7 +16,7 @@
 #include <memory>
 #include <optional>
 
-#include "chat/engine_types.h"
+#include "engine_thread/engine_types.h"
 #include "chat/message_list_model.h"
 #include "chat/speed_meter.h"
 

@@ -9,7 +9,7 @@
 #include <trit/chat.h>
 #include <vector>
 
-#include "chat/engine_types.h"
+#include "engine_thread/engine_types.h"
 
 namespace trit::chat {
 

@@ -2,7 +2,7 @@
 
 #include <QCommandLineParser>
 
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 #include "model_manager_bridge.h"
 
 namespace trit::models {

@@ -7,8 +7,8 @@
 #include <QRandomGenerator>
 #include <exception>
 
-#include "chat/app_settings.h"
-#include "chat/engine_bridge.h"
+#include "settings/app_settings.h"
+#include "engine_thread/engine_bridge.h"
 #include "http_server.h"
 #include "server/app_scheduler.h"
 

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "chat/sampling_fields.h"
+#include "settings/sampling_fields.h"
 #include "storage/conversation_store.h"
 
 namespace trit::storage {
@@ -260,7 +260,7 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
   c.systemPrompt = root.string(QStringLiteral("systemPrompt"));
   c.model = root.string(QStringLiteral("model"));
   c.sampling = root.object(QStringLiteral("sampling"));
-  // Checked as the settings file is (chat/sampling_fields.h): a stored value must never fail a reply.
+  // Checked as the settings file is (settings/sampling_fields.h): a stored value must never fail a reply.
   QString samplingKey;
   if (const QString problem = chat::samplingJsonProblem(c.sampling, &samplingKey); !problem.isEmpty())
     root.fail(QStringLiteral("sampling.") + samplingKey, problem);

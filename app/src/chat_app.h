@@ -8,7 +8,7 @@
 #include <QPointer>
 #include <memory>
 
-#include "chat/engine_types.h"
+#include "engine_thread/engine_types.h"
 
 class QCommandLineParser;
 class QQmlApplicationEngine;

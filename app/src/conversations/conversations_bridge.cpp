@@ -1,4 +1,4 @@
-#include "chat/conversations_bridge.h"
+#include "conversations/conversations_bridge.h"
 
 #include <QDebug>
 

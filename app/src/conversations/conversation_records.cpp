@@ -1,4 +1,4 @@
-#include "chat/conversation_records.h"
+#include "conversations/conversation_records.h"
 
 #include <QCoreApplication>
 

@@ -1,4 +1,4 @@
-#include "chat/engine_worker.h"
+#include "engine_thread/engine_worker.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -15,7 +15,7 @@
 #include "job.h"
 #include "served_model.h"
 
-#include "chat/engine_types.h"
+#include "engine_thread/engine_types.h"
 #include "chat/stream_buffer.h"
 
 namespace trit {

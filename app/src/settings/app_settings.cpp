@@ -1,9 +1,9 @@
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 
 #include <QDebug>
 #include <algorithm>
 
-#include "chat/sampling_fields.h"
+#include "settings/sampling_fields.h"
 #include "storage/app_folders.h"
 
 namespace trit::chat {

@@ -1,9 +1,9 @@
-#include "chat/engine_bridge.h"
+#include "engine_thread/engine_bridge.h"
 
 #include <QUrl>
 
-#include "chat/app_settings.h"
-#include "chat/engine_worker.h"
+#include "settings/app_settings.h"
+#include "engine_thread/engine_worker.h"
 
 namespace trit::chat {
 

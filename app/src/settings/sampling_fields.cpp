@@ -1,4 +1,4 @@
-#include "chat/sampling_fields.h"
+#include "settings/sampling_fields.h"
 
 #include <array>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "chat/chat_app.h"
+#include "chat_app.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -13,10 +13,10 @@
 #include <QLocale>
 #include <cstdio>
 
-#include "chat/app_settings.h"
+#include "settings/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/conversations_bridge.h"
-#include "chat/engine_bridge.h"
+#include "conversations/conversations_bridge.h"
+#include "engine_thread/engine_bridge.h"
 #include "server/api_server.h"
 #include "storage/app_folders.h"
 #include "storage/conversation_store.h"

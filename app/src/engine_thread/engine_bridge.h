@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-#include "chat/engine_types.h"
+#include "engine_thread/engine_types.h"
 #include "chat/stream_buffer.h"
 #include "served_model.h"
 
