@@ -22,7 +22,8 @@ Rectangle {
 
     CodeDocument {
         id: codeDocument
-        document: codeText.textDocument
+        // (QQuickTextDocument has no QML type description in Qt 6.4, so qmllint cannot check this.)
+        document: codeText.textDocument // qmllint disable
         text: block.code
         language: block.language
         colors: block.theme.codeColors

@@ -1,6 +1,5 @@
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Controls.impl
 import QtQuick.Layouts
 
 // One model on the model manager page (ModelManagerPage.qml): its name and a badge saying whether it

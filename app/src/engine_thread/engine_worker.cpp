@@ -82,7 +82,7 @@ void EngineWorker::load(const LoadRequest& request) {
     // Before the session is built: a template naming tokens the vocabulary lacks fails the load here.
     auto format = ChatFormat::for_model(*model);
     session_ = Session::create(model, options);
-    format_ = std::move(format);
+    format_ = format;  // a small trivially copyable value
     loaded_ = request;
     fileBytes_ = file.size();
 

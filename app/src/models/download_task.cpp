@@ -1,5 +1,6 @@
 #include "download_task.h"
 
+#include <cmath>
 #include <QDir>
 #include <QFileInfo>
 #include <QNetworkAccessManager>
@@ -167,7 +168,7 @@ QString keptName(const QString& path) {
   const QString suffix = info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix();
   const QString stem = info.fileName().chopped(suffix.size());
   for (int n = 2;; ++n) {
-    const QString candidate = info.dir().filePath(QStringLiteral("%1 (%2)%3").arg(stem).arg(n).arg(suffix));
+    QString candidate = info.dir().filePath(QStringLiteral("%1 (%2)%3").arg(stem).arg(n).arg(suffix));
     if (!QFileInfo::exists(candidate) && !QFileInfo::exists(partPath(candidate))) return candidate;
   }
 }
@@ -623,7 +624,7 @@ void DownloadTask::emitProgress(bool force) {
   if (now > first.first && offset_ >= first.second)
     p.bytesPerSecond = 1000.0 * static_cast<double>(offset_ - first.second) / static_cast<double>(now - first.first);
   if (p.total > 0 && p.bytesPerSecond > 0)
-    p.secondsLeft = static_cast<qint64>(static_cast<double>(p.total - offset_) / p.bytesPerSecond + 0.5);
+    p.secondsLeft = std::llround(static_cast<double>(p.total - offset_) / p.bytesPerSecond);
   emit progress(p);
 }
 

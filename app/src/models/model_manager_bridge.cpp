@@ -36,7 +36,7 @@ QString folderProblem(const QString& path) {
 
 }  // namespace
 
-ModelManagerBridge::ModelManagerBridge(QString catalogLocation, QString modelsDir, DownloadOptions options,
+ModelManagerBridge::ModelManagerBridge(const QString& catalogLocation, const QString& modelsDir, DownloadOptions options,
                                        QObject* parent)
     : QObject(parent),
       catalogLocation_(models::catalogLocation(catalogLocation)),  // option, else $TRIT_CATALOG, else built in
@@ -74,7 +74,7 @@ void ModelManagerBridge::load() {
   QDir().mkpath(folder_.path());
   rebuild();
   requestScan([this] { loaded(); });  // installed models show up as soon as the scan is done
-  fetchCatalog(catalogLocation_, this, [this](std::optional<Catalog> catalog, QString error) {
+  fetchCatalog(catalogLocation_, this, [this](std::optional<Catalog> catalog, const QString& error) {
     if (catalog) {
       catalog_ = std::move(*catalog);
       catalogError_.clear();
@@ -179,7 +179,7 @@ QVariantMap ModelManagerBridge::recommendedModel() const {
   const bool gpuKnown = gpu_.memory().ok();
   for (int i = 0; i < model_.rowCount(); ++i) {
     if (!model_.rows()[i].inCatalog) continue;
-    const QVariantMap row = model_.toMap(i);
+    QVariantMap row = model_.toMap(i);
     if (!gpuKnown || row.value(QStringLiteral("fits")).toBool()) return row;
   }
   return {};

@@ -55,7 +55,7 @@ class ModelManagerBridge : public QObject {
  public:
   // `catalogLocation` as for catalogLocation() (empty: $TRIT_CATALOG, else built in); `modelsDir` as for
   // ModelsFolder::resolve(). Both are resolved here, once. Call load() to read them.
-  ModelManagerBridge(QString catalogLocation, QString modelsDir, DownloadOptions options = {},
+  ModelManagerBridge(const QString& catalogLocation, const QString& modelsDir, DownloadOptions options = {},
                      QObject* parent = nullptr);
   ~ModelManagerBridge() override;
 
