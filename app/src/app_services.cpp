@@ -22,7 +22,9 @@ AppServices* AppServices::of(QQmlEngine& engine) {
   return services;
 }
 
-AppServices* AppServices::create(QQmlEngine* engine, QJSEngine*) { return of(*engine); }
+AppServices* AppServices::create(QQmlEngine* engine, QJSEngine*) {
+  return of(*engine);
+}
 
 void AppServices::setModels(models::ModelManagerBridge* models) {
   models_ = models;

@@ -4,9 +4,9 @@
 // type, unlike the context properties it replaces, is known to qmllint, which checks every use of it.
 // main() (and a test) fills it for its engine before loading QML; in a bare load its members are null
 // and the window says what is missing.
+#include <QtQml/qqmlregistration.h>
 #include <QObject>
 #include <QPointer>
-#include <QtQml/qqmlregistration.h>
 
 #include "about/about_info.h"
 #include "models/model_manager_bridge.h"

@@ -5,19 +5,19 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
+#include <QLocale>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QTimer>
 #include <QTranslator>
-#include <QLocale>
 #include <cstdio>
 
-#include "settings/app_settings.h"
 #include "chat/chat_controller.h"
 #include "conversations/conversations_bridge.h"
 #include "engine_thread/engine_bridge.h"
 #include "server/api_server.h"
+#include "settings/app_settings.h"
 #include "storage/app_folders.h"
 #include "storage/conversation_store.h"
 #include "ui/offline_network.h"
@@ -44,7 +44,7 @@ const QCommandLineOption kCheckReply(QStringLiteral("check-reply"),
                                      QStringLiteral("Wait for the reply to --send, report it with its statistics "
                                                     "and exit (used by tests)."));
 const QCommandLineOption kMaxTokens(QStringLiteral("max-tokens"),
-                                   QStringLiteral("Longest reply in tokens (this run only)."), QStringLiteral("N"));
+                                    QStringLiteral("Longest reply in tokens (this run only)."), QStringLiteral("N"));
 const QCommandLineOption kTheme(QStringLiteral("theme"),
                                 QStringLiteral("Use the \"light\" or \"dark\" theme (this run only)."),
                                 QStringLiteral("NAME"));
@@ -111,8 +111,7 @@ bool ChatApp::configure(const QCommandLineParser& parser, QString* error) {
   // opened the chat still works, in memory, and the window says why.
   conversations_ = new ConversationsBridge;
   connect(conversations_, &ConversationsBridge::storeChanged, chat_, &ChatController::setStore);
-  if (!conversations_->open())
-    std::fprintf(stderr, "trit: %s\n", qPrintable(conversations_->problem()));
+  if (!conversations_->open()) std::fprintf(stderr, "trit: %s\n", qPrintable(conversations_->problem()));
   if (parser.isSet(kMaxTokens)) {
     bool ok = false;
     const int n = parser.value(kMaxTokens).toInt(&ok);
@@ -202,8 +201,8 @@ void ChatApp::runCheckReply() {
             if (chat_->generating() && roles.contains(MessageListModel::TextRole)) ++streamedFrames_;
           });
   if (send_.isEmpty()) {  // a screenshot of the window as it opens
-    connect(window_, &QQuickWindow::frameSwapped, this, [this] { saveScreenshotAndExit(0); },
-            Qt::SingleShotConnection);
+    connect(
+        window_, &QQuickWindow::frameSwapped, this, [this] { saveScreenshotAndExit(0); }, Qt::SingleShotConnection);
     return;
   }
   connect(chat_, &ChatController::replyFinished, this, [this](int row) {
@@ -211,17 +210,19 @@ void ChatApp::runCheckReply() {
     const auto stats = m.value(QStringLiteral("stats")).toMap();
     const QString reason = m.value(QStringLiteral("finishReason")).toString();
     const int generated = stats.value(QStringLiteral("generatedTokens")).toInt();
-    std::printf("reply: %d characters in %d frames; prompt %d tokens at %.1f t/s; %d tokens generated at %.1f t/s; "
-                "TTFT %.1f ms; finish %s\n",
-                int(m.value(QStringLiteral("text")).toString().size()), streamedFrames_,
-                stats.value(QStringLiteral("promptTokens")).toInt(),
-                stats.value(QStringLiteral("promptTokensPerSecond")).toDouble(), generated,
-                stats.value(QStringLiteral("generationTokensPerSecond")).toDouble(),
-                stats.value(QStringLiteral("ttftMs")).toDouble(), qPrintable(reason));
+    std::printf(
+        "reply: %d characters in %d frames; prompt %d tokens at %.1f t/s; %d tokens generated at %.1f t/s; "
+        "TTFT %.1f ms; finish %s\n",
+        int(m.value(QStringLiteral("text")).toString().size()), streamedFrames_,
+        stats.value(QStringLiteral("promptTokens")).toInt(),
+        stats.value(QStringLiteral("promptTokensPerSecond")).toDouble(), generated,
+        stats.value(QStringLiteral("generationTokensPerSecond")).toDouble(),
+        stats.value(QStringLiteral("ttftMs")).toDouble(), qPrintable(reason));
     // A streamed reply: text that arrived over at least one frame, with its statistics.
     const bool streamed = !m.value(QStringLiteral("text")).toString().isEmpty() && streamedFrames_ > 0;
     bool ok = (reason == QLatin1String("stop") || reason == QLatin1String("length")) && generated > 0 && streamed;
-    if (!ok) std::fprintf(stderr, "trit: the reply failed: %s %s\n", qPrintable(reason), qPrintable(chat_->lastError()));
+    if (!ok)
+      std::fprintf(stderr, "trit: the reply failed: %s %s\n", qPrintable(reason), qPrintable(chat_->lastError()));
     // The chat view must show both messages (what QML rendered, not only what the model holds).
     QQuickItem* list = nullptr;
     if (window_) {
@@ -256,8 +257,8 @@ bool ChatApp::checkSavedReply(int row) {
   const QString reason = saved && saved->finish ? storage::finishReasonName(*saved->finish) : QString();
   std::printf("saved: conversation %lld, reply %lld, %d characters, %lld tokens, finish %s\n",
               static_cast<long long>(chat_->conversationId()), static_cast<long long>(shown.messageId),
-              saved ? int(saved->text.size()) : -1, saved && saved->stats ? static_cast<long long>(saved->stats->generatedTokens) : -1LL,
-              qPrintable(reason));
+              saved ? int(saved->text.size()) : -1,
+              saved && saved->stats ? static_cast<long long>(saved->stats->generatedTokens) : -1LL, qPrintable(reason));
   const bool ok = saved && saved->text == shown.text && saved->stats && !reason.isEmpty() &&
                   saved->stats->generatedTokens == shown.stats.value(QStringLiteral("generatedTokens")).toLongLong();
   if (!ok) std::fprintf(stderr, "trit: the reply in the database differs from the one on screen\n");

@@ -1,7 +1,8 @@
 #pragma once
 // Puts the chat together for main(): settings, the engine bridge, the chat controller, the saved
-// conversations (ConversationsBridge) and the local API server, handed to Main.qml as initial properties; the command-line options of the chat (open a model, and the
-// self-checks used by the end-to-end test and the screenshot script); one instance per user.
+// conversations (ConversationsBridge) and the local API server, handed to Main.qml as initial properties; the
+// command-line options of the chat (open a model, and the self-checks used by the end-to-end test and the screenshot
+// script); one instance per user.
 #include <QCommandLineOption>
 #include <QList>
 #include <QObject>

@@ -1,8 +1,8 @@
 #include "main_window.h"
 
+#include <QtQml/qqmlextensionplugin.h>
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
-#include <QtQml/qqmlextensionplugin.h>
 
 #include "app_services.h"
 
@@ -23,7 +23,8 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, QString* error) {
   engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Trit/Main.qml")));
   const auto roots = engine.rootObjects();
   auto* window = roots.isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(roots.first());
-  if (!window && error) *error = warnings.isEmpty() ? QStringLiteral("Main.qml produced no window") : warnings.join('\n');
+  if (!window && error)
+    *error = warnings.isEmpty() ? QStringLiteral("Main.qml produced no window") : warnings.join('\n');
   return window;
 }
 

@@ -50,7 +50,8 @@ class TestConversationModels : public QObject {
     // Using `a` moves it to the top and gives it its automatic title.
     store_->addMessage(a, 0, Role::User, QStringLiteral("Plan a trip to Porto"), ConversationStore::nowMs() + 1000);
     QCOMPARE(ids(model, ConversationListModel::IdRole), (QList<qint64>{a, b}));
-    QCOMPARE(model.index(0, 0).data(ConversationListModel::TitleRole).toString(), QStringLiteral("Plan a trip to Porto"));
+    QCOMPARE(model.index(0, 0).data(ConversationListModel::TitleRole).toString(),
+             QStringLiteral("Plan a trip to Porto"));
 
     QVERIFY(model.setPinned(b, true));
     QCOMPARE(ids(model, ConversationListModel::IdRole), (QList<qint64>{b, a}));
@@ -78,7 +79,7 @@ class TestConversationModels : public QObject {
     QVERIFY(model.undoRemove());
     QVERIFY(!model.canUndoDelete());
     QCOMPARE(ids(model, ConversationListModel::IdRole), (QList<qint64>{b, a}));  // back in its place
-    QVERIFY(!model.undoRemove());  // nothing left to undo
+    QVERIFY(!model.undoRemove());                                                // nothing left to undo
 
     // When the window closes, the data is gone for good.
     model.setUndoWindowMs(50);
@@ -126,7 +127,8 @@ class TestConversationModels : public QObject {
              QStringLiteral("The &lt;<b>quick</b>&gt; brown fox"));
     QCOMPARE(hit.data(ConversationSearchModel::SnippetPlainRole).toString(), QStringLiteral("The <[quick]> brown fox"));
     QCOMPARE(hit.data(ConversationSearchModel::ConversationIdRole).toLongLong(), a);
-    QCOMPARE(hit.data(ConversationSearchModel::ConversationTitleRole).toString(), QStringLiteral("The <quick> brown fox"));
+    QCOMPARE(hit.data(ConversationSearchModel::ConversationTitleRole).toString(),
+             QStringLiteral("The <quick> brown fox"));
     QCOMPARE(hit.data(ConversationSearchModel::MessageRoleRole).toString(), QStringLiteral("user"));
     store_->deleteConversation(a);
     QCOMPARE(model.count(), 0);

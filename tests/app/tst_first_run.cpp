@@ -12,14 +12,14 @@
 #include <QQuickWindow>
 #include <QtTest>
 
-#include "settings/app_settings.h"
-#include "chat/chat_controller.h"
-#include "engine_thread/engine_bridge.h"
-#include "download_test_support.h"
-#include "http_test_server.h"
 #include "app_services.h"
+#include "chat/chat_controller.h"
+#include "download_test_support.h"
+#include "engine_thread/engine_bridge.h"
+#include "http_test_server.h"
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
+#include "settings/app_settings.h"
 
 using namespace trit::chat;
 using trit::models::ModelManagerBridge;
@@ -54,9 +54,14 @@ class TestFirstRun : public QObject {
     route.body = model;
     server_.setRoute(u"/tiny.gguf"_qs, route);
     QVERIFY(server_.listen());
-    const QJsonObject entry{{"id", "tiny"}, {"name", "Tiny test model"}, {"url", server_.url(u"/tiny.gguf"_qs).toString()},
-                            {"size", double(model.size())}, {"sha256", trit::test::sha256Hex(model)},
-                            {"license", "MIT"}, {"description", "a tiny synthetic model"}, {"memory", 1000.0},
+    const QJsonObject entry{{"id", "tiny"},
+                            {"name", "Tiny test model"},
+                            {"url", server_.url(u"/tiny.gguf"_qs).toString()},
+                            {"size", double(model.size())},
+                            {"sha256", trit::test::sha256Hex(model)},
+                            {"license", "MIT"},
+                            {"description", "a tiny synthetic model"},
+                            {"memory", 1000.0},
                             {"file", "tiny.gguf"}};
     const QString catalog = dir + u"/catalog.json"_qs;
     {

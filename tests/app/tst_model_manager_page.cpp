@@ -5,6 +5,7 @@
 // the models folder and names the file that is not one; a file path given to the page imports too;
 // removal happens only after the confirmation's Yes; the settings' models folder switches the bridge's
 // folder, and a missing one shows the bridge's reason and keeps the old folder.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QFile>
@@ -17,9 +18,8 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QSignalSpy>
-#include <QtQml/qqmlextensionplugin.h>
+#include <QStandardPaths>
 #include <QtTest>
 
 #include "app_services.h"
@@ -51,9 +51,14 @@ class TestModelManagerPage : public QObject {
   // A catalogue with one model, served slowly enough to be paused on the way.
   QString writeCatalog() {
     const QString dir = trit::test::scratchDir(QStringLiteral("page-catalog"));
-    const QJsonObject slow{{"id", "slow"}, {"name", "Slow model"}, {"url", server_.url("/slow.gguf").toString()},
-                           {"size", double(model_.size())}, {"sha256", trit::test::sha256Hex(model_)},
-                           {"license", "MIT"}, {"description", "a tiny synthetic model"}, {"memory", 1000.0},
+    const QJsonObject slow{{"id", "slow"},
+                           {"name", "Slow model"},
+                           {"url", server_.url("/slow.gguf").toString()},
+                           {"size", double(model_.size())},
+                           {"sha256", trit::test::sha256Hex(model_)},
+                           {"license", "MIT"},
+                           {"description", "a tiny synthetic model"},
+                           {"memory", 1000.0},
                            {"file", "slow.gguf"}};
     const QString path = QDir(dir).filePath("catalog.json");
     QFile f(path);
@@ -108,7 +113,8 @@ class TestModelManagerPage : public QObject {
   // The card the page shows for `id` (in whichever section), and one of its children.
   static QQuickItem* card(Ui& ui, const QString& id) {
     QVariant c;
-    if (!QMetaObject::invokeMethod(ui.models, "cardFor", Q_RETURN_ARG(QVariant, c), Q_ARG(QVariant, id))) return nullptr;
+    if (!QMetaObject::invokeMethod(ui.models, "cardFor", Q_RETURN_ARG(QVariant, c), Q_ARG(QVariant, id)))
+      return nullptr;
     return qobject_cast<QQuickItem*>(c.value<QObject*>());
   }
   static QQuickItem* inCard(Ui& ui, const QString& id, const char* name) {
@@ -157,7 +163,8 @@ class TestModelManagerPage : public QObject {
     server_.setRoute("/slow.gguf", slow);
     // The settings' folder change is remembered in QSettings: keep that away from the user's own.
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, trit::test::scratchDir(QStringLiteral("settings")));
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                       trit::test::scratchDir(QStringLiteral("settings")));
     QCoreApplication::setOrganizationName(QStringLiteral("TritTest"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_model_manager_page"));
   }
@@ -178,13 +185,15 @@ class TestModelManagerPage : public QObject {
     // While it runs: how much arrived, how fast, and how long is left.
     QTRY_VERIFY_WITH_TIMEOUT(textOf(ui, "slow", "modelSpeed").endsWith("/s"), 10000);
     QTRY_VERIFY_WITH_TIMEOUT(textOf(ui, "slow", "modelTimeLeft").endsWith(" left"), 10000);
-    QVERIFY2(textOf(ui, "slow", "modelReceived").contains(QStringLiteral(" of ")), qPrintable(textOf(ui, "slow", "modelReceived")));
+    QVERIFY2(textOf(ui, "slow", "modelReceived").contains(QStringLiteral(" of ")),
+             qPrintable(textOf(ui, "slow", "modelReceived")));
 
     click(ui, inCard(ui, "slow", "pauseButton"));
     QTRY_VERIFY_WITH_TIMEOUT(shown(ui, "slow", "resumeButton"), 10000);
     QVERIFY(!shown(ui, "slow", "pauseButton"));
     QVERIFY(!shown(ui, "slow", "modelSpeed"));  // nothing moves while paused
-    const qint64 pausedAt = ui.bridge->model()->data(ui.bridge->model()->index(0), ModelListModel::BytesReceivedRole).toLongLong();
+    const qint64 pausedAt =
+        ui.bridge->model()->data(ui.bridge->model()->index(0), ModelListModel::BytesReceivedRole).toLongLong();
     QVERIFY(pausedAt > 0 && pausedAt < model_.size());
     QVERIFY(QFile::exists(QDir(ui.folder).filePath("slow.gguf.part")));
 
@@ -302,7 +311,8 @@ class TestModelManagerPage : public QObject {
     QCOMPARE(ui.models->property("modelsFolder").toString(), other);
 
     const QString missing = QDir(other).filePath(QStringLiteral("missing"));
-    QVERIFY(QMetaObject::invokeMethod(ui.settings, "chooseModelsFolder", Q_RETURN_ARG(QVariant, ok), Q_ARG(QVariant, missing)));
+    QVERIFY(QMetaObject::invokeMethod(ui.settings, "chooseModelsFolder", Q_RETURN_ARG(QVariant, ok),
+                                      Q_ARG(QVariant, missing)));
     QCOMPARE(ok.toBool(), false);
     QCOMPARE(ui.bridge->modelsFolder(), other);
     QCOMPARE(field->property("text").toString(), other);

@@ -1,7 +1,7 @@
 // Runs the Qt Quick Test files in tests/qml against the static QML modules "Trit" and "Trit.Native".
-#include <QQmlEngine>
 #include <QtQml/qqmlextensionplugin.h>
 #include <QtQuickTest/quicktest.h>
+#include <QQmlEngine>
 
 #include "app_services.h"
 

@@ -1,12 +1,12 @@
 #pragma once
 // What the About dialog shows (qml/AboutDialog.qml): the version (from CMake's project(), the one place
-// it lives), the Qt version, the engine's precision, the Vulkan devices the engine sees and the licence texts (Trit's, the
-// model's, third-party notices), compiled into the binary so the dialog needs no installed files.
+// it lives), the Qt version, the engine's precision, the Vulkan devices the engine sees and the licence texts (Trit's,
+// the model's, third-party notices), compiled into the binary so the dialog needs no installed files.
+#include <QtQml/qqmlregistration.h>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <QVariantList>
-#include <QtQml/qqmlregistration.h>
 #include <functional>
 #include <vector>
 

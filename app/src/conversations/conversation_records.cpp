@@ -26,10 +26,14 @@ storage::ReplyStats replyStats(const GenerationStats& s) {
 
 storage::FinishReason storedFinishReason(trit::FinishReason reason) {
   switch (reason) {
-    case trit::FinishReason::Stop: return storage::FinishReason::Stop;
-    case trit::FinishReason::Length: return storage::FinishReason::Length;
-    case trit::FinishReason::Cancelled: return storage::FinishReason::Cancelled;
-    case trit::FinishReason::ContextFull: return storage::FinishReason::Length;
+    case trit::FinishReason::Stop:
+      return storage::FinishReason::Stop;
+    case trit::FinishReason::Length:
+      return storage::FinishReason::Length;
+    case trit::FinishReason::Cancelled:
+      return storage::FinishReason::Cancelled;
+    case trit::FinishReason::ContextFull:
+      return storage::FinishReason::Length;
   }
   return storage::FinishReason::Error;
 }
@@ -67,8 +71,8 @@ ChatMessage chatMessage(const storage::ThreadMessage& stored) {
     // A reply another process is still writing (or one left by a crash, before the next open marks it)
     // shows as interrupted rather than as a reply that never ends.
     const auto finish = m.finish.value_or(storage::FinishReason::Interrupted);
-    c.finishReason = finish == storage::FinishReason::Streaming ? QStringLiteral("interrupted")
-                                                                : storage::finishReasonName(finish);
+    c.finishReason =
+        finish == storage::FinishReason::Streaming ? QStringLiteral("interrupted") : storage::finishReasonName(finish);
     if (m.stats) c.stats = statsMap(*m.stats);
     // The engine's message is not kept; the bubble still says the reply did not end normally.
     if (finish == storage::FinishReason::Error)

@@ -19,7 +19,9 @@ namespace {
 
 constexpr qint64 kMaxImportBytes = 256LL * 1024 * 1024;  // as the headless import: far beyond any chat
 
-QString localPath(const QUrl& file) { return file.isLocalFile() ? file.toLocalFile() : file.toString(); }
+QString localPath(const QUrl& file) {
+  return file.isLocalFile() ? file.toLocalFile() : file.toString();
+}
 
 }  // namespace
 
@@ -32,8 +34,12 @@ ConversationsBridge::~ConversationsBridge() {
   store_.reset();
 }
 
-QObject* ConversationsBridge::list() const { return list_.get(); }
-QObject* ConversationsBridge::search() const { return search_.get(); }
+QObject* ConversationsBridge::list() const {
+  return list_.get();
+}
+QObject* ConversationsBridge::search() const {
+  return search_.get();
+}
 
 void ConversationsBridge::setProblem(const QString& problem, bool notice) {
   if (problem_ == problem && problemIsNotice_ == notice) return;
@@ -56,7 +62,8 @@ bool ConversationsBridge::open(const QString& path) {
     file = storage::conversationDatabasePath(&folderError);
     if (file.isEmpty()) {
       setProblem(tr("Conversations are not being saved: %1. This chat is kept in memory only and is lost when "
-                    "Trit closes. Fix the folder (or start Trit with --data-dir) and choose Retry.").arg(folderError),
+                    "Trit closes. Fix the folder (or start Trit with --data-dir) and choose Retry.")
+                     .arg(folderError),
                  false);
       return false;
     }
@@ -97,20 +104,24 @@ bool ConversationsBridge::open(const QString& path) {
     // Said on stderr too: the banner is easy to miss, and a log should show where the old file went.
     qWarning().noquote() << QStringLiteral("trit: the conversation database was damaged: %1.").arg(notice);
     setProblem(tr("The conversation database was damaged: %1. Your earlier conversations are in that file; new "
-                  "ones are saved in the new database.").arg(notice),
+                  "ones are saved in the new database.")
+                   .arg(notice),
                true);
   } else if (store_->emptyAtOpen()) {
     const QString where = QDir::toNativeSeparators(file);
-    qWarning().noquote() << QStringLiteral("trit: the conversation database %1 was an empty file (0 bytes): there "
-                                           "were no conversations in it, and a new database was started there.")
+    qWarning().noquote() << QStringLiteral(
+                                "trit: the conversation database %1 was an empty file (0 bytes): there "
+                                "were no conversations in it, and a new database was started there.")
                                 .arg(where);
     setProblem(tr("The conversation database %1 was an empty file (0 bytes), so there were no conversations to "
                   "show; new ones are saved in it. If you expected conversations here, restore the file from a "
-                  "backup.").arg(where),
+                  "backup.")
+                   .arg(where),
                true);
   } else if (store_->interruptedAtOpen() > 0) {
     setProblem(tr("%n reply(s) were cut off when Trit last stopped; the text written so far was kept and is "
-                  "marked as interrupted.", nullptr, store_->interruptedAtOpen()),
+                  "marked as interrupted.",
+                  nullptr, store_->interruptedAtOpen()),
                true);
   } else {
     setProblem({}, false);
@@ -120,7 +131,9 @@ bool ConversationsBridge::open(const QString& path) {
   return true;
 }
 
-bool ConversationsBridge::retry() { return open(requestedPath_); }
+bool ConversationsBridge::retry() {
+  return open(requestedPath_);
+}
 
 void ConversationsBridge::dismissProblem() {
   // Only a notice goes away; "not saving" stays visible while it is true.

@@ -2,8 +2,8 @@
 
 #include <QUrl>
 
-#include "settings/app_settings.h"
 #include "engine_thread/engine_worker.h"
+#include "settings/app_settings.h"
 
 namespace trit::chat {
 
@@ -60,10 +60,14 @@ EngineBridge::~EngineBridge() {
 
 QString EngineBridge::stateName() const {
   switch (state_) {
-    case State::NoModel: return QStringLiteral("noModel");
-    case State::Loading: return QStringLiteral("loading");
-    case State::Ready: return QStringLiteral("ready");
-    case State::Error: return QStringLiteral("error");
+    case State::NoModel:
+      return QStringLiteral("noModel");
+    case State::Loading:
+      return QStringLiteral("loading");
+    case State::Ready:
+      return QStringLiteral("ready");
+    case State::Error:
+      return QStringLiteral("error");
   }
   return {};
 }
@@ -94,7 +98,8 @@ void EngineBridge::load(const LoadRequest& request) {
   lastRequest_ = request;
   loadingPath_ = request.path;
   setState(State::Loading);
-  QMetaObject::invokeMethod(worker_, [w = worker_, request] { w->load(request); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request] { w->load(request); }, Qt::QueuedConnection);
 }
 
 void EngineBridge::reload() {
@@ -116,18 +121,26 @@ void EngineBridge::refreshDevices() {
 
 std::uint64_t EngineBridge::generate(GenerateRequest request) {
   request.id = nextId_++;
-  QMetaObject::invokeMethod(worker_, [w = worker_, request] { w->generate(request); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request] { w->generate(request); }, Qt::QueuedConnection);
   return request.id;
 }
 
-void EngineBridge::cancel(std::uint64_t id) { worker_->cancel(id); }
+void EngineBridge::cancel(std::uint64_t id) {
+  worker_->cancel(id);
+}
 
-std::shared_ptr<const server::ServedModel> EngineBridge::servedModel() const { return worker_->servedModel(); }
+std::shared_ptr<const server::ServedModel> EngineBridge::servedModel() const {
+  return worker_->servedModel();
+}
 
-int EngineBridge::servedContextLength() const { return worker_->servedContextLength(); }
+int EngineBridge::servedContextLength() const {
+  return worker_->servedContextLength();
+}
 
 void EngineBridge::runOnEngine(std::function<void(EngineWorker&)> work) {
-  QMetaObject::invokeMethod(worker_, [w = worker_, work = std::move(work)] { work(*w); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, work = std::move(work)] { work(*w); }, Qt::QueuedConnection);
 }
 
 }  // namespace trit::chat

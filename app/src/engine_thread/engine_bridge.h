@@ -9,8 +9,8 @@
 #include <functional>
 #include <memory>
 
-#include "engine_thread/engine_types.h"
 #include "chat/stream_buffer.h"
+#include "engine_thread/engine_types.h"
 #include "served_model.h"
 
 namespace trit::chat {

@@ -20,11 +20,11 @@ struct LoadRequest {
 
 struct ModelInfo {
   QString path;
-  QString name;          // general.name, else the file name
+  QString name;  // general.name, else the file name
   QString architecture;
   QString backend;
-  QString deviceName;    // "llvmpipe (LLVM 15.0.6, 256 bits)", "CPU"
-  QString memoryText;    // what the device's memory holds, for the status bar
+  QString deviceName;  // "llvmpipe (LLVM 15.0.6, 256 bits)", "CPU"
+  QString memoryText;  // what the device's memory holds, for the status bar
   qint64 fileBytes = 0;
   int contextLength = 0;
   int layers = 0;

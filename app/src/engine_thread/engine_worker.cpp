@@ -1,12 +1,12 @@
 #include "engine_thread/engine_worker.h"
 
-#include <QDir>
-#include <QFileInfo>
-#include <QLocale>
 #include <trit/devices.h>
 #include <trit/model.h>
 #include <trit/session.h>
 #include <trit/tokenizer.h>
+#include <QDir>
+#include <QFileInfo>
+#include <QLocale>
 
 #include "chat/chat_messages.h"
 #include "run_job.h"
@@ -15,9 +15,13 @@
 namespace trit::chat {
 namespace {
 
-QString fromStd(const std::string& s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString fromStd(const std::string& s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
-QString bytesText(quint64 bytes) { return QLocale().formattedDataSize(static_cast<qint64>(bytes)); }
+QString bytesText(quint64 bytes) {
+  return QLocale().formattedDataSize(static_cast<qint64>(bytes));
+}
 
 }  // namespace
 
@@ -71,7 +75,8 @@ void EngineWorker::load(const LoadRequest& request) {
     const QFileInfo file(path);
     if (!file.exists()) {
       emit modelLoadFailed(path, tr("The model file %1 does not exist. Choose another file or download a model "
-                                    "in the model manager.").arg(QDir::toNativeSeparators(path)));
+                                    "in the model manager.")
+                                     .arg(QDir::toNativeSeparators(path)));
       return;
     }
     auto model = Model::open(file.absoluteFilePath().toStdString());
@@ -114,12 +119,14 @@ void EngineWorker::load(const LoadRequest& request) {
     format_.reset();
     session_.reset();
     emit modelLoadFailed(path, tr("The model could not be loaded: %1 Choose another model file, or download it "
-                                  "again in the model manager.").arg(asSentence(fromStd(e.what()))));
+                                  "again in the model manager.")
+                                   .arg(asSentence(fromStd(e.what()))));
   } catch (const VulkanError& e) {
     format_.reset();
     session_.reset();
     emit modelLoadFailed(path, tr("The GPU could not be used: %1 In Settings, choose another device or the CPU "
-                                  "engine.").arg(asSentence(fromStd(e.what()))));
+                                  "engine.")
+                                   .arg(asSentence(fromStd(e.what()))));
   } catch (const std::exception& e) {
     format_.reset();
     session_.reset();
@@ -145,8 +152,8 @@ QString EngineWorker::describeMemory() const {
         }
       return tr("%1 of %2 GPU memory in use").arg(bytesText(usage), bytesText(budget));
     }
-    return tr("%1 of weights on a device with %2").arg(bytesText(static_cast<quint64>(fileBytes_)),
-                                                       bytesText(d.device_local_bytes()));
+    return tr("%1 of weights on a device with %2")
+        .arg(bytesText(static_cast<quint64>(fileBytes_)), bytesText(d.device_local_bytes()));
   } catch (const std::exception&) {
     return tr("%1 of weights").arg(bytesText(static_cast<quint64>(fileBytes_)));
   }
@@ -173,8 +180,9 @@ server::JobResult EngineWorker::runApiJob(server::Job& job) {
   }
   // The job holds its model, so this address cannot belong to a newer model loaded in its place.
   if (job.request().model && job.request().model.get() != &session_->model()) {
-    result.unavailable = "another model was loaded in Trit's window before this request's turn came; send it again "
-                         "to have the new model answer";
+    result.unavailable =
+        "another model was loaded in Trit's window before this request's turn came; send it again "
+        "to have the new model answer";
     return result;
   }
   // The chat's KV cache is replaced by this prompt; the chat's next turn reuses what prefix it can of it

@@ -4,19 +4,19 @@
 // cancel() (the engine checks a flag between tokens), the StreamBuffer the reply text goes through, and
 // servedModel() for the API server's HTTP threads. The API server's jobs come by queued calls too
 // (app/src/server/app_scheduler.h) and run on the same session as the chat, one after the other.
+#include <trit/chat.h>
 #include <QObject>
 #include <QStringList>
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <trit/chat.h>
 
 #include "job.h"
 #include "served_model.h"
 
-#include "engine_thread/engine_types.h"
 #include "chat/stream_buffer.h"
+#include "engine_thread/engine_types.h"
 
 namespace trit {
 class Session;

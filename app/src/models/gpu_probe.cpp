@@ -2,9 +2,13 @@
 
 namespace trit::models {
 
-GpuProbe::GpuProbe(QObject* parent) : QObject(parent) { pool_.setMaxThreadCount(1); }
+GpuProbe::GpuProbe(QObject* parent) : QObject(parent) {
+  pool_.setMaxThreadCount(1);
+}
 
-GpuProbe::~GpuProbe() { pool_.waitForDone(); }
+GpuProbe::~GpuProbe() {
+  pool_.waitForDone();
+}
 
 bool GpuProbe::select(int device) {
   device = std::max(device, -1);
@@ -14,7 +18,9 @@ bool GpuProbe::select(int device) {
   return true;
 }
 
-void GpuProbe::refresh() { ask(); }
+void GpuProbe::refresh() {
+  ask();
+}
 
 void GpuProbe::setFreeBytes(qint64 bytes) {
   ++generation_;  // a probe still running must not overwrite the given figure
@@ -30,11 +36,14 @@ void GpuProbe::ask() {
   const quint64 generation = ++generation_;
   pool_.start([this, generation, device = device_, probe = probe_] {
     const GpuMemory m = probe(device);
-    QMetaObject::invokeMethod(this, [this, generation, m] {
-      if (generation != generation_) return;  // the device was changed meanwhile
-      memory_ = m;
-      emit changed();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, m] {
+          if (generation != generation_) return;  // the device was changed meanwhile
+          memory_ = m;
+          emit changed();
+        },
+        Qt::QueuedConnection);
   });
 }
 

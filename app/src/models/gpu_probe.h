@@ -35,11 +35,11 @@ class GpuProbe : public QObject {
   void ask();
 
   GpuMemoryProbe probe_ = queryGpuMemory;
-  QThreadPool pool_;         // runs the probe; the destructor waits for it
+  QThreadPool pool_;  // runs the probe; the destructor waits for it
   GpuMemory memory_;
   int device_ = -1;
-  bool asked_ = false;       // the probe ran (or is running) for device_
-  quint64 generation_ = 0;   // an answer counts only if no newer question or figure came since
+  bool asked_ = false;      // the probe ran (or is running) for device_
+  quint64 generation_ = 0;  // an answer counts only if no newer question or figure came since
 };
 
 }  // namespace trit::models

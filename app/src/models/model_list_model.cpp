@@ -7,17 +7,36 @@ QString displayName(const ModelRow& r) {
   return r.info.name.isEmpty() ? r.id : r.info.name;
 }
 
-int ModelListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
+int ModelListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : int(rows_.size());
+}
 
 QHash<int, QByteArray> ModelListModel::roleNames() const {
-  return {{IdRole, "id"}, {NameRole, "name"}, {DescriptionRole, "description"}, {SizeRole, "size"},
-          {LicenseRole, "license"}, {InstalledRole, "installed"}, {PathRole, "path"},
-          {DownloadingRole, "downloading"}, {PausedRole, "paused"}, {BytesReceivedRole, "bytesReceived"},
-          {BytesTotalRole, "bytesTotal"}, {PercentRole, "percent"}, {SpeedRole, "speedBytesPerSec"},
-          {SecondsLeftRole, "secondsLeft"}, {ErrorRole, "error"}, {MemoryNeededRole, "memoryNeeded"},
-          {FitsGpuRole, "fitsGpu"}, {StateRole, "state"}, {QuantizationRole, "quantization"},
-          {ContextLengthRole, "contextLength"}, {InCatalogRole, "inCatalog"}, {ArchitectureRole, "architecture"},
-          {ParametersRole, "parameters"}, {LicenseUrlRole, "licenseUrl"}, {ModelDataRole, "modelData"}};
+  return {{IdRole, "id"},
+          {NameRole, "name"},
+          {DescriptionRole, "description"},
+          {SizeRole, "size"},
+          {LicenseRole, "license"},
+          {InstalledRole, "installed"},
+          {PathRole, "path"},
+          {DownloadingRole, "downloading"},
+          {PausedRole, "paused"},
+          {BytesReceivedRole, "bytesReceived"},
+          {BytesTotalRole, "bytesTotal"},
+          {PercentRole, "percent"},
+          {SpeedRole, "speedBytesPerSec"},
+          {SecondsLeftRole, "secondsLeft"},
+          {ErrorRole, "error"},
+          {MemoryNeededRole, "memoryNeeded"},
+          {FitsGpuRole, "fitsGpu"},
+          {StateRole, "state"},
+          {QuantizationRole, "quantization"},
+          {ContextLengthRole, "contextLength"},
+          {InCatalogRole, "inCatalog"},
+          {ArchitectureRole, "architecture"},
+          {ParametersRole, "parameters"},
+          {LicenseUrlRole, "licenseUrl"},
+          {ModelDataRole, "modelData"}};
 }
 
 namespace {
@@ -93,32 +112,58 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
   const ModelRow& r = rows_[index.row()];
   switch (role) {
     case Qt::DisplayRole:
-    case NameRole: return displayName(r);
-    case IdRole: return r.id;
-    case DescriptionRole: return r.inCatalog ? r.entry.description : QString();
-    case SizeRole: return sizeOf(r);
-    case LicenseRole: return r.inCatalog ? r.entry.license : QString();
-    case InstalledRole: return r.installed;
-    case PathRole: return r.installed ? r.info.path : QString();
-    case DownloadingRole: return r.downloading;
-    case PausedRole: return r.paused;
-    case BytesReceivedRole: return r.progress.received;
-    case BytesTotalRole: return r.progress.total;
-    case PercentRole: return r.progress.percent;
-    case SpeedRole: return r.progress.bytesPerSecond;
-    case SecondsLeftRole: return r.progress.secondsLeft;
-    case ErrorRole: return r.error;
-    case MemoryNeededRole: return memoryNeeded(r);
-    case FitsGpuRole: return fits(r);
-    case StateRole: return stateName(r);
-    case QuantizationRole: return r.installed && !r.info.quantization.isEmpty() ? r.info.quantization : r.entry.quantization;
-    case ArchitectureRole: return r.installed && !r.info.architecture.isEmpty() ? r.info.architecture : r.entry.architecture;
-    case ParametersRole: return parametersOf(r);
-    case LicenseUrlRole: return r.inCatalog ? r.entry.licenseUrl : QString();
-    case ContextLengthRole: return r.installed && r.info.contextLength > 0 ? r.info.contextLength : r.entry.contextLength;
-    case InCatalogRole: return r.inCatalog;
-    case ModelDataRole: return toMap(index.row());
-    default: return {};
+    case NameRole:
+      return displayName(r);
+    case IdRole:
+      return r.id;
+    case DescriptionRole:
+      return r.inCatalog ? r.entry.description : QString();
+    case SizeRole:
+      return sizeOf(r);
+    case LicenseRole:
+      return r.inCatalog ? r.entry.license : QString();
+    case InstalledRole:
+      return r.installed;
+    case PathRole:
+      return r.installed ? r.info.path : QString();
+    case DownloadingRole:
+      return r.downloading;
+    case PausedRole:
+      return r.paused;
+    case BytesReceivedRole:
+      return r.progress.received;
+    case BytesTotalRole:
+      return r.progress.total;
+    case PercentRole:
+      return r.progress.percent;
+    case SpeedRole:
+      return r.progress.bytesPerSecond;
+    case SecondsLeftRole:
+      return r.progress.secondsLeft;
+    case ErrorRole:
+      return r.error;
+    case MemoryNeededRole:
+      return memoryNeeded(r);
+    case FitsGpuRole:
+      return fits(r);
+    case StateRole:
+      return stateName(r);
+    case QuantizationRole:
+      return r.installed && !r.info.quantization.isEmpty() ? r.info.quantization : r.entry.quantization;
+    case ArchitectureRole:
+      return r.installed && !r.info.architecture.isEmpty() ? r.info.architecture : r.entry.architecture;
+    case ParametersRole:
+      return parametersOf(r);
+    case LicenseUrlRole:
+      return r.inCatalog ? r.entry.licenseUrl : QString();
+    case ContextLengthRole:
+      return r.installed && r.info.contextLength > 0 ? r.info.contextLength : r.entry.contextLength;
+    case InCatalogRole:
+      return r.inCatalog;
+    case ModelDataRole:
+      return toMap(index.row());
+    default:
+      return {};
   }
 }
 

@@ -3,11 +3,11 @@
 // downloads (ModelRow, filled by ModelManagerBridge), as a list model whose ModelDataRole is the whole
 // row as the plain map qml/ModelCard.qml shows. The fit of each row for the selected GPU is judged
 // here, by the engine's rule (fitsGpu), and every figure is formatted here, once.
-#include <QAbstractListModel>
-#include <QSortFilterProxyModel>
-#include <QList>
-#include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
+#include <QAbstractListModel>
+#include <QList>
+#include <QSortFilterProxyModel>
+#include <QVariantMap>
 
 #include "catalog.h"
 #include "download_types.h"
@@ -18,16 +18,16 @@ namespace trit::models {
 // One row: a catalogue entry (with its installed file, if any) or an installed model the catalogue does
 // not list (imported by the user). Plain data, built by ModelManagerBridge.
 struct ModelRow {
-  QString id;           // catalogue id, or the file name for an imported model
+  QString id;  // catalogue id, or the file name for an imported model
   bool inCatalog = false;
-  CatalogEntry entry;   // valid when inCatalog
-  ModelInfo info;       // filled when installed
+  CatalogEntry entry;  // valid when inCatalog
+  ModelInfo info;      // filled when installed
   bool installed = false;
   bool downloading = false;
   bool paused = false;
   DownloadProgress progress;
-  QString message;      // last status line of the download ("Paused at 3 MiB.")
-  QString error;        // last failure, in words
+  QString message;  // last status line of the download ("Paused at 3 MiB.")
+  QString error;    // last failure, in words
 };
 
 class ModelListModel : public QAbstractListModel {
@@ -35,12 +35,32 @@ class ModelListModel : public QAbstractListModel {
   QML_ANONYMOUS
  public:
   enum Role {
-    IdRole = Qt::UserRole + 1, NameRole, DescriptionRole, SizeRole, LicenseRole, InstalledRole, PathRole,
-    DownloadingRole, PausedRole, BytesReceivedRole, BytesTotalRole, PercentRole, SpeedRole, SecondsLeftRole,
-    ErrorRole, MemoryNeededRole, FitsGpuRole, StateRole, QuantizationRole, ContextLengthRole, InCatalogRole,
+    IdRole = Qt::UserRole + 1,
+    NameRole,
+    DescriptionRole,
+    SizeRole,
+    LicenseRole,
+    InstalledRole,
+    PathRole,
+    DownloadingRole,
+    PausedRole,
+    BytesReceivedRole,
+    BytesTotalRole,
+    PercentRole,
+    SpeedRole,
+    SecondsLeftRole,
+    ErrorRole,
+    MemoryNeededRole,
+    FitsGpuRole,
+    StateRole,
+    QuantizationRole,
+    ContextLengthRole,
+    InCatalogRole,
     // What the model is (issue 27): the installed file's own header, else the catalogue's figures. The
     // weight format is QuantizationRole ("I2_S", "TQ2_0", "TQ1_0", "TQ2_0+TQ1_0").
-    ArchitectureRole, ParametersRole, LicenseUrlRole,
+    ArchitectureRole,
+    ParametersRole,
+    LicenseUrlRole,
     // The whole row as the dialog's map (toMap), so a delegate's `required property var modelData` gets it
     // from this model exactly as from a plain array, and only changed rows update.
     ModelDataRole
@@ -53,8 +73,8 @@ class ModelListModel : public QAbstractListModel {
   QVariant data(const QModelIndex& index, int role) const override;
   QHash<int, QByteArray> roleNames() const override;
 
-  void setRows(QList<ModelRow> rows);        // a full reset (catalogue or folder changed)
-  void updateRow(int row, const ModelRow& r); // one row changed (download progress)
+  void setRows(QList<ModelRow> rows);          // a full reset (catalogue or folder changed)
+  void updateRow(int row, const ModelRow& r);  // one row changed (download progress)
   const QList<ModelRow>& rows() const { return rows_; }
   int indexOf(const QString& id) const;
   // The memory figure the fit is judged against (< 0: unknown) and whether it is a live budget ("free")

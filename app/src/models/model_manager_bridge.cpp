@@ -2,12 +2,12 @@
 
 #include <QDir>
 #include <QEventLoop>
-#include <QTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QQmlEngine>
 #include <QSet>
 #include <QTemporaryFile>
+#include <QTimer>
 
 #include "app_services.h"
 #include "catalog_loader.h"
@@ -36,8 +36,8 @@ QString folderProblem(const QString& path) {
 
 }  // namespace
 
-ModelManagerBridge::ModelManagerBridge(const QString& catalogLocation, const QString& modelsDir, DownloadOptions options,
-                                       QObject* parent)
+ModelManagerBridge::ModelManagerBridge(const QString& catalogLocation, const QString& modelsDir,
+                                       DownloadOptions options, QObject* parent)
     : QObject(parent),
       catalogLocation_(models::catalogLocation(catalogLocation)),  // option, else $TRIT_CATALOG, else built in
       folder_(ModelsFolder::resolve(modelsDir), inspector_) {
@@ -91,22 +91,30 @@ void ModelManagerBridge::loaded() {
   if (loadsPending_ > 0 && --loadsPending_ == 0) emit ready();
 }
 
-void ModelManagerBridge::rescan() { requestScan(); }
+void ModelManagerBridge::rescan() {
+  requestScan();
+}
 
 void ModelManagerBridge::requestScan(std::function<void()> then) {
   if (++scansPending_ == 1) emit scanningChanged();
   const ModelsFolder folder = folder_;
   // Listing the folder and reading every header with the engine happen on the worker; the result is
   // posted back to this object's (the GUI) thread.
-  QMetaObject::invokeMethod(workerContext_, [this, folder, then = std::move(then)]() mutable {
-    FolderScan scan = scanModelsFolder(folder);
-    QMetaObject::invokeMethod(this, [this, scan = std::move(scan), then = std::move(then)]() mutable {
-      applyScan(std::move(scan));
-      if (then) then();
-      if (--scansPending_ == 0) emit scanningChanged();
-      emit scanFinished();
-    }, Qt::QueuedConnection);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      workerContext_,
+      [this, folder, then = std::move(then)]() mutable {
+        FolderScan scan = scanModelsFolder(folder);
+        QMetaObject::invokeMethod(
+            this,
+            [this, scan = std::move(scan), then = std::move(then)]() mutable {
+              applyScan(std::move(scan));
+              if (then) then();
+              if (--scansPending_ == 0) emit scanningChanged();
+              emit scanFinished();
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
 }
 
 void ModelManagerBridge::applyScan(FolderScan scan) {
@@ -193,7 +201,9 @@ int ModelManagerBridge::installedCount() const {
 
 // ---- the selected GPU ----
 
-void ModelManagerBridge::setGpuFreeBytes(qint64 bytes) { gpu_.setFreeBytes(bytes); }
+void ModelManagerBridge::setGpuFreeBytes(qint64 bytes) {
+  gpu_.setFreeBytes(bytes);
+}
 
 void ModelManagerBridge::selectGpu(int device, int contextLength) {
   contextLength = std::max(contextLength, 0);
@@ -224,7 +234,9 @@ QString ModelManagerBridge::gpuSummary() const {
   return tr("%1: %2 GPU memory.").arg(name, formatBytes(gpu.freeBytes));
 }
 
-void ModelManagerBridge::refreshGpu() { gpu_.refresh(); }
+void ModelManagerBridge::refreshGpu() {
+  gpu_.refresh();
+}
 
 // ---- requests from the dialog ----
 
@@ -233,7 +245,9 @@ QString ModelManagerBridge::pathOf(const QString& id) const {
   return row >= 0 && model_.rows()[row].installed ? model_.rows()[row].info.path : QString();
 }
 
-void ModelManagerBridge::fail(const QString& message) { emit errorOccurred(message); }
+void ModelManagerBridge::fail(const QString& message) {
+  emit errorOccurred(message);
+}
 
 bool ModelManagerBridge::download(const QString& id, const QString& existing) {
   const CatalogEntry* e = catalog_.find(id);
@@ -386,20 +400,26 @@ void ModelManagerBridge::importFile(const QVariant& urlOrPath) {
   const ModelsFolder folder = folder_;
   // Validation opens the model with the engine and the copy may be large: both on the worker. The
   // rescan queued after it runs there too, so the new model is in the rows before importFinished.
-  QMetaObject::invokeMethod(workerContext_, [this, folder, source] {
-    QString error;
-    const std::optional<ModelInfo> info = folder.importFile(source, &error);
-    const QString result = info ? info->path : error;
-    const bool ok = info.has_value();
-    QMetaObject::invokeMethod(this, [this, ok, result] {
-      requestScan([this, ok, result] {
-        --importing_;
-        emit importingChanged();
-        if (!ok) emit errorOccurred(result);
-        emit importFinished(ok, result);
-      });
-    }, Qt::QueuedConnection);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      workerContext_,
+      [this, folder, source] {
+        QString error;
+        const std::optional<ModelInfo> info = folder.importFile(source, &error);
+        const QString result = info ? info->path : error;
+        const bool ok = info.has_value();
+        QMetaObject::invokeMethod(
+            this,
+            [this, ok, result] {
+              requestScan([this, ok, result] {
+                --importing_;
+                emit importingChanged();
+                if (!ok) emit errorOccurred(result);
+                emit importFinished(ok, result);
+              });
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
 }
 
 bool ModelManagerBridge::remove(const QString& idOrPath) {
@@ -409,7 +429,8 @@ bool ModelManagerBridge::remove(const QString& idOrPath) {
   } else if (idOrPath.contains(QLatin1Char('/')) || QUrl(idOrPath).isLocalFile()) {
     const QFileInfo fi(localPath(idOrPath));
     if (QDir(fi.absolutePath()) != QDir(folder_.path())) {
-      fail(tr("%1 is not in the models folder %2; Trit only removes models it keeps.").arg(fi.filePath(), folder_.path()));
+      fail(tr("%1 is not in the models folder %2; Trit only removes models it keeps.")
+               .arg(fi.filePath(), folder_.path()));
       return false;
     }
     fileName = fi.fileName();

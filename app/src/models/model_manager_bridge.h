@@ -6,6 +6,7 @@
 // copy) run on a worker thread of their own, one after the other, so neither a large folder nor a 1 GiB
 // copy freezes the window; results come back queued. The selected GPU's memory is asked by GpuProbe
 // (gpu_probe.h) on a pool thread for the same reason (creating a Vulkan instance is slow).
+#include <QtQml/qqmlregistration.h>
 #include <QHash>
 #include <QList>
 #include <QPointer>
@@ -13,7 +14,6 @@
 #include <QThread>
 #include <QUrl>
 #include <QVariantList>
-#include <QtQml/qqmlregistration.h>
 #include <functional>
 #include <memory>
 
@@ -80,9 +80,9 @@ class ModelManagerBridge : public QObject {
   ModelListModel* model() { return &model_; }
   InstalledModelsModel* installed() { return &installed_; }
   int installedCount() const;
-  // What the first start offers (qml/FirstRun.qml), as a row's map (ModelListModel::toMap): the catalogue lists its models
-  // in the order it recommends them, so the first one that fits the selected GPU; while the GPU's memory
-  // is unknown, the catalogue's first model. Empty when the GPU is known and none is known to fit.
+  // What the first start offers (qml/FirstRun.qml), as a row's map (ModelListModel::toMap): the catalogue lists its
+  // models in the order it recommends them, so the first one that fits the selected GPU; while the GPU's memory is
+  // unknown, the catalogue's first model. Empty when the GPU is known and none is known to fit.
   QVariantMap recommendedModel() const;
   QString modelsFolder() const { return folder_.path(); }
   QString catalogError() const { return catalogError_; }
@@ -123,12 +123,12 @@ class ModelManagerBridge : public QObject {
   Q_INVOKABLE QString pathOf(const QString& id) const;
 
  signals:
-  void ready();                    // the catalogue was read (or failed: see catalogError) and the folder scanned
-  void rowsChanged();               // a row, the catalogue or the fit changed
+  void ready();        // the catalogue was read (or failed: see catalogError) and the folder scanned
+  void rowsChanged();  // a row, the catalogue or the fit changed
   void modelsFolderChanged();
   void importingChanged();
   void scanningChanged();
-  void scanFinished();             // a folder scan's result has been applied to the rows
+  void scanFinished();  // a folder scan's result has been applied to the rows
   void gpuChanged();
   void errorOccurred(const QString& message);  // a sentence for the user
   void downloadFinished(const QString& id, bool ok, const QString& message);
@@ -139,10 +139,10 @@ class ModelManagerBridge : public QObject {
   void removed(const QString& path);
 
  private:
-  void rebuild();                                   // rows from the last scan, the catalogue and live state
+  void rebuild();                                     // rows from the last scan, the catalogue and live state
   void requestScan(std::function<void()> then = {});  // scan on the worker, apply, then `then`
   void applyScan(FolderScan scan);
-  void loaded();                                    // one of load()'s two parts is done
+  void loaded();        // one of load()'s two parts is done
   void onGpuChanged();  // the probe answered (or was given a figure)
   void changed(int row);
   int rowOf(const QString& id) const { return model_.indexOf(id); }
@@ -155,7 +155,7 @@ class ModelManagerBridge : public QObject {
   ModelInspector inspector_ = inspectModel;
   ModelsFolder folder_;
   QString modelsFolderError_;
-  FolderScan scanned_;             // the last scan of folder_ (GUI thread copy)
+  FolderScan scanned_;  // the last scan of folder_ (GUI thread copy)
   Catalog catalog_;
   QString catalogError_;
   ModelListModel model_;
@@ -165,9 +165,9 @@ class ModelManagerBridge : public QObject {
   QObject* workerContext_ = nullptr;  // lives on workerThread_; scans and imports run there, in order
   int importing_ = 0;
   int scansPending_ = 0;
-  int loadsPending_ = 2;           // the catalogue and the first scan
+  int loadsPending_ = 2;  // the catalogue and the first scan
   bool scannedOnce_ = false;
-  GpuProbe gpu_;                   // the selected device and its memory, asked off the GUI thread
+  GpuProbe gpu_;  // the selected device and its memory, asked off the GUI thread
   int context_ = 0;
   QHash<QString, ModelRow> live_;  // download state by id, kept across rebuilds
   QSet<QString> cancelling_;       // ids whose cancel() is on its way (their failure is no error)

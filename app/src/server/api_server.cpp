@@ -7,10 +7,10 @@
 #include <QRandomGenerator>
 #include <exception>
 
-#include "settings/app_settings.h"
 #include "engine_thread/engine_bridge.h"
 #include "http_server.h"
 #include "server/app_scheduler.h"
+#include "settings/app_settings.h"
 
 namespace trit::api {
 namespace {

@@ -52,8 +52,8 @@ class AppSettings : public QObject {
   QString systemPrompt() const;
   QString lastModel() const;
   bool apiServerEnabled() const;
-  int apiServerPort() const;         // 1-65535
-  QString apiServerKey() const;      // empty: none (then the server listens on this machine only)
+  int apiServerPort() const;          // 1-65535
+  QString apiServerKey() const;       // empty: none (then the server listens on this machine only)
   bool apiServerAllowOthers() const;  // listen on every interface (needs a key: ApiServer refuses otherwise)
 
   void setTemperature(double v);

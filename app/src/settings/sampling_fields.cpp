@@ -23,11 +23,15 @@ const std::array<SamplingField, 7> kFields{{
     {"max_tokens", "sampling/maxTokens", true, 2048},
 }};
 
-QString number(double v) { return QString::number(v, 'g', 10); }
+QString number(double v) {
+  return QString::number(v, 'g', 10);
+}
 
 }  // namespace
 
-std::span<const SamplingField> samplingFields() { return kFields; }
+std::span<const SamplingField> samplingFields() {
+  return kFields;
+}
 
 const SamplingField& samplingField(const char* jsonKey) {
   for (const SamplingField& f : kFields)
@@ -48,12 +52,18 @@ QString samplingValueProblem(const SamplingField& field, double value) {
   }
   // The engine's rule: its own check of the defaults with this one value changed.
   SamplingParams p = kDefaults;
-  if (key == QLatin1String("temperature")) p.temperature = static_cast<float>(value);
-  else if (key == QLatin1String("top_k")) p.top_k = static_cast<std::int32_t>(value);
-  else if (key == QLatin1String("top_p")) p.top_p = static_cast<float>(value);
-  else if (key == QLatin1String("min_p")) p.min_p = static_cast<float>(value);
-  else if (key == QLatin1String("repeat_penalty")) p.repeat_penalty = static_cast<float>(value);
-  else if (key == QLatin1String("repeat_last_n")) p.repeat_last_n = static_cast<std::int32_t>(value);
+  if (key == QLatin1String("temperature"))
+    p.temperature = static_cast<float>(value);
+  else if (key == QLatin1String("top_k"))
+    p.top_k = static_cast<std::int32_t>(value);
+  else if (key == QLatin1String("top_p"))
+    p.top_p = static_cast<float>(value);
+  else if (key == QLatin1String("min_p"))
+    p.min_p = static_cast<float>(value);
+  else if (key == QLatin1String("repeat_penalty"))
+    p.repeat_penalty = static_cast<float>(value);
+  else if (key == QLatin1String("repeat_last_n"))
+    p.repeat_last_n = static_cast<std::int32_t>(value);
   return QString::fromStdString(p.validate());
 }
 
@@ -69,15 +79,15 @@ QString samplingJsonProblem(const QJsonObject& sampling, QString* key) {
       return QStringLiteral("not a sampling setting (known: %1)").arg(known.join(QStringLiteral(", ")));
     }
     if (!it.value().isDouble()) {
-      const QString given = it.value().isString() ? QStringLiteral("\"%1\"").arg(it.value().toString())
-                                                  : QStringLiteral("a JSON ") + (it.value().isBool() ? QStringLiteral("boolean")
-                                                                                 : it.value().isNull() ? QStringLiteral("null")
-                                                                                 : it.value().isArray() ? QStringLiteral("array")
-                                                                                                        : QStringLiteral("object"));
+      const QString given = it.value().isString()
+                                ? QStringLiteral("\"%1\"").arg(it.value().toString())
+                                : QStringLiteral("a JSON ") + (it.value().isBool()    ? QStringLiteral("boolean")
+                                                               : it.value().isNull()  ? QStringLiteral("null")
+                                                               : it.value().isArray() ? QStringLiteral("array")
+                                                                                      : QStringLiteral("object"));
       return QStringLiteral("must be a number, not %1").arg(given);
     }
-    if (const QString problem = samplingValueProblem(*field, it.value().toDouble()); !problem.isEmpty())
-      return problem;
+    if (const QString problem = samplingValueProblem(*field, it.value().toDouble()); !problem.isEmpty()) return problem;
   }
   return {};
 }
