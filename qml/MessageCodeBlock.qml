@@ -33,9 +33,9 @@ Rectangle {
     ColumnLayout {
         id: column
         anchors.fill: parent
-        anchors.margins: theme.spaceS
-        anchors.leftMargin: theme.spaceM
-        spacing: theme.spaceXs
+        anchors.margins: block.theme.spaceS
+        anchors.leftMargin: block.theme.spaceM
+        spacing: block.theme.spaceXs
         RowLayout {
             Layout.fillWidth: true
             Label {
