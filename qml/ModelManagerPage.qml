@@ -70,6 +70,22 @@ Item {
         confirmRemove.open()
     }
 
+    // Scrolls just enough to show the whole card of `id` (a download started elsewhere, the
+    // screenshots); false if there is none.
+    function reveal(id) {
+        const card = cardFor(id)
+        if (!card)
+            return false
+        const flick = scroll.contentItem as Flickable
+        const top = card.mapToItem(flick.contentItem, 0, 0).y - root.theme.spaceM
+        const bottom = top + card.height + 2 * root.theme.spaceM
+        if (bottom > flick.contentY + flick.height)
+            flick.contentY = Math.min(bottom - flick.height, flick.contentHeight - flick.height)
+        if (top < flick.contentY)
+            flick.contentY = Math.max(0, top)
+        return true
+    }
+
     function folderUrl(path) { return "file://" + encodeURI(path) }
     function parentFolder(path) { return path.substring(0, path.lastIndexOf("/")) || "/" }
 

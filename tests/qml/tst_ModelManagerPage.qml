@@ -63,11 +63,10 @@ TestCase {
     function card(d, id) {
         const c = d.cardFor(id)
         verify(c !== null, "card " + id)
-        const scroll = findChild(d, "modelScroll")
-        const flick = scroll.contentItem
-        const y = c.mapToItem(flick.contentItem, 0, 0).y
-        flick.contentY = Math.max(0, Math.min(y - 10, flick.contentHeight - flick.height))
-        wait(0)
+        verify(d.reveal(id))
+        const flick = findChild(d, "modelScroll").contentItem
+        const top = c.mapToItem(flick, 0, 0).y
+        verify(top >= 0 && top + c.height <= flick.height, "card " + id + " is in view")
         return c
     }
 
