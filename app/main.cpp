@@ -6,11 +6,11 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "about/about_info.h"
+#include "chat_app.h"
 #include "command_line.h"
 #include "headless/conversations_cli.h"
 #include "headless/models_cli.h"
-#include "about/about_info.h"
-#include "chat/chat_app.h"
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
@@ -18,7 +18,9 @@
 
 namespace {
 
-void setApplicationNames() { trit::storage::setApplicationNames(QStringLiteral(TRIT_APP_VERSION)); }
+void setApplicationNames() {
+  trit::storage::setApplicationNames(QStringLiteral(TRIT_APP_VERSION));
+}
 
 // Headless commands: data and settings of versions before 0.2 move to this version's folders once,
 // before anything reads them; what moved, or what could not (it is then used from where it is), is said
@@ -36,7 +38,7 @@ int usageError(const QString& message) {
 // An argument neither we nor Qt took.
 QString notOurs(const QString& argument) {
   return argument.startsWith(QLatin1Char('-')) ? QStringLiteral("unknown option \"%1\"").arg(argument)
-                                                : QStringLiteral("unexpected argument \"%1\"").arg(argument);
+                                               : QStringLiteral("unexpected argument \"%1\"").arg(argument);
 }
 
 }  // namespace
@@ -54,10 +56,12 @@ int main(int argc, char* argv[]) {
   const bool parsed = parser.parse(split.ours);
   trit::app::Mode mode = trit::app::Mode::Window;
   QString usage;
-  if (!parsed) usage = parser.errorText();
+  if (!parsed)
+    usage = parser.errorText();
   else if (!parser.positionalArguments().isEmpty())
     usage = QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().constFirst());
-  else trit::app::commandMode(parser, &mode, &usage);
+  else
+    trit::app::commandMode(parser, &mode, &usage);
 
   if (mode != trit::app::Mode::Window || !usage.isEmpty() || parser.isSet(QStringLiteral("help")) ||
       parser.isSet(QStringLiteral("version"))) {
@@ -99,10 +103,11 @@ int main(int argc, char* argv[]) {
 
   QQmlApplicationEngine engine;
   chat.install(engine);
-  trit::about::exposeAboutInfo(engine);  // "tritAbout", read by qml/AboutDialog.qml
+  trit::about::exposeAboutInfo(engine);  // App.about (app_services.h), read by qml/AboutDialog.qml
   const trit::models::ModelManagerSetup modelSetup = trit::models::readModelManagerOptions(parser);
-  // "tritModels", read by Main.qml's model manager and the settings' models folder
-  trit::models::ModelManagerBridge* models = trit::models::exposeModelManager(engine, modelSetup.catalog, modelSetup.modelsDir);
+  // App.models, read by Main.qml (the model manager page, the welcome) and the settings' models folder
+  trit::models::ModelManagerBridge* models =
+      trit::models::exposeModelManager(engine, modelSetup.catalog, modelSetup.modelsDir);
   trit::models::followEngineSettings(*models, *chat.settings());  // "fits the GPU" for the chosen device
   // Main.qml shows the first-run welcome when no model is installed: let the folder scan (on
   // the models worker thread) answer first, but never hold the window back for more than 3 s.
@@ -127,10 +132,16 @@ int main(int argc, char* argv[]) {
       std::fflush(stdout);
       QCoreApplication::exit(window->isVisible() ? 0 : 1);
     };
-    QObject::connect(window, &QQuickWindow::frameSwapped, &app, [models, report] {
-      if (models->isReady()) report();
-      else QObject::connect(models, &trit::models::ModelManagerBridge::ready, models, report, Qt::SingleShotConnection);
-    }, Qt::SingleShotConnection);
+    QObject::connect(
+        window, &QQuickWindow::frameSwapped, &app,
+        [models, report] {
+          if (models->isReady())
+            report();
+          else
+            QObject::connect(models, &trit::models::ModelManagerBridge::ready, models, report,
+                             Qt::SingleShotConnection);
+        },
+        Qt::SingleShotConnection);
     QTimer::singleShot(20000, &app, [] {
       std::fprintf(stderr, "trit: the main window rendered no frame within 20 s\n");
       QCoreApplication::exit(1);

@@ -1,16 +1,17 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Trit.App
 
 // About Trit: version, Qt version, the engine's precision, the Vulkan devices the engine sees (or why there is none) and the
 // licences (Trit's, the BitNet b1.58 model's, third-party notices). The data comes from the C++
-// AboutInfo (app/src/about/about_info.h), exposed by main() as the context property "tritAbout";
-// without it (a bare QML load) the dialog still opens and says what is missing.
+// AboutInfo (app/src/about/about_info.h), App.about unless given (app_services.h); without it (a bare
+// QML load) the dialog still opens and says what is missing.
 // Open it from Main.qml with:  AboutDialog { id: aboutDialog }  ...  aboutDialog.open()
 ThemedDialog {
     id: dialog
     objectName: "aboutDialog"
-    property var about: typeof tritAbout !== "undefined" ? tritAbout : null
+    property var about: App.about
     title: qsTr("About Trit")
     standardButtons: Dialog.Close
     width: Math.min(640, parent ? parent.width - 40 : 640)

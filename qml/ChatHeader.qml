@@ -13,7 +13,8 @@ Rectangle {
     property string modelName: ""             // of the loaded model
     property string modelPath: ""             // its file (the switcher ticks it)
     property string loadingPath: ""           // the file being loaded
-    // The model manager's installed models: [{ name, path, ... }] (ModelManagerBridge.installedModels).
+    // The models on disk: ModelManagerBridge.installed (rows whose modelData has name and path), or an
+    // array of such maps.
     property var installedModels: []
     property int contextUsed: 0
     property int contextLength: 0             // 0: no model
@@ -94,6 +95,7 @@ Rectangle {
         x: switcher.x + header.theme.spaceS
         y: header.height - header.theme.spaceXs
         Instantiator {
+            id: menuModels
             model: header.installedModels
             delegate: MenuItem {
                 required property var modelData
@@ -111,8 +113,8 @@ Rectangle {
             objectName: "noModelsItem"
             enabled: false
             text: qsTr("No models on disk yet")
-            height: header.installedModels.length === 0 ? implicitHeight : 0
-            visible: header.installedModels.length === 0
+            height: menuModels.count === 0 ? implicitHeight : 0
+            visible: menuModels.count === 0
         }
         MenuSeparator {}
         MenuItem {

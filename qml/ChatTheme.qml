@@ -34,6 +34,9 @@ QtObject {
     readonly property color warning: dark ? "#f0b45a" : "#8a5100"
     readonly property color error: dark ? "#ff7b72" : "#b3261e"
     readonly property color errorBackground: dark ? "#3b2224" : "#fdecea"
+    // Good news on a tinted badge (a model that fits the GPU).
+    readonly property color success: dark ? "#8fd694" : "#1a6b2e"
+    readonly property color successBackground: dark ? "#1f3326" : "#e6f4ea"
     readonly property color sparkline: dark ? "#6fd3a4" : "#1f8a5b"
     // Code in replies, by token kind (CodeDocument's colors); each 4.5:1 or better on codeBackground.
     readonly property var codeColors: dark

@@ -37,8 +37,9 @@ Pane {
             // Follow the reply as it grows, unless the user scrolled up to read.
             property bool follow: true
             onMovementEnded: follow = atYEnd
-            onContentHeightChanged: if (follow) Qt.callLater(list.positionViewAtEnd)
-            onCountChanged: { follow = true; Qt.callLater(list.positionViewAtEnd) }
+            // (Qt 6.4's qmllint takes Qt.callLater for a QJSValue property; it is Qt's documented method.)
+            onContentHeightChanged: if (follow) Qt.callLater(list.positionViewAtEnd) // qmllint disable
+            onCountChanged: { follow = true; Qt.callLater(list.positionViewAtEnd) } // qmllint disable
 
             delegate: MessageBubble {
                 required property int index

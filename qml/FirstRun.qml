@@ -98,7 +98,8 @@ Item {
             spacing: root.theme.spaceS
             IconImage {
                 source: root.theme.icon(root.gpuError.length > 0 ? "dialog-warning" : "drive-harddisk")
-                sourceSize: Qt.size(16, 16)
+                sourceSize.width: 16
+                sourceSize.height: 16
                 color: root.gpuError.length > 0 ? root.theme.warning : root.theme.mutedText
             }
             Label {

@@ -2,6 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
+import Trit.App
 
 // The main chat window. main() hands in the bridges (chat, engine, settings) as initial properties;
 // without them (a bare QML load) the window still opens and shows what to do next.
@@ -133,9 +134,12 @@ ApplicationWindow {
         exportDialog.open()
     }
 
-    // The model manager's bridge (app/src/models/model_manager_bridge.h), the context property main()
-    // sets; absent in a bare QML load, where a file dialog opens a GGUF file directly instead.
-    readonly property var models: typeof tritModels !== "undefined" ? tritModels : null
+    // The model manager's bridge (app/src/models/model_manager_bridge.h), App.models (app_services.h);
+    // null in a bare QML load, where a file dialog opens a GGUF file directly instead.
+    readonly property ModelManager models: App.models
+
+    // What the right-hand side shows: "chat" (the conversation) or "models" (the model manager page).
+    property string page: "chat"
 
     function openModelManager() {
         if (!window.models) {
@@ -143,7 +147,11 @@ ApplicationWindow {
             return
         }
         modelManager.notice = ""
-        modelManager.open()
+        window.page = "models"
+    }
+    function closeModelManager() {
+        window.page = "chat"
+        chatView.composer.focusInput()
     }
 
     // The first start (nothing installed, no model being opened) shows the welcome with its one button
@@ -151,33 +159,22 @@ ApplicationWindow {
     readonly property bool firstRunShown: window.models !== null
         && (firstRun.started ? window.engineState !== "ready"
                              : window.models.installedCount === 0 && window.engineState === "noModel")
+    // The live row of model `id` (its map, as a card shows it): the welcome follows its recommended
+    // model's download through it. A binding that calls this updates as the row changes.
+    Instantiator {
+        id: modelRows
+        model: window.models ? window.models.model : null
+        delegate: QtObject { required property var modelData }
+    }
     function entryFor(id) {
-        const list = window.models ? window.models.entries : []
-        for (let i = 0; i < list.length; ++i)
-            if (list[i].id === id)
-                return list[i]
+        for (let i = 0; i < modelRows.count; ++i) {
+            const row = modelRows.objectAt(i)
+            if (row && row.modelData.id === id)
+                return row.modelData
+        }
         return null
     }
 
-    ModelManagerDialog {
-        id: modelManager
-        parent: Overlay.overlay
-        theme: appTheme
-        entries: window.models ? window.models.model : []
-        modelsFolder: window.models ? window.models.modelsFolder : ""
-        onDownloadRequested: id => window.models.download(id)
-        onDownloadChoiceMade: (id, existing) => window.models.download(id, existing)
-        onPauseRequested: id => window.models.pause(id)
-        onResumeRequested: id => window.models.resume(id)
-        onCancelRequested: id => window.models.cancel(id)
-        onRemoveRequested: id => window.models.remove(id)
-        onImportRequested: fileUrls => window.models.importFiles(fileUrls)
-        onUseRequested: (id, path) => {
-            if (window.engine)
-                window.engine.loadModel(path)
-            close()
-        }
-    }
     Connections {
         target: window.models
         function onErrorOccurred(message) { modelManager.notice = message }
@@ -196,6 +193,7 @@ ApplicationWindow {
     AboutDialog {
         id: aboutDialog
         parent: Overlay.overlay
+        about: App.about
         theme: appTheme
     }
 
@@ -205,19 +203,26 @@ ApplicationWindow {
         settings: window.settings
         engine: window.engine
         apiServer: window.apiServer
+        models: window.models
         theme: appTheme
     }
 
-    Shortcut { sequences: [StandardKey.New, "Ctrl+N"]; context: Qt.ApplicationShortcut; onActivated: window.newChat() }
+    // (Qt 6.4's qmllint does not know the StandardKey enumeration: the three lines using it are unchecked.)
+    Shortcut { sequences: [StandardKey.New, "Ctrl+N"]; context: Qt.ApplicationShortcut; onActivated: window.newChat() } // qmllint disable
     Shortcut {
         sequence: "Esc"
-        enabled: window.chat !== null && window.chat.generating
+        enabled: window.chat !== null && window.chat.generating && window.page === "chat"
         onActivated: window.chat.stop()
+    }
+    Shortcut {
+        sequence: "Esc"
+        enabled: window.page === "models"
+        onActivated: window.closeModelManager()
     }
     Shortcut { sequence: "Ctrl+L"; onActivated: chatView.composer.focusInput() }
     Shortcut { sequence: "Ctrl+K"; onActivated: sidebar.focusSearch() }
-    Shortcut { sequences: [StandardKey.Preferences, "Ctrl+,"]; onActivated: settingsDialog.open() }
-    Shortcut { sequences: [StandardKey.HelpContents, "F1"]; onActivated: aboutDialog.open() }
+    Shortcut { sequences: [StandardKey.Preferences, "Ctrl+,"]; onActivated: settingsDialog.open() } // qmllint disable
+    Shortcut { sequences: [StandardKey.HelpContents, "F1"]; onActivated: aboutDialog.open() } // qmllint disable
 
     RowLayout {
         anchors.fill: parent
@@ -263,69 +268,105 @@ ApplicationWindow {
                 onDismissRequested: window.dismissStorageMessage()
             }
 
-            ChatHeader {
-                id: chatHeader
-                Layout.fillWidth: true
-                theme: appTheme
-                engineState: window.engineState
-                modelName: window.engine ? window.engine.modelName : ""
-                modelPath: window.engine ? window.engine.modelPath : ""
-                loadingPath: window.engine ? window.engine.loadingPath : ""
-                installedModels: window.models ? window.models.installedModels : []
-                contextUsed: window.chat ? window.chat.contextUsed : 0
-                contextLength: window.engine ? window.engine.contextLength : 0
-                contextFull: window.chat ? window.chat.contextFull : false
-                canEditSystemPrompt: window.chat !== null
-                systemPrompt: window.chat ? window.chat.systemPrompt : ""
-                onModelChosen: (path) => { if (window.engine) window.engine.loadModel(path) }
-                onManageModelsRequested: window.openModelManager()
-                onSystemPromptEdited: (text) => { if (window.chat) window.chat.systemPrompt = text }
-            }
-
-            Item {
+            // The chat, or the model manager in its place.
+            ColumnLayout {
+                objectName: "chatPage"
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                ChatView {
-                    id: chatView
-                    anchors.fill: parent
-                    chat: window.chat
-                    modelReady: window.modelReady
-                    baseModel: window.engine ? window.engine.baseModel : false
+                spacing: 0
+                visible: window.page === "chat"
+
+                ChatHeader {
+                    id: chatHeader
+                    Layout.fillWidth: true
                     theme: appTheme
-                    onNewConversationRequested: window.newChat()
-                }
-                // Over the empty conversation: what to do next, or why it cannot start.
-                EmptyState {
-                    anchors.fill: parent
-                    anchors.bottomMargin: chatView.composer.height
-                    visible: (!window.chat || window.chat.messages.count === 0) && !window.firstRunShown
                     engineState: window.engineState
-                    errorMessage: window.engine ? window.engine.errorMessage : ""
                     modelName: window.engine ? window.engine.modelName : ""
-                    theme: appTheme
-                    onModelManagerRequested: window.openModelManager()
-                    onOpenFileRequested: modelFileDialog.open()
+                    modelPath: window.engine ? window.engine.modelPath : ""
+                    loadingPath: window.engine ? window.engine.loadingPath : ""
+                    installedModels: window.models ? window.models.installed : []
+                    contextUsed: window.chat ? window.chat.contextUsed : 0
+                    contextLength: window.engine ? window.engine.contextLength : 0
+                    contextFull: window.chat ? window.chat.contextFull : false
+                    canEditSystemPrompt: window.chat !== null
+                    systemPrompt: window.chat ? window.chat.systemPrompt : ""
+                    onModelChosen: (path) => { if (window.engine) window.engine.loadModel(path) }
+                    onManageModelsRequested: window.openModelManager()
+                    onSystemPromptEdited: (text) => { if (window.chat) window.chat.systemPrompt = text }
                 }
-                Rectangle {
-                    anchors.fill: parent
-                    visible: window.firstRunShown
-                    color: appTheme.window
-                    FirstRun {
-                        id: firstRun
+
+                Item {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    ChatView {
+                        id: chatView
                         anchors.fill: parent
+                        chat: window.chat
+                        modelReady: window.modelReady
+                        baseModel: window.engine ? window.engine.baseModel : false
                         theme: appTheme
-                        gpuSummary: window.models ? window.models.gpuSummary : ""
-                        gpuError: window.models ? window.models.gpuError : ""
-                        recommended: window.models ? window.models.recommendedModel : ({})
-                        entry: window.entryFor(recommended ? recommended.id : "")
-                        engineState: window.engineState
-                        engineError: window.engine ? window.engine.errorMessage : ""
-                        onDownloadRequested: (id) => window.models.download(id)
-                        onLoadRequested: (path) => { if (window.engine) window.engine.loadModel(path) }
-                        onManageModelsRequested: window.openModelManager()
-                        onOpenFileRequested: modelFileDialog.open()
-                        onReady: chatView.composer.focusInput()
+                        onNewConversationRequested: window.newChat()
                     }
+                    // Over the empty conversation: what to do next, or why it cannot start.
+                    EmptyState {
+                        anchors.fill: parent
+                        anchors.bottomMargin: chatView.composer.height
+                        visible: (!window.chat || window.chat.messages.count === 0) && !window.firstRunShown
+                        engineState: window.engineState
+                        errorMessage: window.engine ? window.engine.errorMessage : ""
+                        modelName: window.engine ? window.engine.modelName : ""
+                        theme: appTheme
+                        onModelManagerRequested: window.openModelManager()
+                        onOpenFileRequested: modelFileDialog.open()
+                    }
+                    Rectangle {
+                        anchors.fill: parent
+                        visible: window.firstRunShown
+                        color: appTheme.window
+                        FirstRun {
+                            id: firstRun
+                            anchors.fill: parent
+                            theme: appTheme
+                            gpuSummary: window.models ? window.models.gpuSummary : ""
+                            gpuError: window.models ? window.models.gpuError : ""
+                            recommended: window.models ? window.models.recommendedModel : ({})
+                            entry: window.entryFor(recommended ? recommended.id : "")
+                            engineState: window.engineState
+                            engineError: window.engine ? window.engine.errorMessage : ""
+                            onDownloadRequested: (id) => window.models.download(id)
+                            onLoadRequested: (path) => { if (window.engine) window.engine.loadModel(path) }
+                            onManageModelsRequested: window.openModelManager()
+                            onOpenFileRequested: modelFileDialog.open()
+                            onReady: chatView.composer.focusInput()
+                        }
+                    }
+                }
+            }
+            ModelManagerPage {
+                id: modelManager
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                visible: window.page === "models"
+                theme: appTheme
+                entries: window.models ? window.models.model : []
+                modelsFolder: window.models ? window.models.modelsFolder : ""
+                installedCount: window.models ? window.models.installedCount : 0
+                importing: window.models ? window.models.importing : false
+                gpuSummary: window.models ? window.models.gpuSummary : ""
+                gpuError: window.models ? window.models.gpuError : ""
+                onBackRequested: window.closeModelManager()
+                onDownloadRequested: id => window.models.download(id)
+                onDownloadChoiceMade: (id, existing) => window.models.download(id, existing)
+                onPauseRequested: id => window.models.pause(id)
+                onResumeRequested: id => window.models.resume(id)
+                onCancelRequested: id => window.models.cancel(id)
+                onRemoveRequested: id => window.models.remove(id)
+                onImportRequested: fileUrls => window.models.importFiles(fileUrls)
+                onOpenFolderRequested: folder => Qt.openUrlExternally(folder)
+                onUseRequested: (id, path) => {
+                    if (window.engine)
+                        window.engine.loadModel(path)
+                    window.closeModelManager()
                 }
             }
             StatusBar {

@@ -156,7 +156,7 @@ Item {
                         required property string source
                         required property string language
                         Layout.fillWidth: true
-                        implicitHeight: loader.item ? loader.item.implicitHeight : 0
+                        implicitHeight: loader.item ? (loader.item as Item).implicitHeight : 0
                         Loader {
                             id: loader
                             width: parent.width

@@ -22,7 +22,8 @@ Rectangle {
 
     CodeDocument {
         id: codeDocument
-        document: codeText.textDocument
+        // (QQuickTextDocument has no QML type description in Qt 6.4, so qmllint cannot check this.)
+        document: codeText.textDocument // qmllint disable
         text: block.code
         language: block.language
         colors: block.theme.codeColors
@@ -32,9 +33,9 @@ Rectangle {
     ColumnLayout {
         id: column
         anchors.fill: parent
-        anchors.margins: theme.spaceS
-        anchors.leftMargin: theme.spaceM
-        spacing: theme.spaceXs
+        anchors.margins: block.theme.spaceS
+        anchors.leftMargin: block.theme.spaceM
+        spacing: block.theme.spaceXs
         RowLayout {
             Layout.fillWidth: true
             Label {

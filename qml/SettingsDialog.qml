@@ -2,6 +2,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
+import Trit.App
 
 // Sampling (2B4T defaults), context length, engine backend and GPU (applied by reloading the model),
 // the models folder, the local API server, theme, reduced motion and font size. Every change is stored at once (AppSettings; the models folder
@@ -14,10 +15,9 @@ ThemedDialog {
     // The local API server (app/src/server/api_server.h): state, statusText, url, copyUrl(), generateKey().
     // It follows the settings below on its own; tests give a stand-in.
     property var apiServer: null
-    // The model manager's bridge (app/src/models/model_manager_bridge.h): main() sets it as the context
-    // property "tritModels"; tests give a stand-in with modelsFolder, modelsFolderError, gpuSummary and
-    // setModelsDir(pathOrUrl) -> bool.
-    property var models: typeof tritModels !== "undefined" ? tritModels : null
+    // The model manager's bridge (app/src/models/model_manager_bridge.h): App.models unless given; tests
+    // give a stand-in with modelsFolder, modelsFolderError, gpuSummary and setModelsDir(pathOrUrl) -> bool.
+    property var models: App.models
     title: qsTr("Settings")
     standardButtons: Dialog.Close
     width: Math.min(560, parent ? parent.width - 40 : 560)

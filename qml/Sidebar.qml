@@ -150,7 +150,8 @@ Pane {
                 id: searchIcon
                 x: sidebar.theme.spaceS
                 anchors.verticalCenter: parent.verticalCenter
-                sourceSize: Qt.size(14, 14)
+                sourceSize.width: 14
+                sourceSize.height: 14
                 source: sidebar.theme.icon("system-search")
                 color: sidebar.theme.mutedText
             }
@@ -181,8 +182,9 @@ Pane {
             Accessible.name: qsTr("Conversations")
             KeyNavigation.tab: modelsButton
             ScrollBar.vertical: ScrollBar {}
-            Keys.onReturnPressed: if (currentItem) currentItem.activate()
-            Keys.onEnterPressed: if (currentItem) currentItem.activate()
+            // (activate() is the row delegate's own function, which qmllint cannot see on currentItem.)
+            Keys.onReturnPressed: if (currentItem) currentItem.activate() // qmllint disable
+            Keys.onEnterPressed: if (currentItem) currentItem.activate() // qmllint disable
             Keys.onPressed: (event) => {
                 if (!currentItem || currentItem.renaming) return
                 if (event.key === Qt.Key_F2) { currentItem.startRename(); event.accepted = true }
@@ -268,7 +270,8 @@ Pane {
                         objectName: "pinnedMark"
                         visible: row.pinned && !row.renaming
                         source: sidebar.theme.icon("view-pin")
-                        sourceSize: Qt.size(12, 12)
+                        sourceSize.width: 12
+                        sourceSize.height: 12
                         color: sidebar.theme.mutedText
                         Accessible.role: Accessible.Graphic
                         Accessible.name: qsTr("pinned")
@@ -324,8 +327,8 @@ Pane {
             Accessible.name: qsTr("Search results")
             KeyNavigation.tab: modelsButton
             ScrollBar.vertical: ScrollBar {}
-            Keys.onReturnPressed: if (currentItem) currentItem.clicked()
-            Keys.onEnterPressed: if (currentItem) currentItem.clicked()
+            Keys.onReturnPressed: if (currentItem) (currentItem as ItemDelegate).clicked()
+            Keys.onEnterPressed: if (currentItem) (currentItem as ItemDelegate).clicked()
             delegate: ItemDelegate {
                 id: hit
                 required property int index
@@ -413,7 +416,7 @@ Pane {
             theme: sidebar.theme
             alignment: Qt.AlignLeft | Qt.AlignVCenter
             iconName: "drive-harddisk"
-            text: qsTr("Models…")
+            text: qsTr("Models")
             font.pointSize: sidebar.theme.fontBody
             Accessible.name: qsTr("Manage models")
             onClicked: sidebar.modelManagerRequested()

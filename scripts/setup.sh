@@ -7,7 +7,10 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   # toolchain
-  build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev clang-format clang-tidy
+  build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev
+  # lint (scripts/lint.sh): the versioned tools, so every machine formats alike; qmllint and the QtQml
+  # type descriptions it checks against
+  clang-format-14 clang-tidy-14 qt6-declarative-dev-tools qml6-module-qtqml qml6-module-qtqml-models
   # Qt 6 (app, QML, tests, translations)
   qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window

@@ -4,62 +4,62 @@
 <context>
     <name>AboutDialog</name>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="14"/>
+        <location filename="../qml/AboutDialog.qml" line="15"/>
         <source>About Trit</source>
         <translation>Über Trit</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="28"/>
+        <location filename="../qml/AboutDialog.qml" line="29"/>
         <source>Trit %1</source>
         <translation>Trit %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="28"/>
+        <location filename="../qml/AboutDialog.qml" line="29"/>
         <source>Trit</source>
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="34"/>
+        <location filename="../qml/AboutDialog.qml" line="35"/>
         <source>Private, offline chat with ternary (1.58-bit) language models.</source>
         <translation>Privater Offline-Chat mit ternären (1,58-Bit-)Sprachmodellen.</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="40"/>
+        <location filename="../qml/AboutDialog.qml" line="41"/>
         <source>Qt %1</source>
         <translation>Qt %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="45"/>
+        <location filename="../qml/AboutDialog.qml" line="46"/>
         <source>Precision: %1 activations</source>
         <translation>Genauigkeit: %1-Aktivierungen</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="52"/>
+        <location filename="../qml/AboutDialog.qml" line="53"/>
         <source>Devices</source>
         <translation>Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="73"/>
+        <location filename="../qml/AboutDialog.qml" line="74"/>
         <source>Device information is not available in this build.</source>
         <translation>Geräteinformationen sind in diesem Build nicht verfügbar.</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="74"/>
+        <location filename="../qml/AboutDialog.qml" line="75"/>
         <source>Looking for Vulkan devices…</source>
         <translation>Suche nach Vulkan-Geräten…</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="75"/>
+        <location filename="../qml/AboutDialog.qml" line="76"/>
         <source>No Vulkan device: %1</source>
         <translation>Kein Vulkan-Gerät: %1</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="78"/>
+        <location filename="../qml/AboutDialog.qml" line="79"/>
         <source>Vulkan devices</source>
         <translation>Vulkan-Geräte</translation>
     </message>
     <message>
-        <location filename="../qml/AboutDialog.qml" line="99"/>
+        <location filename="../qml/AboutDialog.qml" line="100"/>
         <source>Copy version and device information</source>
         <translation>Versions- und Geräteinformationen kopieren</translation>
     </message>
@@ -67,52 +67,52 @@
 <context>
     <name>ChatHeader</name>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="34"/>
+        <location filename="../qml/ChatHeader.qml" line="35"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="35"/>
+        <location filename="../qml/ChatHeader.qml" line="36"/>
         <source>The model could not be loaded</source>
         <translation>Das Modell konnte nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="36"/>
+        <location filename="../qml/ChatHeader.qml" line="37"/>
         <source>Choose a model</source>
         <translation>Modell wählen</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="61"/>
+        <location filename="../qml/ChatHeader.qml" line="64"/>
         <source>Switch the model</source>
         <translation>Modell wechseln</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="62"/>
+        <location filename="../qml/ChatHeader.qml" line="65"/>
         <source>Model: %1. Switch the model</source>
         <translation>Modell: %1. Modell wechseln</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="79"/>
+        <location filename="../qml/ChatHeader.qml" line="83"/>
         <source>System prompt</source>
         <translation>Systemprompt</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="81"/>
+        <location filename="../qml/ChatHeader.qml" line="85"/>
         <source>Instructions for this conversation (none yet)</source>
         <translation>Anweisungen für diese Unterhaltung (noch keine)</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="82"/>
+        <location filename="../qml/ChatHeader.qml" line="86"/>
         <source>System prompt of this conversation</source>
         <translation>Systemprompt dieser Unterhaltung</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="110"/>
+        <location filename="../qml/ChatHeader.qml" line="115"/>
         <source>No models on disk yet</source>
         <translation>Noch keine Modelle auf der Festplatte</translation>
     </message>
     <message>
-        <location filename="../qml/ChatHeader.qml" line="117"/>
+        <location filename="../qml/ChatHeader.qml" line="122"/>
         <source>Manage models…</source>
         <translation>Modelle verwalten…</translation>
     </message>
@@ -258,12 +258,12 @@
         <translation>Trit führt ternäre (1,58-Bit-)Sprachmodelle offline auf Ihrer eigenen GPU aus. Fügen Sie ein Modell hinzu, um zu chatten.</translation>
     </message>
     <message>
-        <location filename="../qml/EmptyState.qml" line="74"/>
+        <location filename="../qml/EmptyState.qml" line="79"/>
         <source>Open the model manager</source>
         <translation>Modellverwaltung öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/EmptyState.qml" line="84"/>
+        <location filename="../qml/EmptyState.qml" line="91"/>
         <source>Open a model file…</source>
         <translation>Modelldatei öffnen…</translation>
     </message>
@@ -341,27 +341,27 @@
         <translation>Der Download ist fehlgeschlagen.</translation>
     </message>
     <message>
-        <location filename="../qml/FirstRun.qml" line="200"/>
+        <location filename="../qml/FirstRun.qml" line="201"/>
         <source>Try again</source>
         <translation>Erneut versuchen</translation>
     </message>
     <message>
-        <location filename="../qml/FirstRun.qml" line="201"/>
+        <location filename="../qml/FirstRun.qml" line="202"/>
         <source>Start with %1</source>
         <translation>Mit %1 beginnen</translation>
     </message>
     <message>
-        <location filename="../qml/FirstRun.qml" line="202"/>
+        <location filename="../qml/FirstRun.qml" line="203"/>
         <source>Download %1 and start</source>
         <translation>%1 herunterladen und beginnen</translation>
     </message>
     <message>
-        <location filename="../qml/FirstRun.qml" line="217"/>
+        <location filename="../qml/FirstRun.qml" line="222"/>
         <source>Choose another model…</source>
         <translation>Anderes Modell wählen…</translation>
     </message>
     <message>
-        <location filename="../qml/FirstRun.qml" line="224"/>
+        <location filename="../qml/FirstRun.qml" line="230"/>
         <source>Open a model file…</source>
         <translation>Modelldatei öffnen…</translation>
     </message>
@@ -369,48 +369,48 @@
 <context>
     <name>Main</name>
     <message>
-        <location filename="../qml/Main.qml" line="16"/>
+        <location filename="../qml/Main.qml" line="17"/>
         <source>Trit</source>
         <translation>Trit</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="113"/>
+        <location filename="../qml/Main.qml" line="114"/>
         <source>Export the conversation</source>
         <translation>Unterhaltung exportieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="115"/>
+        <location filename="../qml/Main.qml" line="116"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="115"/>
+        <location filename="../qml/Main.qml" line="116"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="120"/>
+        <location filename="../qml/Main.qml" line="121"/>
         <source>Import a conversation</source>
         <translation>Unterhaltung importieren</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="122"/>
+        <location filename="../qml/Main.qml" line="123"/>
         <source>Trit conversations (*.json)</source>
         <translation>Trit-Unterhaltungen (*.json)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="191"/>
+        <location filename="../qml/Main.qml" line="188"/>
         <source>Open a model file</source>
         <translation>Modelldatei öffnen</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="192"/>
+        <location filename="../qml/Main.qml" line="189"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/Main.qml" line="122"/>
-        <location filename="../qml/Main.qml" line="192"/>
+        <location filename="../qml/Main.qml" line="123"/>
+        <location filename="../qml/Main.qml" line="189"/>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
     </message>
@@ -565,170 +565,247 @@
     </message>
 </context>
 <context>
-    <name>ModelManagerDialog</name>
+    <name>ModelCard</name>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="12"/>
-        <source>Models</source>
-        <translation>Modelle</translation>
+        <location filename="../qml/ModelCard.qml" line="67"/>
+        <source>Fits your GPU</source>
+        <translation>Passt auf Ihre GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="46"/>
-        <source>Not a GGUF model file: %1</source>
-        <translation>Keine GGUF-Modelldatei: %1</translation>
+        <location filename="../qml/ModelCard.qml" line="67"/>
+        <source>Too large for your GPU</source>
+        <translation>Zu groß für Ihre GPU</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="72"/>
-        <source>Models folder: %1</source>
-        <translation>Modellordner: %1</translation>
+        <location filename="../qml/ModelCard.qml" line="82"/>
+        <source>On disk</source>
+        <translation>Auf dem Datenträger</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="119"/>
-        <source>Installed</source>
-        <translation>Installiert</translation>
-    </message>
-    <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="120"/>
+        <location filename="../qml/ModelCard.qml" line="83"/>
         <source>Downloading</source>
         <translation>Wird heruntergeladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="121"/>
+        <location filename="../qml/ModelCard.qml" line="84"/>
         <source>Paused</source>
         <translation>Pausiert</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="122"/>
+        <location filename="../qml/ModelCard.qml" line="85"/>
         <source>Failed</source>
         <translation>Fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="142"/>
-        <source>%1 tokens of context</source>
-        <translation>%1 Token Kontext</translation>
-    </message>
-    <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="145"/>
-        <source>fits the GPU</source>
-        <translation>passt auf die GPU</translation>
-    </message>
-    <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="146"/>
-        <source>does not fit the GPU</source>
-        <translation>passt nicht auf die GPU</translation>
-    </message>
-    <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="139"/>
+        <location filename="../qml/ModelCard.qml" line="106"/>
         <source>%1 parameters</source>
         <translation>%1 Parameter</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="140"/>
+        <location filename="../qml/ModelCard.qml" line="107"/>
         <source>%1 architecture</source>
         <translation>Architektur %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="141"/>
+        <location filename="../qml/ModelCard.qml" line="108"/>
         <source>%1 weights</source>
         <translation>Gewichte im Format %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="147"/>
+        <location filename="../qml/ModelCard.qml" line="110"/>
+        <source>%1 tokens of context</source>
+        <translation>%1 Token Kontext</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelCard.qml" line="111"/>
         <source>licence: %1</source>
         <translation>Lizenz: %1</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="173"/>
+        <location filename="../qml/ModelCard.qml" line="134"/>
+        <source>Show in the file manager</source>
+        <translation>Im Dateimanager zeigen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelCard.qml" line="150"/>
+        <source>Download of %1</source>
+        <translation>Download von %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelCard.qml" line="227"/>
         <source>Try again</source>
         <translation>Erneut versuchen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="173"/>
+        <location filename="../qml/ModelCard.qml" line="227"/>
         <source>Download</source>
         <translation>Herunterladen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="179"/>
+        <location filename="../qml/ModelCard.qml" line="228"/>
+        <source>Download %1</source>
+        <translation>%1 herunterladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelCard.qml" line="237"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="185"/>
+        <location filename="../qml/ModelCard.qml" line="246"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="191"/>
-        <location filename="../qml/ModelManagerDialog.qml" line="301"/>
+        <location filename="../qml/ModelCard.qml" line="254"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="197"/>
-        <source>Use</source>
-        <translation>Verwenden</translation>
-    </message>
-    <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="203"/>
+        <location filename="../qml/ModelCard.qml" line="262"/>
         <source>Remove…</source>
         <translation>Entfernen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="226"/>
-        <source>Drop a .gguf file here, or import one from disk.</source>
-        <translation>Ziehen Sie eine .gguf-Datei hierher oder importieren Sie eine vom Datenträger.</translation>
+        <location filename="../qml/ModelCard.qml" line="271"/>
+        <source>Use</source>
+        <translation>Verwenden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="231"/>
+        <location filename="../qml/ModelCard.qml" line="272"/>
+        <source>Chat with %1</source>
+        <translation>Mit %1 chatten</translation>
+    </message>
+</context>
+<context>
+    <name>ModelManagerPage</name>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="53"/>
+        <source>Not a GGUF model file: %1</source>
+        <translation>Keine GGUF-Modelldatei: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="108"/>
+        <source>Back to the chat (Esc)</source>
+        <translation>Zurück zum Chat (Esc)</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="114"/>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="132"/>
         <source>Import…</source>
         <translation>Importieren…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="239"/>
+        <location filename="../qml/ModelManagerPage.qml" line="133"/>
+        <source>Import a .gguf model file</source>
+        <translation>Eine .gguf-Modelldatei importieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="173"/>
+        <source>Which models fit is unknown: %1</source>
+        <translation>Welche Modelle passen, ist unbekannt: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="174"/>
+        <source>Looking for your GPU…</source>
+        <translation>Suche nach Ihrer GPU…</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="202"/>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="212"/>
+        <source>On this computer</source>
+        <translation>Auf diesem Computer</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="225"/>
+        <source>Models folder: %1</source>
+        <translation>Modellordner: %1</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="233"/>
+        <source>Open folder</source>
+        <translation>Ordner öffnen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="257"/>
+        <source>No models yet. Download one below, or drop a .gguf file anywhere on this page.</source>
+        <translation>Noch keine Modelle. Laden Sie unten eines herunter oder ziehen Sie eine .gguf-Datei auf diese Seite.</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="265"/>
+        <source>Available to download</source>
+        <translation>Zum Herunterladen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="290"/>
+        <source>Have a .gguf file already? Drop it here or use Import…: Trit checks that it can run it, then copies it into the models folder.</source>
+        <translation>Sie haben schon eine .gguf-Datei? Ziehen Sie sie hierher oder nutzen Sie Importieren…: Trit prüft, ob es sie ausführen kann, und kopiert sie dann in den Modellordner.</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="321"/>
+        <source>Drop to import into the models folder</source>
+        <translation>Loslassen, um in den Modellordner zu importieren</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="329"/>
         <source>Import a GGUF model</source>
         <translation>GGUF-Modell importieren</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="240"/>
+        <location filename="../qml/ModelManagerPage.qml" line="331"/>
         <source>GGUF models (*.gguf)</source>
         <translation>GGUF-Modelle (*.gguf)</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="250"/>
+        <location filename="../qml/ModelManagerPage.qml" line="342"/>
         <source>Remove model?</source>
         <translation>Modell entfernen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="257"/>
+        <location filename="../qml/ModelManagerPage.qml" line="348"/>
         <source>%1 will be deleted from disk. You can download it again later.</source>
         <translation>%1 wird vom Datenträger gelöscht. Sie können es später erneut herunterladen.</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="269"/>
+        <location filename="../qml/ModelManagerPage.qml" line="361"/>
         <source>A file named %1 is already there</source>
         <translation>Eine Datei namens %1 ist bereits vorhanden</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="278"/>
+        <location filename="../qml/ModelManagerPage.qml" line="369"/>
         <source>The models folder already holds a different file named %1; it was kept and %2 was not downloaded. Keep both (your file is renamed), or replace your file with the download?</source>
         <translation>Der Modellordner enthält bereits eine andere Datei namens %1; sie wurde behalten und %2 wurde nicht heruntergeladen. Beide behalten (Ihre Datei wird umbenannt) oder Ihre Datei durch den Download ersetzen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="285"/>
+        <location filename="../qml/ModelManagerPage.qml" line="376"/>
         <source>Keep both</source>
         <translation>Beide behalten</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="293"/>
+        <location filename="../qml/ModelManagerPage.qml" line="384"/>
         <source>Replace…</source>
         <translation>Ersetzen…</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="312"/>
+        <location filename="../qml/ModelManagerPage.qml" line="392"/>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../qml/ModelManagerPage.qml" line="404"/>
         <source>Replace your file?</source>
         <translation>Ihre Datei ersetzen?</translation>
     </message>
     <message>
-        <location filename="../qml/ModelManagerDialog.qml" line="319"/>
+        <location filename="../qml/ModelManagerPage.qml" line="410"/>
         <source>Your file %1 will be deleted from disk and replaced by the downloaded %2. This cannot be undone.</source>
         <translation>Ihre Datei %1 wird vom Datenträger gelöscht und durch das heruntergeladene %2 ersetzt. Dies kann nicht rückgängig gemacht werden.</translation>
     </message>
@@ -1152,8 +1229,8 @@
     </message>
     <message>
         <location filename="../qml/Sidebar.qml" line="416"/>
-        <source>Models…</source>
-        <translation>Modelle…</translation>
+        <source>Models</source>
+        <translation>Modelle</translation>
     </message>
     <message>
         <location filename="../qml/Sidebar.qml" line="418"/>
@@ -1385,7 +1462,7 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversation_records.cpp" line="75"/>
+        <location filename="../app/src/conversations/conversation_records.cpp" line="75"/>
         <source>This reply ended with an error.</source>
         <translation>Diese Antwort wurde mit einem Fehler beendet.</translation>
     </message>
@@ -1393,32 +1470,32 @@
 <context>
     <name>trit::chat::ConversationsBridge</name>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="58"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="58"/>
         <source>Conversations are not being saved: %1. This chat is kept in memory only and is lost when Trit closes. Fix the folder (or start Trit with --data-dir) and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: %1. Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Beheben Sie das Problem mit dem Ordner (oder starten Sie Trit mit --data-dir) und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="79"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="79"/>
         <source>Conversations are not being saved: the database %1 is in use by another program (%2). This chat is kept in memory only. Close the other program and choose Retry.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 wird von einem anderen Programm verwendet (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten. Schließen Sie das andere Programm und wählen Sie „Wiederholen“.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="84"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="84"/>
         <source>Conversations are not being saved: the database %1 cannot be opened (%2). This chat is kept in memory only and is lost when Trit closes. Choose Retry once it is fixed.</source>
         <translation>Unterhaltungen werden nicht gespeichert: Die Datenbank %1 kann nicht geöffnet werden (%2). Dieser Chat wird nur im Arbeitsspeicher gehalten und geht verloren, wenn Trit beendet wird. Wählen Sie „Wiederholen“, sobald das Problem behoben ist.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="99"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="99"/>
         <source>The conversation database was damaged: %1. Your earlier conversations are in that file; new ones are saved in the new database.</source>
         <translation>Die Unterhaltungsdatenbank war beschädigt: %1. Ihre früheren Unterhaltungen befinden sich in dieser Datei; neue werden in der neuen Datenbank gespeichert.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="107"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="107"/>
         <source>The conversation database %1 was an empty file (0 bytes), so there were no conversations to show; new ones are saved in it. If you expected conversations here, restore the file from a backup.</source>
         <translation>Die Gesprächsdatenbank %1 war eine leere Datei (0 Byte), daher gab es keine Gespräche anzuzeigen; neue werden darin gespeichert. Wenn Sie hier Gespräche erwartet haben, stellen Sie die Datei aus einer Sicherung wieder her.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="112"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="112"/>
         <source>%n reply(s) were cut off when Trit last stopped; the text written so far was kept and is marked as interrupted.</source>
         <translation>
             <numerusform>%n Antwort wurde beim letzten Beenden von Trit abgeschnitten; der bis dahin geschriebene Text wurde behalten und ist als unterbrochen markiert.</numerusform>
@@ -1426,44 +1503,44 @@
         </translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="132"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="132"/>
         <source>Cannot export: the conversation database is not open.</source>
         <translation>Export nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="143"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="143"/>
         <source>Cannot export: unknown format &quot;%1&quot; (markdown or json).</source>
         <translation>Export nicht möglich: unbekanntes Format „%1“ (markdown oder json).</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="147"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="150"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="147"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="150"/>
         <source>Cannot export: %1</source>
         <translation>Export nicht möglich: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="155"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="155"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="164"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="164"/>
         <source>Cannot import: the conversation database is not open.</source>
         <translation>Import nicht möglich: Die Unterhaltungsdatenbank ist nicht geöffnet.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="170"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="170"/>
         <source>Cannot read %1: %2</source>
         <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="174"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="174"/>
         <source>Cannot import %1: the file is larger than 256 MiB, which no exported conversation is.</source>
         <translation>%1 kann nicht importiert werden: Die Datei ist größer als 256 MiB; so groß ist keine exportierte Unterhaltung.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="183"/>
-        <location filename="../app/src/chat/conversations_bridge.cpp" line="185"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="183"/>
+        <location filename="../app/src/conversations/conversations_bridge.cpp" line="185"/>
         <source>Cannot import %1: %2</source>
         <translation>%1 kann nicht importiert werden: %2</translation>
     </message>
@@ -1471,57 +1548,57 @@
 <context>
     <name>trit::chat::EngineWorker</name>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="73"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="73"/>
         <source>The model file %1 does not exist. Choose another file or download a model in the model manager.</source>
         <translation>Die Modelldatei %1 existiert nicht. Wählen Sie eine andere Datei oder laden Sie ein Modell in der Modellverwaltung herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="107"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="107"/>
         <source>CPU (reference engine)</source>
         <translation>CPU (Referenz-Engine)</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="116"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="116"/>
         <source>The model could not be loaded: %1 Choose another model file, or download it again in the model manager.</source>
         <translation>Das Modell konnte nicht geladen werden: %1 Wählen Sie eine andere Modelldatei oder laden Sie sie in der Modellverwaltung erneut herunter.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="121"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="121"/>
         <source>The GPU could not be used: %1 In Settings, choose another device or the CPU engine.</source>
         <translation>Die GPU konnte nicht verwendet werden: %1 Wählen Sie in den Einstellungen ein anderes Gerät oder die CPU-Engine.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="126"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="126"/>
         <source>The model could not be loaded: %1</source>
         <translation>Das Modell konnte nicht geladen werden: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="133"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="133"/>
         <source>%1 of weights mapped in RAM</source>
         <translation>%1 Gewichte im RAM eingeblendet</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="146"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="146"/>
         <source>%1 of %2 GPU memory in use</source>
         <translation>%1 von %2 GPU-Speicher belegt</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="148"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="148"/>
         <source>%1 of weights on a device with %2</source>
         <translation>%1 Gewichte auf einem Gerät mit %2</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="151"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="151"/>
         <source>%1 of weights</source>
         <translation>%1 Gewichte</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="188"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="188"/>
         <source>No model is loaded. Open a model first.</source>
         <translation>Es ist kein Modell geladen. Öffnen Sie zuerst ein Modell.</translation>
     </message>
     <message>
-        <location filename="../app/src/chat/engine_worker.cpp" line="252"/>
+        <location filename="../app/src/engine_thread/engine_worker.cpp" line="252"/>
         <source>The engine stopped with an error: %1</source>
         <translation>Die Engine wurde mit einem Fehler beendet: %1</translation>
     </message>
@@ -1529,22 +1606,37 @@
 <context>
     <name>trit::models::ModelListModel</name>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="89"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="46"/>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_list_model.cpp" line="50"/>
+        <source>%1/s</source>
+        <translation>%1/s</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_list_model.cpp" line="53"/>
+        <source>%1 left</source>
+        <translation>noch %1</translation>
+    </message>
+    <message>
+        <location filename="../app/src/models/model_list_model.cpp" line="85"/>
         <source>fits (needs %1 of %2 free)</source>
         <translation>passt (benötigt %1 von %2 frei)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="90"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="86"/>
         <source>fits (needs %1 of %2 on the GPU)</source>
         <translation>passt (benötigt %1 von %2 auf der GPU)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="91"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="87"/>
         <source>does not fit (needs %1, only %2 free)</source>
         <translation>passt nicht (benötigt %1, nur %2 frei)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="92"/>
+        <location filename="../app/src/models/model_list_model.cpp" line="88"/>
         <source>does not fit (needs %1, the GPU has %2)</source>
         <translation>passt nicht (benötigt %1, die GPU hat %2)</translation>
     </message>
@@ -1552,83 +1644,83 @@
 <context>
     <name>trit::models::ModelManagerBridge</name>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="195"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="30"/>
         <source>it does not exist</source>
         <translation>der Pfad existiert nicht</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="196"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="31"/>
         <source>it is a file, not a folder</source>
         <translation>das ist eine Datei, kein Ordner</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="198"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="33"/>
         <source>Trit cannot write to it (%1)</source>
         <translation>Trit kann dort nicht schreiben (%1)</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="421"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="219"/>
         <source>GPU memory unknown: %1</source>
         <translation>GPU-Speicher unbekannt: %1</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="423"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="221"/>
         <source>The GPU</source>
         <translation>Die GPU</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="425"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="223"/>
         <source>%1: %2 of %3 GPU memory free.</source>
         <translation>%1: %2 von %3 GPU-Speicher frei.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="426"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="224"/>
         <source>%1: %2 GPU memory.</source>
         <translation>%1: %2 GPU-Speicher.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="459"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="241"/>
         <source>There is no model &quot;%1&quot; in the catalogue.</source>
         <translation>Im Katalog gibt es kein Modell „%1“.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="573"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="355"/>
         <source>Cannot download %1: %2</source>
         <translation>%1 kann nicht heruntergeladen werden: %2</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="587"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="369"/>
         <source>The download was cancelled.</source>
         <translation>Der Download wurde abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="598"/>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="599"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="380"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="381"/>
         <source>Nothing to import: no file was given.</source>
         <translation>Nichts zu importieren: Es wurde keine Datei angegeben.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="630"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="412"/>
         <source>%1 is not in the models folder %2; Trit only removes models it keeps.</source>
         <translation>%1 liegt nicht im Modellordner %2; Trit entfernt nur Modelle, die es selbst verwaltet.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="639"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="421"/>
         <source>%1 is being downloaded; cancel the download instead.</source>
         <translation>%1 wird gerade heruntergeladen; brechen Sie stattdessen den Download ab.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="662"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="444"/>
         <source>No models folder was given; the models folder stays %1.</source>
         <translation>Es wurde kein Modellordner angegeben; der Modellordner bleibt %1.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="664"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="446"/>
         <source>Finish or cancel the running downloads before changing the models folder.</source>
         <translation>Schließen Sie laufende Downloads ab oder brechen Sie sie ab, bevor Sie den Modellordner ändern.</translation>
     </message>
     <message>
-        <location filename="../app/src/models/model_manager_bridge.cpp" line="666"/>
+        <location filename="../app/src/models/model_manager_bridge.cpp" line="448"/>
         <source>Cannot use %1 as the models folder: %2. The models folder stays %3.</source>
         <translation>%1 kann nicht als Modellordner verwendet werden: %2. Der Modellordner bleibt %3.</translation>
     </message>
@@ -1711,26 +1803,5 @@
         <source>There is no deleted conversation to bring back.</source>
         <translation>Es gibt keine gelöschte Unterhaltung zum Wiederherstellen.</translation>
     </message>
-</context>
-<context>
-    <name>trit::storage::MessageListModel</name>
-    <message>
-        <location filename="../app/src/storage/message_list_model.cpp" line="138"/>
-        <source>Unknown message role &quot;%1&quot; (expected system, user or assistant).</source>
-        <translation>Unbekannte Nachrichtenrolle „%1“ (erwartet: system, user oder assistant).</translation>
-    </message>
-    <message>
-        <location filename="../app/src/storage/message_list_model.cpp" line="142"/>
-        <source>No conversation is open.</source>
-        <translation>Es ist keine Unterhaltung geöffnet.</translation>
-    </message>
-    <message>
-        <location filename="../app/src/storage/message_list_model.cpp" line="155"/>
-        <source>There is no message %1 to edit.</source>
-        <translation>Es gibt keine Nachricht %1 zum Bearbeiten.</translation>
-    </message>
-</context>
-<context>
-    <name>trit::storage::MigrationResult</name>
 </context>
 </TS>

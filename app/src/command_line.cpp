@@ -3,7 +3,7 @@
 #include <QCommandLineParser>
 #include <QSet>
 
-#include "chat/chat_app.h"
+#include "chat_app.h"
 #include "headless/conversations_cli.h"
 #include "headless/models_cli.h"
 #include "models/model_manager_options.h"
@@ -12,8 +12,8 @@ namespace trit::app {
 namespace {
 
 // QCommandLineParser::addHelpOption() and addVersionOption() add these; they are ours too.
-const QStringList kHelpAndVersion{QStringLiteral("h"), QStringLiteral("help"), QStringLiteral("?"),
-                                  QStringLiteral("help-all"), QStringLiteral("v"), QStringLiteral("version")};
+const QStringList kHelpAndVersion{QStringLiteral("h"),        QStringLiteral("help"), QStringLiteral("?"),
+                                  QStringLiteral("help-all"), QStringLiteral("v"),    QStringLiteral("version")};
 
 struct Command {
   const char* option;
@@ -27,7 +27,9 @@ const Command kCommands[] = {{"list-models", Mode::ListModels},
                              {"set-aside-damaged-database", Mode::SetAsideDamagedDatabase}};
 
 // Options that only change some modes: given to another they would be silently ignored.
-constexpr unsigned bit(Mode m) { return 1u << static_cast<unsigned>(m); }
+constexpr unsigned bit(Mode m) {
+  return 1u << static_cast<unsigned>(m);
+}
 constexpr unsigned kConversationModes = bit(Mode::ListConversations) | bit(Mode::ExportConversation) |
                                         bit(Mode::ImportConversation) | bit(Mode::SetAsideDamagedDatabase);
 constexpr unsigned kModelModes = bit(Mode::Window) | bit(Mode::ListModels) | bit(Mode::Download);
@@ -45,7 +47,9 @@ const Modifier kModifiers[] = {{"format", bit(Mode::ExportConversation)},
                                {"models-dir", kModelModes},
                                {"data-dir", bit(Mode::Window) | kConversationModes}};
 
-QString optionText(const char* name) { return QStringLiteral("--") + QLatin1String(name); }
+QString optionText(const char* name) {
+  return QStringLiteral("--") + QLatin1String(name);
+}
 
 QString modeText(Mode mode) {
   for (const Command& c : kCommands)
@@ -112,7 +116,8 @@ bool commandMode(const QCommandLineParser& parser, Mode* mode, QString* error) {
     *mode = c.mode;
   }
   if (given.size() > 1) {
-    *error = QStringLiteral("%1 cannot be combined: give one command at a time").arg(given.join(QStringLiteral(" and ")));
+    *error =
+        QStringLiteral("%1 cannot be combined: give one command at a time").arg(given.join(QStringLiteral(" and ")));
     return false;
   }
   for (const Modifier& m : kModifiers) {

@@ -20,8 +20,15 @@ struct SplitArguments {
 SplitArguments splitArguments(const QStringList& arguments, const QList<QCommandLineOption>& ours);
 
 // What the command line asks for: the window, or one headless command.
-enum class Mode { Window, ListModels, Download, ListConversations, ExportConversation, ImportConversation,
-                  SetAsideDamagedDatabase };
+enum class Mode {
+  Window,
+  ListModels,
+  Download,
+  ListConversations,
+  ExportConversation,
+  ImportConversation,
+  SetAsideDamagedDatabase
+};
 
 // Every option of the binary (window, headless commands, --help, --version), for one parser.
 QList<QCommandLineOption> allOptions();

@@ -1,8 +1,10 @@
 #include "main_window.h"
 
+#include <QtQml/qqmlextensionplugin.h>
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
-#include <QtQml/qqmlextensionplugin.h>
+
+#include "app_services.h"
 
 // The QML modules "Trit" (qml/CMakeLists.txt) and "Trit.Native" (its C++ types, app/CMakeLists.txt)
 // are static plugins; this pulls them into the binary.
@@ -17,10 +19,12 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, QString* error) {
     for (const auto& w : list) warnings << w.toString();
   });
   engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+  AppServices::of(engine);  // App (Trit.App), empty unless main() or a test filled it
   engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Trit/Main.qml")));
   const auto roots = engine.rootObjects();
   auto* window = roots.isEmpty() ? nullptr : qobject_cast<QQuickWindow*>(roots.first());
-  if (!window && error) *error = warnings.isEmpty() ? QStringLiteral("Main.qml produced no window") : warnings.join('\n');
+  if (!window && error)
+    *error = warnings.isEmpty() ? QStringLiteral("Main.qml produced no window") : warnings.join('\n');
   return window;
 }
 

@@ -2,6 +2,7 @@
 // view at 2,000 tokens/s from another thread, through the same StreamBuffer and per-frame append the
 // chat controller uses. Prints the UI time per frame (from taking the text to the frame on screen) for
 // each quarter of the reply: flat numbers mean the cost of a frame does not grow with the reply.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QGuiApplication>
@@ -10,7 +11,6 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QTimer>
-#include <QtQml/qqmlextensionplugin.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,9 +27,11 @@ namespace {
 // A reply in the shape models write: paragraphs, a list, code blocks. Returned as token-sized pieces.
 QStringList replyPieces(int tokens) {
   QStringList words;
-  const QStringList prose = QStringLiteral(
-      "The ternary weights take one of three values, so a matrix product needs only additions and "
-      "subtractions, which is why the model runs well on modest hardware. ").split(u' ');
+  const QStringList prose =
+      QStringLiteral(
+          "The ternary weights take one of three values, so a matrix product needs only additions and "
+          "subtractions, which is why the model runs well on modest hardware. ")
+          .split(u' ');
   int i = 0;
   int para = 0;
   while (words.size() < tokens) {
@@ -39,8 +41,9 @@ QStringList replyPieces(int tokens) {
     }
     if (para % 5 == 0) {
       words << QStringLiteral("```cpp\n");
-      for (int l = 0; l < 6; ++l) words << QStringLiteral("int value") << QString::number(i++) << QStringLiteral(" = ")
-                                        << QString::number(l) << QStringLiteral(";\n");
+      for (int l = 0; l < 6; ++l)
+        words << QStringLiteral("int value") << QString::number(i++) << QStringLiteral(" = ") << QString::number(l)
+              << QStringLiteral(";\n");
       words << QStringLiteral("```\n\n");
     } else {
       words << QStringLiteral("\n\n");
@@ -55,8 +58,10 @@ QStringList replyPieces(int tokens) {
 int main(int argc, char* argv[]) {
   QGuiApplication app(argc, argv);
   QCommandLineParser parser;
-  QCommandLineOption tokensOpt(QStringLiteral("tokens"), QStringLiteral("Reply length"), QStringLiteral("N"), QStringLiteral("4000"));
-  QCommandLineOption rateOpt(QStringLiteral("rate"), QStringLiteral("Tokens per second"), QStringLiteral("N"), QStringLiteral("2000"));
+  QCommandLineOption tokensOpt(QStringLiteral("tokens"), QStringLiteral("Reply length"), QStringLiteral("N"),
+                               QStringLiteral("4000"));
+  QCommandLineOption rateOpt(QStringLiteral("rate"), QStringLiteral("Tokens per second"), QStringLiteral("N"),
+                             QStringLiteral("2000"));
   parser.addOptions({tokensOpt, rateOpt});
   parser.addHelpOption();
   parser.process(app);
@@ -93,7 +98,8 @@ int main(int argc, char* argv[]) {
     std::fprintf(stderr, "%s\n", qPrintable(component.errorString()));
     return 1;
   }
-  root->property("chat").value<QObject*>()->setProperty("messages", QVariant::fromValue(static_cast<QObject*>(&messages)));
+  root->property("chat").value<QObject*>()->setProperty("messages",
+                                                        QVariant::fromValue(static_cast<QObject*>(&messages)));
   auto* window = qobject_cast<QQuickWindow*>(root);
 
   messages.append(QStringLiteral("user"), QStringLiteral("Explain ternary weights, with code."));
@@ -117,10 +123,13 @@ int main(int argc, char* argv[]) {
   QElapsedTimer frameStart;
   int consumed = 0;
   bool pending = false;
-  QObject::connect(window, &QQuickWindow::frameSwapped, window, [&] {
-    if (pending) frames.emplace_back(consumed, frameStart.nsecsElapsed() / 1e6);
-    pending = false;
-  }, Qt::DirectConnection);
+  QObject::connect(
+      window, &QQuickWindow::frameSwapped, window,
+      [&] {
+        if (pending) frames.emplace_back(consumed, frameStart.nsecsElapsed() / 1e6);
+        pending = false;
+      },
+      Qt::DirectConnection);
   QTimer timer;
   timer.setInterval(16);
   timer.setTimerType(Qt::PreciseTimer);
@@ -142,8 +151,9 @@ int main(int argc, char* argv[]) {
   producer.join();
 
   std::printf("streamed %d tokens at %d tokens/s in %zu frames (%s, %s)\n", consumed, rate, frames.size(),
-              qPrintable(QGuiApplication::platformName()), window->rendererInterface()->graphicsApi() ==
-              QSGRendererInterface::Software ? "software renderer" : "hardware renderer");
+              qPrintable(QGuiApplication::platformName()),
+              window->rendererInterface()->graphicsApi() == QSGRendererInterface::Software ? "software renderer"
+                                                                                           : "hardware renderer");
   std::printf("%-18s %8s %8s %8s\n", "reply so far", "mean ms", "p95 ms", "max ms");
   for (int q = 0; q < 4; ++q) {
     std::vector<double> ms;

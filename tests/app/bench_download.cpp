@@ -1,16 +1,16 @@
 // Download throughput from the loopback server: how fast the download manager streams, hashes and writes
 // when the network is not the limit. Not a test (no pass/fail): prints MB/s.
 // Usage: bench_download [MiB [server write KiB]]  (defaults 512 and 1024: a fast server, few large writes)
+#include <sys/resource.h>
+#include <unistd.h>
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QTimer>
 #include <QMap>
+#include <QTimer>
 #include <cstdio>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "http_test_server.h"
 #include "models/download_manager.h"
@@ -22,7 +22,8 @@ using namespace trit::models;
 static double cpuSeconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 // CPU seconds per thread of this process, by thread name (/proc/self/task/*/stat: utime + stime), so the
@@ -80,25 +81,27 @@ int main(int argc, char** argv) {
   QMap<QString, double> threadsStart, threadsTransfer;
   bool ok = false;
   QString result;
-  QObject::connect(&manager, &DownloadManager::stateChanged, [&](const QString&, DownloadTask::State s, const QString&) {
-    if (s == DownloadTask::State::Verifying && transferNs == 0) {
-      transferNs = t.nsecsElapsed();
-      cpuTransfer = cpuSeconds() - cpuStart;
-      threadsTransfer = threadCpuSeconds();
-    }
-  });
-  QObject::connect(&manager, &DownloadManager::finished, [&](const QString&, bool good, const QString& r, const QString&) {
-    totalNs = t.nsecsElapsed();
-    cpuTotal = cpuSeconds() - cpuStart;
-    ok = good;
-    result = r;
-    QCoreApplication::quit();
-  });
+  QObject::connect(&manager, &DownloadManager::stateChanged,
+                   [&](const QString&, DownloadTask::State s, const QString&) {
+                     if (s == DownloadTask::State::Verifying && transferNs == 0) {
+                       transferNs = t.nsecsElapsed();
+                       cpuTransfer = cpuSeconds() - cpuStart;
+                       threadsTransfer = threadCpuSeconds();
+                     }
+                   });
+  QObject::connect(&manager, &DownloadManager::finished,
+                   [&](const QString&, bool good, const QString& r, const QString&) {
+                     totalNs = t.nsecsElapsed();
+                     cpuTotal = cpuSeconds() - cpuStart;
+                     ok = good;
+                     result = r;
+                     QCoreApplication::quit();
+                   });
   t.restart();
   cpuStart = cpuSeconds();
   threadsStart = threadCpuSeconds();
-  manager.start({QStringLiteral("bench"), server.url(QStringLiteral("/bench")), QString::fromLatin1(sha), body.size(), dir,
-                 QStringLiteral("bench.gguf")});
+  manager.start({QStringLiteral("bench"), server.url(QStringLiteral("/bench")), QString::fromLatin1(sha), body.size(),
+                 dir, QStringLiteral("bench.gguf")});
   QCoreApplication::exec();
   if (!ok) {
     std::fprintf(stderr, "bench_download: failed: %s\n", qPrintable(result));
@@ -107,15 +110,21 @@ int main(int argc, char** argv) {
   const double mb = static_cast<double>(body.size()) / 1e6;
   std::printf("bench_download: %lld MiB over loopback http, server writes of %lld KiB\n", static_cast<long long>(mib),
               static_cast<long long>(route.chunkBytes >> 10));
-  std::printf("  transfer (receive + write): %.0f MB/s (%.2f s)\n", mb / (static_cast<double>(transferNs) / 1e9), static_cast<double>(transferNs) / 1e9);
-  std::printf("  end to end (plus SHA-256 from disk and rename): %.0f MB/s (%.2f s)\n", mb / (static_cast<double>(totalNs) / 1e9), static_cast<double>(totalNs) / 1e9);
-  std::printf("  CPU time during the transfer (downloader and server threads together): %.2f s, so at most %.0f MB/s "
-              "when the CPU is the limit\n", cpuTransfer, mb / cpuTransfer);
-  std::printf("  CPU time end to end: %.2f s, so at most %.0f MB/s when the CPU is the limit\n", cpuTotal, mb / cpuTotal);
+  std::printf("  transfer (receive + write): %.0f MB/s (%.2f s)\n", mb / (static_cast<double>(transferNs) / 1e9),
+              static_cast<double>(transferNs) / 1e9);
+  std::printf("  end to end (plus SHA-256 from disk and rename): %.0f MB/s (%.2f s)\n",
+              mb / (static_cast<double>(totalNs) / 1e9), static_cast<double>(totalNs) / 1e9);
+  std::printf(
+      "  CPU time during the transfer (downloader and server threads together): %.2f s, so at most %.0f MB/s "
+      "when the CPU is the limit\n",
+      cpuTransfer, mb / cpuTransfer);
+  std::printf("  CPU time end to end: %.2f s, so at most %.0f MB/s when the CPU is the limit\n", cpuTotal,
+              mb / cpuTotal);
   for (auto it = threadsTransfer.cbegin(); it != threadsTransfer.cend(); ++it) {
     const double used = it.value() - threadsStart.value(it.key());
     if (used >= 0.01)
-      std::printf("    thread %-16s %.2f s CPU (%.0f MB/s if it alone were the limit)\n", qPrintable(it.key()), used, mb / used);
+      std::printf("    thread %-16s %.2f s CPU (%.0f MB/s if it alone were the limit)\n", qPrintable(it.key()), used,
+                  mb / used);
   }
   std::printf("  SHA-256 alone: libcrypto %.0f MB/s, QCryptographicHash %.0f MB/s\n", hashMBs, qtHashMBs);
   QDir(dir).removeRecursively();

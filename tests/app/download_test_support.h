@@ -2,13 +2,13 @@
 // Shared by the download, catalogue and models-folder tests: scratch folders, synthetic models made by
 // the project's generator (trit::generate_model), and a blocking "run this download" helper.
 #include <QByteArray>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
 #include <QList>
 #include <QStringList>
 #include <QTimer>
-#include <QCryptographicHash>
 #include <QUuid>
 
 #include "models/download_manager.h"
@@ -33,7 +33,8 @@ inline ScratchRegistry& scratchRegistry() {
 inline QString scratchDir(const QString& label) {
   QString root = qEnvironmentVariable("TRIT_TEST_TMP");
   if (root.isEmpty()) root = QDir::tempPath();
-  const QString path = QDir(root).filePath(QStringLiteral("downloads/%1-%2").arg(label, QUuid::createUuid().toString(QUuid::Id128).left(12)));
+  const QString path = QDir(root).filePath(
+      QStringLiteral("downloads/%1-%2").arg(label, QUuid::createUuid().toString(QUuid::Id128).left(12)));
   QDir(path).removeRecursively();
   QDir().mkpath(path);
   scratchRegistry().dirs << path;
@@ -79,7 +80,7 @@ inline trit::models::DownloadOptions fastOptions() {
 struct Outcome {
   bool finished = false;
   bool ok = false;
-  QString result;      // the file, or the reason
+  QString result;  // the file, or the reason
   QString verifiedBy;
   QStringList messages;  // every state message, in order
   QList<trit::models::DownloadTask::State> states;
@@ -87,7 +88,8 @@ struct Outcome {
 };
 
 // Starts `request` on `manager` and runs the event loop (which also drives an in-process
-// HttpTestServer) until it finishes, pauses or `timeoutMs` passes; a running download is not restarted. `onState` may pause/cancel mid-way.
+// HttpTestServer) until it finishes, pauses or `timeoutMs` passes; a running download is not restarted. `onState` may
+// pause/cancel mid-way.
 inline Outcome runDownload(trit::models::DownloadManager& manager, const trit::models::DownloadRequest& request,
                            int timeoutMs = 20000,
                            std::function<void(trit::models::DownloadTask::State, const Outcome&)> onState = {}) {

@@ -10,10 +10,10 @@ namespace trit::test {
 struct HttpTestServer::Connection {
   QPointer<QTcpSocket> socket;
   QByteArray buffer;
-  QByteArray body;       // shared with the route (implicitly shared, no copy)
-  qint64 pos = 0;        // next body byte to send
-  qint64 end = 0;        // one past the last body byte to send
-  qint64 stopAt = -1;    // body offset where sending stops (drop or stall)
+  QByteArray body;     // shared with the route (implicitly shared, no copy)
+  qint64 pos = 0;      // next body byte to send
+  qint64 end = 0;      // one past the last body byte to send
+  qint64 stopAt = -1;  // body offset where sending stops (drop or stall)
   bool dropAtStop = false;
   int delayMs = 0;
   qint64 chunkBytes = 64 * 1024;
@@ -27,14 +27,20 @@ HttpTestServer::HttpTestServer(QObject* parent) : QObject(parent), server_(new Q
 
 HttpTestServer::~HttpTestServer() = default;
 
-bool HttpTestServer::listen() { return server_->listen(QHostAddress::LocalHost, 0); }
-quint16 HttpTestServer::port() const { return server_->serverPort(); }
+bool HttpTestServer::listen() {
+  return server_->listen(QHostAddress::LocalHost, 0);
+}
+quint16 HttpTestServer::port() const {
+  return server_->serverPort();
+}
 
 QUrl HttpTestServer::url(const QString& path) const {
   return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port()).arg(path));
 }
 
-void HttpTestServer::setRoute(const QString& path, const Route& route) { routes_[path] = route; }
+void HttpTestServer::setRoute(const QString& path, const Route& route) {
+  routes_[path] = route;
+}
 
 QList<HttpTestServer::Request> HttpTestServer::requestsFor(const QString& path) const {
   QList<Request> out;
@@ -121,8 +127,8 @@ void HttpTestServer::respond(Connection* c, const Request& request) {
     c->socket->disconnectFromHost();
     return;
   }
-  head += "Accept-Ranges: " + QByteArray(r.ranges ? "bytes" : "none") + "\r\nETag: \"v1-" +
-          QByteArray::number(size) + "\"\r\nContent-Type: application/octet-stream\r\n";
+  head += "Accept-Ranges: " + QByteArray(r.ranges ? "bytes" : "none") + "\r\nETag: \"v1-" + QByteArray::number(size) +
+          "\"\r\nContent-Type: application/octet-stream\r\n";
   if (wantsRange) {
     const qint64 claimed = r.wrongRangeStart >= 0 ? r.wrongRangeStart : start;
     head += "Content-Range: bytes " + QByteArray::number(claimed) + '-' + QByteArray::number(size - 1) + '/' +
@@ -138,7 +144,8 @@ void HttpTestServer::respond(Connection* c, const Request& request) {
   c->delayMs = r.chunkDelayMs;
   c->chunkBytes = r.chunkBytes > 0 ? r.chunkBytes : 64 * 1024;
   const bool drop = r.dropAfter >= 0 && (r.dropTimes < 0 || hits_[path + QStringLiteral("#drop")]++ < r.dropTimes);
-  const bool stall = !drop && r.stallAfter >= 0 && (r.stallTimes < 0 || hits_[path + QStringLiteral("#stall")]++ < r.stallTimes);
+  const bool stall =
+      !drop && r.stallAfter >= 0 && (r.stallTimes < 0 || hits_[path + QStringLiteral("#stall")]++ < r.stallTimes);
   // Drop/stall offsets count body bytes of this response.
   if (drop) c->stopAt = std::min(size, start + r.dropAfter), c->dropAtStop = true;
   if (stall) c->stopAt = std::min(size, start + r.stallAfter);

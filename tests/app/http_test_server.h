@@ -19,19 +19,19 @@ class HttpTestServer : public QObject {
  public:
   struct Route {
     QByteArray body;
-    int status = 200;            // a 4xx/5xx here is answered with a short error page
-    bool ranges = true;          // honour "Range: bytes=N-" with 206; false: always 200 with the whole body
-    QByteArray location;         // non-empty: answer `status` (302 unless set) with this Location
+    int status = 200;     // a 4xx/5xx here is answered with a short error page
+    bool ranges = true;   // honour "Range: bytes=N-" with 206; false: always 200 with the whole body
+    QByteArray location;  // non-empty: answer `status` (302 unless set) with this Location
     QList<QPair<QByteArray, QByteArray>> headers;  // extra response headers
-    qint64 dropAfter = -1;       // close the connection after this many body bytes...
-    int dropTimes = 0;           // ...on this many requests (< 0: every request)
-    qint64 stallAfter = -1;      // stop sending after this many body bytes, keeping the connection open...
-    int stallTimes = 0;          // ...on this many requests (< 0: every request)
-    int failTimes = 0;           // answer failStatus to the first failTimes requests
+    qint64 dropAfter = -1;                         // close the connection after this many body bytes...
+    int dropTimes = 0;                             // ...on this many requests (< 0: every request)
+    qint64 stallAfter = -1;  // stop sending after this many body bytes, keeping the connection open...
+    int stallTimes = 0;      // ...on this many requests (< 0: every request)
+    int failTimes = 0;       // answer failStatus to the first failTimes requests
     int failStatus = 503;
-    bool always416 = false;      // answer every range request with 416 (Content-Range: bytes */size)
-    qint64 wrongRangeStart = -1; // answer range requests with a 206 starting here instead
-    int chunkDelayMs = 0;        // throttle: wait this long between chunks
+    bool always416 = false;         // answer every range request with 416 (Content-Range: bytes */size)
+    qint64 wrongRangeStart = -1;    // answer range requests with a 206 starting here instead
+    int chunkDelayMs = 0;           // throttle: wait this long between chunks
     qint64 chunkBytes = 64 * 1024;  // bytes handed to the socket at a time (the benchmark uses 1 MiB)
   };
   struct Request {

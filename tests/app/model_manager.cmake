@@ -4,10 +4,11 @@ if(TARGET tst_model_manager_bridge)
   target_link_libraries(tst_model_manager_bridge PRIVATE trit_http_test_server)
   set_target_properties(tst_model_manager_bridge PROPERTIES AUTOMOC ON)
 endif()
-# The model manager's dialogs driven through real window events against the real bridge (drop, remove,
-# settings' folder): a Q_OBJECT test, so it needs moc.
-if(TARGET tst_model_manager_dialog)
-  set_target_properties(tst_model_manager_dialog PROPERTIES AUTOMOC ON)
+# The model manager page driven through real window events against the real bridge (download, pause
+# and resume from the loopback server, drop and path import, remove, settings' folder): a Q_OBJECT test.
+if(TARGET tst_model_manager_page)
+  target_link_libraries(tst_model_manager_page PRIVATE trit_http_test_server)
+  set_target_properties(tst_model_manager_page PROPERTIES AUTOMOC ON)
 endif()
 # The first run on the real window (issue 29): the recommended model comes from the loopback server.
 if(TARGET tst_first_run)

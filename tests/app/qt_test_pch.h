@@ -2,10 +2,10 @@
 // CMakeLists.txt): parsing QtTest and the app's Qt headers was most of each test's compile time,
 // and CI has two cores.
 #pragma once
-#include <QtTest>
-#include <QSignalSpy>
 #include <QAbstractListModel>
 #include <QJsonObject>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
+#include <QSignalSpy>
+#include <QtTest>

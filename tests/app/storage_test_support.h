@@ -16,6 +16,8 @@ inline std::unique_ptr<QTemporaryDir> scratchDir() {
   return dir;
 }
 
-inline QString dbPathIn(const QTemporaryDir& dir) { return dir.filePath(QStringLiteral("conversations.sqlite3")); }
+inline QString dbPathIn(const QTemporaryDir& dir) {
+  return dir.filePath(QStringLiteral("conversations.sqlite3"));
+}
 
 }  // namespace trit::storage::test

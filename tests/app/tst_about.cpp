@@ -1,11 +1,11 @@
 // The About dialog's data (app/src/about): the version from project(VERSION), the compiled-in licence
 // texts equal to resources/licenses/, the device list or the engine's error, and qml/AboutDialog.qml
 // picking the object up and asking for the devices when it opens.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QFile>
 #include <QQmlApplicationEngine>
 #include <QRegularExpression>
 #include <QSignalSpy>
-#include <QtQml/qqmlextensionplugin.h>
 #include <QtTest>
 
 #include "about/about_info.h"

@@ -18,12 +18,12 @@
 #include <QtTest>
 #include <memory>
 
-#include "chat/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/engine_bridge.h"
 #include "chat/message_list_model.h"
 #include "chat_test_model.h"
+#include "engine_thread/engine_bridge.h"
 #include "server/api_server.h"
+#include "settings/app_settings.h"
 
 using namespace trit::chat;
 using trit::api::ApiServer;

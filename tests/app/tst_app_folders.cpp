@@ -61,7 +61,7 @@ class TestAppFolders : public QObject {
     from_ = {root_->filePath("share/Trit/Trit"), root_->filePath("config/Trit/Trit.conf")};
     to_ = {root_->filePath("share/trit"), root_->filePath("config/trit/trit.conf")};
   }
-  void cleanup() { migrateLegacyFolders({}, {});  /* no fallbacks left for the next test */ }
+  void cleanup() { migrateLegacyFolders({}, {}); /* no fallbacks left for the next test */ }
 
   // The names give one folder per kind, "trit", in QStandardPaths' own locations.
   void oneFolderNamedTrit() {

@@ -29,7 +29,9 @@ class CatalogTest : public QObject {
     QVERIFY2(catalog, qPrintable(error));
     const CatalogEntry* e = catalog->find(QStringLiteral("bitnet-b1.58-2b-4t"));
     QVERIFY(e);
-    QCOMPARE(e->url.toString(), QStringLiteral("https://huggingface.co/microsoft/bitnet-b1.58-2B-4T-gguf/resolve/main/ggml-model-i2_s.gguf"));
+    QCOMPARE(
+        e->url.toString(),
+        QStringLiteral("https://huggingface.co/microsoft/bitnet-b1.58-2B-4T-gguf/resolve/main/ggml-model-i2_s.gguf"));
     QCOMPARE(e->size, qint64(1187801280));
     QCOMPARE(e->sha256.size(), 64);
     QCOMPARE(e->license, QStringLiteral("MIT"));
@@ -49,15 +51,23 @@ class CatalogTest : public QObject {
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("license");
     QTest::addColumn<QString>("parameters");
-    const QString falcon3 = QStringLiteral("https://huggingface.co/tiiuae/Falcon3-%1-Instruct-1.58bit-GGUF/resolve/main/ggml-model-i2_s.gguf");
-    const QString falconE = QStringLiteral("https://huggingface.co/tiiuae/Falcon-E-%1-Instruct-GGUF/resolve/main/ggml-model-i2_s.gguf");
+    const QString falcon3 = QStringLiteral(
+        "https://huggingface.co/tiiuae/Falcon3-%1-Instruct-1.58bit-GGUF/resolve/main/ggml-model-i2_s.gguf");
+    const QString falconE =
+        QStringLiteral("https://huggingface.co/tiiuae/Falcon-E-%1-Instruct-GGUF/resolve/main/ggml-model-i2_s.gguf");
     const QString tii2 = QStringLiteral("TII Falcon License 2.0");
-    QTest::newRow("Falcon3-1B") << "falcon3-1b-instruct-1.58bit" << falcon3.arg(QStringLiteral("1B")) << tii2 << "1.7 B";
-    QTest::newRow("Falcon3-3B") << "falcon3-3b-instruct-1.58bit" << falcon3.arg(QStringLiteral("3B")) << tii2 << "3.2 B";
-    QTest::newRow("Falcon3-7B") << "falcon3-7b-instruct-1.58bit" << falcon3.arg(QStringLiteral("7B")) << tii2 << "7.5 B";
-    QTest::newRow("Falcon3-10B") << "falcon3-10b-instruct-1.58bit" << falcon3.arg(QStringLiteral("10B")) << tii2 << "10.3 B";
-    QTest::newRow("Falcon-E-1B") << "falcon-e-1b-instruct" << falconE.arg(QStringLiteral("1B")) << "Falcon-LLM License" << "";
-    QTest::newRow("Falcon-E-3B") << "falcon-e-3b-instruct" << falconE.arg(QStringLiteral("3B")) << "Falcon-LLM License" << "";
+    QTest::newRow("Falcon3-1B") << "falcon3-1b-instruct-1.58bit" << falcon3.arg(QStringLiteral("1B")) << tii2
+                                << "1.7 B";
+    QTest::newRow("Falcon3-3B") << "falcon3-3b-instruct-1.58bit" << falcon3.arg(QStringLiteral("3B")) << tii2
+                                << "3.2 B";
+    QTest::newRow("Falcon3-7B") << "falcon3-7b-instruct-1.58bit" << falcon3.arg(QStringLiteral("7B")) << tii2
+                                << "7.5 B";
+    QTest::newRow("Falcon3-10B") << "falcon3-10b-instruct-1.58bit" << falcon3.arg(QStringLiteral("10B")) << tii2
+                                 << "10.3 B";
+    QTest::newRow("Falcon-E-1B") << "falcon-e-1b-instruct" << falconE.arg(QStringLiteral("1B")) << "Falcon-LLM License"
+                                 << "";
+    QTest::newRow("Falcon-E-3B") << "falcon-e-3b-instruct" << falconE.arg(QStringLiteral("3B")) << "Falcon-LLM License"
+                                 << "";
   }
   void builtinCatalogueListsTheTernaryFamily() {
     QFETCH(QString, id);
@@ -114,9 +124,10 @@ class CatalogTest : public QObject {
 
   void architectureParametersAndFormatAreRead() {
     QString error;
-    const auto c = parseCatalog(entryJson(kGood + QStringLiteral(", \"architecture\": \"llama\", \"parameters\": 10305000000, "
-                                                                 "\"quantization\": \"tq2_0+tq1_0\"")),
-                                QStringLiteral("t"), &error);
+    const auto c =
+        parseCatalog(entryJson(kGood + QStringLiteral(", \"architecture\": \"llama\", \"parameters\": 10305000000, "
+                                                      "\"quantization\": \"tq2_0+tq1_0\"")),
+                     QStringLiteral("t"), &error);
     QVERIFY2(c, qPrintable(error));
     QCOMPARE(c->models[0].architecture, QStringLiteral("llama"));
     QCOMPARE(c->models[0].parameters, qint64(10305000000));
@@ -134,13 +145,16 @@ class CatalogTest : public QObject {
     QTest::newRow("not json") << QByteArray("{\"models\": [") << QStringLiteral("is not valid JSON");
     QTest::newRow("no models") << QByteArray("{\"items\": []}") << QStringLiteral("with a \"models\" array");
     QTest::newRow("array root") << QByteArray("[]") << QStringLiteral("with a \"models\" array");
-    QTest::newRow("entry not object") << QByteArray("{\"models\": [1]}") << QStringLiteral("models[0]: it is not a JSON object");
+    QTest::newRow("entry not object") << QByteArray("{\"models\": [1]}")
+                                      << QStringLiteral("models[0]: it is not a JSON object");
     QTest::newRow("missing id") << entryJson(QString(kGood).replace(QStringLiteral("\"id\": \"a\", "), QString()))
                                 << QStringLiteral("the field \"id\" is missing");
-    QTest::newRow("sha256 not string") << entryJson(QString(kGood).replace(QStringLiteral("\"sha256\": \"\""), QStringLiteral("\"sha256\": 1")))
+    QTest::newRow("sha256 not string") << entryJson(QString(kGood).replace(QStringLiteral("\"sha256\": \"\""),
+                                                                           QStringLiteral("\"sha256\": 1")))
                                        << QStringLiteral("the field \"sha256\" must be a string");
     QTest::newRow("architecture spaces") << entryJson(kGood + QStringLiteral(", \"architecture\": \"Llama 3\""))
-                                         << QStringLiteral("\"architecture\" must be a GGUF architecture name such as \"llama\"");
+                                         << QStringLiteral(
+                                                "\"architecture\" must be a GGUF architecture name such as \"llama\"");
     QTest::newRow("architecture number") << entryJson(kGood + QStringLiteral(", \"architecture\": 3"))
                                          << QStringLiteral("the field \"architecture\" must be a string");
     QTest::newRow("parameters text") << entryJson(kGood + QStringLiteral(", \"parameters\": \"2B\""))
@@ -149,28 +163,39 @@ class CatalogTest : public QObject {
                                          << QStringLiteral("\"parameters\" must be a whole number of weights");
     QTest::newRow("format words") << entryJson(kGood + QStringLiteral(", \"quantization\": \"1.58 bit\""))
                                   << QStringLiteral("\"quantization\" must be a weight format such as \"I2_S\"");
-    QTest::newRow("size string") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"), QStringLiteral("\"size\": \"10\"")))
+    QTest::newRow("size string") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"),
+                                                                     QStringLiteral("\"size\": \"10\"")))
                                  << QStringLiteral("\"size\" must be a whole number");
-    QTest::newRow("size negative") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"), QStringLiteral("\"size\": -1")))
+    QTest::newRow("size negative") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"),
+                                                                       QStringLiteral("\"size\": -1")))
                                    << QStringLiteral("\"size\" must be a whole number");
-    QTest::newRow("size fraction") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"), QStringLiteral("\"size\": 1.5")))
+    QTest::newRow("size fraction") << entryJson(QString(kGood).replace(QStringLiteral("\"size\": 10"),
+                                                                       QStringLiteral("\"size\": 1.5")))
                                    << QStringLiteral("\"size\" must be a whole number");
-    QTest::newRow("bad sha") << entryJson(QString(kGood).replace(QStringLiteral("\"sha256\": \"\""), QStringLiteral("\"sha256\": \"abc\"")))
+    QTest::newRow("bad sha") << entryJson(QString(kGood).replace(QStringLiteral("\"sha256\": \"\""),
+                                                                 QStringLiteral("\"sha256\": \"abc\"")))
                              << QStringLiteral("\"sha256\" must be 64 hexadecimal digits or empty, got \"abc\"");
-    QTest::newRow("id with slash") << entryJson(QString(kGood).replace(QStringLiteral("\"id\": \"a\""), QStringLiteral("\"id\": \"../a\"")))
+    QTest::newRow("id with slash") << entryJson(QString(kGood).replace(QStringLiteral("\"id\": \"a\""),
+                                                                       QStringLiteral("\"id\": \"../a\"")))
                                    << QStringLiteral("the id \"../a\" must be");
     QTest::newRow("file path") << entryJson(kGood + QStringLiteral(", \"file\": \"../../x.gguf\""))
                                << QStringLiteral("\"file\" must be a plain file name");
-    QTest::newRow("http remote") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("http://example.org")))
+    QTest::newRow("http remote") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"),
+                                                                     QStringLiteral("http://example.org")))
                                  << QStringLiteral("plain http, which is only allowed to this computer");
-    QTest::newRow("ftp") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("ftp://example.org")))
+    QTest::newRow("ftp") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"),
+                                                             QStringLiteral("ftp://example.org")))
                          << QStringLiteral("unsupported scheme \"ftp\"");
     // Issue 30 #11: "has no host.." for file://, and "" for a URL with a space.
-    QTest::newRow("file scheme") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("file://")))
-                                 << QStringLiteral("uses the unsupported scheme \"file\"; only https is accepted (and plain http to this computer).");
-    QTest::newRow("space in url") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("https://exa mple.org")))
+    QTest::newRow("file scheme")
+        << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"), QStringLiteral("file://")))
+        << QStringLiteral(
+               "uses the unsupported scheme \"file\"; only https is accepted (and plain http to this computer).");
+    QTest::newRow("space in url") << entryJson(QString(kGood).replace(QStringLiteral("https://example.org"),
+                                                                      QStringLiteral("https://exa mple.org")))
                                   << QStringLiteral("The download URL \"https://exa mple.org");
-    QTest::newRow("empty name") << entryJson(QString(kGood).replace(QStringLiteral("\"name\": \"A\""), QStringLiteral("\"name\": \" \"")))
+    QTest::newRow("empty name") << entryJson(QString(kGood).replace(QStringLiteral("\"name\": \"A\""),
+                                                                    QStringLiteral("\"name\": \" \"")))
                                 << QStringLiteral("the name is empty");
     QTest::newRow("duplicate id") << QStringLiteral("{\"models\": [{%1}, {%1}]}").arg(kGood).toUtf8()
                                   << QStringLiteral("models[1] (\"a\"): the id \"a\" is used twice");
@@ -200,12 +225,19 @@ class CatalogTest : public QObject {
              QStringLiteral("The u \"https://exa mple.org/c.json\" is not a valid absolute URL."));
     QVERIFY(!checkFetchUrl(QUrl(QStringLiteral("/relative")), QStringLiteral("u")).isEmpty());
     // Redirects: to a CDN over https is fine; https -> http is a downgrade, refused.
-    QVERIFY(checkRedirect(QUrl(QStringLiteral("https://huggingface.co/a")), QUrl(QStringLiteral("https://cdn-lfs.hf.co/b"))).isEmpty());
-    const QString down = checkRedirect(QUrl(QStringLiteral("https://huggingface.co/a")), QUrl(QStringLiteral("http://127.0.0.1/b")));
+    QVERIFY(
+        checkRedirect(QUrl(QStringLiteral("https://huggingface.co/a")), QUrl(QStringLiteral("https://cdn-lfs.hf.co/b")))
+            .isEmpty());
+    const QString down =
+        checkRedirect(QUrl(QStringLiteral("https://huggingface.co/a")), QUrl(QStringLiteral("http://127.0.0.1/b")));
     QVERIFY2(down.contains(QStringLiteral("downgrade")), qPrintable(down));
-    QVERIFY(!checkRedirect(QUrl(QStringLiteral("https://huggingface.co/a")), QUrl(QStringLiteral("http://cdn.example/b"))).isEmpty());
-    QVERIFY(checkRedirect(QUrl(QStringLiteral("http://127.0.0.1:1/a")), QUrl(QStringLiteral("http://localhost:2/b"))).isEmpty());
-    QVERIFY(checkRedirect(QUrl(QStringLiteral("https://localhost/a")), QUrl(QStringLiteral("http://127.0.0.1/b"))).isEmpty());
+    QVERIFY(
+        !checkRedirect(QUrl(QStringLiteral("https://huggingface.co/a")), QUrl(QStringLiteral("http://cdn.example/b")))
+             .isEmpty());
+    QVERIFY(checkRedirect(QUrl(QStringLiteral("http://127.0.0.1:1/a")), QUrl(QStringLiteral("http://localhost:2/b")))
+                .isEmpty());
+    QVERIFY(checkRedirect(QUrl(QStringLiteral("https://localhost/a")), QUrl(QStringLiteral("http://127.0.0.1/b")))
+                .isEmpty());
   }
 
   void locationPrecedence() {
@@ -244,13 +276,15 @@ class CatalogTest : public QObject {
     QVERIFY2(c, qPrintable(error));
     QCOMPARE(c->models.first().id, QStringLiteral("a"));
     QVERIFY(!loadCatalog(server.url(QStringLiteral("/nothing")).toString(), &error));
-    QVERIFY2(error.contains(QStringLiteral("Cannot fetch the catalogue")) && error.contains(QStringLiteral("HTTP 404")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("Cannot fetch the catalogue")) && error.contains(QStringLiteral("HTTP 404")),
+             qPrintable(error));
   }
 
   void refusesPlainHttpCatalogueElsewhere() {
     QString error;
     QVERIFY(!loadCatalog(QStringLiteral("http://example.org/catalog.json"), &error));
-    QVERIFY2(error.contains(QStringLiteral("catalogue URL")) && error.contains(QStringLiteral("use https")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("catalogue URL")) && error.contains(QStringLiteral("use https")),
+             qPrintable(error));
   }
 
   void refusesRedirectToRemotePlainHttp() {

@@ -1,23 +1,23 @@
 // The chat bridges on the real engine (CPU backend, small model): a model that loads or fails with a
 // useful message, a reply that streams in frames with statistics, stop, regenerate and edit (reusing
 // the cached prefix), and a full context that is reported rather than truncated.
-#include <QElapsedTimer>
-#include <QSignalSpy>
-#include <QRegularExpression>
-#include <QtTest>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <QElapsedTimer>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QtTest>
 
 #include <trit/model.h>
 #include <trit/tokenizer.h>
 
-#include "chat/app_settings.h"
+#include <trit/chat.h>
 #include "chat/chat_controller.h"
 #include "chat/chat_messages.h"
-#include <trit/chat.h>
-#include "chat/engine_bridge.h"
 #include "chat_test_model.h"
+#include "engine_thread/engine_bridge.h"
+#include "settings/app_settings.h"
 
 using namespace trit::chat;
 
@@ -42,8 +42,7 @@ class TestChatBridge : public QObject {
     engine_->load(r);
     QElapsedTimer clock;
     clock.start();
-    while (engine_->state() == EngineBridge::State::Loading && clock.elapsed() < kTimeoutMs)
-      QTest::qWait(10);
+    while (engine_->state() == EngineBridge::State::Loading && clock.elapsed() < kTimeoutMs) QTest::qWait(10);
     if (engine_->state() != EngineBridge::State::Ready) qWarning() << engine_->errorMessage();
     return engine_->state() == EngineBridge::State::Ready;
   }
@@ -127,7 +126,8 @@ class TestChatBridge : public QObject {
       QFAIL("loading a FIFO blocked");
     }
     QCOMPARE(engine_->state(), EngineBridge::State::Error);
-    QVERIFY2(engine_->errorMessage().contains(u"is not a regular file (it is a FIFO"_qs), qPrintable(engine_->errorMessage()));
+    QVERIFY2(engine_->errorMessage().contains(u"is not a regular file (it is a FIFO"_qs),
+             qPrintable(engine_->errorMessage()));
   }
 
   void damagedModelFileSaysWhy() {
@@ -140,7 +140,8 @@ class TestChatBridge : public QObject {
     r.backend = QStringLiteral("cpu");
     engine_->load(r);
     QTRY_COMPARE_WITH_TIMEOUT(engine_->state(), EngineBridge::State::Error, kTimeoutMs);
-    QVERIFY2(engine_->errorMessage().startsWith(u"The model could not be loaded: "_qs), qPrintable(engine_->errorMessage()));
+    QVERIFY2(engine_->errorMessage().startsWith(u"The model could not be loaded: "_qs),
+             qPrintable(engine_->errorMessage()));
     QVERIFY(engine_->errorMessage().size() > 50);  // the loader's own explanation follows
     // Issue 30 #11: the loader's sentence had no full stop before the advice.
     QVERIFY2(engine_->errorMessage().contains(QRegularExpression(u"[^.!?\\s]\\. Choose another model file"_qs)),
@@ -158,7 +159,9 @@ class TestChatBridge : public QObject {
     QCOMPARE(engine_->contextLength(), 4096);
     QSignalSpy changed(chat_->messages(), &QAbstractItemModel::dataChanged);
     int progressReports = 0;
-    connect(chat_.get(), &ChatController::progressChanged, this, [&] { if (chat_->phase() == u"prompt"_qs) ++progressReports; });
+    connect(chat_.get(), &ChatController::progressChanged, this, [&] {
+      if (chat_->phase() == u"prompt"_qs) ++progressReports;
+    });
     QElapsedTimer clock;
     clock.start();
     chat_->setMaxTokensOverride(200);
@@ -245,7 +248,8 @@ class TestChatBridge : public QObject {
     const int r2 = waitReply();
     QCOMPARE(r2, 3);
     const int firstTurnTokens = stats(r2).value(u"reusedTokens"_qs).toInt();
-    QVERIFY2(firstTurnTokens >= stats(r1).value(u"promptTokens"_qs).toInt(), "the second prompt did not reuse the first");
+    QVERIFY2(firstTurnTokens >= stats(r1).value(u"promptTokens"_qs).toInt(),
+             "the second prompt did not reuse the first");
     // Edit the second question: the first exchange is unchanged and comes from the cache.
     QVERIFY(!chat_->editMessage(1, u"assistant messages cannot be edited"_qs));
     QVERIFY(chat_->editMessage(2, u"a different second question"_qs));
@@ -254,8 +258,10 @@ class TestChatBridge : public QObject {
     const int r3 = waitReply();
     QCOMPARE(r3, 3);
     const auto s = stats(r3);
-    QVERIFY2(s.value(u"reusedTokens"_qs).toInt() >= firstTurnTokens,
-             qPrintable(QStringLiteral("reused %1, first turn %2").arg(s.value(u"reusedTokens"_qs).toInt()).arg(firstTurnTokens)));
+    QVERIFY2(
+        s.value(u"reusedTokens"_qs).toInt() >= firstTurnTokens,
+        qPrintable(
+            QStringLiteral("reused %1, first turn %2").arg(s.value(u"reusedTokens"_qs).toInt()).arg(firstTurnTokens)));
     QVERIFY(s.value(u"reusedTokens"_qs).toInt() < s.value(u"promptTokens"_qs).toInt());
   }
 
@@ -302,8 +308,9 @@ class TestChatBridge : public QObject {
     for (int i = 0; i < 40; ++i) longText += QStringLiteral("word%1 ").arg(i);
     longText = longText.trimmed();
     const auto model = trit::Model::open(model_.toStdString());
-    const int promptTokens = int(promptIds(trit::ChatFormat::for_model(*model), model->tokenizer(), chat_->systemPrompt(),
-                                           {ChatTurn{u"user"_qs, longText, {}}}).size());
+    const int promptTokens = int(promptIds(trit::ChatFormat::for_model(*model), model->tokenizer(),
+                                           chat_->systemPrompt(), {ChatTurn{u"user"_qs, longText, {}}})
+                                     .size());
     QVERIFY2(promptTokens > kContext, qPrintable(QString::number(promptTokens)));
     QVERIFY(chat_->send(longText));
     waitReply();

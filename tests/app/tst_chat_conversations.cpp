@@ -4,18 +4,18 @@
 // reloads exactly and continues with its history in the prompt; switching while a reply streams stops
 // it first; delete with undo, rename, pin order, export/import through the bridge; and a database that
 // cannot be opened leaves a working in-memory chat.
+#include <sqlite3.h>
 #include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QtTest>
-#include <sqlite3.h>
 
-#include "chat/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/conversations_bridge.h"
-#include "chat/engine_bridge.h"
 #include "chat_test_model.h"
+#include "conversations/conversations_bridge.h"
+#include "engine_thread/engine_bridge.h"
+#include "settings/app_settings.h"
 #include "storage/conversation_list_model.h"
 #include "storage/conversation_search_model.h"
 #include "storage/conversation_store.h"
@@ -196,11 +196,13 @@ class TestChatConversations : public QObject {
       file.setValue(QStringLiteral("sampling/topK"), QStringLiteral("x"));
       file.sync();
     }
-    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
-        "^trit: the setting sampling/temperature in .*settings.ini is \"-5\", which cannot be used "
-        "\\(temperature must be >= 0 \\(got -5\\)\\); using the default, 0.6.$")));
-    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
-        "^trit: the setting sampling/topK in .* is \"x\", which cannot be used \\(not a number\\); using the default, 40.$")));
+    QTest::ignoreMessage(
+        QtWarningMsg, QRegularExpression(QStringLiteral(
+                          "^trit: the setting sampling/temperature in .*settings.ini is \"-5\", which cannot be used "
+                          "\\(temperature must be >= 0 \\(got -5\\)\\); using the default, 0.6.$")));
+    QTest::ignoreMessage(
+        QtWarningMsg, QRegularExpression(QStringLiteral("^trit: the setting sampling/topK in .* is \"x\", which cannot "
+                                                        "be used \\(not a number\\); using the default, 40.$")));
     QCOMPARE(settings_->temperature(), double(0.6f));
     QCOMPARE(settings_->topK(), 40);
     QVERIFY(sendAndWait(u"hi"_qs));
@@ -290,8 +292,8 @@ class TestChatConversations : public QObject {
     const qint64 first = chat_->conversationId();
     QList<ChatMessage> before;
     for (int i = 0; i < 2; ++i) before << row(i);
-    const int historyTokens = before[1].stats.value(u"promptTokens"_qs).toInt() +
-                              before[1].stats.value(u"generatedTokens"_qs).toInt();
+    const int historyTokens =
+        before[1].stats.value(u"promptTokens"_qs).toInt() + before[1].stats.value(u"generatedTokens"_qs).toInt();
 
     chat_->newConversation();
     QCOMPARE(chat_->conversationId(), 0);
@@ -328,14 +330,17 @@ class TestChatConversations : public QObject {
     QCOMPARE(chat_->conversationId(), first);
     const auto s1 = row(3).stats;
     QVERIFY2(s1.value(u"promptTokens"_qs).toInt() > historyTokens,
-             qPrintable(QStringLiteral("prompt %1 tokens, history %2").arg(s1.value(u"promptTokens"_qs).toInt()).arg(historyTokens)));
+             qPrintable(QStringLiteral("prompt %1 tokens, history %2")
+                            .arg(s1.value(u"promptTokens"_qs).toInt())
+                            .arg(historyTokens)));
     QCOMPARE(store().message(row(2).messageId)->parentId, before[1].messageId);
     QCOMPARE(storedTexts(first), shownTexts());
     // The next message reuses the cache instead of replaying the conversation.
     QVERIFY(sendAndWait(u"and more"_qs));
     const auto s2 = row(5).stats;
     QVERIFY2(s2.value(u"reusedTokens"_qs).toInt() >= s1.value(u"promptTokens"_qs).toInt(),
-             qPrintable(QStringLiteral("reused %1 of %2").arg(s2.value(u"reusedTokens"_qs).toInt())
+             qPrintable(QStringLiteral("reused %1 of %2")
+                            .arg(s2.value(u"reusedTokens"_qs).toInt())
                             .arg(s2.value(u"promptTokens"_qs).toInt())));
   }
 
@@ -366,7 +371,8 @@ class TestChatConversations : public QObject {
     QVERIFY(sendAndWait(u"to be deleted"_qs));
     const qint64 id = chat_->conversationId();
     QCOMPARE(list->count(), 1);
-    QCOMPARE(list->data(list->index(0), storage::ConversationListModel::DisplayTitleRole).toString(), u"to be deleted"_qs);
+    QCOMPARE(list->data(list->index(0), storage::ConversationListModel::DisplayTitleRole).toString(),
+             u"to be deleted"_qs);
     QVERIFY(list->rename(id, u"Renamed"_qs));
     QCOMPARE(store().conversation(id)->title, u"Renamed"_qs);
     // Deleting the conversation on screen empties the window; undo brings both back.
@@ -417,7 +423,8 @@ class TestChatConversations : public QObject {
     QVERIFY(waitReply() == 1);
     const qint64 id = chat_->conversationId();
     const QString md = dir_ + u"/out.md"_qs, json = dir_ + u"/out.json"_qs, json2 = dir_ + u"/again.json"_qs;
-    QVERIFY2(bridge_->exportConversation(id, QUrl::fromLocalFile(md), u"markdown"_qs), qPrintable(bridge_->lastError()));
+    QVERIFY2(bridge_->exportConversation(id, QUrl::fromLocalFile(md), u"markdown"_qs),
+             qPrintable(bridge_->lastError()));
     QVERIFY(bridge_->exportConversation(id, QUrl::fromLocalFile(json), u"json"_qs));
     QFile mdFile(md);
     QVERIFY(mdFile.open(QIODevice::ReadOnly));
@@ -536,9 +543,9 @@ class TestChatConversations : public QObject {
     junk.close();
     ConversationsBridge bridge;
     // Issue 30 #11: the window set the file aside with nothing on stderr.
-    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(
-        u"^trit: the conversation database was damaged: .*; it was kept as .*damaged\\.sqlite3\\.corrupt-\\S+ and a "
-        u"new, empty one was started\\.$"_qs));
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"^trit: the conversation database was damaged: .*; it was "
+                                                          u"kept as .*damaged\\.sqlite3\\.corrupt-\\S+ and a "
+                                                          u"new, empty one was started\\.$"_qs));
     QVERIFY(bridge.open(path));
     QVERIFY(bridge.available());
     QVERIFY(bridge.problemIsNotice());

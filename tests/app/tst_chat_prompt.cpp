@@ -1,10 +1,10 @@
 // The app's prompt comes from the engine's chat component (trit/chat.h): the 2B4T format for a bitnet
 // file, plain completion for a base model, a reply's sampled ids repeated verbatim so the next prompt
 // shares the cached prefix. There is no second copy of the format in the app.
-#include <QtTest>
 #include <trit/chat.h>
 #include <trit/model.h>
 #include <trit/tokenizer.h>
+#include <QtTest>
 
 #include "chat/chat_messages.h"
 
@@ -59,8 +59,8 @@ class TestChatPrompt : public QObject {
     sampled.push_back(format_->end_of_turn());  // the end token the reply stopped on is written once, not twice
     const QList<ChatTurn> first{{u"user"_qs, u"q"_qs, {}}};
     const auto prompt1 = trit::chat::promptIds(format_, tok(), {}, first);
-    const QList<ChatTurn> second{{u"user"_qs, u"q"_qs, {}}, {u"assistant"_qs, u"ab"_qs, sampled},
-                                 {u"user"_qs, u"next"_qs, {}}};
+    const QList<ChatTurn> second{
+        {u"user"_qs, u"q"_qs, {}}, {u"assistant"_qs, u"ab"_qs, sampled}, {u"user"_qs, u"next"_qs, {}}};
     const auto prompt2 = trit::chat::promptIds(format_, tok(), {}, second);
     QVERIFY(prompt2.size() > prompt1.size());
     QVERIFY(std::equal(prompt1.begin(), prompt1.end(), prompt2.begin()));  // the cached prefix is reused

@@ -9,12 +9,12 @@
 #include <QQuickWindow>
 #include <QtTest>
 
-#include "chat/app_settings.h"
 #include "chat/chat_controller.h"
-#include "chat/conversations_bridge.h"
-#include "chat/engine_bridge.h"
 #include "chat_test_model.h"
+#include "conversations/conversations_bridge.h"
+#include "engine_thread/engine_bridge.h"
 #include "main_window.h"
+#include "settings/app_settings.h"
 #include "storage/conversation_list_model.h"
 #include "storage/conversation_store.h"
 
@@ -117,7 +117,8 @@ class TestChatWindow : public QObject {
     QCOMPARE(label->property("text").toString(), u"2/2"_qs);
     auto* stats = itemAt(messages, 1)->findChild<QQuickItem*>(u"statsLabel"_qs);
     QVERIFY(stats);
-    QVERIFY2(stats->property("text").toString().contains(u"12 prompt + 3 generated"_qs), qPrintable(stats->property("text").toString()));
+    QVERIFY2(stats->property("text").toString().contains(u"12 prompt + 3 generated"_qs),
+             qPrintable(stats->property("text").toString()));
     // The pager in the bubble switches the stored version.
     auto* previous = itemAt(messages, 1)->findChild<QQuickItem*>(u"previousVariantButton"_qs);
     QVERIFY(previous && previous->isEnabled());
@@ -149,7 +150,8 @@ class TestChatWindow : public QObject {
     QCOMPARE(bridge_->store()->conversation(beta_)->title, u"Beta renamed"_qs);
     QTRY_COMPARE(rowTitle(list, 0), u"Beta renamed"_qs);
     // Pinning the older one puts it first.
-    QVERIFY(QMetaObject::invokeMethod(sidebar, "pinRequested", Q_ARG(QVariant, QVariant::fromValue(alpha_)), Q_ARG(bool, true)));
+    QVERIFY(QMetaObject::invokeMethod(sidebar, "pinRequested", Q_ARG(QVariant, QVariant::fromValue(alpha_)),
+                                      Q_ARG(bool, true)));
     QVERIFY(bridge_->store()->conversation(alpha_)->pinned);
     QTRY_COMPARE(rowTitle(list, 0), u"Alpha: what is a ternary weight?"_qs);
     QTRY_VERIFY(itemAt(list, 0)->findChild<QQuickItem*>(u"pinnedMark"_qs)->isVisible());

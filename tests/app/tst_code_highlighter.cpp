@@ -14,15 +14,24 @@ namespace {
 
 QString kindName(CodeToken k) {
   switch (k) {
-    case CodeToken::Keyword: return QStringLiteral("kw");
-    case CodeToken::Type: return QStringLiteral("type");
-    case CodeToken::Function: return QStringLiteral("fn");
-    case CodeToken::String: return QStringLiteral("str");
-    case CodeToken::Number: return QStringLiteral("num");
-    case CodeToken::Comment: return QStringLiteral("com");
-    case CodeToken::Meta: return QStringLiteral("meta");
-    case CodeToken::Added: return QStringLiteral("add");
-    case CodeToken::Removed: return QStringLiteral("del");
+    case CodeToken::Keyword:
+      return QStringLiteral("kw");
+    case CodeToken::Type:
+      return QStringLiteral("type");
+    case CodeToken::Function:
+      return QStringLiteral("fn");
+    case CodeToken::String:
+      return QStringLiteral("str");
+    case CodeToken::Number:
+      return QStringLiteral("num");
+    case CodeToken::Comment:
+      return QStringLiteral("com");
+    case CodeToken::Meta:
+      return QStringLiteral("meta");
+    case CodeToken::Added:
+      return QStringLiteral("add");
+    case CodeToken::Removed:
+      return QStringLiteral("del");
   }
   return {};
 }
@@ -131,8 +140,9 @@ class TestCodeHighlighter : public QObject {
   }
 
   void yamlKeysAndScalars() {
-    QCOMPARE(spans("yaml", u"name: \"x: y\" # c\n- port: 8080\nurl: http://a:b\nok: yes\n---\nref: *anchor"_qs),
-             u"fn:name str:\"x: y\" com:# c | fn:port num:8080 | fn:url | fn:ok num:yes | meta:--- | fn:ref meta:*anchor"_qs);
+    QCOMPARE(
+        spans("yaml", u"name: \"x: y\" # c\n- port: 8080\nurl: http://a:b\nok: yes\n---\nref: *anchor"_qs),
+        u"fn:name str:\"x: y\" com:# c | fn:port num:8080 | fn:url | fn:ok num:yes | meta:--- | fn:ref meta:*anchor"_qs);
   }
 
   void markupTagsAndComments() {
@@ -143,7 +153,8 @@ class TestCodeHighlighter : public QObject {
   }
 
   void sqlIsCaseInsensitive() {
-    QCOMPARE(spans("sql", u"SELECT name FROM t WHERE id = 'it''s'"_qs), u"kw:SELECT kw:FROM kw:WHERE str:'it' str:'s'"_qs);
+    QCOMPARE(spans("sql", u"SELECT name FROM t WHERE id = 'it''s'"_qs),
+             u"kw:SELECT kw:FROM kw:WHERE str:'it' str:'s'"_qs);
   }
 
   void diffLines() {

@@ -77,7 +77,8 @@ class TestCommandLine : public QObject {
     QCOMPARE(p.error, QStringLiteral("--list-models and --download cannot be combined: give one command at a time"));
     p = parse({QStringLiteral("--list-conversations"), QStringLiteral("--download=tiny")});
     QVERIFY(!p.ok);
-    QVERIFY2(p.error.contains(QStringLiteral("--download and --list-conversations cannot be combined")), qPrintable(p.error));
+    QVERIFY2(p.error.contains(QStringLiteral("--download and --list-conversations cannot be combined")),
+             qPrintable(p.error));
   }
 
   void optionsOfAnotherModeAreRefused() {
@@ -96,11 +97,16 @@ class TestCommandLine : public QObject {
                                      "--list-conversations"));
     p = parse({QStringLiteral("--download=tiny"), QStringLiteral("--data-dir"), QStringLiteral("/d")});
     QVERIFY(!p.ok);
-    QVERIFY2(p.error.startsWith(QStringLiteral("--data-dir applies to the window, --list-conversations")), qPrintable(p.error));
+    QVERIFY2(p.error.startsWith(QStringLiteral("--data-dir applies to the window, --list-conversations")),
+             qPrintable(p.error));
     // Shared options are fine where they apply.
-    QVERIFY(parse({QStringLiteral("--list-models"), QStringLiteral("--models-dir=/m"), QStringLiteral("--catalog=c")}).ok);
-    QVERIFY(parse({QStringLiteral("--data-dir=/d"), QStringLiteral("--export-conversation=1"), QStringLiteral("--format=json")}).ok);
-    QVERIFY(parse({QStringLiteral("--data-dir=/d"), QStringLiteral("--models-dir=/m"), QStringLiteral("--theme=dark")}).ok);
+    QVERIFY(
+        parse({QStringLiteral("--list-models"), QStringLiteral("--models-dir=/m"), QStringLiteral("--catalog=c")}).ok);
+    QVERIFY(parse({QStringLiteral("--data-dir=/d"), QStringLiteral("--export-conversation=1"),
+                   QStringLiteral("--format=json")})
+                .ok);
+    QVERIFY(
+        parse({QStringLiteral("--data-dir=/d"), QStringLiteral("--models-dir=/m"), QStringLiteral("--theme=dark")}).ok);
   }
 
   void missingValueIsAnError() {

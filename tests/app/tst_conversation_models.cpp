@@ -1,13 +1,12 @@
 // The QML-facing models over the conversation store: the sidebar list (paging, order, pin, rename,
-// delete with undo), search results with highlights, and the message list with alternatives and a
-// streaming reply. QAbstractItemModelTester checks every signal each model emits along the way.
+// delete with undo) and search results with highlights. QAbstractItemModelTester checks every signal
+// each model emits along the way. (The chat's messages: chat::MessageListModel, tst_chat_conversations.)
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QtTest>
 
 #include "storage/conversation_list_model.h"
 #include "storage/conversation_search_model.h"
-#include "storage/message_list_model.h"
 #include "storage/reply_writer.h"
 #include "storage_test_support.h"
 
@@ -51,7 +50,8 @@ class TestConversationModels : public QObject {
     // Using `a` moves it to the top and gives it its automatic title.
     store_->addMessage(a, 0, Role::User, QStringLiteral("Plan a trip to Porto"), ConversationStore::nowMs() + 1000);
     QCOMPARE(ids(model, ConversationListModel::IdRole), (QList<qint64>{a, b}));
-    QCOMPARE(model.index(0, 0).data(ConversationListModel::TitleRole).toString(), QStringLiteral("Plan a trip to Porto"));
+    QCOMPARE(model.index(0, 0).data(ConversationListModel::TitleRole).toString(),
+             QStringLiteral("Plan a trip to Porto"));
 
     QVERIFY(model.setPinned(b, true));
     QCOMPARE(ids(model, ConversationListModel::IdRole), (QList<qint64>{b, a}));
@@ -79,7 +79,7 @@ class TestConversationModels : public QObject {
     QVERIFY(model.undoRemove());
     QVERIFY(!model.canUndoDelete());
     QCOMPARE(ids(model, ConversationListModel::IdRole), (QList<qint64>{b, a}));  // back in its place
-    QVERIFY(!model.undoRemove());  // nothing left to undo
+    QVERIFY(!model.undoRemove());                                                // nothing left to undo
 
     // When the window closes, the data is gone for good.
     model.setUndoWindowMs(50);
@@ -127,7 +127,8 @@ class TestConversationModels : public QObject {
              QStringLiteral("The &lt;<b>quick</b>&gt; brown fox"));
     QCOMPARE(hit.data(ConversationSearchModel::SnippetPlainRole).toString(), QStringLiteral("The <[quick]> brown fox"));
     QCOMPARE(hit.data(ConversationSearchModel::ConversationIdRole).toLongLong(), a);
-    QCOMPARE(hit.data(ConversationSearchModel::ConversationTitleRole).toString(), QStringLiteral("The <quick> brown fox"));
+    QCOMPARE(hit.data(ConversationSearchModel::ConversationTitleRole).toString(),
+             QStringLiteral("The <quick> brown fox"));
     QCOMPARE(hit.data(ConversationSearchModel::MessageRoleRole).toString(), QStringLiteral("user"));
     store_->deleteConversation(a);
     QCOMPARE(model.count(), 0);
@@ -135,76 +136,6 @@ class TestConversationModels : public QObject {
     QCOMPARE(model.count(), 1);
     model.setQuery(QString());
     QCOMPARE(model.count(), 0);
-  }
-
-  void messageModelShowsThreadAndAlternatives() {
-    const auto c = store_->createConversation();
-    MessageListModel model(store_.get());
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QCOMPARE(model.appendMessage(QStringLiteral("user"), QStringLiteral("x")), 0);  // nothing open yet
-    model.setConversationId(c);
-    const auto q = model.appendMessage(QStringLiteral("user"), QStringLiteral("question"));
-    QVERIFY(q);
-    QCOMPARE(model.appendMessage(QStringLiteral("wizard"), QStringLiteral("x")), 0);
-    QVERIFY2(model.errorString().contains(QStringLiteral("wizard")), qPrintable(model.errorString()));
-    const auto r1 = model.appendMessage(QStringLiteral("assistant"), QStringLiteral("answer one"));
-    const auto q2 = model.appendMessage(QStringLiteral("user"), QStringLiteral("more"));
-    QCOMPARE(ids(model, MessageListModel::MessageIdRole), (QList<qint64>{q, r1, q2}));
-
-    // Regenerate the answer: the new version replaces the rows from there on.
-    const auto r2 = store_->addMessage(c, q, Role::Assistant, QStringLiteral("answer two"));
-    QCOMPARE(ids(model, MessageListModel::MessageIdRole), (QList<qint64>{q, r2}));
-    QCOMPARE(model.index(1, 0).data(MessageListModel::VariantCountRole).toInt(), 2);
-    QCOMPARE(model.index(1, 0).data(MessageListModel::VariantIndexRole).toInt(), 1);
-    QVERIFY(model.showPreviousVariant(1));
-    QCOMPARE(ids(model, MessageListModel::MessageIdRole), (QList<qint64>{q, r1, q2}));
-    QVERIFY(!model.showPreviousVariant(1));  // already the first
-    QVERIFY(model.showNextVariant(1));
-    QCOMPARE(ids(model, MessageListModel::MessageIdRole), (QList<qint64>{q, r2}));
-    QVERIFY(!model.showVariant(1, 7));
-
-    // Editing the question keeps the old one as version 1 of 2.
-    const auto edited = model.editMessage(0, QStringLiteral("better question"));
-    QVERIFY(edited);
-    QCOMPARE(ids(model, MessageListModel::MessageIdRole), (QList<qint64>{edited}));
-    QCOMPARE(model.index(0, 0).data(MessageListModel::TextRole).toString(), QStringLiteral("better question"));
-    QCOMPARE(model.index(0, 0).data(MessageListModel::VariantCountRole).toInt(), 2);
-    QVERIFY(model.showVariant(0, 0));
-    QCOMPARE(ids(model, MessageListModel::MessageIdRole), (QList<qint64>{q, r2}));
-  }
-
-  void messageModelFollowsAStreamingReply() {
-    const auto c = store_->createConversation();
-    const auto q = store_->addMessage(c, 0, Role::User, QStringLiteral("go"));
-    MessageListModel model(store_.get());
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setConversationId(c);
-    ReplyWriter writer(*store_);
-    writer.begin(c, q);
-    QCOMPARE(model.count(), 2);
-    const QModelIndex reply = model.index(1, 0);
-    QVERIFY(reply.data(MessageListModel::StreamingRole).toBool());
-    QCOMPARE(reply.data(MessageListModel::FinishReasonRole).toString(), QString());
-    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-    writer.append(QStringLiteral("partial"));
-    QTRY_COMPARE_WITH_TIMEOUT(model.index(1, 0).data(MessageListModel::TextRole).toString(), QStringLiteral("partial"),
-                              2000);
-    QVERIFY(!changed.isEmpty());
-    writer.append(QStringLiteral(" and done"));
-    writer.finish(ReplyStats{4, 3, 100, 20, 55}, FinishReason::Length);
-    const QModelIndex done = model.index(1, 0);
-    QCOMPARE(done.data(MessageListModel::TextRole).toString(), QStringLiteral("partial and done"));
-    QVERIFY(!done.data(MessageListModel::StreamingRole).toBool());
-    QCOMPARE(done.data(MessageListModel::FinishReasonRole).toString(), QStringLiteral("length"));
-    QVERIFY(done.data(MessageListModel::HasStatsRole).toBool());
-    QCOMPARE(done.data(MessageListModel::GeneratedTokensRole).toLongLong(), 3);
-    QCOMPARE(done.data(MessageListModel::GenerationTokensPerSecondRole).toDouble(), 20.0);
-    QCOMPARE(done.data(MessageListModel::TimeToFirstTokenMsRole).toDouble(), 55.0);
-    // Deleting the open conversation empties the view; undo brings it back.
-    store_->deleteConversation(c);
-    QCOMPARE(model.count(), 0);
-    store_->restoreConversation(c);
-    QCOMPARE(model.count(), 2);
   }
 };
 

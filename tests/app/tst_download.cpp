@@ -18,7 +18,7 @@ class DownloadTest : public QObject {
   Q_OBJECT
  private:
   HttpTestServer* server_ = nullptr;
-  QByteArray model_;   // a synthetic GGUF from the project's generator
+  QByteArray model_;  // a synthetic GGUF from the project's generator
   QString sha_;
   QString dir_;
 
@@ -122,7 +122,8 @@ class DownloadTest : public QObject {
     const QByteArray third = QByteArray::number(model_.size() / 3);
     QVERIFY2(ranges.contains("bytes=" + third + "-"), ranges.join(' ').constData());
     for (const QByteArray& range : ranges)  // resumed exactly where a drop left off
-      QVERIFY2(range.isEmpty() || range == "bytes=" + third + "-" || range == "bytes=" + QByteArray::number(2 * (model_.size() / 3)) + "-",
+      QVERIFY2(range.isEmpty() || range == "bytes=" + third + "-" ||
+                   range == "bytes=" + QByteArray::number(2 * (model_.size() / 3)) + "-",
                range.constData());
     QCOMPARE(ranges.count(QByteArray()), reqs.first().range.isEmpty() ? ranges.indexOf("bytes=" + third + "-") : 0);
     QCOMPARE(reqs.last().ifRange, QByteArray("\"v1-") + QByteArray::number(model_.size()) + "\"");
@@ -179,7 +180,7 @@ class DownloadTest : public QObject {
     const auto reqs = server_->requestsFor(QStringLiteral("/norange"));
     QVERIFY(reqs.size() >= 2);
     QCOMPARE(reqs.last().range, QByteArray("bytes=100000-"));  // asked to resume, got a 200 with everything
-    QCOMPARE(trit::test::readAll(finalPath()), model_);  // not 100000 bytes of duplicate prefix
+    QCOMPARE(trit::test::readAll(finalPath()), model_);        // not 100000 bytes of duplicate prefix
     QVERIFY(out.messages.join(' ').contains(QStringLiteral("cannot resume")));
   }
 
@@ -207,9 +208,10 @@ class DownloadTest : public QObject {
     f.write(model_);  // a previous run received everything but stopped before verifying
     f.close();
     QString error;
-    QVERIFY(writePartState(partStatePath(finalPath()),
-                           PartState{server_->url(QStringLiteral("/m")).toString(), sha_, model_.size(), {}, {}, {}, model_.size()},
-                           &error));
+    QVERIFY(writePartState(
+        partStatePath(finalPath()),
+        PartState{server_->url(QStringLiteral("/m")).toString(), sha_, model_.size(), {}, {}, {}, model_.size()},
+        &error));
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), sha_, model_.size()));
     QVERIFY2(out.ok, qPrintable(out.result));
@@ -280,7 +282,8 @@ class DownloadTest : public QObject {
     auto opts = trit::test::fastOptions();
     opts.maxRetries = 1;
     DownloadManager manager(opts);
-    DownloadRequest req{QStringLiteral("m"), QUrl(QStringLiteral("http://127.0.0.1:%1/m").arg(port)), sha_, 0, dir_, QStringLiteral("m.gguf")};
+    DownloadRequest req{QStringLiteral("m"),     QUrl(QStringLiteral("http://127.0.0.1:%1/m").arg(port)), sha_, 0, dir_,
+                        QStringLiteral("m.gguf")};
     const auto out = trit::test::runDownload(manager, req);
     QVERIFY(out.finished && !out.ok);
     QVERIFY2(out.result.contains(QStringLiteral("connection was refused")), qPrintable(out.result));
@@ -291,10 +294,13 @@ class DownloadTest : public QObject {
     opts.maxRetries = 0;
     DownloadManager manager(opts);
     // .invalid never resolves (RFC 2606); https so the URL policy lets it through to the resolver.
-    DownloadRequest req{QStringLiteral("m"), QUrl(QStringLiteral("https://no-such-host.invalid/m.gguf")), sha_, 0, dir_, QStringLiteral("m.gguf")};
+    DownloadRequest req{
+        QStringLiteral("m"),     QUrl(QStringLiteral("https://no-such-host.invalid/m.gguf")), sha_, 0, dir_,
+        QStringLiteral("m.gguf")};
     const auto out = trit::test::runDownload(manager, req);
     QVERIFY(out.finished && !out.ok);
-    QVERIFY2(out.result.contains(QStringLiteral("Could not find the server no-such-host.invalid")), qPrintable(out.result));
+    QVERIFY2(out.result.contains(QStringLiteral("Could not find the server no-such-host.invalid")),
+             qPrintable(out.result));
   }
 
   void redirectIsFollowed() {
@@ -465,7 +471,8 @@ class DownloadTest : public QObject {
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), QString()));
     QVERIFY(out.finished && !out.ok);
     QVERIFY2(out.result.contains(QStringLiteral("server sent no X-Linked-ETag")) &&
-                 out.result.contains(QStringLiteral("Nothing was downloaded")), qPrintable(out.result));
+                 out.result.contains(QStringLiteral("Nothing was downloaded")),
+             qPrintable(out.result));
     for (const auto& p : out.progress) QCOMPARE(p.received, qint64(0));
     QVERIFY2(server_->bodyBytesSent() < model_.size() / 2, qPrintable(QString::number(server_->bodyBytesSent())));
     QVERIFY(!QFileInfo::exists(finalPath()));
@@ -482,8 +489,9 @@ class DownloadTest : public QObject {
     DownloadManager manager(trit::test::fastOptions());
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/m"), QString()));
     QVERIFY(out.finished && !out.ok);
-    QVERIFY2(out.result.contains(QStringLiteral("is not a SHA-256")) && out.result.contains(QString(40, QLatin1Char('c'))),
-             qPrintable(out.result));
+    QVERIFY2(
+        out.result.contains(QStringLiteral("is not a SHA-256")) && out.result.contains(QString(40, QLatin1Char('c'))),
+        qPrintable(out.result));
     QVERIFY(!QFileInfo::exists(finalPath()));
     QVERIFY(!QFileInfo::exists(part()));
   }
@@ -518,8 +526,8 @@ class DownloadTest : public QObject {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(QByteArray(5000, 'x'));  // bytes of an older file
     f.close();
-    PartState old{server_->url(QStringLiteral("/resolve/m")).toString(), QString(), 0, QString(64, QLatin1Char('d')),
-                  {}, {}, -1};
+    PartState old{
+        server_->url(QStringLiteral("/resolve/m")).toString(), QString(), 0, QString(64, QLatin1Char('d')), {}, {}, -1};
     QString error;
     QVERIFY(writePartState(partStatePath(finalPath()), old, &error));
     server_->setRoute(QStringLiteral("/cdn/m"), plain());
@@ -561,9 +569,10 @@ class DownloadTest : public QObject {
     f.write(model_.left(50000));
     f.close();
     QString error;
-    QVERIFY(writePartState(partStatePath(finalPath()),
-                           PartState{server_->url(QStringLiteral("/stall")).toString(), sha_, model_.size(), {}, {}, {}, model_.size()},
-                           &error));
+    QVERIFY(writePartState(
+        partStatePath(finalPath()),
+        PartState{server_->url(QStringLiteral("/stall")).toString(), sha_, model_.size(), {}, {}, {}, model_.size()},
+        &error));
     auto r = plain();
     r.stallAfter = 0;
     r.stallTimes = -1;
@@ -574,7 +583,8 @@ class DownloadTest : public QObject {
     DownloadManager manager(opts);
     const auto out = trit::test::runDownload(manager, request(QStringLiteral("/stall"), sha_, model_.size()));
     QVERIFY(out.finished && !out.ok);
-    QVERIFY2(out.result.contains(QStringLiteral("stalled")) && out.result.contains(QStringLiteral("Gave up after 1 retries")),
+    QVERIFY2(out.result.contains(QStringLiteral("stalled")) &&
+                 out.result.contains(QStringLiteral("Gave up after 1 retries")),
              qPrintable(out.result));
     QCOMPARE(server_->requestsFor(QStringLiteral("/stall")).size(), 2);
     QCOMPARE(QFileInfo(part()).size(), qint64(50000));  // kept for the next try
@@ -649,13 +659,14 @@ class DownloadTest : public QObject {
     server_->setRoute(QStringLiteral("/slow"), r);
     DownloadManager manager(trit::test::fastOptions());
     bool cancelled = false;
-    const auto out = trit::test::runDownload(manager, request(QStringLiteral("/slow"), sha_, model_.size()), 20000,
-                                             [&](State s, const trit::test::Outcome&) {
-                                               if (s == State::Downloading && !cancelled) {
-                                                 cancelled = true;
-                                                 QTimer::singleShot(60, &manager, [&] { manager.cancel(QStringLiteral("m")); });
-                                               }
-                                             });
+    const auto out =
+        trit::test::runDownload(manager, request(QStringLiteral("/slow"), sha_, model_.size()), 20000,
+                                [&](State s, const trit::test::Outcome&) {
+                                  if (s == State::Downloading && !cancelled) {
+                                    cancelled = true;
+                                    QTimer::singleShot(60, &manager, [&] { manager.cancel(QStringLiteral("m")); });
+                                  }
+                                });
     QVERIFY(out.finished && !out.ok);
     QCOMPARE(out.states.last(), State::Cancelled);
     QVERIFY(out.result.contains(QStringLiteral("cancelled")));

@@ -56,13 +56,16 @@ class DownloadCliTest : public QObject {
     return r;
   }
   void writeCatalog(const QString& path, const QString& sha, qint64 size) {
-    const QString json = QStringLiteral(
-        "{\"models\": [{\"id\": \"tiny\", \"name\": \"Tiny synthetic\", \"url\": \"%1\", \"size\": %2, "
-        "\"sha256\": \"%3\", \"license\": \"MIT\", \"description\": \"test\"},"
-        "{\"id\": \"missing\", \"name\": \"Not on the server\", \"url\": \"%4\", \"size\": 0, "
-        "\"sha256\": \"\", \"license\": \"MIT\", \"description\": \"test\"}]}")
-                             .arg(server_->url(path).toString()).arg(size).arg(sha)
-                             .arg(server_->url(QStringLiteral("/missing")).toString());
+    const QString json =
+        QStringLiteral(
+            "{\"models\": [{\"id\": \"tiny\", \"name\": \"Tiny synthetic\", \"url\": \"%1\", \"size\": %2, "
+            "\"sha256\": \"%3\", \"license\": \"MIT\", \"description\": \"test\"},"
+            "{\"id\": \"missing\", \"name\": \"Not on the server\", \"url\": \"%4\", \"size\": 0, "
+            "\"sha256\": \"\", \"license\": \"MIT\", \"description\": \"test\"}]}")
+            .arg(server_->url(path).toString())
+            .arg(size)
+            .arg(sha)
+            .arg(server_->url(QStringLiteral("/missing")).toString());
     QFile f(catalog_);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(json.toUtf8());
@@ -90,18 +93,22 @@ class DownloadCliTest : public QObject {
 
   void downloadThenList() {
     const QString models = QDir(dir_).filePath(QStringLiteral("models"));
-    auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
+    auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_,
+                   QStringLiteral("--models-dir"), models});
     QCOMPARE(r.code, 0);
-    QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("tiny\\s+Tiny synthetic.*not installed"))), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("tiny\\s+Tiny synthetic.*not installed"))),
+             qPrintable(r.out));
 
     r = trit({QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
               QStringLiteral("--models-dir"), models});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
     QVERIFY2(r.out.contains(QStringLiteral("tiny: 100.0% ")), qPrintable(r.out));
-    QVERIFY2(r.out.contains(QStringLiteral("tiny: done: ")) && r.out.contains(QStringLiteral("verified by catalogue")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("tiny: done: ")) && r.out.contains(QStringLiteral("verified by catalogue")),
+             qPrintable(r.out));
     QCOMPARE(trit::test::readAll(QDir(models).filePath(QStringLiteral("tiny.gguf"))), model_);
 
-    r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), models, QStringLiteral("--catalog"), catalog_});
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), models, QStringLiteral("--catalog"),
+              catalog_});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains(QStringLiteral("installed (verified by catalogue)")), qPrintable(r.out));
   }
@@ -109,24 +116,29 @@ class DownloadCliTest : public QObject {
   // Issue 27: the list says what each model is. Before the download the catalogue's figures (or
   // "unknown"), after it the file's own header as the engine reads it; imported files too.
   void listShowsArchitectureParametersFormatAndLicence() {
-    const QString json = QStringLiteral(
-        "{\"models\": [{\"id\": \"tiny\", \"name\": \"Tiny synthetic\", \"url\": \"%1\", \"license\": \"Some Licence 2.0\", "
-        "\"license_url\": \"https://example.org/licence\", \"description\": \"test\", \"architecture\": \"llama\", "
-        "\"parameters\": 10305000000, \"quantization\": \"TQ2_0\"},"
-        "{\"id\": \"bare\", \"name\": \"Bare\", \"url\": \"%2\", \"license\": \"MIT\", \"description\": \"\"}]}")
-                             .arg(server_->url(QStringLiteral("/tiny.gguf")).toString(),
-                                  server_->url(QStringLiteral("/missing")).toString());
+    const QString json =
+        QStringLiteral(
+            "{\"models\": [{\"id\": \"tiny\", \"name\": \"Tiny synthetic\", \"url\": \"%1\", \"license\": \"Some "
+            "Licence 2.0\", "
+            "\"license_url\": \"https://example.org/licence\", \"description\": \"test\", \"architecture\": \"llama\", "
+            "\"parameters\": 10305000000, \"quantization\": \"TQ2_0\"},"
+            "{\"id\": \"bare\", \"name\": \"Bare\", \"url\": \"%2\", \"license\": \"MIT\", \"description\": \"\"}]}")
+            .arg(server_->url(QStringLiteral("/tiny.gguf")).toString(),
+                 server_->url(QStringLiteral("/missing")).toString());
     QFile f(catalog_);
     QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
     f.write(json.toUtf8());
     f.close();
     const QString models = QDir(dir_).filePath(QStringLiteral("models"));
-    auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
+    auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_,
+                   QStringLiteral("--models-dir"), models});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains(QStringLiteral("\n    llama architecture, 10.3 B parameters, TQ2_0 weights, licence: Some "
-                                           "Licence 2.0 <https://example.org/licence>\n")), qPrintable(r.out));
+                                           "Licence 2.0 <https://example.org/licence>\n")),
+             qPrintable(r.out));
     QVERIFY2(r.out.contains(QStringLiteral("\n    architecture unknown, parameters unknown, weight format unknown, "
-                                           "licence: MIT\n")), qPrintable(r.out));
+                                           "licence: MIT\n")),
+             qPrintable(r.out));
 
     // The catalogue has no hash for tiny: the server's X-Linked-ETag verifies it.
     server_->route(QStringLiteral("/tiny.gguf")).headers
@@ -140,14 +152,17 @@ class DownloadCliTest : public QObject {
     const trit::models::ModelInfo info = trit::models::inspectModel(file);
     QVERIFY2(info.ok(), qPrintable(info.error));
     QVERIFY(info.architecture != QStringLiteral("llama") && info.quantization != QStringLiteral("TQ2_0"));
-    const QString fromFile = QStringLiteral("\n    %1 architecture, %2 parameters, %3 weights")
-                                 .arg(info.architecture, trit::models::formatParameters(info.parameters), info.quantization);
+    const QString fromFile =
+        QStringLiteral("\n    %1 architecture, %2 parameters, %3 weights")
+            .arg(info.architecture, trit::models::formatParameters(info.parameters), info.quantization);
     QVERIFY(info.parameters > 0);
-    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"),
+              models});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains(fromFile + QStringLiteral(", licence: Some Licence 2.0 <https://example.org/licence>\n")),
              qPrintable(r.out));
-    QVERIFY2(r.out.contains(QStringLiteral("mine.gguf")) && r.out.contains(fromFile + QStringLiteral("\n")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("mine.gguf")) && r.out.contains(fromFile + QStringLiteral("\n")),
+             qPrintable(r.out));
   }
 
   // Issue 30 #2: `--download` overwrote a user's own file of the same name and exited 0. It refuses,
@@ -166,8 +181,8 @@ class DownloadCliTest : public QObject {
                            QStringLiteral("--models-dir"), models};
     auto r = trit(base);
     QCOMPARE(r.code, 1);
-    QVERIFY2(r.err.contains(QStringLiteral("A different file named tiny.gguf is already in the models folder (%1)")
-                                .arg(target)) &&
+    QVERIFY2(r.err.contains(
+                 QStringLiteral("A different file named tiny.gguf is already in the models folder (%1)").arg(target)) &&
                  r.err.contains(QStringLiteral("Run again with --replace to replace it, or with --keep-both")),
              qPrintable(r.err));
     QCOMPARE(trit::test::readAll(target), mine);
@@ -175,7 +190,8 @@ class DownloadCliTest : public QObject {
 
     r = trit(base + QStringList{QStringLiteral("--keep-both")});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
-    QVERIFY2(r.out.contains(QStringLiteral("The other file named tiny.gguf was kept as tiny (2).gguf.")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("The other file named tiny.gguf was kept as tiny (2).gguf.")),
+             qPrintable(r.out));
     QCOMPARE(trit::test::readAll(target), model_);
     QCOMPARE(trit::test::readAll(QDir(models).filePath(QStringLiteral("tiny (2).gguf"))), mine);
 
@@ -208,7 +224,8 @@ class DownloadCliTest : public QObject {
   void catalogueFromEnvironment() {
     auto r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), dir_}, catalog_);
     QCOMPARE(r.code, 0);
-    QVERIFY2(r.out.contains(QStringLiteral("Tiny synthetic")) && !r.out.contains(QStringLiteral("bitnet")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("Tiny synthetic")) && !r.out.contains(QStringLiteral("bitnet")),
+             qPrintable(r.out));
     r = trit({QStringLiteral("--list-models"), QStringLiteral("--models-dir"), dir_});  // the built-in one
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains(QStringLiteral("bitnet-b1.58-2b-4t")), qPrintable(r.out));
@@ -218,15 +235,19 @@ class DownloadCliTest : public QObject {
     server_->route(QStringLiteral("/tiny.gguf")).dropAfter = 200000;
     server_->route(QStringLiteral("/tiny.gguf")).dropTimes = 1;
     const QString models = QDir(dir_).filePath(QStringLiteral("models"));
-    const QStringList args{QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
-                           QStringLiteral("--models-dir"), models, QStringLiteral("--retries"), QStringLiteral("0")};
+    const QStringList args{QStringLiteral("--download"),   QStringLiteral("tiny"),
+                           QStringLiteral("--catalog"),    catalog_,
+                           QStringLiteral("--models-dir"), models,
+                           QStringLiteral("--retries"),    QStringLiteral("0")};
     auto r = trit(args);
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains(QStringLiteral("trit: cannot download tiny: ")), qPrintable(r.err));
     const QString part = trit::models::partPath(QDir(models).filePath(QStringLiteral("tiny.gguf")));
     QCOMPARE(QFileInfo(part).size(), qint64(200000));
-    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"), models});
-    QVERIFY2(r.out.contains(QStringLiteral("partial")) && r.out.contains(QStringLiteral("(resumable)")), qPrintable(r.out));
+    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), catalog_, QStringLiteral("--models-dir"),
+              models});
+    QVERIFY2(r.out.contains(QStringLiteral("partial")) && r.out.contains(QStringLiteral("(resumable)")),
+             qPrintable(r.out));
     r = trit(args);
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
     QVERIFY2(r.out.contains(QStringLiteral("Resuming from")), qPrintable(r.out));
@@ -243,7 +264,8 @@ class DownloadCliTest : public QObject {
     r = trit({QStringLiteral("--download"), QStringLiteral("nope"), QStringLiteral("--catalog"), catalog_});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains(QStringLiteral("has no model \"nope\"; it lists: tiny, missing")), qPrintable(r.err));
-    r = trit({QStringLiteral("--list-models"), QStringLiteral("--catalog"), QStringLiteral("http://example.org/c.json")});
+    r = trit(
+        {QStringLiteral("--list-models"), QStringLiteral("--catalog"), QStringLiteral("http://example.org/c.json")});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains(QStringLiteral("use https")), qPrintable(r.err));
     r = trit({QStringLiteral("--download"), QStringLiteral("tiny"), QStringLiteral("--catalog"), catalog_,
@@ -272,23 +294,30 @@ class DownloadCliTest : public QObject {
     m.write(model_);
     m.close();
     const Run r = trit({QStringLiteral("--check-startup"), QStringLiteral("--catalog"), catalog_,
-                        QStringLiteral("--models-dir"), models}, {}, true);
+                        QStringLiteral("--models-dir"), models},
+                       {}, true);
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
-    QVERIFY2(r.out.contains(QStringLiteral("models: catalogue \"%1\" (2 entries), folder \"%2\" (1 installed)")
-                                .arg(catalog_, models)), qPrintable(r.out + r.err));
+    QVERIFY2(
+        r.out.contains(
+            QStringLiteral("models: catalogue \"%1\" (2 entries), folder \"%2\" (1 installed)").arg(catalog_, models)),
+        qPrintable(r.out + r.err));
 
     const Run env = trit({QStringLiteral("--check-startup")}, catalog_, true, models);
     QVERIFY2(env.code == 0, qPrintable(env.out + env.err));
-    QVERIFY2(env.out.contains(QStringLiteral("models: catalogue \"%1\" (2 entries), folder \"%2\" (1 installed)")
-                                  .arg(catalog_, models)), qPrintable(env.out + env.err));
+    QVERIFY2(
+        env.out.contains(
+            QStringLiteral("models: catalogue \"%1\" (2 entries), folder \"%2\" (1 installed)").arg(catalog_, models)),
+        qPrintable(env.out + env.err));
 
     // A catalogue that cannot be read is reported, and the window still opens with the folder's models.
     const QString missing = QDir(dir_).filePath(QStringLiteral("no-such-catalog.json"));
     const Run bad = trit({QStringLiteral("--check-startup"), QStringLiteral("--catalog"), missing,
-                          QStringLiteral("--models-dir"), models}, {}, true);
+                          QStringLiteral("--models-dir"), models},
+                         {}, true);
     QVERIFY2(bad.code == 0, qPrintable(bad.out + bad.err));
     QVERIFY2(bad.out.contains(QStringLiteral("models: catalogue \"%1\" (0 entries: ").arg(missing)) &&
-                 bad.out.contains(QStringLiteral("(1 installed)")), qPrintable(bad.out + bad.err));
+                 bad.out.contains(QStringLiteral("(1 installed)")),
+             qPrintable(bad.out + bad.err));
   }
 };
 

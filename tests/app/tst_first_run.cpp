@@ -12,13 +12,14 @@
 #include <QQuickWindow>
 #include <QtTest>
 
-#include "chat/app_settings.h"
+#include "app_services.h"
 #include "chat/chat_controller.h"
-#include "chat/engine_bridge.h"
 #include "download_test_support.h"
+#include "engine_thread/engine_bridge.h"
 #include "http_test_server.h"
 #include "main_window.h"
 #include "models/model_manager_bridge.h"
+#include "settings/app_settings.h"
 
 using namespace trit::chat;
 using trit::models::ModelManagerBridge;
@@ -53,9 +54,14 @@ class TestFirstRun : public QObject {
     route.body = model;
     server_.setRoute(u"/tiny.gguf"_qs, route);
     QVERIFY(server_.listen());
-    const QJsonObject entry{{"id", "tiny"}, {"name", "Tiny test model"}, {"url", server_.url(u"/tiny.gguf"_qs).toString()},
-                            {"size", double(model.size())}, {"sha256", trit::test::sha256Hex(model)},
-                            {"license", "MIT"}, {"description", "a tiny synthetic model"}, {"memory", 1000.0},
+    const QJsonObject entry{{"id", "tiny"},
+                            {"name", "Tiny test model"},
+                            {"url", server_.url(u"/tiny.gguf"_qs).toString()},
+                            {"size", double(model.size())},
+                            {"sha256", trit::test::sha256Hex(model)},
+                            {"license", "MIT"},
+                            {"description", "a tiny synthetic model"},
+                            {"memory", 1000.0},
                             {"file", "tiny.gguf"}};
     const QString catalog = dir + u"/catalog.json"_qs;
     {
@@ -80,7 +86,7 @@ class TestFirstRun : public QObject {
     connect(&qml, &QQmlApplicationEngine::warnings, this, [&warnings](const QList<QQmlError>& list) {
       for (const auto& w : list) warnings << w.toString();
     });
-    qml.rootContext()->setContextProperty(u"tritModels"_qs, &models);
+    trit::app::AppServices::of(qml)->setModels(&models);
     qml.setInitialProperties({{u"chat"_qs, QVariant::fromValue(static_cast<QObject*>(&chat))},
                               {u"engine"_qs, QVariant::fromValue(static_cast<QObject*>(&engine))},
                               {u"settings"_qs, QVariant::fromValue(static_cast<QObject*>(&settings))}});
@@ -111,11 +117,64 @@ class TestFirstRun : public QObject {
     QQuickItem* input = find(window, "composerInput");
     QTRY_VERIFY(input->hasActiveFocus());
     QCOMPARE(find(window, "modelSwitcher")->property("text").toString(), engine.modelName());
+    // The header's switcher lists it, from the bridge's models on disk.
+    QTRY_VERIFY(window->findChild<QObject*>(u"modelMenuItem_"_qs + models.pathOf(u"tiny"_qs)));
 
     // What is typed now goes to the composer (the reply itself: app_chat_end_to_end).
     for (const char c : {'H', 'i'}) QTest::keyClick(window, c);
     QCOMPARE(input->property("text").toString(), u"Hi"_qs);
     QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+  }
+
+  // Issue 29 #5: the model manager is a page of the window in place of the chat, not a floating box:
+  // the sidebar stays, no popup opens, and the back button or Esc return to the chat.
+  void modelManagerIsAPage() {
+    const QString dir = trit::test::scratchDir(u"models-page"_qs);
+    AppSettings settings(dir + u"/settings.ini"_qs);
+    EngineBridge engine(&settings);
+    ChatController chat(&engine, &settings);
+    ModelManagerBridge models(u":/trit/catalog.json"_qs, dir + u"/models"_qs, trit::test::fastOptions());
+    models.setGpuProbe([](int) { return trit::models::GpuMemory{}; });
+    QSignalSpy loaded(&models, &ModelManagerBridge::ready);
+    models.load();
+    QVERIFY(loaded.count() > 0 || loaded.wait(10000));
+
+    QQmlApplicationEngine qml;
+    trit::app::AppServices::of(qml)->setModels(&models);
+    qml.setInitialProperties({{u"chat"_qs, QVariant::fromValue(static_cast<QObject*>(&chat))},
+                              {u"engine"_qs, QVariant::fromValue(static_cast<QObject*>(&engine))},
+                              {u"settings"_qs, QVariant::fromValue(static_cast<QObject*>(&settings))}});
+    QString error;
+    QQuickWindow* window = trit::app::loadMainWindow(qml, &error);
+    QVERIFY2(window, qPrintable(error));
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    QQuickItem* page = find(window, "modelManagerPage");
+    QQuickItem* chatPage = find(window, "chatPage");
+    QVERIFY(page && chatPage);
+    QVERIFY(!page->isVisible() && chatPage->isVisible());
+
+    // From the welcome's "Choose another model…": the page, beside the sidebar.
+    click(window, find(window, "firstRunManageButton"));
+    QTRY_VERIFY(page->isVisible());
+    QVERIFY(!chatPage->isVisible());
+    QVERIFY(find(window, "sidebar")->isVisible());
+    QVERIFY(page->width() > window->width() / 2);
+    QVERIFY(window->findChildren<QQuickItem*>(u"dialogScrim"_qs).isEmpty());  // nothing modal over it
+    // The catalogue's models as cards, the recommended one among them.
+    QVariant card;
+    QVERIFY(QMetaObject::invokeMethod(page, "cardFor", Q_RETURN_ARG(QVariant, card),
+                                      Q_ARG(QVariant, models.recommendedModel().value(u"id"_qs))));
+    QVERIFY(card.value<QObject*>());
+    QTest::keyClick(window, Qt::Key_Escape);
+    QTRY_VERIFY(chatPage->isVisible());
+    QVERIFY(!page->isVisible());
+
+    // From the sidebar, and back with the page's own button.
+    click(window, find(window, "modelManagerButton"));
+    QTRY_VERIFY(page->isVisible());
+    click(window, find(window, "backButton"));
+    QTRY_VERIFY(chatPage->isVisible());
+    QVERIFY(!page->isVisible());
   }
 };
 

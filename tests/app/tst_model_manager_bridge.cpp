@@ -3,29 +3,29 @@
 // rejection of a junk file with the engine's reason, confirmed removal, a failing download, the folder
 // scan on the worker thread, changing the models folder (and refusing a bad one), the window's
 // --catalog/--models-dir options, and "fits the GPU" from an injected memory figure and from lavapipe.
+#include <unistd.h>
 #include <QAbstractItemModelTester>
+#include <QCommandLineParser>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMutex>
 #include <QQmlComponent>
 #include <QQmlEngine>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QCommandLineParser>
-#include <QMutex>
 #include <QStandardPaths>
 #include <QThread>
 #include <QtTest>
-#include <unistd.h>
 
 #include "download_test_support.h"
 #include "http_test_server.h"
-#include "chat/app_settings.h"
 #include "models/model_inspector.h"
 #include "models/model_manager_bridge.h"
 #include "models/model_manager_options.h"
 #include "models/part_state.h"
+#include "settings/app_settings.h"
 #include "storage/app_folders.h"
 #include "trit/devices.h"
 #include "trit/gguf.h"
@@ -47,9 +47,14 @@ class TestModelManagerBridge : public QObject {
   // A catalogue file naming the server's routes; returns its path.
   QString writeCatalog(const QString& dir) {
     auto entry = [&](const QString& id, const QString& path, const QString& sha, qint64 memory) {
-      return QJsonObject{{"id", id}, {"name", "Model " + id}, {"url", server_.url(path).toString()},
-                         {"size", double(model_.size())}, {"sha256", sha}, {"license", "MIT"},
-                         {"description", "test model " + id}, {"memory", double(memory)}};
+      return QJsonObject{{"id", id},
+                         {"name", "Model " + id},
+                         {"url", server_.url(path).toString()},
+                         {"size", double(model_.size())},
+                         {"sha256", sha},
+                         {"license", "MIT"},
+                         {"description", "test model " + id},
+                         {"memory", double(memory)}};
     };
     const QString sha = trit::test::sha256Hex(model_);
     // What "tiny" is according to the catalogue; the synthetic file itself says otherwise (issue 27).
@@ -58,9 +63,8 @@ class TestModelManagerBridge : public QObject {
     tiny.insert("parameters", 10305000000.0);
     tiny.insert("quantization", "TQ2_0");
     tiny.insert("license_url", "https://example.org/licence");
-    const QJsonObject root{{"models", QJsonArray{tiny,
-                                                 entry("slow", "/slow.gguf", sha, 5000),
-                                                 entry("gone", "/gone.gguf", sha, 0)}}};
+    const QJsonObject root{
+        {"models", QJsonArray{tiny, entry("slow", "/slow.gguf", sha, 5000), entry("gone", "/gone.gguf", sha, 0)}}};
     const QString path = QDir(dir).filePath("catalog.json");
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return {};
@@ -86,6 +90,11 @@ class TestModelManagerBridge : public QObject {
     QFile f(path);
     QVERIFY2(f.open(QIODevice::WriteOnly), qPrintable(path));
     f.write(bytes);
+  }
+
+  // Row `i` as QML's cards get it (their `modelData`).
+  static QVariantMap row(ModelManagerBridge& b, int i) {
+    return b.model()->data(b.model()->index(i), ModelListModel::ModelDataRole).toMap();
   }
 
   static QVariant role(ModelManagerBridge& b, const QString& id, int r) {
@@ -121,7 +130,7 @@ class TestModelManagerBridge : public QObject {
   void recommendsTheFirstModelThatFits() {
     auto b = makeBridge();
     QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));  // GPU not asked yet
-    b->setGpuFreeBytes(3000);  // tiny needs 1000, slow 5000
+    b->setGpuFreeBytes(3000);                                                 // tiny needs 1000, slow 5000
     QCOMPARE(b->recommendedModel().value("id").toString(), QString("tiny"));
     QCOMPARE(b->recommendedModel().value("name").toString(), QString("Model tiny"));
     QVERIFY(b->recommendedModel().value("fitText").toString().startsWith("fits"));
@@ -137,9 +146,9 @@ class TestModelManagerBridge : public QObject {
     QAbstractItemModelTester tester(b->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(b->model()->rowCount(), 3);
     const QHash<int, QByteArray> names = b->model()->roleNames();
-    for (const char* n : {"id", "name", "description", "size", "license", "installed", "path", "downloading", "paused",
-                          "bytesReceived", "bytesTotal", "percent", "speedBytesPerSec", "secondsLeft", "error",
-                          "memoryNeeded", "fitsGpu"})
+    for (const char* n :
+         {"id", "name", "description", "size", "license", "installed", "path", "downloading", "paused", "bytesReceived",
+          "bytesTotal", "percent", "speedBytesPerSec", "secondsLeft", "error", "memoryNeeded", "fitsGpu"})
       QVERIFY2(names.values().contains(QByteArray(n)), n);
     QCOMPARE(role(*b, "tiny", ModelListModel::NameRole).toString(), QString("Model tiny"));
     QCOMPARE(role(*b, "tiny", ModelListModel::DescriptionRole).toString(), QString("test model tiny"));
@@ -152,13 +161,12 @@ class TestModelManagerBridge : public QObject {
     b->setGpuFreeBytes(2000);
     QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));
     QCOMPARE(role(*b, "slow", ModelListModel::FitsGpuRole), QVariant(false));
-    const QVariantMap first = b->entries().first().toMap();
+    const QVariantMap first = row(*b, 0);
     QCOMPARE(first.value("state").toString(), QString("available"));
     QCOMPARE(first.value("sizeText").toString(), trit::models::formatBytes(model_.size()));
     QCOMPARE(first.value("fits"), QVariant(true));
     QCOMPARE(first.value("fitText").toString(), QString("fits (needs 1000 B of 1.95 KiB free)"));
-    QCOMPARE(b->entries().at(1).toMap().value("fitText").toString(),
-             QString("does not fit (needs 4.88 KiB, only 1.95 KiB free)"));
+    QCOMPARE(row(*b, 1).value("fitText").toString(), QString("does not fit (needs 4.88 KiB, only 1.95 KiB free)"));
     QCOMPARE(b->installedCount(), 0);
   }
 
@@ -175,11 +183,11 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(role(*b, "tiny", ModelListModel::QuantizationRole).toString(), QString("TQ2_0"));
     QCOMPARE(role(*b, "tiny", ModelListModel::LicenseRole).toString(), QString("MIT"));
     QCOMPARE(role(*b, "tiny", ModelListModel::LicenseUrlRole).toString(), QString("https://example.org/licence"));
-    QCOMPARE(b->entries().first().toMap().value("parametersText").toString(), QString("10.3 B"));
+    QCOMPARE(row(*b, 0).value("parametersText").toString(), QString("10.3 B"));
     // Unknown stays empty, never a made-up figure.
     QCOMPARE(role(*b, "gone", ModelListModel::ArchitectureRole).toString(), QString());
     QCOMPARE(role(*b, "gone", ModelListModel::ParametersRole).toLongLong(), 0);
-    QCOMPARE(b->entries().at(2).toMap().value("parametersText").toString(), QString());
+    QCOMPARE(row(*b, 2).value("parametersText").toString(), QString());
 
     QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);
     QVERIFY(b->download("tiny"));
@@ -192,8 +200,7 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(role(*b, "tiny", ModelListModel::ArchitectureRole).toString(), info.architecture);
     QCOMPARE(role(*b, "tiny", ModelListModel::ParametersRole).toLongLong(), info.parameters);
     QCOMPARE(role(*b, "tiny", ModelListModel::QuantizationRole).toString(), info.quantization);
-    QCOMPARE(b->entries().first().toMap().value("parametersText").toString(),
-             trit::models::formatParameters(info.parameters));
+    QCOMPARE(row(*b, 0).value("parametersText").toString(), trit::models::formatParameters(info.parameters));
     QCOMPARE(role(*b, "tiny", ModelListModel::LicenseRole).toString(), QString("MIT"));  // the catalogue's still
     // The engine's count: every tensor's elements.
     const auto model = trit::Model::open(path.toStdString());
@@ -212,11 +219,15 @@ class TestModelManagerBridge : public QObject {
     auto b = makeBridge();
     QQmlEngine engine;
     QQmlComponent c(&engine);
-    c.setData("import QtQml\n"
-              "Instantiator { property var states: []\n"
-              "  delegate: QtObject { required property var modelData; property string st: modelData.state + ':' + modelData.id + ':' + modelData.fits }\n"
-              "}\n", QUrl());
-    std::unique_ptr<QObject> inst(c.createWithInitialProperties({{"model", QVariant::fromValue<QObject*>(b->model())}}));
+    c.setData(
+        "import QtQml\n"
+        "Instantiator { property var states: []\n"
+        "  delegate: QtObject { required property var modelData; property string st: modelData.state + ':' + "
+        "modelData.id + ':' + modelData.fits }\n"
+        "}\n",
+        QUrl());
+    std::unique_ptr<QObject> inst(
+        c.createWithInitialProperties({{"model", QVariant::fromValue<QObject*>(b->model())}}));
     QVERIFY2(inst, qPrintable(c.errorString()));
     QCOMPARE(inst->property("count").toInt(), 3);
     QObject* first = nullptr;
@@ -264,8 +275,10 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(trit::test::readAll(path), model_);
     QCOMPARE(b->installedCount(), 1);
     QCOMPARE(b->pathOf("tiny"), path);
-    QCOMPARE(b->installedModels().first().toMap().value("path").toString(), path);
-    QCOMPARE(b->entries().first().toMap().value("state").toString(), QString("installed"));
+    // The switcher's list: the models on disk only, each row the same map.
+    QCOMPARE(b->installed()->rowCount(), 1);
+    QCOMPARE(b->installed()->index(0, 0).data(ModelListModel::ModelDataRole).toMap().value("path").toString(), path);
+    QCOMPARE(row(*b, 0).value("state").toString(), QString("installed"));
   }
 
   void pauseResumeCancelChangeState() {
@@ -362,7 +375,8 @@ class TestModelManagerBridge : public QObject {
     QCOMPARE(imported.first().at(0).toBool(), true);
     QCOMPARE(role(*b, "mine.gguf", ModelListModel::InstalledRole).toBool(), true);
     QCOMPARE(role(*b, "mine.gguf", ModelListModel::InCatalogRole).toBool(), false);
-    QCOMPARE(QFileInfo(role(*b, "mine.gguf", ModelListModel::PathRole).toString()).absolutePath(), QDir(folder).absolutePath());
+    QCOMPARE(QFileInfo(role(*b, "mine.gguf", ModelListModel::PathRole).toString()).absolutePath(),
+             QDir(folder).absolutePath());
     QCOMPARE(b->installedCount(), 1);
 
     const QString junk = QDir(src).filePath("junk.gguf");
@@ -421,7 +435,8 @@ class TestModelManagerBridge : public QObject {
     QVERIFY(scanned.wait(10000));  // the new folder is scanned on the worker
     QCOMPARE(role(*b, "there.gguf", ModelListModel::InstalledRole).toBool(), true);
     // Remembered: the setting holds it, and the next start (no option, no $TRIT_MODELS_DIR) uses it.
-    QCOMPARE(trit::storage::openSettings()->value(trit::models::ModelsFolder::settingKey()).toString(), QDir::cleanPath(other));
+    QCOMPARE(trit::storage::openSettings()->value(trit::models::ModelsFolder::settingKey()).toString(),
+             QDir::cleanPath(other));
     if (qEnvironmentVariableIsEmpty("TRIT_MODELS_DIR")) {
       ModelManagerBridge next{QString(), QString()};
       QCOMPARE(next.modelsFolder(), QDir::cleanPath(other));
@@ -440,7 +455,8 @@ class TestModelManagerBridge : public QObject {
     const QString missing = QDir(scratch).filePath("no/such/folder");
     QVERIFY(!b->setModelsDir(missing));
     QVERIFY2(b->modelsFolderError().contains(missing) && b->modelsFolderError().contains("does not exist") &&
-                 b->modelsFolderError().contains(kept), qPrintable(b->modelsFolderError()));
+                 b->modelsFolderError().contains(kept),
+             qPrintable(b->modelsFolderError()));
     QVERIFY(!QFileInfo::exists(missing));  // not created behind the user's back
     const QString file = QDir(scratch).filePath("a-file");
     writeFile(file, "x");
@@ -562,12 +578,11 @@ class TestModelManagerBridge : public QObject {
     QVERIFY(probeThread.load() != QCoreApplication::instance()->thread());
     QCOMPARE(b->gpuFreeBytes(), 3000);
     QCOMPARE(b->gpuSummary(), QString("Fake GPU 1: 2.93 KiB of 1.00 TiB GPU memory free."));
-    QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));    // catalogue: 1000 B
-    QCOMPARE(role(*b, "slow", ModelListModel::FitsGpuRole), QVariant(false));   // catalogue: 5000 B
+    QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));   // catalogue: 1000 B
+    QCOMPARE(role(*b, "slow", ModelListModel::FitsGpuRole), QVariant(false));  // catalogue: 5000 B
     QVERIFY(!role(*b, "gone", ModelListModel::FitsGpuRole).isValid());         // catalogue: unknown
-    QCOMPARE(b->entries().at(0).toMap().value("fitText").toString(), QString("fits (needs 1000 B of 2.93 KiB free)"));
-    QCOMPARE(b->entries().at(1).toMap().value("fitText").toString(),
-             QString("does not fit (needs 4.88 KiB, only 2.93 KiB free)"));
+    QCOMPARE(row(*b, 0).value("fitText").toString(), QString("fits (needs 1000 B of 2.93 KiB free)"));
+    QCOMPARE(row(*b, 1).value("fitText").toString(), QString("does not fit (needs 4.88 KiB, only 2.93 KiB free)"));
 
     // Installed: the file's own figure at the configured context replaces the catalogue's.
     QSignalSpy done(b.get(), &ModelManagerBridge::downloadFinished);
@@ -577,7 +592,7 @@ class TestModelManagerBridge : public QObject {
     const trit::models::ModelInfo info = trit::models::inspectModel(path);
     QVERIFY(info.ok());
     QVERIFY(info.weightBytes > 0 && info.weightBytes < info.fileSize);  // tensors only, no tokenizer metadata
-    QCOMPARE(info.kvBytesPerToken, qint64(2) * 2 * 2 * 64 * 2);           // tiny: 2 layers, 2 KV heads of 64
+    QCOMPARE(info.kvBytesPerToken, qint64(2) * 2 * 2 * 64 * 2);         // tiny: 2 layers, 2 KV heads of 64
     QCOMPARE(info.memoryNeeded, info.weightBytes + info.kvBytesPerToken * info.contextLength + info.activationBytes);
     QCOMPARE(role(*b, "tiny", ModelListModel::MemoryNeededRole).toLongLong(), info.memoryNeeded);
     QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(false));
@@ -593,9 +608,14 @@ class TestModelManagerBridge : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(b->gpuName(), QString("Fake GPU 0"), 10000);
     QCOMPARE(calls.load(), 2);
     QCOMPARE(role(*b, "tiny", ModelListModel::FitsGpuRole), QVariant(true));
-    QVERIFY(role(*b, "tiny", ModelListModel::ModelDataRole).toMap().value("fitText").toString().startsWith("fits (needs "));
+    QVERIFY(
+        role(*b, "tiny", ModelListModel::ModelDataRole).toMap().value("fitText").toString().startsWith("fits (needs "));
     // A failing probe (no Vulkan) leaves the fit unknown and says why.
-    b->setGpuProbe([](int) { GpuMemory m; m.error = QStringLiteral("No Vulkan driver."); return m; });
+    b->setGpuProbe([](int) {
+      GpuMemory m;
+      m.error = QStringLiteral("No Vulkan driver.");
+      return m;
+    });
     b->refreshGpu();
     QTRY_COMPARE_WITH_TIMEOUT(b->gpuError(), QString("No Vulkan driver."), 10000);
     QVERIFY(!role(*b, "tiny", ModelListModel::FitsGpuRole).isValid());
@@ -658,8 +678,10 @@ class TestModelManagerBridge : public QObject {
     const trit::models::ModelInfo info = trit::models::inspectModel(path);
     const auto model = trit::Model::open(path.toStdString());
     const trit::VulkanForward forward(*model);
-    QVERIFY2(forward.device_bytes() <= quint64(info.memoryNeeded),
-             qPrintable(QStringLiteral("engine allocates %1 B, estimate %2 B").arg(forward.device_bytes()).arg(info.memoryNeeded)));
+    QVERIFY2(
+        forward.device_bytes() <= quint64(info.memoryNeeded),
+        qPrintable(
+            QStringLiteral("engine allocates %1 B, estimate %2 B").arg(forward.device_bytes()).arg(info.memoryNeeded)));
   }
 };
 

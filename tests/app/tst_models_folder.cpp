@@ -7,8 +7,8 @@
 #include "download_test_support.h"
 #include "models/model_inspector.h"
 #include "models/models_folder.h"
-#include "storage/app_folders.h"
 #include "models/part_state.h"
+#include "storage/app_folders.h"
 
 using namespace trit::models;
 
@@ -80,19 +80,23 @@ class ModelsFolderTest : public QObject {
     hugeContext.replace(context, 4, reinterpret_cast<const char*>(&big), 4);
 
     const QString dir = trit::test::scratchDir(QStringLiteral("unrunnable"));
-    QFile::copy(write(QStringLiteral("a-token-type.gguf"), badType), QDir(dir).filePath(QStringLiteral("a-token-type.gguf")));
-    QFile::copy(write(QStringLiteral("b-context.gguf"), hugeContext), QDir(dir).filePath(QStringLiteral("b-context.gguf")));
+    QFile::copy(write(QStringLiteral("a-token-type.gguf"), badType),
+                QDir(dir).filePath(QStringLiteral("a-token-type.gguf")));
+    QFile::copy(write(QStringLiteral("b-context.gguf"), hugeContext),
+                QDir(dir).filePath(QStringLiteral("b-context.gguf")));
     const auto models = ModelsFolder(dir).scan();
     QCOMPARE(models.size(), 2);
     QVERIFY(!models[0].ok());
-    QVERIFY2(models[0].error.contains(QStringLiteral("has token type 3841 (valid: 1..6)")), qPrintable(models[0].error));
+    QVERIFY2(models[0].error.contains(QStringLiteral("has token type 3841 (valid: 1..6)")),
+             qPrintable(models[0].error));
     QVERIFY(!models[1].ok());
     QVERIFY2(models[1].error.contains(QStringLiteral("'bitnet-25.context_length' = 2147483648 is out of range")),
              qPrintable(models[1].error));
   }
 
   void goldenFileIsInspected() {
-    const QString golden = QDir(qEnvironmentVariable("TRIT_SHARED_DIR")).filePath(QStringLiteral("golden/golden-a.gguf"));
+    const QString golden =
+        QDir(qEnvironmentVariable("TRIT_SHARED_DIR")).filePath(QStringLiteral("golden/golden-a.gguf"));
     if (!QFileInfo::exists(golden)) QSKIP("no shared golden files here");
     const ModelInfo info = inspectModel(golden);
     QVERIFY2(info.ok(), qPrintable(info.error));
@@ -101,9 +105,12 @@ class ModelsFolderTest : public QObject {
 
   void scanFindsModelsAlreadyThere() {
     const QString dir = trit::test::scratchDir(QStringLiteral("scan"));
-    QFile::copy(write(QStringLiteral("a.gguf"), trit::test::syntheticModel(1)), QDir(dir).filePath(QStringLiteral("a.gguf")));
-    QFile::copy(write(QStringLiteral("junk.gguf"), QByteArray(1000, 'j')), QDir(dir).filePath(QStringLiteral("junk.gguf")));
-    QFile::copy(write(QStringLiteral("b.gguf.part"), QByteArray(10, 'p')), QDir(dir).filePath(QStringLiteral("b.gguf.part")));
+    QFile::copy(write(QStringLiteral("a.gguf"), trit::test::syntheticModel(1)),
+                QDir(dir).filePath(QStringLiteral("a.gguf")));
+    QFile::copy(write(QStringLiteral("junk.gguf"), QByteArray(1000, 'j')),
+                QDir(dir).filePath(QStringLiteral("junk.gguf")));
+    QFile::copy(write(QStringLiteral("b.gguf.part"), QByteArray(10, 'p')),
+                QDir(dir).filePath(QStringLiteral("b.gguf.part")));
     const auto models = ModelsFolder(dir).scan();
     QCOMPARE(models.size(), 2);  // the partial download is not a model
     QCOMPARE(models[0].fileName, QStringLiteral("a.gguf"));

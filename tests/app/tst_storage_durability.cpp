@@ -2,8 +2,8 @@
 // interrupted; a database locked by another process or damaged on disk gives a clear message and a
 // way out (the damaged file is kept aside, never overwritten). The headless commands of the real
 // `trit` binary are checked here too, including their exit codes.
-#include <sqlite3.h>
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <QJsonArray>
 #include <QProcess>
@@ -68,7 +68,7 @@ Run runTrit(const QString& dataDir, const QStringList& args, const QByteArray& i
   p.setProcessEnvironment(env);
   p.start(QStringLiteral(TRIT_APP_BINARY), args);
   if (!p.waitForStarted(10'000)) qFatal("cannot start trit");
-  for (qsizetype at = 0; at < input.size(); at += piece > 0 ? piece : input.size()) {
+  for (qsizetype at = 0; at<input.size(); at += piece> 0 ? piece : input.size()) {
     p.write(input.mid(at, piece > 0 ? piece : input.size()));
     p.waitForBytesWritten(10'000);
     if (piece > 0) QThread::msleep(30);
@@ -129,9 +129,10 @@ class TestStorageDurability : public QObject {
     QCOMPARE(reply->finish, FinishReason::Interrupted);
     // The text is exactly "t0 t1 ... tN " for some N at least as far as the last reported write.
     const QStringList tokens = reply->text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    QVERIFY2(tokens.size() > lastFlushedToken, qPrintable(QStringLiteral("kept %1 tokens, %2 were reported written")
-                                                              .arg(tokens.size())
-                                                              .arg(lastFlushedToken + 1)));
+    QVERIFY2(
+        tokens.size() > lastFlushedToken,
+        qPrintable(
+            QStringLiteral("kept %1 tokens, %2 were reported written").arg(tokens.size()).arg(lastFlushedToken + 1)));
     for (int i = 0; i < tokens.size(); ++i) QCOMPARE(tokens[i], QStringLiteral("t%1").arg(i));
     QVERIFY(reply->text.endsWith(QLatin1Char(' ')));  // batches end on token boundaries: nothing torn
     // The partial reply is searchable like any other.
@@ -179,7 +180,8 @@ class TestStorageDurability : public QObject {
     auto store = openStoreMovingCorruptAside(path, &notice);
     QVERIFY(store);
     QCOMPARE(store->conversationCount(), 0);
-    static const QRegularExpression aside(QStringLiteral("kept as (\\S+conversations\\.sqlite3\\.corrupt-\\d{8}-\\d{6})"));
+    static const QRegularExpression aside(
+        QStringLiteral("kept as (\\S+conversations\\.sqlite3\\.corrupt-\\d{8}-\\d{6})"));
     const auto m = aside.match(notice);
     QVERIFY2(m.hasMatch(), qPrintable(notice));
     QCOMPARE(readFile(m.captured(1)), garbage);  // the old bytes, untouched
@@ -272,7 +274,10 @@ class TestStorageDurability : public QObject {
   void cliWaitsOutNoLockForever() {
     const auto dir = test::scratchDir();
     const QString path = test::dbPathIn(*dir);
-    { ConversationStore create(path); create.createConversation(QStringLiteral("listed while locked")); }
+    {
+      ConversationStore create(path);
+      create.createConversation(QStringLiteral("listed while locked"));
+    }
     WriteLockHolder app(path);
     // Reading needs no write lock: list works while the app writes.
     Run r = runTrit(dir->path(), {QStringLiteral("--list-conversations")});

@@ -16,7 +16,9 @@ QByteArray readFile(const QString& path) {
   return f.readAll();
 }
 
-QString sourceDir() { return qEnvironmentVariable("TRIT_SOURCE_DIR"); }
+QString sourceDir() {
+  return qEnvironmentVariable("TRIT_SOURCE_DIR");
+}
 
 }  // namespace
 
@@ -89,7 +91,8 @@ class TestStorageExchange : public QObject {
   }
 
   void sampleFileRoundTripsByteForByte() {
-    const QByteArray sample = readFile(sourceDir() + QStringLiteral("/tests/app/storage_data/sample_conversation.json"));
+    const QByteArray sample =
+        readFile(sourceDir() + QStringLiteral("/tests/app/storage_data/sample_conversation.json"));
     const auto id = importJson(*store_, sample);
     QCOMPARE(exportJson(*store_, id), sample);
     const auto thread = store_->thread(id);
@@ -100,7 +103,8 @@ class TestStorageExchange : public QObject {
   }
 
   void markdownReadsLikeTheChat() {
-    const QByteArray sample = readFile(sourceDir() + QStringLiteral("/tests/app/storage_data/sample_conversation.json"));
+    const QByteArray sample =
+        readFile(sourceDir() + QStringLiteral("/tests/app/storage_data/sample_conversation.json"));
     const auto id = importJson(*store_, sample);
     const QString md = exportMarkdown(*store_, id);
     const QString expected = QStringLiteral(
@@ -137,39 +141,71 @@ class TestStorageExchange : public QObject {
   }
 
   void malformedFilesAreRefused_data() {
-    QTest::addColumn<QString>("path");   // JSON pointer-ish edit applied to the sample
+    QTest::addColumn<QString>("path");      // JSON pointer-ish edit applied to the sample
     QTest::addColumn<QByteArray>("value");  // the new value (JSON), or "DELETE"
     QTest::addColumn<QString>("error");
 
-    QTest::newRow("wrong format") << "format" << QByteArray("\"chat\"") << "not a Trit conversation: \"format\" must be \"trit-conversation\"";
-    QTest::newRow("newer version") << "version" << QByteArray("2") << "conversation format version 2 is newer than this Trit understands (1); update Trit to import it";
+    QTest::newRow("wrong format") << "format" << QByteArray("\"chat\"")
+                                  << "not a Trit conversation: \"format\" must be \"trit-conversation\"";
+    QTest::newRow("newer version")
+        << "version" << QByteArray("2")
+        << "conversation format version 2 is newer than this Trit understands (1); update Trit to import it";
     QTest::newRow("missing title") << "title" << QByteArray("DELETE") << "conversation.title: missing";
-    QTest::newRow("bad time") << "created" << QByteArray("\"yesterday\"") << "conversation.created: \"yesterday\" is not a date and time (expected ISO 8601, like 2026-01-31T12:00:00.000Z)";
+    QTest::newRow("bad time") << "created" << QByteArray("\"yesterday\"")
+                              << "conversation.created: \"yesterday\" is not a date and time (expected ISO 8601, like "
+                                 "2026-01-31T12:00:00.000Z)";
     QTest::newRow("pinned not bool") << "pinned" << QByteArray("1") << "conversation.pinned: must be true or false";
-    QTest::newRow("sampling not object") << "sampling" << QByteArray("[]") << "conversation.sampling: must be an object";
+    QTest::newRow("sampling not object") << "sampling" << QByteArray("[]")
+                                         << "conversation.sampling: must be an object";
     QTest::newRow("messages not array") << "messages" << QByteArray("{}") << "conversation.messages: must be an array";
-    QTest::newRow("bad role") << "messages/1/role" << QByteArray("\"robot\"") << "messages[1].role: must be system, user or assistant, not \"robot\"";
-    QTest::newRow("unknown parent") << "messages/3/parent" << QByteArray("9") << "messages[3].parent: 9 is not the id of an earlier message (parents must come before replies)";
-    QTest::newRow("parent after child") << "messages/1/parent" << QByteArray("4") << "messages[1].parent: 4 is not the id of an earlier message (parents must come before replies)";
+    QTest::newRow("bad role") << "messages/1/role" << QByteArray("\"robot\"")
+                              << "messages[1].role: must be system, user or assistant, not \"robot\"";
+    QTest::newRow("unknown parent")
+        << "messages/3/parent" << QByteArray("9")
+        << "messages[3].parent: 9 is not the id of an earlier message (parents must come before replies)";
+    QTest::newRow("parent after child")
+        << "messages/1/parent" << QByteArray("4")
+        << "messages[1].parent: 4 is not the id of an earlier message (parents must come before replies)";
     QTest::newRow("duplicate id") << "messages/2/id" << QByteArray("2") << "messages[2].id: 2 is used twice";
-    QTest::newRow("fractional id") << "messages/0/id" << QByteArray("1.5") << "messages[0].id: must be a whole number of at least 1";
-    QTest::newRow("duplicate variant") << "messages/2/variant" << QByteArray("0") << "messages[2].variant: 0 is already used by another version of this message";
-    QTest::newRow("two selected") << "messages/1/selected" << QByteArray("true") << "messages[2].selected: another version of this message is already selected";
-    QTest::newRow("bad finish") << "messages/2/finishReason" << QByteArray("\"done\"") << "messages[2].finishReason: must be stop, length, cancelled, error or interrupted, not \"done\"";
-    QTest::newRow("reply without finish") << "messages/2/finishReason" << QByteArray("DELETE") << "messages[2].finishReason: missing";
-    QTest::newRow("user with finish") << "messages/0/finishReason" << QByteArray("\"stop\"") << "messages[0].finishReason: only replies (role assistant) have one";
-    QTest::newRow("negative speed") << "messages/2/stats/promptTokensPerSecond" << QByteArray("-1") << "messages[2].stats.promptTokensPerSecond: must be a number, 0 or more";
+    QTest::newRow("fractional id") << "messages/0/id" << QByteArray("1.5")
+                                   << "messages[0].id: must be a whole number of at least 1";
+    QTest::newRow("duplicate variant") << "messages/2/variant" << QByteArray("0")
+                                       << "messages[2].variant: 0 is already used by another version of this message";
+    QTest::newRow("two selected") << "messages/1/selected" << QByteArray("true")
+                                  << "messages[2].selected: another version of this message is already selected";
+    QTest::newRow("bad finish")
+        << "messages/2/finishReason" << QByteArray("\"done\"")
+        << "messages[2].finishReason: must be stop, length, cancelled, error or interrupted, not \"done\"";
+    QTest::newRow("reply without finish")
+        << "messages/2/finishReason" << QByteArray("DELETE") << "messages[2].finishReason: missing";
+    QTest::newRow("user with finish") << "messages/0/finishReason" << QByteArray("\"stop\"")
+                                      << "messages[0].finishReason: only replies (role assistant) have one";
+    QTest::newRow("negative speed") << "messages/2/stats/promptTokensPerSecond" << QByteArray("-1")
+                                    << "messages[2].stats.promptTokensPerSecond: must be a number, 0 or more";
     QTest::newRow("text not string") << "messages/4/text" << QByteArray("null") << "messages[4].text: must be a string";
     // Issue 30 #7: values that were silently changed (2^32 stored as 0, 2^31 as -2^31) or stored as given.
-    QTest::newRow("variant 2^32") << "messages/2/variant" << QByteArray("4294967296") << "messages[2].variant: must be a whole number from 0 to 2147483647 (got 4294967296)";
-    QTest::newRow("variant 2^31") << "messages/2/variant" << QByteArray("2147483648") << "messages[2].variant: must be a whole number from 0 to 2147483647 (got 2147483648)";
-    QTest::newRow("negative temperature") << "sampling/temperature" << QByteArray("-5") << "conversation.sampling.temperature: temperature must be >= 0 (got -5)";
-    QTest::newRow("top_k not a number") << "sampling/top_k" << QByteArray("\"x\"") << "conversation.sampling.top_k: must be a number, not \"x\"";
-    QTest::newRow("top_k fractional") << "sampling/top_k" << QByteArray("2.5") << "conversation.sampling.top_k: must be a whole number (got 2.5)";
-    QTest::newRow("top_k 2^32") << "sampling/top_k" << QByteArray("4294967296") << "conversation.sampling.top_k: must be a whole number (got 4294967296)";
-    QTest::newRow("top_p zero") << "sampling/top_p" << QByteArray("0") << "conversation.sampling.top_p: top-p must be in (0, 1] (got 0)";
-    QTest::newRow("max_tokens zero") << "sampling/max_tokens" << QByteArray("0") << "conversation.sampling.max_tokens: max tokens must be from 1 to 1048576 (got 0)";
-    QTest::newRow("unknown sampling key") << "sampling/seed" << QByteArray("1") << "conversation.sampling.seed: not a sampling setting (known: temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, max_tokens)";
+    QTest::newRow("variant 2^32")
+        << "messages/2/variant" << QByteArray("4294967296")
+        << "messages[2].variant: must be a whole number from 0 to 2147483647 (got 4294967296)";
+    QTest::newRow("variant 2^31")
+        << "messages/2/variant" << QByteArray("2147483648")
+        << "messages[2].variant: must be a whole number from 0 to 2147483647 (got 2147483648)";
+    QTest::newRow("negative temperature") << "sampling/temperature" << QByteArray("-5")
+                                          << "conversation.sampling.temperature: temperature must be >= 0 (got -5)";
+    QTest::newRow("top_k not a number") << "sampling/top_k" << QByteArray("\"x\"")
+                                        << "conversation.sampling.top_k: must be a number, not \"x\"";
+    QTest::newRow("top_k fractional") << "sampling/top_k" << QByteArray("2.5")
+                                      << "conversation.sampling.top_k: must be a whole number (got 2.5)";
+    QTest::newRow("top_k 2^32") << "sampling/top_k" << QByteArray("4294967296")
+                                << "conversation.sampling.top_k: must be a whole number (got 4294967296)";
+    QTest::newRow("top_p zero") << "sampling/top_p" << QByteArray("0")
+                                << "conversation.sampling.top_p: top-p must be in (0, 1] (got 0)";
+    QTest::newRow("max_tokens zero")
+        << "sampling/max_tokens" << QByteArray("0")
+        << "conversation.sampling.max_tokens: max tokens must be from 1 to 1048576 (got 0)";
+    QTest::newRow("unknown sampling key") << "sampling/seed" << QByteArray("1")
+                                          << "conversation.sampling.seed: not a sampling setting (known: temperature, "
+                                             "top_k, top_p, min_p, repeat_penalty, repeat_last_n, max_tokens)";
     QTest::newRow("message not object") << "messages/4" << QByteArray("\"hi\"") << "messages[4]: must be an object";
   }
 
@@ -177,13 +213,13 @@ class TestStorageExchange : public QObject {
     QFETCH(QString, path);
     QFETCH(QByteArray, value);
     QFETCH(QString, error);
-    const QByteArray sample = readFile(sourceDir() + QStringLiteral("/tests/app/storage_data/sample_conversation.json"));
+    const QByteArray sample =
+        readFile(sourceDir() + QStringLiteral("/tests/app/storage_data/sample_conversation.json"));
     // Apply the edit through QJsonValue references, one level at a time.
     QJsonObject root = QJsonDocument::fromJson(sample).object();
     const QStringList keys = path.split(QLatin1Char('/'));
-    const QJsonValue replacement =
-        value == "DELETE" ? QJsonValue(QJsonValue::Undefined)
-                          : QJsonDocument::fromJson("[" + value + "]").array().at(0);
+    const QJsonValue replacement = value == "DELETE" ? QJsonValue(QJsonValue::Undefined)
+                                                     : QJsonDocument::fromJson("[" + value + "]").array().at(0);
     std::function<QJsonValue(QJsonValue, int)> edit = [&](QJsonValue node, int depth) -> QJsonValue {
       const QString& key = keys[depth];
       const bool last = depth == keys.size() - 1;
@@ -194,8 +230,10 @@ class TestStorageExchange : public QObject {
         return a;
       }
       QJsonObject o = node.toObject();
-      if (last && replacement.isUndefined()) o.remove(key);
-      else o[key] = last ? replacement : edit(o[key], depth + 1);
+      if (last && replacement.isUndefined())
+        o.remove(key);
+      else
+        o[key] = last ? replacement : edit(o[key], depth + 1);
       return o;
     };
     root = edit(root, 0).toObject();
@@ -216,8 +254,8 @@ class TestStorageExchange : public QObject {
     const QByteArray text = "\"What does \\\"ternary\\\" mean for weights?\"";
     QVERIFY(sample.contains(text));
     const std::pair<QByteArray, QString> cases[] = {
-        {"\"What \\ud800 does\"", QStringLiteral("\\ud800")},        // a high surrogate alone
-        {"\"What \\udc00\\ud800\"", QStringLiteral("\\udc00")}};   // a low one before a high one
+        {"\"What \\ud800 does\"", QStringLiteral("\\ud800")},     // a high surrogate alone
+        {"\"What \\udc00\\ud800\"", QStringLiteral("\\udc00")}};  // a low one before a high one
     for (const auto& [bad, unit] : cases) {
       const int before = store_->conversationCount();
       try {
@@ -225,7 +263,8 @@ class TestStorageExchange : public QObject {
         QFAIL("imported a lone surrogate");
       } catch (const ExchangeError& e) {
         QCOMPARE(e.message(), QStringLiteral("messages[0].text: holds a lone UTF-16 surrogate (%1) at character 5, "
-                                             "which is not valid Unicode").arg(unit));
+                                             "which is not valid Unicode")
+                                  .arg(unit));
       }
       QCOMPARE(store_->conversationCount(), before);
     }

@@ -103,7 +103,10 @@ class TestStorageMigrations : public QObject {
   void reopeningMigratesNothing() {
     const auto dir = test::scratchDir();
     const QString path = test::dbPathIn(*dir);
-    { ConversationStore first(path); first.createConversation(QStringLiteral("kept")); }
+    {
+      ConversationStore first(path);
+      first.createConversation(QStringLiteral("kept"));
+    }
     ConversationStore second(path);
     QCOMPARE(schemaVersion(second.database()), latestSchemaVersion());
     QCOMPARE(second.conversationCount(), 1);

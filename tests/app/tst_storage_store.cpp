@@ -35,8 +35,8 @@ class TestStorageStore : public QObject {
 
   void createAndReadBack() {
     const QJsonObject sampling{{QStringLiteral("temperature"), 0.8}, {QStringLiteral("top_k"), 40}};
-    const auto id = store_->createConversation(QString(), QStringLiteral("Be kind."), QStringLiteral("bitnet-2b"),
-                                               sampling);
+    const auto id =
+        store_->createConversation(QString(), QStringLiteral("Be kind."), QStringLiteral("bitnet-2b"), sampling);
     const auto c = store_->conversation(id);
     QVERIFY(c);
     QCOMPARE(c->title, QString());
@@ -62,8 +62,9 @@ class TestStorageStore : public QObject {
   }
 
   void automaticTitleIsShortened() {
-    const QString longText = QStringLiteral("Please explain in great detail how the packed two-bit ternary "
-                                            "weight format of BitNet is laid out in memory");
+    const QString longText = QStringLiteral(
+        "Please explain in great detail how the packed two-bit ternary "
+        "weight format of BitNet is laid out in memory");
     const QString title = ConversationStore::automaticTitle(longText);
     QVERIFY2(title.size() <= 61, qPrintable(title));
     QVERIFY(title.endsWith(QChar(0x2026)));
@@ -136,7 +137,10 @@ class TestStorageStore : public QObject {
   void oldDeletionsArePurgedAtOpen() {
     const auto id = store_->createConversation(QStringLiteral("old"));
     store_->deleteConversation(id);
-    store_->database().prepare("UPDATE conversations SET deleted_ms = deleted_ms - 3600000 WHERE id = ?1").bind(1, id).run();
+    store_->database()
+        .prepare("UPDATE conversations SET deleted_ms = deleted_ms - 3600000 WHERE id = ?1")
+        .bind(1, id)
+        .run();
     const QString path = store_->path();
     store_.reset();
     store_ = std::make_unique<ConversationStore>(path);
@@ -226,7 +230,10 @@ class TestStorageStore : public QObject {
     // A headless open leaves it alone (the app might be writing it)...
     OpenOptions headless;
     headless.recoverInterruptedReplies = false;
-    { ConversationStore peek(path, headless); QCOMPARE(peek.message(reply)->finish, FinishReason::Streaming); }
+    {
+      ConversationStore peek(path, headless);
+      QCOMPARE(peek.message(reply)->finish, FinishReason::Streaming);
+    }
     // ...the app's open marks it.
     store_ = std::make_unique<ConversationStore>(path);
     QCOMPARE(store_->interruptedAtOpen(), 1);
@@ -265,10 +272,10 @@ class TestStorageStore : public QObject {
   void searchNeverFailsOnWhatPeopleType() {
     const auto id = store_->createConversation();
     store_->addMessage(id, 0, Role::User, QStringLiteral("NEAR AND OR NOT col:umn \"quoted\" (paren) star*"));
-    for (const QString& q : {QStringLiteral("\""), QStringLiteral("AND"), QStringLiteral("NEAR("),
-                             QStringLiteral("col:"), QStringLiteral("* ^ -"), QStringLiteral("(paren"),
-                             QStringLiteral("\"unclosed phrase"), QStringLiteral("'; DROP TABLE messages; --"),
-                             QString(), QStringLiteral("   ")}) {
+    for (const QString& q :
+         {QStringLiteral("\""), QStringLiteral("AND"), QStringLiteral("NEAR("), QStringLiteral("col:"),
+          QStringLiteral("* ^ -"), QStringLiteral("(paren"), QStringLiteral("\"unclosed phrase"),
+          QStringLiteral("'; DROP TABLE messages; --"), QString(), QStringLiteral("   ")}) {
       try {
         store_->search(q);
       } catch (const StorageError& e) {

@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "chat/sampling_fields.h"
+#include "settings/sampling_fields.h"
 #include "storage/conversation_exchange.h"
 #include "storage/conversation_store.h"
 

@@ -26,6 +26,7 @@ TestCase {
     function test_textIsReadable(data) {
         const t = data.theme
         const pairs = [["accentText", "accent"], ["error", "window"], ["error", "errorBackground"],
+                       ["success", "successBackground"], ["success", "surface"],
                        ["warning", "window"], ["warning", "sidebar"], ["accent", "window"], ["accent", "surface"]]
         for (const fg of ["text", "mutedText"])
             for (const bg of ["window", "surface", "sidebar", "hover", "pressed", "selected", "userBubble",
@@ -61,7 +62,8 @@ TestCase {
         return ["list-add", "document-open", "system-search", "edit-copy", "document-edit", "view-refresh",
                 "go-previous", "go-next", "go-up", "media-playback-stop", "view-more", "view-pin",
                 "user-trash", "window-close", "object-select", "folder-download", "emblem-system",
-                "help-about", "drive-harddisk", "dialog-warning", "pan-down", "document-properties"]
+                "help-about", "drive-harddisk", "dialog-warning", "pan-down", "document-properties",
+                "media-playback-pause", "media-playback-start", "folder"]
             .map(n => ({ tag: n, name: n }))
     }
     function test_iconsAreBundled(data) {

@@ -20,7 +20,8 @@ TestCase {
 
     Component { id: settingsComponent; SettingsDialog {} }
     Component { id: aboutComponent; AboutDialog {} }
-    Component { id: modelsComponent; ModelManagerDialog {} }
+    // The model manager is a page (issue 29); its confirmations are the dialogs.
+    Component { id: modelsComponent; ModelManagerPage {} }
 
     function brightness(image, x, y) {
         const c = image.pixel(x, y)
@@ -30,16 +31,19 @@ TestCase {
     function test_modalAndDimmed_data() {
         return [{ tag: "settings", component: settingsComponent },
                 { tag: "about", component: aboutComponent },
-                { tag: "models", component: modelsComponent }]
+                { tag: "models: remove", component: modelsComponent, inner: "confirmRemoveDialog" },
+                { tag: "models: existing file", component: modelsComponent, inner: "existingFileDialog" }]
     }
     function test_modalAndDimmed(data) {
         const before = grabImage(backdrop)
-        const d = createTemporaryObject(data.component, testCase, { theme: lightTheme, width: 300, height: 200 })
+        const made = createTemporaryObject(data.component, testCase, { theme: lightTheme, width: 300, height: 200 })
+        const d = data.inner ? findChild(made, data.inner) : made
+        verify(d !== null)
         verify(d.modal, "modal")
         verify(d.dim, "dims the window")
         d.open()
         tryCompare(d, "opened", true)
-        waitForRendering(backdrop)
+        // (grabImage renders the window as it is now; no frame needs waiting for.)
         const after = grabImage(backdrop)
         // A corner far from the centred dialog: darkened by the scrim, not by the dialog itself.
         verify(brightness(after, 5, 5) < brightness(before, 5, 5) * 0.8,

@@ -1,12 +1,12 @@
 #include "about/about_info.h"
 
-#include <QQmlContext>
 #include <QQmlEngine>
 #include <QVariantMap>
 #include <QtGlobal>
 #include <exception>
 
 #include "about/license_texts.h"
+#include "app_services.h"
 #include "trit/session.h"
 
 #ifndef TRIT_APP_VERSION
@@ -18,7 +18,9 @@ namespace trit::about {
 AboutInfo::AboutInfo(QObject* parent, DeviceLister lister)
     : QObject(parent), lister_(lister ? std::move(lister) : DeviceLister(&trit::list_vulkan_devices)) {}
 
-QString AboutInfo::version() const { return QStringLiteral(TRIT_APP_VERSION); }
+QString AboutInfo::version() const {
+  return QStringLiteral(TRIT_APP_VERSION);
+}
 
 QString AboutInfo::qtVersion() const {
   const QString runtime = QString::fromLatin1(qVersion());
@@ -26,7 +28,9 @@ QString AboutInfo::qtVersion() const {
   return runtime == built ? runtime : QStringLiteral("%1 (built with %2)").arg(runtime, built);
 }
 
-QString AboutInfo::precision() const { return QString::fromLatin1(trit::to_string(trit::SessionOptions{}.precision)); }
+QString AboutInfo::precision() const {
+  return QString::fromLatin1(trit::to_string(trit::SessionOptions{}.precision));
+}
 
 QVariantList AboutInfo::licenses() const {
   QVariantList list;
@@ -69,7 +73,7 @@ QString AboutInfo::reportText() const {
 
 AboutInfo* exposeAboutInfo(QQmlEngine& engine) {
   auto* info = new AboutInfo(&engine);
-  engine.rootContext()->setContextProperty(QStringLiteral("tritAbout"), info);
+  app::AppServices::of(engine)->setAbout(info);
   return info;
 }
 

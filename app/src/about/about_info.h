@@ -1,7 +1,8 @@
 #pragma once
 // What the About dialog shows (qml/AboutDialog.qml): the version (from CMake's project(), the one place
-// it lives), the Qt version, the engine's precision, the Vulkan devices the engine sees and the licence texts (Trit's, the
-// model's, third-party notices), compiled into the binary so the dialog needs no installed files.
+// it lives), the Qt version, the engine's precision, the Vulkan devices the engine sees and the licence texts (Trit's,
+// the model's, third-party notices), compiled into the binary so the dialog needs no installed files.
+#include <QtQml/qqmlregistration.h>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -17,6 +18,8 @@ namespace trit::about {
 
 class AboutInfo : public QObject {
   Q_OBJECT
+  QML_NAMED_ELEMENT(AboutInfo)
+  QML_UNCREATABLE("main() makes the one AboutInfo: App.about")
   Q_PROPERTY(QString version READ version CONSTANT)
   Q_PROPERTY(QString qtVersion READ qtVersion CONSTANT)
   Q_PROPERTY(QString precision READ precision CONSTANT)
@@ -61,7 +64,7 @@ class AboutInfo : public QObject {
   bool queried_ = false;
 };
 
-// Makes one AboutInfo, owned by `engine`, visible to QML as the context property "tritAbout", which
+// Makes one AboutInfo, owned by `engine`, and gives it to QML as App.about (app_services.h), which
 // qml/AboutDialog.qml picks up by itself. main() calls it before loading Main.qml.
 AboutInfo* exposeAboutInfo(QQmlEngine& engine);
 

@@ -8,6 +8,8 @@ namespace {
 
 }  // namespace
 
-std::span<const LicenseText> licenseTexts() { return kLicenseTexts; }
+std::span<const LicenseText> licenseTexts() {
+  return kLicenseTexts;
+}
 
 }  // namespace trit::about

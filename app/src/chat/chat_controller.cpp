@@ -4,16 +4,18 @@
 #include <QGuiApplication>
 #include <QRandomGenerator>
 
-#include "chat/app_settings.h"
-#include "chat/conversation_records.h"
-#include "chat/engine_bridge.h"
+#include "conversations/conversation_records.h"
+#include "engine_thread/engine_bridge.h"
+#include "settings/app_settings.h"
 #include "storage/conversation_store.h"
 #include "storage/reply_writer.h"
 
 namespace trit::chat {
 namespace {
 
-QString reasonName(FinishReason r) { return QString::fromLatin1(to_string(r)); }
+QString reasonName(FinishReason r) {
+  return QString::fromLatin1(to_string(r));
+}
 
 }  // namespace
 
@@ -61,7 +63,9 @@ void ChatController::setStorageError(const QString& message) {
   emit storageErrorChanged();
 }
 
-void ChatController::clearStorageError() { setStorageError({}); }
+void ChatController::clearStorageError() {
+  setStorageError({});
+}
 
 template <typename F>
 bool ChatController::saving(F&& write) {
@@ -71,7 +75,8 @@ bool ChatController::saving(F&& write) {
     return true;
   } catch (const storage::StorageError& e) {
     setStorageError(tr("This conversation could not be saved: %1. It stays on screen; saving resumes with the "
-                       "next conversation.").arg(e.message()));
+                       "next conversation.")
+                        .arg(e.message()));
     return false;
   }
 }
@@ -95,9 +100,13 @@ void ChatController::setStore(storage::ConversationStore* store) {
   emit conversationChanged();
 }
 
-storage::ConversationStore* ChatController::store() const { return store_.data(); }
+storage::ConversationStore* ChatController::store() const {
+  return store_.data();
+}
 
-bool ChatController::persistent() const { return !store_.isNull(); }
+bool ChatController::persistent() const {
+  return !store_.isNull();
+}
 
 qint64 ChatController::lastSavedId() const {
   return messages_.count() > 0 ? messages_.at(messages_.count() - 1).messageId : 0;
@@ -226,7 +235,8 @@ void ChatController::saveShownConversation() {
         const auto reason = m.finishReason == QLatin1String("context_full")
                                 ? storage::FinishReason::Length
                                 : storage::finishReasonFromName(m.finishReason).value_or(storage::FinishReason::Stop);
-        store_->finishReply(id, stats, reason == storage::FinishReason::Streaming ? storage::FinishReason::Stop : reason);
+        store_->finishReply(id, stats,
+                            reason == storage::FinishReason::Streaming ? storage::FinishReason::Stop : reason);
         if (!m.tokens.empty()) replyTokens_.insert(id, m.tokens);
       } else {
         id = store_->addMessage(conversation, parent, storage::Role::User, m.text);
@@ -274,7 +284,8 @@ void ChatController::switchTo(qint64 id) {
   // The prompt cache keeps the last conversation's tokens; the next prompt reuses whatever prefix it
   // shares with them (the session compares token by token), so nothing needs clearing here.
   // The conversation's own system prompt (not written back: opening a conversation changes nothing).
-  const QString prompt = conversation ? conversation->systemPrompt : (settings_ ? settings_->systemPrompt() : QString());
+  const QString prompt =
+      conversation ? conversation->systemPrompt : (settings_ ? settings_->systemPrompt() : QString());
   if (prompt != systemPrompt_) {
     systemPrompt_ = prompt;
     emit systemPromptChanged();
@@ -402,7 +413,9 @@ int ChatController::oldestTurnRows() const {
   return n < messages_.count() ? n : 0;  // only one turn left: nothing can be dropped
 }
 
-bool ChatController::canDropOldestTurn() const { return messages_.count() > 0 && oldestTurnRows() > 0; }
+bool ChatController::canDropOldestTurn() const {
+  return messages_.count() > 0 && oldestTurnRows() > 0;
+}
 
 bool ChatController::dropOldestTurns() {
   if (generating() || !canDropOldestTurn()) return false;
@@ -527,8 +540,10 @@ void ChatController::onFinished(const ReplyOutcome& outcome) {
                  .arg(prompt)
                  .arg(outcome.contextLength));
   } else if (full) {
-    setError(tr("The conversation no longer fits in the model's context of %n tokens. Start a new "
-                "conversation, or drop the oldest messages to continue.", nullptr, outcome.contextLength));
+    setError(
+        tr("The conversation no longer fits in the model's context of %n tokens. Start a new "
+           "conversation, or drop the oldest messages to continue.",
+           nullptr, outcome.contextLength));
   }
   endReply();
   emit replyFinished(row);
@@ -553,7 +568,8 @@ void ChatController::endReply() {
   emit progressChanged();
   emit generatingChanged();
   // A switch asked for while the reply was written happens now that it has ended (and is saved).
-  if (pendingSwitch_) QTimer::singleShot(0, this, [this] {
+  if (pendingSwitch_)
+    QTimer::singleShot(0, this, [this] {
       if (pendingSwitch_ && !generating()) switchTo(*pendingSwitch_);
     });
 }

@@ -16,9 +16,9 @@
 #include <memory>
 #include <optional>
 
-#include "chat/engine_types.h"
 #include "chat/message_list_model.h"
 #include "chat/speed_meter.h"
+#include "engine_thread/engine_types.h"
 
 namespace trit::storage {
 class ConversationStore;
@@ -180,14 +180,14 @@ class ChatController : public QObject {
   QPointer<storage::ConversationStore> store_;
   std::unique_ptr<storage::ReplyWriter> writer_;  // the running reply's, once its first text arrived
   qint64 conversationId_ = 0;
-  QString savedModel_;                 // the model and sampling stored with the conversation
+  QString savedModel_;  // the model and sampling stored with the conversation
   QJsonObject savedSampling_;
-  int droppedRows_ = 0;                // rows of the saved thread left off the screen (dropOldestTurns)
-  qint64 replyConversationId_ = 0;     // where the running reply is saved (0: it is not)
+  int droppedRows_ = 0;             // rows of the saved thread left off the screen (dropOldestTurns)
+  qint64 replyConversationId_ = 0;  // where the running reply is saved (0: it is not)
   qint64 replyParentId_ = 0;
-  QString replySaved_;                 // its text as written to the store
-  std::optional<qint64> pendingSwitch_;  // a conversation to show once the running reply has stopped
-  qint64 deletedShown_ = 0;            // the conversation on screen when it was deleted (undo reopens it)
+  QString replySaved_;                               // its text as written to the store
+  std::optional<qint64> pendingSwitch_;              // a conversation to show once the running reply has stopped
+  qint64 deletedShown_ = 0;                          // the conversation on screen when it was deleted (undo reopens it)
   QHash<qint64, std::vector<int32_t>> replyTokens_;  // sampled ids of replies made in this run, by id
   QString storageError_;
 };

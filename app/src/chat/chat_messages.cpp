@@ -10,10 +10,14 @@ std::vector<ChatMessage> chatMessages(const QString& systemPrompt, const QList<C
   messages.push_back({ChatRole::System, systemPrompt.toStdString()});
   for (const auto& turn : turns) {
     ChatRole role;
-    if (turn.role == QLatin1String("user")) role = ChatRole::User;
-    else if (turn.role == QLatin1String("assistant")) role = ChatRole::Assistant;
-    else throw std::invalid_argument("unknown chat role \"" + turn.role.toStdString() + "\"");
-    messages.push_back({role, turn.text.toStdString(), role == ChatRole::Assistant ? turn.tokens : std::vector<int32_t>{}});
+    if (turn.role == QLatin1String("user"))
+      role = ChatRole::User;
+    else if (turn.role == QLatin1String("assistant"))
+      role = ChatRole::Assistant;
+    else
+      throw std::invalid_argument("unknown chat role \"" + turn.role.toStdString() + "\"");
+    messages.push_back(
+        {role, turn.text.toStdString(), role == ChatRole::Assistant ? turn.tokens : std::vector<int32_t>{}});
   }
   return messages;
 }

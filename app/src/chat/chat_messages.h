@@ -2,14 +2,14 @@
 // The conversation the UI holds, as the engine's chat component (trit/chat.h) takes it, and the prompt
 // ids for the loaded model: its chat format, or plain completion for a base model. The format itself
 // lives only in the engine.
+#include <trit/chat.h>
 #include <QList>
 #include <QString>
 #include <cstdint>
 #include <optional>
-#include <trit/chat.h>
 #include <vector>
 
-#include "chat/engine_types.h"
+#include "engine_thread/engine_types.h"
 
 namespace trit::chat {
 

@@ -16,27 +16,44 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= messages_.size()) return {};
   const auto& m = messages_[index.row()];
   switch (role) {
-    case RoleRole: return m.role;
-    case TextRole: return m.text;
-    case SegmentsRole: return QVariant::fromValue(static_cast<QObject*>(m.segments));
-    case StreamingRole: return m.streaming;
-    case FinishReasonRole: return m.finishReason;
-    case ErrorTextRole: return m.errorText;
-    case StatsRole: return m.stats;
-    case SpeedHistoryRole: return m.speedHistory;
-    case MessageIdRole: return m.messageId;
-    case VariantIndexRole: return m.variantIndex;
-    case VariantCountRole: return m.variantCount;
-    default: return {};
+    case RoleRole:
+      return m.role;
+    case TextRole:
+      return m.text;
+    case SegmentsRole:
+      return QVariant::fromValue(static_cast<QObject*>(m.segments));
+    case StreamingRole:
+      return m.streaming;
+    case FinishReasonRole:
+      return m.finishReason;
+    case ErrorTextRole:
+      return m.errorText;
+    case StatsRole:
+      return m.stats;
+    case SpeedHistoryRole:
+      return m.speedHistory;
+    case MessageIdRole:
+      return m.messageId;
+    case VariantIndexRole:
+      return m.variantIndex;
+    case VariantCountRole:
+      return m.variantCount;
+    default:
+      return {};
   }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-  return {{RoleRole, "role"},           {TextRole, "text"},
-          {SegmentsRole, "segments"},   {StreamingRole, "streaming"},
-          {FinishReasonRole, "finishReason"}, {ErrorTextRole, "errorText"},
-          {StatsRole, "stats"},         {SpeedHistoryRole, "speedHistory"},
-          {MessageIdRole, "messageId"}, {VariantIndexRole, "variantIndex"},
+  return {{RoleRole, "role"},
+          {TextRole, "text"},
+          {SegmentsRole, "segments"},
+          {StreamingRole, "streaming"},
+          {FinishReasonRole, "finishReason"},
+          {ErrorTextRole, "errorText"},
+          {StatsRole, "stats"},
+          {SpeedHistoryRole, "speedHistory"},
+          {MessageIdRole, "messageId"},
+          {VariantIndexRole, "variantIndex"},
           {VariantCountRole, "variantCount"}};
 }
 
@@ -134,7 +151,9 @@ void MessageListModel::removeFirst(int n) {
   emit countChanged();
 }
 
-void MessageListModel::clear() { removeFrom(0); }
+void MessageListModel::clear() {
+  removeFrom(0);
+}
 
 QVariantMap MessageListModel::get(int row) const {
   if (row < 0 || row >= count()) return {};

@@ -16,12 +16,12 @@ struct ChatMessage {
   QString role;  // "user" or "assistant"
   QString text;
   bool streaming = false;
-  QString finishReason;  // assistant: "stop", "length", "cancelled", "context_full", "error"; "" while streaming
-  QString errorText;     // assistant: why the reply failed, for the user
-  QVariantMap stats;     // assistant: promptTokens, reusedTokens, generatedTokens, ttftMs, promptTokensPerSecond,
-                         // generationTokensPerSecond
-  QVariantList speedHistory;   // assistant: smoothed tokens/s sampled while it streamed (the sparkline)
-  std::vector<int32_t> tokens;  // assistant: the sampled ids, reused verbatim in the next prompt
+  QString finishReason;       // assistant: "stop", "length", "cancelled", "context_full", "error"; "" while streaming
+  QString errorText;          // assistant: why the reply failed, for the user
+  QVariantMap stats;          // assistant: promptTokens, reusedTokens, generatedTokens, ttftMs, promptTokensPerSecond,
+                              // generationTokensPerSecond
+  QVariantList speedHistory;  // assistant: smoothed tokens/s sampled while it streamed (the sparkline)
+  std::vector<int32_t> tokens;           // assistant: the sampled ids, reused verbatim in the next prompt
   SegmentListModel* segments = nullptr;  // owned by the model
   // Where it is kept (0: not saved, e.g. the database could not be opened) and which of its versions
   // (edits, regenerations) this is: the bubble pages through them.
@@ -59,8 +59,8 @@ class MessageListModel : public QAbstractListModel {
 
   const ChatMessage& at(int row) const { return messages_[row]; }
   int append(const QString& role, const QString& text, bool streaming = false);
-  void appendText(int row, QStringView text);   // streaming: only the new text
-  void setText(int row, const QString& text);    // replaces (an edit, or the engine's final text)
+  void appendText(int row, QStringView text);  // streaming: only the new text
+  void setText(int row, const QString& text);  // replaces (an edit, or the engine's final text)
   void finish(int row, const QString& reason, const QVariantMap& stats, std::vector<int32_t> tokens,
               const QString& errorText = {});
   void setSpeedHistory(int row, const QVariantList& history);

@@ -14,11 +14,16 @@ QVariant SegmentListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= segments_.size()) return {};
   const auto& s = segments_[index.row()];
   switch (role) {
-    case KindRole: return s.kind == ui::MarkdownSegment::Kind::Code ? QStringLiteral("code") : QStringLiteral("prose");
-    case MarkdownRole: return sanitized_[index.row()];
-    case SourceRole: return s.text;
-    case LanguageRole: return s.language;
-    default: return {};
+    case KindRole:
+      return s.kind == ui::MarkdownSegment::Kind::Code ? QStringLiteral("code") : QStringLiteral("prose");
+    case MarkdownRole:
+      return sanitized_[index.row()];
+    case SourceRole:
+      return s.text;
+    case LanguageRole:
+      return s.language;
+    default:
+      return {};
   }
 }
 
@@ -42,7 +47,9 @@ void SegmentListModel::setText(QStringView text) {
   emit countChanged();
 }
 
-void SegmentListModel::finish() { sync(segmenter_.finish()); }
+void SegmentListModel::finish() {
+  sync(segmenter_.finish());
+}
 
 // Tells the views about rows from firstDirty on: changed rows get dataChanged, new rows are inserted,
 // rows that disappeared (an unfinished line that became a code fence) are removed.
@@ -65,7 +72,8 @@ void SegmentListModel::sync(qsizetype firstDirty) {
     beginInsertRows({}, static_cast<int>(before), static_cast<int>(now.size() - 1));
     for (qsizetype i = before; i < now.size(); ++i) {
       segments_.append(now[i]);
-      sanitized_.append(now[i].kind == ui::MarkdownSegment::Kind::Prose ? ui::sanitizeMarkdown(now[i].text) : QString());
+      sanitized_.append(now[i].kind == ui::MarkdownSegment::Kind::Prose ? ui::sanitizeMarkdown(now[i].text)
+                                                                        : QString());
     }
     endInsertRows();
     emit countChanged();

@@ -4,7 +4,9 @@
 
 namespace trit::chat {
 
-void SpeedMeter::reset() { *this = SpeedMeter(); }
+void SpeedMeter::reset() {
+  *this = SpeedMeter();
+}
 
 void SpeedMeter::add(int pieces, double dtSeconds) {
   if (dtSeconds <= 0) return;

@@ -39,7 +39,9 @@ struct Options {
                                              "name and start an empty one.")};
 };
 
-void printError(const QString& message) { std::fprintf(stderr, "trit: %s\n", qPrintable(message)); }
+void printError(const QString& message) {
+  std::fprintf(stderr, "trit: %s\n", qPrintable(message));
+}
 
 void writeOut(const QByteArray& bytes) {
   std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stdout);
@@ -96,7 +98,8 @@ int exportConversation(ConversationStore& store, const QString& idText, const QS
   const qint64 id = idText.toLongLong(&ok);
   if (!ok || id <= 0) {
     printError(QStringLiteral("--export-conversation needs a conversation id (a number from --list-conversations), "
-                              "not \"%1\"").arg(idText));
+                              "not \"%1\"")
+                   .arg(idText));
     return kExitUsage;
   }
   try {
@@ -115,7 +118,8 @@ int exportConversation(ConversationStore& store, const QString& idText, const QS
 int importConversation(ConversationStore& store, const QString& file) {
   QFile in;
   const bool fromStdin = file == QLatin1String("-");
-  const bool opened = fromStdin ? in.open(stdin, QIODevice::ReadOnly) : (in.setFileName(file), in.open(QIODevice::ReadOnly));
+  const bool opened =
+      fromStdin ? in.open(stdin, QIODevice::ReadOnly) : (in.setFileName(file), in.open(QIODevice::ReadOnly));
   if (!opened) {
     printError(QStringLiteral("cannot read %1: %2").arg(file, in.errorString()));
     return kExitFailed;
@@ -129,8 +133,8 @@ int importConversation(ConversationStore& store, const QString& file) {
     if (bytes.size() > kMaxImportBytes) break;
   }
   if (in.error() != QFileDevice::NoError) {
-    printError(QStringLiteral("cannot read %1: %2").arg(fromStdin ? QStringLiteral("standard input") : file,
-                                                         in.errorString()));
+    printError(QStringLiteral("cannot read %1: %2")
+                   .arg(fromStdin ? QStringLiteral("standard input") : file, in.errorString()));
     return kExitFailed;
   }
   if (bytes.size() > kMaxImportBytes) {
@@ -143,8 +147,8 @@ int importConversation(ConversationStore& store, const QString& file) {
     const qint64 id = storage::importJson(store, bytes);
     writeOut(QStringLiteral("imported conversation %1\n").arg(id).toUtf8());
   } catch (const storage::ExchangeError& e) {
-    printError(QStringLiteral("cannot import %1: %2").arg(fromStdin ? QStringLiteral("standard input") : file,
-                                                             e.message()));
+    printError(
+        QStringLiteral("cannot import %1: %2").arg(fromStdin ? QStringLiteral("standard input") : file, e.message()));
     return kExitFailed;
   }
   return kExitOk;
@@ -201,7 +205,8 @@ int runConversationCommand(const QCommandLineParser& parser) {
     ConversationStore store(dbPath, headlessOptions());
     if (store.emptyAtOpen()) {  // said, not silently taken for a new database (issue 30)
       printError(QStringLiteral("note: the conversation database %1 was an empty file (0 bytes): there were no "
-                                "conversations in it, and a new database was started there.").arg(dbPath));
+                                "conversations in it, and a new database was started there.")
+                     .arg(dbPath));
     }
     if (parser.isSet(o.list)) return listConversations(store);
     if (parser.isSet(o.exportId)) return exportConversation(store, parser.value(o.exportId), format);

@@ -49,7 +49,9 @@ QString detailLine(const CatalogEntry* entry, const ModelInfo* info) {
     return info && !fromFile.isEmpty() ? fromFile : fromCatalogue;
   };
   const QString arch = pick(info ? info->architecture : QString(), entry ? entry->architecture : QString());
-  const QString params = formatParameters(info && info->parameters > 0 ? info->parameters : entry ? entry->parameters : 0);
+  const QString params = formatParameters(info && info->parameters > 0 ? info->parameters
+                                          : entry                      ? entry->parameters
+                                                                       : 0);
   const QString format = pick(info ? info->quantization : QString(), entry ? entry->quantization : QString());
   QStringList parts;
   parts << (arch.isEmpty() ? QStringLiteral("architecture unknown") : QStringLiteral("%1 architecture").arg(arch));
@@ -75,12 +77,16 @@ int listModels(const Catalog& catalog, const ModelsFolder& folder) {
       state = record ? QStringLiteral("installed (verified by %1)").arg(record->verifiedBy)
                      : QStringLiteral("installed (not verified)");
     } else if (const qint64 part = folder.partialBytes(m); part > 0) {
-      state = m.size > 0 ? QStringLiteral("partial %1% (resumable)").arg(100.0 * static_cast<double>(part) / static_cast<double>(m.size), 0, 'f', 1)
+      state = m.size > 0 ? QStringLiteral("partial %1% (resumable)")
+                               .arg(100.0 * static_cast<double>(part) / static_cast<double>(m.size), 0, 'f', 1)
                          : QStringLiteral("partial %1 (resumable)").arg(formatBytes(part));
     }
     // The licence is on the detail line, with its URL.
-    out(QStringLiteral("%1  %2  %3  %4").arg(m.id, -28).arg(m.name, -30)
-            .arg(m.size > 0 ? formatBytes(m.size) : QStringLiteral("size unknown"), 12).arg(state));
+    out(QStringLiteral("%1  %2  %3  %4")
+            .arg(m.id, -28)
+            .arg(m.name, -30)
+            .arg(m.size > 0 ? formatBytes(m.size) : QStringLiteral("size unknown"), 12)
+            .arg(state));
     out(detailLine(&m, info ? &*info : nullptr));
   }
   const QStringList others = QDir(folder.path()).entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
@@ -88,7 +94,9 @@ int listModels(const Catalog& catalog, const ModelsFolder& folder) {
     if (known.contains(f)) continue;
     const QString path = QDir(folder.path()).filePath(f);
     out(QStringLiteral("%1  %2  %3  installed (imported, not in the catalogue)")
-            .arg(f, -28).arg(QString(), -30).arg(formatBytes(QFileInfo(path).size()), 12));
+            .arg(f, -28)
+            .arg(QString(), -30)
+            .arg(formatBytes(QFileInfo(path).size()), 12));
     const ModelInfo info = inspectModel(path);
     out(detailLine(nullptr, &info));
   }
@@ -122,8 +130,9 @@ int download(const CatalogEntry& entry, const ModelsFolder& folder, const Downlo
                        code = 0;
                      } else {
                        // The other file is the user's: they choose, on the command line.
-                       const QString choice = conflict ? QStringLiteral(" Run again with --replace to replace it, or "
-                                                                        "with --keep-both to keep it under another name.")
+                       const QString choice = conflict ? QStringLiteral(
+                                                             " Run again with --replace to replace it, or "
+                                                             "with --keep-both to keep it under another name.")
                                                        : QString();
                        err(QStringLiteral("cannot download %1: %2%3").arg(id, result, choice));
                      }
@@ -175,16 +184,24 @@ int runModelsCommand(const QCommandLineParser& parser) {
   bool ok = true;
   if (parser.isSet(stallOpt)) {
     const double s = parser.value(stallOpt).toDouble(&ok);
-    if (!ok || s <= 0 || s > 3600) return err(QStringLiteral("--stall-timeout wants seconds between 0 and 3600, got \"%1\".").arg(parser.value(stallOpt))), 2;
+    if (!ok || s <= 0 || s > 3600)
+      return err(QStringLiteral("--stall-timeout wants seconds between 0 and 3600, got \"%1\".")
+                     .arg(parser.value(stallOpt))),
+             2;
     options.stallTimeoutMs = static_cast<int>(s * 1000);
   }
   if (parser.isSet(retriesOpt)) {
     options.maxRetries = parser.value(retriesOpt).toInt(&ok);
-    if (!ok || options.maxRetries < 0 || options.maxRetries > 100) return err(QStringLiteral("--retries wants a number from 0 to 100, got \"%1\".").arg(parser.value(retriesOpt))), 2;
+    if (!ok || options.maxRetries < 0 || options.maxRetries > 100)
+      return err(QStringLiteral("--retries wants a number from 0 to 100, got \"%1\".").arg(parser.value(retriesOpt))),
+             2;
   }
   if (parser.isSet(backoffOpt)) {
     const double s = parser.value(backoffOpt).toDouble(&ok);
-    if (!ok || s < 0 || s > 600) return err(QStringLiteral("--retry-delay wants seconds between 0 and 600, got \"%1\".").arg(parser.value(backoffOpt))), 2;
+    if (!ok || s < 0 || s > 600)
+      return err(QStringLiteral("--retry-delay wants seconds between 0 and 600, got \"%1\".")
+                     .arg(parser.value(backoffOpt))),
+             2;
     options.initialBackoffMs = static_cast<int>(s * 1000);
   }
   options.validate = [](const QString& path) { return inspectModel(path).error; };

@@ -62,15 +62,15 @@ bool parseEntry(const QJsonObject& o, CatalogEntry* e, QString* why) {
   // Shapes, not lists: a catalogue written for a later Trit may name an architecture or format this
   // version does not know (the engine refuses such a file by name once it is downloaded).
   static const QRegularExpression archPattern(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,63}$"));
-  static const QRegularExpression formatPattern(QStringLiteral("^[A-Z0-9][A-Z0-9_]{0,15}(\\+[A-Z0-9][A-Z0-9_]{0,15}){0,3}$"),
-                                              QRegularExpression::CaseInsensitiveOption);
+  static const QRegularExpression formatPattern(
+      QStringLiteral("^[A-Z0-9][A-Z0-9_]{0,15}(\\+[A-Z0-9][A-Z0-9_]{0,15}){0,3}$"),
+      QRegularExpression::CaseInsensitiveOption);
   QString url;
   if (!readString(o, "id", true, &e->id, why) || !readString(o, "name", true, &e->name, why) ||
       !readString(o, "url", true, &url, why) || !readCount(o, "size", false, &e->size, why) ||
       !readString(o, "sha256", false, &e->sha256, why) || !readString(o, "license", true, &e->license, why) ||
-      !readString(o, "description", true, &e->description, why) ||
-      !readString(o, "file", false, &e->fileName, why) || !readCount(o, "memory", false, &e->memory, why) ||
-      !readString(o, "quantization", false, &e->quantization, why) ||
+      !readString(o, "description", true, &e->description, why) || !readString(o, "file", false, &e->fileName, why) ||
+      !readCount(o, "memory", false, &e->memory, why) || !readString(o, "quantization", false, &e->quantization, why) ||
       !readString(o, "license_url", false, &e->licenseUrl, why) ||
       !readString(o, "architecture", false, &e->architecture, why) ||
       !readCount(o, "parameters", false, &e->parameters, why, "weights"))
@@ -97,8 +97,10 @@ bool parseEntry(const QJsonObject& o, CatalogEntry* e, QString* why) {
   }
   e->sha256 = e->sha256.toLower();
   if (!e->architecture.isEmpty() && !archPattern.match(e->architecture).hasMatch()) {
-    *why = QStringLiteral("\"architecture\" must be a GGUF architecture name such as \"llama\" (lower-case "
-                          "letters, digits, '.', '_', '-'), got \"%1\"").arg(e->architecture);
+    *why = QStringLiteral(
+               "\"architecture\" must be a GGUF architecture name such as \"llama\" (lower-case "
+               "letters, digits, '.', '_', '-'), got \"%1\"")
+               .arg(e->architecture);
     return false;
   }
   if (!e->quantization.isEmpty() && !formatPattern.match(e->quantization).hasMatch()) {
@@ -140,12 +142,17 @@ std::optional<Catalog> parseCatalog(const QByteArray& json, const QString& sourc
     if (!models[i].isObject()) {
       why = QStringLiteral("it is not a JSON object");
     } else if (parseEntry(models[i].toObject(), &e, &why)) {
-      if (ids.contains(e.id)) why = QStringLiteral("the id \"%1\" is used twice").arg(e.id);
-      else if (files.contains(e.fileName)) why = QStringLiteral("the file \"%1\" is used twice").arg(e.fileName);
+      if (ids.contains(e.id))
+        why = QStringLiteral("the id \"%1\" is used twice").arg(e.id);
+      else if (files.contains(e.fileName))
+        why = QStringLiteral("the file \"%1\" is used twice").arg(e.fileName);
     }
     if (!why.isEmpty()) {
       const QString label = e.id.isEmpty() ? QString() : QStringLiteral(" (\"%1\")").arg(e.id);
-      *error = QStringLiteral("The catalogue %1 has a bad entry models[%2]%3: %4").arg(source).arg(i).arg(label, asSentence(why));
+      *error = QStringLiteral("The catalogue %1 has a bad entry models[%2]%3: %4")
+                   .arg(source)
+                   .arg(i)
+                   .arg(label, asSentence(why));
       return std::nullopt;
     }
     ids.insert(e.id);

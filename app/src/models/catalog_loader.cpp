@@ -77,8 +77,9 @@ void fetchCatalog(const QString& location, QObject* context, CatalogCallback don
   });
   QObject::connect(reply, &QNetworkReply::downloadProgress, reply, [reply](qint64 received, qint64) {
     if (received > kMaxCatalogBytes) {
-      reply->setProperty("tritRefused", QStringLiteral("The catalogue at %1 is larger than 4 MiB; refusing it.")
-                                            .arg(reply->url().toString()));
+      reply->setProperty(
+          "tritRefused",
+          QStringLiteral("The catalogue at %1 is larger than 4 MiB; refusing it.").arg(reply->url().toString()));
       reply->abort();
     }
   });
@@ -89,8 +90,8 @@ void fetchCatalog(const QString& location, QObject* context, CatalogCallback don
     if (!refused.isEmpty()) return done(std::nullopt, refused);
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (reply->error() != QNetworkReply::NoError || status != 200) {
-      const QString why = describeFailure(reply->error(), status, reply->url().isEmpty() ? url : reply->url(),
-                                          reply->errorString());
+      const QString why =
+          describeFailure(reply->error(), status, reply->url().isEmpty() ? url : reply->url(), reply->errorString());
       return done(std::nullopt, QStringLiteral("Cannot fetch the catalogue: %1").arg(asSentence(why)));
     }
     QString error;
@@ -102,11 +103,14 @@ void fetchCatalog(const QString& location, QObject* context, CatalogCallback don
 std::optional<Catalog> loadCatalog(const QString& location, QString* error, int timeoutMs) {
   QEventLoop loop;
   std::optional<Catalog> result;
-  fetchCatalog(location, &loop, [&](std::optional<Catalog> c, QString e) {
-    result = std::move(c);
-    *error = e;
-    loop.quit();
-  }, timeoutMs);
+  fetchCatalog(
+      location, &loop,
+      [&](std::optional<Catalog> c, QString e) {
+        result = std::move(c);
+        *error = e;
+        loop.quit();
+      },
+      timeoutMs);
   loop.exec();
   return result;
 }

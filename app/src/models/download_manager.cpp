@@ -13,10 +13,13 @@ DownloadManager::DownloadManager(DownloadOptions options, QObject* parent)
 DownloadManager::~DownloadManager() {
   for (DownloadTask* task : std::as_const(tasks_)) {
     // Blocking: the task saves its resume state and is destroyed on its own thread.
-    QMetaObject::invokeMethod(task, [task] {
-      task->pause();
-      delete task;
-    }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        task,
+        [task] {
+          task->pause();
+          delete task;
+        },
+        Qt::BlockingQueuedConnection);
   }
   tasks_.clear();
   thread_.quit();

@@ -7,6 +7,7 @@
 #include <QRegularExpression>
 #include <QStorageInfo>
 #include <QTimer>
+#include <cmath>
 #include <filesystem>
 
 #include "file_hash.h"
@@ -85,7 +86,9 @@ DownloadTask::~DownloadTask() {
   closePart();
 }
 
-QString DownloadTask::finalPath() const { return QDir(request_.directory).filePath(request_.fileName); }
+QString DownloadTask::finalPath() const {
+  return QDir(request_.directory).filePath(request_.fileName);
+}
 
 void DownloadTask::setState(State s, const QString& message) {
   state_ = s;
@@ -130,7 +133,8 @@ bool DownloadTask::settledByExistingFile() {
     source = record->verifiedBy;
   }
   if (!expected.isEmpty()) {
-    setState(State::Verifying, QStringLiteral("%1 is already in the models folder; checking its SHA-256.").arg(request_.fileName));
+    setState(State::Verifying,
+             QStringLiteral("%1 is already in the models folder; checking its SHA-256.").arg(request_.fileName));
     QString error;
     if (sha256OfFile(dest, &error) == expected) {
       if (!record || record->sha256 != expected) {
@@ -167,7 +171,7 @@ QString keptName(const QString& path) {
   const QString suffix = info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix();
   const QString stem = info.fileName().chopped(suffix.size());
   for (int n = 2;; ++n) {
-    const QString candidate = info.dir().filePath(QStringLiteral("%1 (%2)%3").arg(stem).arg(n).arg(suffix));
+    QString candidate = info.dir().filePath(QStringLiteral("%1 (%2)%3").arg(stem).arg(n).arg(suffix));
     if (!QFileInfo::exists(candidate) && !QFileInfo::exists(partPath(candidate))) return candidate;
   }
 }
@@ -184,17 +188,20 @@ bool DownloadTask::makeRoomForInstall() {
       closePart();
       savePartState();
       conflict(QStringLiteral("A file named %1 appeared in the models folder (%2) during the download. It was kept; "
-                              "the download was not installed.").arg(request_.fileName, dest));
+                              "the download was not installed.")
+                   .arg(request_.fileName, dest));
       return false;
     case ExistingFile::KeepBoth: {
       const QString kept = keptName(dest);
       if (!QFile::rename(dest, kept)) {  // QFile::rename never overwrites
         fail(QStringLiteral("Cannot rename the other %1 to %2 to keep both files; nothing was replaced.")
-                 .arg(dest, kept), false);
+                 .arg(dest, kept),
+             false);
         return false;
       }
-      setState(State::Verifying, QStringLiteral("The other file named %1 was kept as %2.")
-                                     .arg(request_.fileName, QFileInfo(kept).fileName()));
+      setState(
+          State::Verifying,
+          QStringLiteral("The other file named %1 was kept as %2.").arg(request_.fileName, QFileInfo(kept).fileName()));
       return true;
     }
   }
@@ -304,8 +311,9 @@ void DownloadTask::onMetaData() {
   if (linked.present && linked.sha256.isEmpty()) unusableLinked_ = linked.raw;
   if (!linked.sha256.isEmpty()) {
     if (!chainLinked_.isEmpty() && chainLinked_ != linked.sha256) {
-      refused_ = QStringLiteral("The server named two different SHA-256 values for %1 (X-Linked-ETag %2, then %3 at "
-                                "%4), so neither can be trusted; nothing was installed.")
+      refused_ = QStringLiteral(
+                     "The server named two different SHA-256 values for %1 (X-Linked-ETag %2, then %3 at "
+                     "%4), so neither can be trusted; nothing was installed.")
                      .arg(request_.id, chainLinked_, linked.sha256, reply_->url().toString());
     } else {
       chainLinked_ = linked.sha256;
@@ -323,10 +331,13 @@ void DownloadTask::onMetaData() {
     // Refused before its bytes: gigabytes that could never be accepted are not worth fetching. A resumed
     // part keeps the hash its first response named (part_, from the sidecar).
     refused_ = unusableLinked_.isEmpty()
-                   ? QStringLiteral("%1 cannot be verified: the catalogue gives no SHA-256 and the server sent no "
-                                    "X-Linked-ETag. Nothing was downloaded.").arg(request_.fileName)
-                   : QStringLiteral("%1 cannot be verified: the catalogue gives no SHA-256 and the server's "
-                                    "X-Linked-ETag (%2) is not a SHA-256. Nothing was downloaded.")
+                   ? QStringLiteral(
+                         "%1 cannot be verified: the catalogue gives no SHA-256 and the server sent no "
+                         "X-Linked-ETag. Nothing was downloaded.")
+                         .arg(request_.fileName)
+                   : QStringLiteral(
+                         "%1 cannot be verified: the catalogue gives no SHA-256 and the server's "
+                         "X-Linked-ETag (%2) is not a SHA-256. Nothing was downloaded.")
                          .arg(request_.fileName, unusableLinked_);
   }
   if (refused_.isEmpty() && (status == 200 || status == 206)) {
@@ -355,16 +366,21 @@ bool DownloadTask::acceptBody(int status) {
     total = length.isValid() ? length.toLongLong() : -1;
   }
   if (request_.expectedSize > 0 && total >= 0 && total != request_.expectedSize) {
-    refused_ = QStringLiteral("The server offers %1 bytes for %2, but the catalogue says %3 bytes; refusing the "
-                              "download.").arg(total).arg(request_.id).arg(request_.expectedSize);
+    refused_ = QStringLiteral(
+                   "The server offers %1 bytes for %2, but the catalogue says %3 bytes; refusing the "
+                   "download.")
+                   .arg(total)
+                   .arg(request_.id)
+                   .arg(request_.expectedSize);
     return false;
   }
   if (total > 0 && request_.expectedSize <= 0) {
     const qint64 need = total - offset_ + options_.freeSpaceMarginBytes;
     const qint64 free = options_.freeSpace(request_.directory);
     if (free >= 0 && free < need) {
-      refused_ = QStringLiteral("Not enough free disk space in %1: the download needs %2 more, but only %3 are "
-                                "free. Free some space and try again.")
+      refused_ = QStringLiteral(
+                     "Not enough free disk space in %1: the download needs %2 more, but only %3 are "
+                     "free. Free some space and try again.")
                      .arg(request_.directory, formatBytes(need), formatBytes(free));
       return false;
     }
@@ -402,8 +418,8 @@ void DownloadTask::onReadyRead() {
 
 bool DownloadTask::consume(QByteArrayView data) {
   if (part_.total >= 0 && offset_ + data.size() > part_.total) {
-    refused_ = QStringLiteral("The server sent more bytes than it announced (%1); the download is broken.")
-                   .arg(part_.total);
+    refused_ =
+        QStringLiteral("The server sent more bytes than it announced (%1); the download is broken.").arg(part_.total);
     writing_ = false;
     reply_->abort();
     return false;
@@ -417,8 +433,9 @@ bool DownloadTask::consume(QByteArrayView data) {
       offset_ += written;
     }
     file_.resize(offset_);
-    refused_ = QStringLiteral("Cannot write to %1: %2. The disk may be full; free some space and resume — the "
-                              "partial download (%3) is kept.")
+    refused_ = QStringLiteral(
+                   "Cannot write to %1: %2. The disk may be full; free some space and resume — the "
+                   "partial download (%3) is kept.")
                    .arg(file_.fileName(), why, formatBytes(offset_));
     writing_ = false;
     reply_->abort();
@@ -466,16 +483,21 @@ void DownloadTask::onFinished() {
   if (stop == Stop::Stall) {
     closePart();
     savePartState();
-    return retryOrFail(QStringLiteral("The transfer stalled: no data arrived for %1 s.").arg(options_.stallTimeoutMs / 1000.0));
+    return retryOrFail(
+        QStringLiteral("The transfer stalled: no data arrived for %1 s.").arg(options_.stallTimeoutMs / 1000.0));
   }
   if (refused_ == QLatin1String("restart")) {
-    if (++restarts_ > 2) return fail(QStringLiteral("The server at %1 keeps sending byte ranges that do not match; "
-                                                    "giving up.").arg(reply->url().host()), true);
+    if (++restarts_ > 2)
+      return fail(QStringLiteral("The server at %1 keeps sending byte ranges that do not match; "
+                                 "giving up.")
+                      .arg(reply->url().host()),
+                  true);
     firstHop_ = true;
     return sendRequest(request_.url);
   }
   if (!refused_.isEmpty()) {
-    const bool keep = refused_.startsWith(QLatin1String("Cannot write")) || refused_.startsWith(QLatin1String("Not enough"));
+    const bool keep =
+        refused_.startsWith(QLatin1String("Cannot write")) || refused_.startsWith(QLatin1String("Not enough"));
     return fail(refused_, !keep);
   }
   if (status >= 300 && status < 400 && reply->hasRawHeader("Location")) {
@@ -490,7 +512,9 @@ void DownloadTask::onFinished() {
       closePart();
       return verifyAndInstall();
     }
-    if (++restarts_ > 2) return fail(QStringLiteral("The server at %1 refuses every byte range (HTTP 416).").arg(reply->url().host()), true);
+    if (++restarts_ > 2)
+      return fail(QStringLiteral("The server at %1 refuses every byte range (HTTP 416).").arg(reply->url().host()),
+                  true);
     resetPart();
     firstHop_ = true;
     return sendRequest(request_.url);
@@ -517,7 +541,9 @@ void DownloadTask::onFinished() {
 void DownloadTask::handleRedirect(const QUrl& from, const QUrl& to) {
   if (chain_.size() > options_.maxRedirects)
     return fail(QStringLiteral("The server redirected more than %1 times, starting at %2.")
-                    .arg(options_.maxRedirects).arg(request_.url.toString()), false);
+                    .arg(options_.maxRedirects)
+                    .arg(request_.url.toString()),
+                false);
   if (chain_.contains(to)) {
     QStringList hops;
     for (const QUrl& u : chain_) hops << u.toString();
@@ -532,17 +558,21 @@ void DownloadTask::handleRedirect(const QUrl& from, const QUrl& to) {
 
 void DownloadTask::retryOrFail(const QString& why) {
   if (retries_ >= options_.maxRetries) {
-    const QString gaveUp = options_.maxRetries > 0 ? QStringLiteral(" Gave up after %1 retries; the partial download "
-                                                                    "is kept, so the next try resumes.").arg(options_.maxRetries)
+    const QString gaveUp = options_.maxRetries > 0 ? QStringLiteral(
+                                                         " Gave up after %1 retries; the partial download "
+                                                         "is kept, so the next try resumes.")
+                                                         .arg(options_.maxRetries)
                                                    : QString();
     return fail(why + gaveUp, false);
   }
-  const qint64 delay = std::min<qint64>(static_cast<qint64>(options_.initialBackoffMs) << std::min(retries_, 20),
-                                        options_.maxBackoffMs);
+  const qint64 delay =
+      std::min<qint64>(static_cast<qint64>(options_.initialBackoffMs) << std::min(retries_, 20), options_.maxBackoffMs);
   ++retries_;
-  setState(State::Waiting, QStringLiteral("%1 Retrying in %2 (attempt %3 of %4).")
-                               .arg(why, delay < 1000 ? QStringLiteral("%1 ms").arg(delay) : formatDuration(delay / 1000))
-                               .arg(retries_ + 1).arg(options_.maxRetries + 1));
+  setState(State::Waiting,
+           QStringLiteral("%1 Retrying in %2 (attempt %3 of %4).")
+               .arg(why, delay < 1000 ? QStringLiteral("%1 ms").arg(delay) : formatDuration(delay / 1000))
+               .arg(retries_ + 1)
+               .arg(options_.maxRetries + 1));
   retryTimer_->start(static_cast<int>(delay));
 }
 
@@ -556,7 +586,9 @@ void DownloadTask::verifyAndInstall() {
   }
   if (expected.isEmpty())
     return fail(QStringLiteral("%1 cannot be verified: the catalogue gives no SHA-256 and the server sent no "
-                               "X-Linked-ETag. The file was not accepted and was deleted.").arg(request_.fileName), true);
+                               "X-Linked-ETag. The file was not accepted and was deleted.")
+                    .arg(request_.fileName),
+                true);
   setState(State::Verifying, QStringLiteral("Checking the SHA-256 of %1.").arg(request_.fileName));
   // Twice (issue 9): the hash of the bytes as they streamed in, then the file as it is on disk, so what
   // gets accepted is what was received and what was written.
@@ -566,27 +598,33 @@ void DownloadTask::verifyAndInstall() {
   if (streamed != expected)
     return fail(QStringLiteral("The downloaded file for %1 is damaged or not the expected file: its SHA-256 is %2, but "
                                "%3 was expected (from %4). The file was deleted; try downloading again.")
-                    .arg(request_.id, streamed, expected, sourceName), true);
+                    .arg(request_.id, streamed, expected, sourceName),
+                true);
   QString error;
   const QString onDisk = sha256OfFile(part, &error);
   if (onDisk.isEmpty())
     return fail(QStringLiteral("The downloaded file %1 cannot be checked: %2 It was deleted; try downloading again.")
-                    .arg(part, asSentence(error)), true);
+                    .arg(part, asSentence(error)),
+                true);
   if (onDisk != expected)
     return fail(QStringLiteral("The downloaded file %1 changed on disk before it could be accepted (its SHA-256 is "
-                               "now %2). It was deleted; try downloading again.").arg(part, onDisk), true);
+                               "now %2). It was deleted; try downloading again.")
+                    .arg(part, onDisk),
+                true);
   if (options_.validate) {
     const QString invalid = options_.validate(part);
     if (!invalid.isEmpty())
       return fail(QStringLiteral("The downloaded file for %1 is not a model Trit can use: %2 It was deleted.")
-                      .arg(request_.id, asSentence(invalid)), true);
+                      .arg(request_.id, asSentence(invalid)),
+                  true);
   }
   if (!makeRoomForInstall()) return;
   std::error_code ec;
   std::filesystem::rename(part.toStdString(), finalPath().toStdString(), ec);  // atomic within one folder
   if (ec)
     return fail(QStringLiteral("Cannot move the verified download into place as %1: %2.")
-                    .arg(finalPath(), QString::fromStdString(ec.message())), false);
+                    .arg(finalPath(), QString::fromStdString(ec.message())),
+                false);
   VerifiedRecord record{request_.id, request_.url.toString(), expected, source, offset_};
   writeVerifiedRecord(recordPath(finalPath()), record, &error);
   QFile::remove(partStatePath(finalPath()));
@@ -623,7 +661,7 @@ void DownloadTask::emitProgress(bool force) {
   if (now > first.first && offset_ >= first.second)
     p.bytesPerSecond = 1000.0 * static_cast<double>(offset_ - first.second) / static_cast<double>(now - first.first);
   if (p.total > 0 && p.bytesPerSecond > 0)
-    p.secondsLeft = static_cast<qint64>(static_cast<double>(p.total - offset_) / p.bytesPerSecond + 0.5);
+    p.secondsLeft = std::llround(static_cast<double>(p.total - offset_) / p.bytesPerSecond);
   emit progress(p);
 }
 

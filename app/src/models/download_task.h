@@ -29,8 +29,19 @@ class DownloadTask : public QObject {
  public:
   // Conflict: a different file has the download's name and request().existing is Keep; it was left as it
   // is, and finished(false, ...) follows. The user decides: replace it, or keep both.
-  enum class State { Idle, Connecting, Downloading, Stalled, Waiting, Paused, Verifying, Done, Failed, Cancelled,
-                     Conflict };
+  enum class State {
+    Idle,
+    Connecting,
+    Downloading,
+    Stalled,
+    Waiting,
+    Paused,
+    Verifying,
+    Done,
+    Failed,
+    Cancelled,
+    Conflict
+  };
   Q_ENUM(State)
 
   DownloadTask(DownloadRequest request, DownloadOptions options, QObject* parent = nullptr);
@@ -42,7 +53,7 @@ class DownloadTask : public QObject {
 
  public slots:
   void start();
-  void pause();   // keeps the .part and its sidecar; resume() or a later start() continues
+  void pause();  // keeps the .part and its sidecar; resume() or a later start() continues
   void resume();
   void cancel();  // deletes the .part and its sidecar
 
@@ -87,9 +98,9 @@ class DownloadTask : public QObject {
   // Received bytes are read into this one block (allocated once) and written from it: a fresh QByteArray
   // per readyRead (readAll()) cost an allocation, page faults and a copy for every chunk.
   QByteArray block_;
-  Sha256 hash_;               // of the bytes in the .part, as they were received (and, resumed, read back)
-  qint64 offset_ = 0;         // bytes in the .part (== hashed bytes)
-  qint64 attemptStart_ = 0;   // offset when the current request began
+  Sha256 hash_;              // of the bytes in the .part, as they were received (and, resumed, read back)
+  qint64 offset_ = 0;        // bytes in the .part (== hashed bytes)
+  qint64 attemptStart_ = 0;  // offset when the current request began
   QNetworkAccessManager* nam_ = nullptr;
   QNetworkReply* reply_ = nullptr;  // the request in flight; cleared in onFinished()
   QTimer* stallTimer_ = nullptr;
@@ -98,16 +109,16 @@ class DownloadTask : public QObject {
   QElapsedTimer sinceProgress_;
   QElapsedTimer clock_;
   std::deque<std::pair<qint64, qint64>> samples_;  // (ms, bytes) for the speed estimate
-  QList<QUrl> chain_;          // redirect chain of the current attempt
+  QList<QUrl> chain_;                              // redirect chain of the current attempt
   bool firstHop_ = true;
   bool headersSeen_ = false;
   bool writing_ = false;
   Stop stop_ = Stop::None;
   int retries_ = 0;
-  int restarts_ = 0;           // restarts from zero (server ignored Range, 416): bounded
-  QString refused_;            // reason the current reply was aborted by us
-  QString chainLinked_;        // the SHA-256 an X-Linked-ETag of the current redirect chain named
-  QString unusableLinked_;     // an X-Linked-ETag of the chain that was not a SHA-256, for the message
+  int restarts_ = 0;        // restarts from zero (server ignored Range, 416): bounded
+  QString refused_;         // reason the current reply was aborted by us
+  QString chainLinked_;     // the SHA-256 an X-Linked-ETag of the current redirect chain named
+  QString unusableLinked_;  // an X-Linked-ETag of the chain that was not a SHA-256, for the message
 };
 
 }  // namespace trit::models

@@ -13,22 +13,22 @@ namespace trit::models {
 enum class ExistingFile { Keep, Replace, KeepBoth };
 
 struct DownloadRequest {
-  QString id;              // catalogue id, for messages and the provenance record
-  QUrl url;                // the catalogue's URL (redirects are followed from here)
-  QString expectedSha256;  // lower-case hex, or empty: then the server's X-Linked-ETag is required
-  qint64 expectedSize = 0; // 0 when unknown
-  QString directory;       // the models folder
-  QString fileName;        // final name inside `directory`
+  QString id;                                  // catalogue id, for messages and the provenance record
+  QUrl url;                                    // the catalogue's URL (redirects are followed from here)
+  QString expectedSha256;                      // lower-case hex, or empty: then the server's X-Linked-ETag is required
+  qint64 expectedSize = 0;                     // 0 when unknown
+  QString directory;                           // the models folder
+  QString fileName;                            // final name inside `directory`
   ExistingFile existing = ExistingFile::Keep;  // what to do with a different file of that name
 };
 
 struct DownloadOptions {
-  int stallTimeoutMs = 30000;     // no byte for this long: the transfer is stalled, aborted and retried
-  int maxRetries = 5;             // retries after transient failures (stalls, drops, 5xx, refused)
-  int initialBackoffMs = 1000;    // first retry delay, doubled each time...
-  int maxBackoffMs = 60000;       // ...up to this
+  int stallTimeoutMs = 30000;   // no byte for this long: the transfer is stalled, aborted and retried
+  int maxRetries = 5;           // retries after transient failures (stalls, drops, 5xx, refused)
+  int initialBackoffMs = 1000;  // first retry delay, doubled each time...
+  int maxBackoffMs = 60000;     // ...up to this
   int maxRedirects = 10;
-  int progressIntervalMs = 250;   // at most this often a progress signal
+  int progressIntervalMs = 250;            // at most this often a progress signal
   qint64 freeSpaceMarginBytes = 16 << 20;  // keep this much free beyond the file
   // Bytes free on the volume holding `directory`; default QStorageInfo. Injected by tests.
   std::function<qint64(const QString& directory)> freeSpace;

@@ -16,7 +16,8 @@ bool addFileToHash(const QString& path, qint64 length, Sha256* hash, QString* er
   while (left > 0) {
     const qint64 n = f.read(block.data(), std::min<qint64>(left, block.size()));
     if (n <= 0) {
-      *error = QStringLiteral("Cannot read %1 to check it: %2.").arg(path, n < 0 ? f.errorString() : QStringLiteral("it is shorter than expected"));
+      *error = QStringLiteral("Cannot read %1 to check it: %2.")
+                   .arg(path, n < 0 ? f.errorString() : QStringLiteral("it is shorter than expected"));
       return false;
     }
     hash->addData(QByteArrayView(block.constData(), n));

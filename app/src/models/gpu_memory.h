@@ -8,11 +8,11 @@
 namespace trit::models {
 
 struct GpuMemory {
-  QString deviceName;       // empty when no device could be asked
-  qint64 freeBytes = -1;    // the largest device-local heap's budget minus usage (VK_EXT_memory_budget), else its size
-  qint64 totalBytes = -1;   // that heap's size
-  bool budget = false;      // freeBytes is a live budget, not just the heap size
-  QString error;            // why there is no figure (no Vulkan, no such device), a sentence
+  QString deviceName;      // empty when no device could be asked
+  qint64 freeBytes = -1;   // the largest device-local heap's budget minus usage (VK_EXT_memory_budget), else its size
+  qint64 totalBytes = -1;  // that heap's size
+  bool budget = false;     // freeBytes is a live budget, not just the heap size
+  QString error;           // why there is no figure (no Vulkan, no such device), a sentence
   bool ok() const { return error.isEmpty() && freeBytes >= 0; }
 };
 

@@ -11,10 +11,10 @@ struct ModelInfo {
   QString path;
   QString fileName;
   qint64 fileSize = 0;
-  QString name;          // general.name, else the file name without .gguf
-  QString architecture;  // general.architecture: "bitnet-25", "llama", ...
-  QString quantization;  // the ternary weights' format, e.g. "I2_S" ("TQ2_0+TQ1_0" if mixed)
-  qint64 parameters = 0; // every tensor's elements (a tied head counted once)
+  QString name;           // general.name, else the file name without .gguf
+  QString architecture;   // general.architecture: "bitnet-25", "llama", ...
+  QString quantization;   // the ternary weights' format, e.g. "I2_S" ("TQ2_0+TQ1_0" if mixed)
+  qint64 parameters = 0;  // every tensor's elements (a tied head counted once)
   int contextLength = 0;
   qint64 memoryNeeded = 0;  // bytes of GPU memory to run it at its trained context (memoryNeededAt(info, 0))
   // The parts of that figure (docs/downloads.md, "GPU memory needed"), so it can be recomputed for the
@@ -22,7 +22,7 @@ struct ModelInfo {
   qint64 weightBytes = 0;      // every tensor as stored: I2_S codes, F16 embedding (tied LM head), norms
   qint64 kvBytesPerToken = 0;  // K and V in F16 for every layer: 2 * layers * kv_heads * head_dim * 2
   qint64 activationBytes = 0;  // intermediate buffers, logits of one prefill block, staging
-  QString error;         // non-empty: the file cannot be used, and why
+  QString error;               // non-empty: the file cannot be used, and why
   bool ok() const { return error.isEmpty(); }
 };
 

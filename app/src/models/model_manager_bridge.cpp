@@ -2,183 +2,18 @@
 
 #include <QDir>
 #include <QEventLoop>
-#include <QTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QQmlContext>
 #include <QQmlEngine>
 #include <QSet>
 #include <QTemporaryFile>
+#include <QTimer>
 
+#include "app_services.h"
 #include "catalog_loader.h"
 #include "part_state.h"
 
 namespace trit::models {
-
-// ---- ModelListModel ------------------------------------------------------------------------------
-
-int ModelListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
-
-QHash<int, QByteArray> ModelListModel::roleNames() const {
-  return {{IdRole, "id"}, {NameRole, "name"}, {DescriptionRole, "description"}, {SizeRole, "size"},
-          {LicenseRole, "license"}, {InstalledRole, "installed"}, {PathRole, "path"},
-          {DownloadingRole, "downloading"}, {PausedRole, "paused"}, {BytesReceivedRole, "bytesReceived"},
-          {BytesTotalRole, "bytesTotal"}, {PercentRole, "percent"}, {SpeedRole, "speedBytesPerSec"},
-          {SecondsLeftRole, "secondsLeft"}, {ErrorRole, "error"}, {MemoryNeededRole, "memoryNeeded"},
-          {FitsGpuRole, "fitsGpu"}, {StateRole, "state"}, {QuantizationRole, "quantization"},
-          {ContextLengthRole, "contextLength"}, {InCatalogRole, "inCatalog"}, {ArchitectureRole, "architecture"},
-          {ParametersRole, "parameters"}, {LicenseUrlRole, "licenseUrl"}, {ModelDataRole, "modelData"}};
-}
-
-namespace {
-
-QString stateName(const ModelRow& r) {
-  if (r.installed) return QStringLiteral("installed");
-  if (r.downloading) return QStringLiteral("downloading");
-  if (r.paused) return QStringLiteral("paused");
-  if (!r.error.isEmpty()) return QStringLiteral("failed");
-  return QStringLiteral("available");
-}
-
-QString displayName(const ModelRow& r) {
-  if (r.inCatalog) return r.entry.name;
-  return r.info.name.isEmpty() ? r.id : r.info.name;
-}
-
-// The installed file's own count when it could be read, else the catalogue's (0: unknown).
-qint64 parametersOf(const ModelRow& r) {
-  return r.installed && r.info.parameters > 0 ? r.info.parameters : r.entry.parameters;
-}
-
-qint64 sizeOf(const ModelRow& r) {
-  if (r.installed) return r.info.fileSize;
-  return r.inCatalog ? r.entry.size : r.info.fileSize;
-}
-
-// "42.0% · 4.20 MiB of 10.0 MiB · 1.00 MiB/s · 6 s left": what the dialog shows under the bar.
-QString progressText(const DownloadProgress& p) {
-  QStringList parts;
-  if (p.percent >= 0) parts << QStringLiteral("%1%").arg(p.percent, 0, 'f', 1);
-  parts << (p.total > 0 ? QStringLiteral("%1 of %2").arg(formatBytes(p.received), formatBytes(p.total))
-                        : formatBytes(p.received));
-  if (p.bytesPerSecond > 0) parts << QStringLiteral("%1/s").arg(formatBytes(qint64(p.bytesPerSecond)));
-  if (p.secondsLeft >= 0) parts << QStringLiteral("%1 left").arg(formatDuration(p.secondsLeft));
-  return parts.join(QStringLiteral(" · "));
-}
-
-}  // namespace
-
-qint64 ModelListModel::memoryNeeded(const ModelRow& r) const {
-  // An installed file is judged by its own header at the configured context; a catalogue entry not yet
-  // downloaded by the catalogue's "memory" figure.
-  if (r.installed && r.info.weightBytes > 0) return memoryNeededAt(r.info, context_);
-  return r.inCatalog ? r.entry.memory : memoryNeededAt(r.info, context_);
-}
-
-QVariant ModelListModel::fits(const ModelRow& r) const {
-  const qint64 need = memoryNeeded(r);
-  if (gpuFreeBytes_ < 0 || need <= 0) return {};
-  return fitsGpu(need, gpuFreeBytes_);
-}
-
-QString ModelListModel::fitText(const ModelRow& r) const {
-  const QVariant f = fits(r);
-  if (!f.isValid()) return {};
-  const QString need = formatBytes(memoryNeeded(r)), have = formatBytes(gpuFreeBytes_);
-  if (f.toBool())
-    return gpuBudget_ ? tr("fits (needs %1 of %2 free)").arg(need, have)
-                      : tr("fits (needs %1 of %2 on the GPU)").arg(need, have);
-  return gpuBudget_ ? tr("does not fit (needs %1, only %2 free)").arg(need, have)
-                    : tr("does not fit (needs %1, the GPU has %2)").arg(need, have);
-}
-
-QVariant ModelListModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const ModelRow& r = rows_[index.row()];
-  switch (role) {
-    case Qt::DisplayRole:
-    case NameRole: return displayName(r);
-    case IdRole: return r.id;
-    case DescriptionRole: return r.inCatalog ? r.entry.description : QString();
-    case SizeRole: return sizeOf(r);
-    case LicenseRole: return r.inCatalog ? r.entry.license : QString();
-    case InstalledRole: return r.installed;
-    case PathRole: return r.installed ? r.info.path : QString();
-    case DownloadingRole: return r.downloading;
-    case PausedRole: return r.paused;
-    case BytesReceivedRole: return r.progress.received;
-    case BytesTotalRole: return r.progress.total;
-    case PercentRole: return r.progress.percent;
-    case SpeedRole: return r.progress.bytesPerSecond;
-    case SecondsLeftRole: return r.progress.secondsLeft;
-    case ErrorRole: return r.error;
-    case MemoryNeededRole: return memoryNeeded(r);
-    case FitsGpuRole: return fits(r);
-    case StateRole: return stateName(r);
-    case QuantizationRole: return r.installed && !r.info.quantization.isEmpty() ? r.info.quantization : r.entry.quantization;
-    case ArchitectureRole: return r.installed && !r.info.architecture.isEmpty() ? r.info.architecture : r.entry.architecture;
-    case ParametersRole: return parametersOf(r);
-    case LicenseUrlRole: return r.inCatalog ? r.entry.licenseUrl : QString();
-    case ContextLengthRole: return r.installed && r.info.contextLength > 0 ? r.info.contextLength : r.entry.contextLength;
-    case InCatalogRole: return r.inCatalog;
-    case ModelDataRole: return toMap(index.row());
-    default: return {};
-  }
-}
-
-QVariantMap ModelListModel::toMap(int row) const {
-  QVariantMap m;
-  const QModelIndex i = index(row);
-  const auto roles = roleNames();
-  for (auto it = roles.begin(); it != roles.end(); ++it)
-    if (it.key() != ModelDataRole) m.insert(QString::fromLatin1(it.value()), data(i, it.key()));
-  const ModelRow& r = rows_[row];
-  const qint64 size = sizeOf(r);
-  m.insert(QStringLiteral("sizeText"), size > 0 ? formatBytes(size) : QString());
-  m.insert(QStringLiteral("parametersText"), formatParameters(parametersOf(r)));
-  m.insert(QStringLiteral("progressText"), r.downloading || r.paused ? progressText(r.progress) : QString());
-  m.insert(QStringLiteral("message"), !r.error.isEmpty() ? r.error : r.message);
-  m.insert(QStringLiteral("fits"), fits(r));
-  m.insert(QStringLiteral("fitText"), fitText(r));
-  return m;
-}
-
-void ModelListModel::setRows(QList<ModelRow> rows) {
-  beginResetModel();
-  rows_ = std::move(rows);
-  endResetModel();
-}
-
-void ModelListModel::updateRow(int row, const ModelRow& r) {
-  if (row < 0 || row >= rows_.size()) return;
-  rows_[row] = r;
-  emit dataChanged(index(row), index(row));
-}
-
-int ModelListModel::indexOf(const QString& id) const {
-  for (int i = 0; i < rows_.size(); ++i)
-    if (rows_[i].id == id) return i;
-  return -1;
-}
-
-void ModelListModel::allChanged(const QList<int>& roles) {
-  if (!rows_.isEmpty()) emit dataChanged(index(0), index(int(rows_.size()) - 1), roles);
-}
-
-void ModelListModel::setGpu(qint64 freeBytes, bool budget) {
-  if (freeBytes == gpuFreeBytes_ && budget == gpuBudget_) return;
-  gpuFreeBytes_ = freeBytes;
-  gpuBudget_ = budget;
-  allChanged({FitsGpuRole, ModelDataRole});
-}
-
-void ModelListModel::setContextLength(int context) {
-  if (context == context_) return;
-  context_ = context;
-  allChanged({MemoryNeededRole, FitsGpuRole, ModelDataRole});
-}
-
-// ---- ModelManagerBridge --------------------------------------------------------------------------
 
 namespace {
 
@@ -201,19 +36,8 @@ QString folderProblem(const QString& path) {
 
 }  // namespace
 
-FolderScan scanModelsFolder(const ModelsFolder& folder) {
-  FolderScan s;
-  s.folder = folder.path();
-  s.models = folder.scan();
-  const QDir dir(folder.path());
-  const QString suffix = QStringLiteral(".part");
-  for (const QFileInfo& part : dir.entryInfoList({QStringLiteral("*.gguf.part")}, QDir::Files, QDir::Name))
-    s.partials.insert(part.fileName().chopped(suffix.size()), part.size());
-  return s;
-}
-
-ModelManagerBridge::ModelManagerBridge(QString catalogLocation, QString modelsDir, DownloadOptions options,
-                                       QObject* parent)
+ModelManagerBridge::ModelManagerBridge(const QString& catalogLocation, const QString& modelsDir,
+                                       DownloadOptions options, QObject* parent)
     : QObject(parent),
       catalogLocation_(models::catalogLocation(catalogLocation)),  // option, else $TRIT_CATALOG, else built in
       folder_(ModelsFolder::resolve(modelsDir), inspector_) {
@@ -230,7 +54,7 @@ ModelManagerBridge::ModelManagerBridge(QString catalogLocation, QString modelsDi
   workerContext_->moveToThread(&workerThread_);
   connect(&workerThread_, &QThread::finished, workerContext_, &QObject::deleteLater);
   workerThread_.start();
-  gpuPool_.setMaxThreadCount(1);
+  connect(&gpu_, &GpuProbe::changed, this, &ModelManagerBridge::onGpuChanged);
 }
 
 ModelManagerBridge::~ModelManagerBridge() {
@@ -239,7 +63,6 @@ ModelManagerBridge::~ModelManagerBridge() {
   // and ~QObject drops what was posted but not yet delivered.
   workerThread_.quit();
   workerThread_.wait();
-  gpuPool_.waitForDone();
 }
 
 void ModelManagerBridge::setInspector(ModelInspector inspector) {
@@ -251,7 +74,7 @@ void ModelManagerBridge::load() {
   QDir().mkpath(folder_.path());
   rebuild();
   requestScan([this] { loaded(); });  // installed models show up as soon as the scan is done
-  fetchCatalog(catalogLocation_, this, [this](std::optional<Catalog> catalog, QString error) {
+  fetchCatalog(catalogLocation_, this, [this](std::optional<Catalog> catalog, const QString& error) {
     if (catalog) {
       catalog_ = std::move(*catalog);
       catalogError_.clear();
@@ -268,22 +91,30 @@ void ModelManagerBridge::loaded() {
   if (loadsPending_ > 0 && --loadsPending_ == 0) emit ready();
 }
 
-void ModelManagerBridge::rescan() { requestScan(); }
+void ModelManagerBridge::rescan() {
+  requestScan();
+}
 
 void ModelManagerBridge::requestScan(std::function<void()> then) {
   if (++scansPending_ == 1) emit scanningChanged();
   const ModelsFolder folder = folder_;
   // Listing the folder and reading every header with the engine happen on the worker; the result is
   // posted back to this object's (the GUI) thread.
-  QMetaObject::invokeMethod(workerContext_, [this, folder, then = std::move(then)]() mutable {
-    FolderScan scan = scanModelsFolder(folder);
-    QMetaObject::invokeMethod(this, [this, scan = std::move(scan), then = std::move(then)]() mutable {
-      applyScan(std::move(scan));
-      if (then) then();
-      if (--scansPending_ == 0) emit scanningChanged();
-      emit scanFinished();
-    }, Qt::QueuedConnection);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      workerContext_,
+      [this, folder, then = std::move(then)]() mutable {
+        FolderScan scan = scanModelsFolder(folder);
+        QMetaObject::invokeMethod(
+            this,
+            [this, scan = std::move(scan), then = std::move(then)]() mutable {
+              applyScan(std::move(scan));
+              if (then) then();
+              if (--scansPending_ == 0) emit scanningChanged();
+              emit scanFinished();
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
 }
 
 void ModelManagerBridge::applyScan(FolderScan scan) {
@@ -344,40 +175,19 @@ void ModelManagerBridge::rebuild() {
     rows << r;
   }
   model_.setRows(std::move(rows));
-  emit entriesChanged();
+  emit rowsChanged();
 }
 
 void ModelManagerBridge::changed(int row) {
   if (row < 0) return;
-  emit entriesChanged();
-}
-
-QVariantList ModelManagerBridge::entries() const {
-  QVariantList out;
-  for (int i = 0; i < model_.rowCount(); ++i) out << model_.toMap(i);
-  return out;
-}
-
-QVariantList ModelManagerBridge::installedModels() const {
-  QVariantList out;
-  for (const ModelRow& r : model_.rows()) {
-    if (!r.installed) continue;
-    out << QVariantMap{{QStringLiteral("id"), r.id},
-                       {QStringLiteral("name"), displayName(r)},
-                       {QStringLiteral("path"), r.info.path},
-                       {QStringLiteral("fileName"), r.info.fileName},
-                       {QStringLiteral("size"), r.info.fileSize},
-                       {QStringLiteral("quantization"), r.info.quantization},
-                       {QStringLiteral("contextLength"), r.info.contextLength}};
-  }
-  return out;
+  emit rowsChanged();
 }
 
 QVariantMap ModelManagerBridge::recommendedModel() const {
-  const bool gpuKnown = gpu_.ok();
+  const bool gpuKnown = gpu_.memory().ok();
   for (int i = 0; i < model_.rowCount(); ++i) {
     if (!model_.rows()[i].inCatalog) continue;
-    const QVariantMap row = model_.toMap(i);
+    QVariantMap row = model_.toMap(i);
     if (!gpuKnown || row.value(QStringLiteral("fits")).toBool()) return row;
   }
   return {};
@@ -392,56 +202,40 @@ int ModelManagerBridge::installedCount() const {
 // ---- the selected GPU ----
 
 void ModelManagerBridge::setGpuFreeBytes(qint64 bytes) {
-  ++gpuGeneration_;  // a probe still running must not overwrite the given figure
-  GpuMemory m;
-  m.freeBytes = bytes;
-  m.budget = true;
-  gpu_ = m;
-  model_.setGpu(bytes, true);
-  emit gpuChanged();
-  emit entriesChanged();
+  gpu_.setFreeBytes(bytes);
 }
 
 void ModelManagerBridge::selectGpu(int device, int contextLength) {
-  device = std::max(device, -1);
   contextLength = std::max(contextLength, 0);
-  const bool ask = device != gpuDevice_ || !gpuAsked_;
   const bool contextChanged = contextLength != context_;
-  gpuDevice_ = device;
   context_ = contextLength;
   model_.setContextLength(contextLength);
-  if (ask) startGpuProbe();
-  if (ask || contextChanged) {
+  const bool asked = gpu_.select(device);
+  if (asked || contextChanged) {
     emit gpuChanged();
-    if (contextChanged) emit entriesChanged();
+    if (contextChanged) emit rowsChanged();
   }
 }
 
-QString ModelManagerBridge::gpuSummary() const {
-  if (!gpu_.error.isEmpty()) return tr("GPU memory unknown: %1").arg(gpu_.error);
-  if (gpu_.freeBytes < 0) return {};
-  const QString name = gpu_.deviceName.isEmpty() ? tr("The GPU") : gpu_.deviceName;
-  if (gpu_.budget && gpu_.totalBytes > 0)
-    return tr("%1: %2 of %3 GPU memory free.").arg(name, formatBytes(gpu_.freeBytes), formatBytes(gpu_.totalBytes));
-  return tr("%1: %2 GPU memory.").arg(name, formatBytes(gpu_.freeBytes));
+void ModelManagerBridge::onGpuChanged() {
+  const GpuMemory& m = gpu_.memory();
+  model_.setGpu(m.ok() ? m.freeBytes : -1, m.budget);
+  emit gpuChanged();
+  emit rowsChanged();
 }
 
-void ModelManagerBridge::refreshGpu() { startGpuProbe(); }
+QString ModelManagerBridge::gpuSummary() const {
+  const GpuMemory& gpu = gpu_.memory();
+  if (!gpu.error.isEmpty()) return tr("GPU memory unknown: %1").arg(gpu.error);
+  if (gpu.freeBytes < 0) return {};
+  const QString name = gpu.deviceName.isEmpty() ? tr("The GPU") : gpu.deviceName;
+  if (gpu.budget && gpu.totalBytes > 0)
+    return tr("%1: %2 of %3 GPU memory free.").arg(name, formatBytes(gpu.freeBytes), formatBytes(gpu.totalBytes));
+  return tr("%1: %2 GPU memory.").arg(name, formatBytes(gpu.freeBytes));
+}
 
-void ModelManagerBridge::startGpuProbe() {
-  gpuAsked_ = true;
-  const quint64 generation = ++gpuGeneration_;
-  const int device = gpuDevice_;
-  gpuPool_.start([this, generation, device, probe = probe_] {
-    const GpuMemory m = probe(device);
-    QMetaObject::invokeMethod(this, [this, generation, m] {
-      if (generation != gpuGeneration_) return;  // the device was changed meanwhile
-      gpu_ = m;
-      model_.setGpu(m.ok() ? m.freeBytes : -1, m.budget);
-      emit gpuChanged();
-      emit entriesChanged();
-    }, Qt::QueuedConnection);
-  });
+void ModelManagerBridge::refreshGpu() {
+  gpu_.refresh();
 }
 
 // ---- requests from the dialog ----
@@ -451,7 +245,9 @@ QString ModelManagerBridge::pathOf(const QString& id) const {
   return row >= 0 && model_.rows()[row].installed ? model_.rows()[row].info.path : QString();
 }
 
-void ModelManagerBridge::fail(const QString& message) { emit errorOccurred(message); }
+void ModelManagerBridge::fail(const QString& message) {
+  emit errorOccurred(message);
+}
 
 bool ModelManagerBridge::download(const QString& id, const QString& existing) {
   const CatalogEntry* e = catalog_.find(id);
@@ -604,20 +400,26 @@ void ModelManagerBridge::importFile(const QVariant& urlOrPath) {
   const ModelsFolder folder = folder_;
   // Validation opens the model with the engine and the copy may be large: both on the worker. The
   // rescan queued after it runs there too, so the new model is in the rows before importFinished.
-  QMetaObject::invokeMethod(workerContext_, [this, folder, source] {
-    QString error;
-    const std::optional<ModelInfo> info = folder.importFile(source, &error);
-    const QString result = info ? info->path : error;
-    const bool ok = info.has_value();
-    QMetaObject::invokeMethod(this, [this, ok, result] {
-      requestScan([this, ok, result] {
-        --importing_;
-        emit importingChanged();
-        if (!ok) emit errorOccurred(result);
-        emit importFinished(ok, result);
-      });
-    }, Qt::QueuedConnection);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      workerContext_,
+      [this, folder, source] {
+        QString error;
+        const std::optional<ModelInfo> info = folder.importFile(source, &error);
+        const QString result = info ? info->path : error;
+        const bool ok = info.has_value();
+        QMetaObject::invokeMethod(
+            this,
+            [this, ok, result] {
+              requestScan([this, ok, result] {
+                --importing_;
+                emit importingChanged();
+                if (!ok) emit errorOccurred(result);
+                emit importFinished(ok, result);
+              });
+            },
+            Qt::QueuedConnection);
+      },
+      Qt::QueuedConnection);
 }
 
 bool ModelManagerBridge::remove(const QString& idOrPath) {
@@ -627,7 +429,8 @@ bool ModelManagerBridge::remove(const QString& idOrPath) {
   } else if (idOrPath.contains(QLatin1Char('/')) || QUrl(idOrPath).isLocalFile()) {
     const QFileInfo fi(localPath(idOrPath));
     if (QDir(fi.absolutePath()) != QDir(folder_.path())) {
-      fail(tr("%1 is not in the models folder %2; Trit only removes models it keeps.").arg(fi.filePath(), folder_.path()));
+      fail(tr("%1 is not in the models folder %2; Trit only removes models it keeps.")
+               .arg(fi.filePath(), folder_.path()));
       return false;
     }
     fileName = fi.fileName();
@@ -685,7 +488,7 @@ bool ModelManagerBridge::setModelsDir(const QString& pathOrUrl) {
 ModelManagerBridge* exposeModelManager(QQmlEngine& engine, const QString& catalogOption,
                                        const QString& modelsDirOption) {
   auto* bridge = new ModelManagerBridge(catalogOption, modelsDirOption, DownloadOptions{}, &engine);
-  engine.rootContext()->setContextProperty(QStringLiteral("tritModels"), bridge);
+  app::AppServices::of(engine)->setModels(bridge);
   bridge->load();
   return bridge;
 }

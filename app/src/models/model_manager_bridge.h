@@ -1,18 +1,17 @@
 #pragma once
-// What QML's ModelManagerDialog talks to: the catalogue joined with the models folder and the running
-// downloads, as a list model (roles below) and as `entries` (the same rows as plain maps, the shape the
-// dialog binds to). Downloads run on DownloadManager's worker thread; everything arrives here through
-// its queued signals. Folder scans (listing the folder and reading every GGUF header with the engine)
-// and imports (engine validation plus copy) run on a worker thread of their own, one after the other,
-// so neither a large folder nor a 1 GiB copy freezes the window; results come back queued. The selected
-// GPU's memory is asked on a pool thread for the same reason (creating a Vulkan instance is slow).
-#include <QAbstractListModel>
+// What QML's model manager page talks to: the catalogue joined with the models folder and the running
+// downloads, as a list model (ModelListModel, model_list_model.h). Downloads run on DownloadManager's
+// worker thread; everything arrives here through its queued signals. Folder scans (folder_scan.h:
+// listing the folder and reading every GGUF header with the engine) and imports (engine validation plus
+// copy) run on a worker thread of their own, one after the other, so neither a large folder nor a 1 GiB
+// copy freezes the window; results come back queued. The selected GPU's memory is asked by GpuProbe
+// (gpu_probe.h) on a pool thread for the same reason (creating a Vulkan instance is slow).
+#include <QtQml/qqmlregistration.h>
 #include <QHash>
 #include <QList>
 #include <QPointer>
 #include <QSet>
 #include <QThread>
-#include <QThreadPool>
 #include <QUrl>
 #include <QVariantList>
 #include <functional>
@@ -21,96 +20,27 @@
 #include "catalog.h"
 #include "catalog_loader.h"
 #include "download_manager.h"
-#include "gpu_memory.h"
+#include "folder_scan.h"
+#include "gpu_probe.h"
 #include "model_inspector.h"
+#include "model_list_model.h"
 #include "models_folder.h"
 
 class QQmlEngine;
 
 namespace trit::models {
 
-// One row: a catalogue entry (with its installed file, if any) or an installed model the catalogue does
-// not list (imported by the user). Plain data, built by ModelManagerBridge.
-struct ModelRow {
-  QString id;           // catalogue id, or the file name for an imported model
-  bool inCatalog = false;
-  CatalogEntry entry;   // valid when inCatalog
-  ModelInfo info;       // filled when installed
-  bool installed = false;
-  bool downloading = false;
-  bool paused = false;
-  DownloadProgress progress;
-  QString message;      // last status line of the download ("Paused at 3 MiB.")
-  QString error;        // last failure, in words
-};
-
-// What one scan of the models folder found: every *.gguf inspected, and the sizes of partial downloads
-// (by final file name). Made on the worker thread.
-struct FolderScan {
-  QString folder;
-  QList<ModelInfo> models;
-  QHash<QString, qint64> partials;  // "x.gguf" -> bytes of "x.gguf.part"
-};
-
-// Scans `folder` (blocking: the caller is the worker thread).
-FolderScan scanModelsFolder(const ModelsFolder& folder);
-
-class ModelListModel : public QAbstractListModel {
-  Q_OBJECT
- public:
-  enum Role {
-    IdRole = Qt::UserRole + 1, NameRole, DescriptionRole, SizeRole, LicenseRole, InstalledRole, PathRole,
-    DownloadingRole, PausedRole, BytesReceivedRole, BytesTotalRole, PercentRole, SpeedRole, SecondsLeftRole,
-    ErrorRole, MemoryNeededRole, FitsGpuRole, StateRole, QuantizationRole, ContextLengthRole, InCatalogRole,
-    // What the model is (issue 27): the installed file's own header, else the catalogue's figures. The
-    // weight format is QuantizationRole ("I2_S", "TQ2_0", "TQ1_0", "TQ2_0+TQ1_0").
-    ArchitectureRole, ParametersRole, LicenseUrlRole,
-    // The whole row as the dialog's map (toMap), so a delegate's `required property var modelData` gets it
-    // from this model exactly as from a plain array, and only changed rows update.
-    ModelDataRole
-  };
-  Q_ENUM(Role)
-
-  explicit ModelListModel(QObject* parent = nullptr) : QAbstractListModel(parent) {}
-
-  int rowCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role) const override;
-  QHash<int, QByteArray> roleNames() const override;
-
-  void setRows(QList<ModelRow> rows);        // a full reset (catalogue or folder changed)
-  void updateRow(int row, const ModelRow& r); // one row changed (download progress)
-  const QList<ModelRow>& rows() const { return rows_; }
-  int indexOf(const QString& id) const;
-  // The memory figure the fit is judged against (< 0: unknown) and whether it is a live budget ("free")
-  // or only the heap size; the context length installed models are judged at (0: their trained one).
-  void setGpu(qint64 freeBytes, bool budget);
-  void setContextLength(int context);
-
-  // The row as the dialog's plain map: the roles above plus sizeText, parametersText ("10.3 B", "" while
-  // unknown), progressText, message, fits and fitText ("fits (needs 1.6 GiB of 7.8 GiB free)",
-  // "does not fit (...)", "" while unknown).
-  QVariantMap toMap(int row) const;
-  qint64 memoryNeeded(const ModelRow& r) const;  // bytes, 0 when unknown
-  QString fitText(const ModelRow& r) const;
-
- private:
-  QVariant fits(const ModelRow& r) const;  // true/false, or an invalid QVariant while unknown
-  void allChanged(const QList<int>& roles);
-  QList<ModelRow> rows_;
-  qint64 gpuFreeBytes_ = -1;
-  bool gpuBudget_ = false;
-  int context_ = 0;
-};
-
 class ModelManagerBridge : public QObject {
   Q_OBJECT
+  QML_NAMED_ELEMENT(ModelManager)
+  QML_UNCREATABLE("main() makes the one model manager: App.models")
   Q_PROPERTY(trit::models::ModelListModel* model READ model CONSTANT)
-  Q_PROPERTY(QVariantList entries READ entries NOTIFY entriesChanged)
-  Q_PROPERTY(QVariantList installedModels READ installedModels NOTIFY entriesChanged)
-  Q_PROPERTY(int installedCount READ installedCount NOTIFY entriesChanged)
-  Q_PROPERTY(QVariantMap recommendedModel READ recommendedModel NOTIFY entriesChanged)
+  // The models on disk only (the chat header's switcher), a filter over `model`.
+  Q_PROPERTY(trit::models::InstalledModelsModel* installed READ installed CONSTANT)
+  Q_PROPERTY(int installedCount READ installedCount NOTIFY rowsChanged)
+  Q_PROPERTY(QVariantMap recommendedModel READ recommendedModel NOTIFY rowsChanged)
   Q_PROPERTY(QString modelsFolder READ modelsFolder NOTIFY modelsFolderChanged)
-  Q_PROPERTY(QString catalogError READ catalogError NOTIFY entriesChanged)
+  Q_PROPERTY(QString catalogError READ catalogError NOTIFY rowsChanged)
   Q_PROPERTY(bool importing READ importing NOTIFY importingChanged)
   Q_PROPERTY(QString modelsFolderError READ modelsFolderError NOTIFY modelsFolderChanged)
   Q_PROPERTY(bool scanning READ scanning NOTIFY scanningChanged)
@@ -125,7 +55,7 @@ class ModelManagerBridge : public QObject {
  public:
   // `catalogLocation` as for catalogLocation() (empty: $TRIT_CATALOG, else built in); `modelsDir` as for
   // ModelsFolder::resolve(). Both are resolved here, once. Call load() to read them.
-  ModelManagerBridge(QString catalogLocation, QString modelsDir, DownloadOptions options = {},
+  ModelManagerBridge(const QString& catalogLocation, const QString& modelsDir, DownloadOptions options = {},
                      QObject* parent = nullptr);
   ~ModelManagerBridge() override;
 
@@ -145,27 +75,26 @@ class ModelManagerBridge : public QObject {
   // Tests: how a file is inspected (default inspectModel) and how the GPU is asked (default
   // queryGpuMemory). Set before load().
   void setInspector(ModelInspector inspector);
-  void setGpuProbe(GpuMemoryProbe probe) { probe_ = std::move(probe); }
+  void setGpuProbe(GpuMemoryProbe probe) { gpu_.setProbe(std::move(probe)); }
 
   ModelListModel* model() { return &model_; }
-  QVariantList entries() const;
-  QVariantList installedModels() const;  // {id, name, path, fileName, size, quantization, contextLength}
+  InstalledModelsModel* installed() { return &installed_; }
   int installedCount() const;
-  // What the first start offers (qml/FirstRun.qml), as an entries() row: the catalogue lists its models
-  // in the order it recommends them, so the first one that fits the selected GPU; while the GPU's memory
-  // is unknown, the catalogue's first model. Empty when the GPU is known and none is known to fit.
+  // What the first start offers (qml/FirstRun.qml), as a row's map (ModelListModel::toMap): the catalogue lists its
+  // models in the order it recommends them, so the first one that fits the selected GPU; while the GPU's memory is
+  // unknown, the catalogue's first model. Empty when the GPU is known and none is known to fit.
   QVariantMap recommendedModel() const;
   QString modelsFolder() const { return folder_.path(); }
   QString catalogError() const { return catalogError_; }
   QString modelsFolderError() const { return modelsFolderError_; }
   bool importing() const { return importing_ > 0; }
   bool scanning() const { return scansPending_ > 0; }
-  int gpuDevice() const { return gpuDevice_; }
+  int gpuDevice() const { return gpu_.device(); }
   int contextLength() const { return context_; }
-  qint64 gpuFreeBytes() const { return gpu_.freeBytes; }
-  qint64 gpuTotalBytes() const { return gpu_.totalBytes; }
-  QString gpuName() const { return gpu_.deviceName; }
-  QString gpuError() const { return gpu_.error; }
+  qint64 gpuFreeBytes() const { return gpu_.memory().freeBytes; }
+  qint64 gpuTotalBytes() const { return gpu_.memory().totalBytes; }
+  QString gpuName() const { return gpu_.memory().deviceName; }
+  QString gpuError() const { return gpu_.memory().error; }
   QString gpuSummary() const;
   // A memory figure given directly (tests, or a caller that already knows it): no device is asked.
   void setGpuFreeBytes(qint64 bytes);
@@ -194,12 +123,12 @@ class ModelManagerBridge : public QObject {
   Q_INVOKABLE QString pathOf(const QString& id) const;
 
  signals:
-  void ready();                    // the catalogue was read (or failed: see catalogError) and the folder scanned
-  void entriesChanged();
+  void ready();        // the catalogue was read (or failed: see catalogError) and the folder scanned
+  void rowsChanged();  // a row, the catalogue or the fit changed
   void modelsFolderChanged();
   void importingChanged();
   void scanningChanged();
-  void scanFinished();             // a folder scan's result has been applied to the rows
+  void scanFinished();  // a folder scan's result has been applied to the rows
   void gpuChanged();
   void errorOccurred(const QString& message);  // a sentence for the user
   void downloadFinished(const QString& id, bool ok, const QString& message);
@@ -210,11 +139,11 @@ class ModelManagerBridge : public QObject {
   void removed(const QString& path);
 
  private:
-  void rebuild();                                   // rows from the last scan, the catalogue and live state
+  void rebuild();                                     // rows from the last scan, the catalogue and live state
   void requestScan(std::function<void()> then = {});  // scan on the worker, apply, then `then`
   void applyScan(FolderScan scan);
-  void loaded();                                    // one of load()'s two parts is done
-  void startGpuProbe();
+  void loaded();        // one of load()'s two parts is done
+  void onGpuChanged();  // the probe answered (or was given a figure)
   void changed(int row);
   int rowOf(const QString& id) const { return model_.indexOf(id); }
   void onProgress(const QString& id, const DownloadProgress& p);
@@ -226,33 +155,28 @@ class ModelManagerBridge : public QObject {
   ModelInspector inspector_ = inspectModel;
   ModelsFolder folder_;
   QString modelsFolderError_;
-  FolderScan scanned_;             // the last scan of folder_ (GUI thread copy)
+  FolderScan scanned_;  // the last scan of folder_ (GUI thread copy)
   Catalog catalog_;
   QString catalogError_;
   ModelListModel model_;
+  InstalledModelsModel installed_{&model_};
   std::unique_ptr<DownloadManager> downloads_;
   QThread workerThread_;
   QObject* workerContext_ = nullptr;  // lives on workerThread_; scans and imports run there, in order
   int importing_ = 0;
   int scansPending_ = 0;
-  int loadsPending_ = 2;           // the catalogue and the first scan
+  int loadsPending_ = 2;  // the catalogue and the first scan
   bool scannedOnce_ = false;
-  GpuMemoryProbe probe_ = queryGpuMemory;
-  QThreadPool gpuPool_;            // runs the probe; the destructor waits for it
-  GpuMemory gpu_;
-  int gpuDevice_ = -1;
+  GpuProbe gpu_;  // the selected device and its memory, asked off the GUI thread
   int context_ = 0;
-  bool gpuAsked_ = false;          // the probe ran (or is running) for gpuDevice_
-  quint64 gpuGeneration_ = 0;      // a probe's answer counts only if no newer request was made
   QHash<QString, ModelRow> live_;  // download state by id, kept across rebuilds
   QSet<QString> cancelling_;       // ids whose cancel() is on its way (their failure is no error)
   QSet<QString> conflicted_;       // ids whose download stopped at another file of the same name
 };
 
 // For main(): the app's bridge (catalogue from --catalog, $TRIT_CATALOG or the built-in one; folder from
-// --models-dir, $TRIT_MODELS_DIR, the setting or the data folder), owned by `engine`, loaded, and exposed
-// to QML as the context property "tritModels" (read by Main.qml's model manager and SettingsDialog.qml).
-// Call before loading Main.qml.
+// --models-dir, $TRIT_MODELS_DIR, the setting or the data folder), owned by `engine`, loaded, and given
+// to QML as App.models (app_services.h). Call before loading Main.qml.
 ModelManagerBridge* exposeModelManager(QQmlEngine& engine, const QString& catalogOption = {},
                                        const QString& modelsDirOption = {});
 

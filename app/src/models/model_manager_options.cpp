@@ -2,13 +2,14 @@
 
 #include <QCommandLineParser>
 
-#include "chat/app_settings.h"
 #include "model_manager_bridge.h"
+#include "settings/app_settings.h"
 
 namespace trit::models {
 
 QCommandLineOption catalogOption() {
-  return {QStringLiteral("catalog"), QStringLiteral("Model catalogue file or https URL (default: $TRIT_CATALOG, else built in)."),
+  return {QStringLiteral("catalog"),
+          QStringLiteral("Model catalogue file or https URL (default: $TRIT_CATALOG, else built in)."),
           QStringLiteral("URL_OR_FILE")};
 }
 
@@ -18,7 +19,9 @@ QCommandLineOption modelsDirOption() {
           QStringLiteral("DIR")};
 }
 
-void addModelManagerOptions(QCommandLineParser& parser) { parser.addOptions({catalogOption(), modelsDirOption()}); }
+void addModelManagerOptions(QCommandLineParser& parser) {
+  parser.addOptions({catalogOption(), modelsDirOption()});
+}
 
 ModelManagerSetup readModelManagerOptions(const QCommandLineParser& parser) {
   return {parser.value(catalogOption()), parser.value(modelsDirOption())};

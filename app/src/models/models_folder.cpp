@@ -25,7 +25,9 @@ QString ModelsFolder::resolve(const QString& option) {
   return defaultPath();
 }
 
-void ModelsFolder::saveSetting(const QString& folder) { storage::openSettings()->setValue(settingKey(), folder); }
+void ModelsFolder::saveSetting(const QString& folder) {
+  storage::openSettings()->setValue(settingKey(), folder);
+}
 
 ModelsFolder::ModelsFolder(QString path, ModelInspector inspector)
     : path_(std::move(path)), inspector_(std::move(inspector)) {}
@@ -38,9 +40,13 @@ QList<ModelInfo> ModelsFolder::scan() const {
   return out;
 }
 
-QString ModelsFolder::filePath(const CatalogEntry& entry) const { return QDir(path_).filePath(entry.fileName); }
+QString ModelsFolder::filePath(const CatalogEntry& entry) const {
+  return QDir(path_).filePath(entry.fileName);
+}
 
-bool ModelsFolder::isInstalled(const CatalogEntry& entry) const { return QFileInfo(filePath(entry)).isFile(); }
+bool ModelsFolder::isInstalled(const CatalogEntry& entry) const {
+  return QFileInfo(filePath(entry)).isFile();
+}
 
 qint64 ModelsFolder::partialBytes(const CatalogEntry& entry) const {
   const QFileInfo part(partPath(filePath(entry)));
@@ -70,7 +76,8 @@ std::optional<ModelInfo> ModelsFolder::importFile(const QString& source, QString
   const QString dest = QDir(path_).filePath(src.fileName());
   if (QFileInfo(dest).absoluteFilePath() == src.absoluteFilePath()) return checked;  // already in the folder
   if (QFileInfo::exists(dest)) {
-    *error = QStringLiteral("Cannot import %1: a model with that file name is already in %2.").arg(src.fileName(), path_);
+    *error =
+        QStringLiteral("Cannot import %1: a model with that file name is already in %2.").arg(src.fileName(), path_);
     return std::nullopt;
   }
   const qint64 free = freeSpace ? freeSpace(path_) : QStorageInfo(path_).bytesAvailable();
@@ -92,11 +99,14 @@ std::optional<ModelInfo> ModelsFolder::importFile(const QString& source, QString
   std::filesystem::rename(part.toStdString(), dest.toStdString(), ec);
   if (sha.isEmpty() || ec) {
     QFile::remove(part);
-    *error = QStringLiteral("Cannot import %1: %2").arg(src.fileName(), sha.isEmpty() ? hashError : QString::fromStdString(ec.message()));
+    *error = QStringLiteral("Cannot import %1: %2")
+                 .arg(src.fileName(), sha.isEmpty() ? hashError : QString::fromStdString(ec.message()));
     return std::nullopt;
   }
-  writeVerifiedRecord(recordPath(dest), {src.completeBaseName(), QUrl::fromLocalFile(src.absoluteFilePath()).toString(),
-                                         sha, QStringLiteral("imported"), src.size()}, &hashError);
+  writeVerifiedRecord(recordPath(dest),
+                      {src.completeBaseName(), QUrl::fromLocalFile(src.absoluteFilePath()).toString(), sha,
+                       QStringLiteral("imported"), src.size()},
+                      &hashError);
   return inspector_(dest);
 }
 

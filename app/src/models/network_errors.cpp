@@ -7,8 +7,11 @@ QString describeFailure(QNetworkReply::NetworkError error, int status, const QUr
   const QString where = url.toString(QUrl::RemoveQuery | QUrl::RemoveUserInfo);
   if (status == 404) return QStringLiteral("The file was not found on the server (HTTP 404): %1.").arg(where);
   if (status == 401 || status == 403)
-    return QStringLiteral("The server refused access to the file (HTTP %1): %2. The model may need a login or "
-                          "accepted licence on its website.").arg(status).arg(where);
+    return QStringLiteral(
+               "The server refused access to the file (HTTP %1): %2. The model may need a login or "
+               "accepted licence on its website.")
+        .arg(status)
+        .arg(where);
   if (status == 429)
     return QStringLiteral("The server at %1 is limiting requests (HTTP 429); try again later.").arg(host);
   if (status >= 500 && status <= 599)
@@ -17,11 +20,15 @@ QString describeFailure(QNetworkReply::NetworkError error, int status, const QUr
     return QStringLiteral("The server at %1 answered HTTP %2 for %3.").arg(host).arg(status).arg(where);
   switch (error) {
     case QNetworkReply::ConnectionRefusedError:
-      return QStringLiteral("Could not connect to %1: the connection was refused. Check your network connection "
-                            "or try again later.").arg(host);
+      return QStringLiteral(
+                 "Could not connect to %1: the connection was refused. Check your network connection "
+                 "or try again later.")
+          .arg(host);
     case QNetworkReply::HostNotFoundError:
-      return QStringLiteral("Could not find the server %1 (name lookup failed). Check that you are connected "
-                            "to the internet.").arg(host);
+      return QStringLiteral(
+                 "Could not find the server %1 (name lookup failed). Check that you are connected "
+                 "to the internet.")
+          .arg(host);
     case QNetworkReply::RemoteHostClosedError:
       return QStringLiteral("The connection to %1 was closed by the server before the transfer finished.").arg(host);
     case QNetworkReply::TimeoutError:

@@ -7,9 +7,15 @@
 
 namespace trit::models {
 
-QString partPath(const QString& finalPath) { return finalPath + QStringLiteral(".part"); }
-QString partStatePath(const QString& finalPath) { return finalPath + QStringLiteral(".part.json"); }
-QString recordPath(const QString& finalPath) { return finalPath + QStringLiteral(".json"); }
+QString partPath(const QString& finalPath) {
+  return finalPath + QStringLiteral(".part");
+}
+QString partStatePath(const QString& finalPath) {
+  return finalPath + QStringLiteral(".part.json");
+}
+QString recordPath(const QString& finalPath) {
+  return finalPath + QStringLiteral(".json");
+}
 
 namespace {
 std::optional<QJsonObject> readObject(const QString& path) {
@@ -71,8 +77,10 @@ std::optional<VerifiedRecord> readVerifiedRecord(const QString& path) {
 }
 
 bool writeVerifiedRecord(const QString& path, const VerifiedRecord& r, QString* error) {
-  QJsonObject o{{QStringLiteral("id"), r.id},           {QStringLiteral("url"), r.url},
-                {QStringLiteral("sha256"), r.sha256},   {QStringLiteral("verified_by"), r.verifiedBy},
+  QJsonObject o{{QStringLiteral("id"), r.id},
+                {QStringLiteral("url"), r.url},
+                {QStringLiteral("sha256"), r.sha256},
+                {QStringLiteral("verified_by"), r.verifiedBy},
                 {QStringLiteral("size"), r.size}};
   return writeObject(path, o, error);
 }

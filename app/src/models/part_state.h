@@ -9,13 +9,13 @@
 namespace trit::models {
 
 struct PartState {
-  QString url;             // the catalogue URL the bytes came from
-  QString expectedSha256;  // from the catalogue ("" when none)
-  qint64 expectedSize = 0; // from the catalogue
-  QString linkedSha256;    // X-Linked-ETag of the first response, when sent
-  QString etag;            // validators of the response that carried the bytes, for If-Range
+  QString url;              // the catalogue URL the bytes came from
+  QString expectedSha256;   // from the catalogue ("" when none)
+  qint64 expectedSize = 0;  // from the catalogue
+  QString linkedSha256;     // X-Linked-ETag of the first response, when sent
+  QString etag;             // validators of the response that carried the bytes, for If-Range
   QString lastModified;
-  qint64 total = -1;       // full length the server announced
+  qint64 total = -1;  // full length the server announced
 };
 
 struct VerifiedRecord {

@@ -11,10 +11,13 @@ Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
   reset();
 }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(ctx_); }
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(ctx_);
+}
 
 void Sha256::reset() {
-  if (EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 is unavailable in libcrypto");
+  if (EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 is unavailable in libcrypto");
 }
 
 void Sha256::addData(QByteArrayView bytes) {

@@ -7,10 +7,10 @@
 #include <QRandomGenerator>
 #include <exception>
 
-#include "chat/app_settings.h"
-#include "chat/engine_bridge.h"
+#include "engine_thread/engine_bridge.h"
 #include "http_server.h"
 #include "server/app_scheduler.h"
+#include "settings/app_settings.h"
 
 namespace trit::api {
 namespace {

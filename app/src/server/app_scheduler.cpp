@@ -4,8 +4,8 @@
 #include <mutex>
 #include <vector>
 
-#include "chat/engine_bridge.h"
-#include "chat/engine_worker.h"
+#include "engine_thread/engine_bridge.h"
+#include "engine_thread/engine_worker.h"
 
 namespace trit::api {
 

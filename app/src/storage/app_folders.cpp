@@ -10,7 +10,9 @@ namespace trit::storage {
 namespace {
 
 // lupdate files the tr() calls of this namespace under the context "trit::storage" (translations/).
-QString tr(const char* text) { return QCoreApplication::translate("trit::storage", text); }
+QString tr(const char* text) {
+  return QCoreApplication::translate("trit::storage", text);
+}
 
 // What this run uses instead of the current places, when moving from the legacy ones failed.
 QString& dataFallback() {
@@ -22,7 +24,9 @@ QString& settingsFallback() {
   return file;
 }
 
-QString parentOf(const QString& path) { return QFileInfo(path).absolutePath(); }
+QString parentOf(const QString& path) {
+  return QFileInfo(path).absolutePath();
+}
 
 // `to` exists as something other than the legacy folder's own parent (on a case-insensitive file system
 // <root>/trit and <root>/Trit are one folder).
@@ -151,7 +155,8 @@ LegacyFolders legacyFolders() {
   // The application data root (the current folder's parent) with "Trit" as organisation and name.
   const QString root = parentOf(currentFolders().dataFolder);
   return {QDir(root).filePath(QStringLiteral("Trit/Trit")),
-          QSettings(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("Trit"), QStringLiteral("Trit")).fileName()};
+          QSettings(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("Trit"), QStringLiteral("Trit"))
+              .fileName()};
 }
 
 FolderOps defaultFolderOps() {
@@ -181,8 +186,9 @@ MigrationResult migrateLegacyFolders(const LegacyFolders& from, const CurrentFol
       dataMoved = true;
       result.moved << tr("its data (models, conversations) from %1 to %2").arg(from.dataFolder, to.dataFolder);
     } else {
-      result.error = tr("Trit could not move its data from %1 to %2 (%3): it keeps using %1, where nothing was changed.")
-                         .arg(from.dataFolder, to.dataFolder, why);
+      result.error =
+          tr("Trit could not move its data from %1 to %2 (%3): it keeps using %1, where nothing was changed.")
+              .arg(from.dataFolder, to.dataFolder, why);
       result.dataFallback = true;
       dataFallback() = from.dataFolder;
     }
@@ -212,6 +218,8 @@ MigrationResult migrateLegacyFolders(const LegacyFolders& from, const CurrentFol
   return result;
 }
 
-QString moveLegacyFoldersOnce() { return migrateLegacyFolders(legacyFolders(), currentFolders()).message(); }
+QString moveLegacyFoldersOnce() {
+  return migrateLegacyFolders(legacyFolders(), currentFolders()).message();
+}
 
 }  // namespace trit::storage

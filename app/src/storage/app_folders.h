@@ -45,8 +45,8 @@ struct FolderOps {
 FolderOps defaultFolderOps();
 
 struct MigrationResult {
-  QStringList moved;  // what was moved, in words ("the data folder ... to ...")
-  QString error;      // why something could not be moved (it stays where it was, and is used from there)
+  QStringList moved;              // what was moved, in words ("the data folder ... to ...")
+  QString error;                  // why something could not be moved (it stays where it was, and is used from there)
   bool dataFallback = false;      // the data stays in the legacy folder for this run
   bool settingsFallback = false;  // the settings stay in the legacy file for this run
   // One sentence or two for the user: what moved where, or what could not and why. Empty: nothing to say.

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "chat/sampling_fields.h"
+#include "settings/sampling_fields.h"
 #include "storage/conversation_store.h"
 
 namespace trit::storage {
@@ -47,9 +47,12 @@ QString statsLine(const Message& m) {
 
 QString roleHeading(Role role) {
   switch (role) {
-    case Role::System: return QStringLiteral("System");
-    case Role::User: return QStringLiteral("User");
-    case Role::Assistant: return QStringLiteral("Assistant");
+    case Role::System:
+      return QStringLiteral("System");
+    case Role::User:
+      return QStringLiteral("User");
+    case Role::Assistant:
+      return QStringLiteral("Assistant");
   }
   return {};
 }
@@ -153,8 +156,8 @@ class Reader {
   Reader(const QJsonObject& o, QString where) : o_(o), where_(std::move(where)) {}
 
   [[noreturn]] void fail(const QString& key, const QString& problem) const {
-    throw ExchangeError(QStringLiteral("%1%2: %3").arg(where_, key.isEmpty() ? QString() : QLatin1Char('.') + key,
-                                                        problem));
+    throw ExchangeError(
+        QStringLiteral("%1%2: %3").arg(where_, key.isEmpty() ? QString() : QLatin1Char('.') + key, problem));
   }
   QJsonValue require(const QString& key) const {
     const auto v = o_.value(key);
@@ -199,8 +202,8 @@ class Reader {
     const QString s = string(key);
     const QDateTime t = QDateTime::fromString(s, Qt::ISODateWithMs);
     if (!t.isValid()) {
-      fail(key, QStringLiteral("\"%1\" is not a date and time (expected ISO 8601, like 2026-01-31T12:00:00.000Z)")
-                    .arg(s));
+      fail(key,
+           QStringLiteral("\"%1\" is not a date and time (expected ISO 8601, like 2026-01-31T12:00:00.000Z)").arg(s));
     }
     return t.toMSecsSinceEpoch();
   }
@@ -260,7 +263,7 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
   c.systemPrompt = root.string(QStringLiteral("systemPrompt"));
   c.model = root.string(QStringLiteral("model"));
   c.sampling = root.object(QStringLiteral("sampling"));
-  // Checked as the settings file is (chat/sampling_fields.h): a stored value must never fail a reply.
+  // Checked as the settings file is (settings/sampling_fields.h): a stored value must never fail a reply.
   QString samplingKey;
   if (const QString problem = chat::samplingJsonProblem(c.sampling, &samplingKey); !problem.isEmpty())
     root.fail(QStringLiteral("sampling.") + samplingKey, problem);
@@ -268,9 +271,9 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
   const QJsonValue list = root.require(QStringLiteral("messages"));
   if (!list.isArray()) root.fail(QStringLiteral("messages"), QStringLiteral("must be an array"));
   QList<ConversationStore::ImportedMessage> messages;
-  QHash<std::int64_t, int> indexOfId;            // file id -> index in `messages`
-  QSet<QPair<int, std::int64_t>> variantsSeen;   // (parent index, variant) pairs, which must be unique
-  QSet<int> groupsWithSelection;                 // parent indexes (-1: top) whose shown child is known
+  QHash<std::int64_t, int> indexOfId;           // file id -> index in `messages`
+  QSet<QPair<int, std::int64_t>> variantsSeen;  // (parent index, variant) pairs, which must be unique
+  QSet<int> groupsWithSelection;                // parent indexes (-1: top) whose shown child is known
   const QJsonArray array = list.toArray();
   for (int i = 0; i < array.size(); ++i) {
     const QString where = QStringLiteral("messages[%1]").arg(i);
@@ -284,9 +287,9 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
     if (!parent.isNull()) {
       const std::int64_t parentId = r.integer(QStringLiteral("parent"), 1);
       if (!indexOfId.contains(parentId)) {
-        r.fail(QStringLiteral("parent"),
-               QStringLiteral("%1 is not the id of an earlier message (parents must come before replies)")
-                   .arg(parentId));
+        r.fail(
+            QStringLiteral("parent"),
+            QStringLiteral("%1 is not the id of an earlier message (parents must come before replies)").arg(parentId));
       }
       im.parentIndex = indexOfId.value(parentId);
       m.position = messages[im.parentIndex].message.position + 1;
@@ -304,7 +307,8 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
     if (m.selected) groupsWithSelection.insert(im.parentIndex);
     const QString role = r.string(QStringLiteral("role"));
     const auto parsedRole = roleFromName(role);
-    if (!parsedRole) r.fail(QStringLiteral("role"), QStringLiteral("must be system, user or assistant, not \"%1\"").arg(role));
+    if (!parsedRole)
+      r.fail(QStringLiteral("role"), QStringLiteral("must be system, user or assistant, not \"%1\"").arg(role));
     m.role = *parsedRole;
     m.createdMs = r.time(QStringLiteral("created"));
     m.text = r.string(QStringLiteral("text"));
@@ -321,10 +325,10 @@ std::int64_t importJson(ConversationStore& store, const QByteArray& json) {
     }
     if (r.json().contains(QStringLiteral("stats"))) {
       const Reader s(r.object(QStringLiteral("stats")), where + QStringLiteral(".stats"));
-      m.stats = ReplyStats{s.integer(QStringLiteral("promptTokens"), 0), s.integer(QStringLiteral("generatedTokens"), 0),
-                           s.number(QStringLiteral("promptTokensPerSecond")),
-                           s.number(QStringLiteral("generationTokensPerSecond")),
-                           s.number(QStringLiteral("timeToFirstTokenMs"))};
+      m.stats = ReplyStats{
+          s.integer(QStringLiteral("promptTokens"), 0), s.integer(QStringLiteral("generatedTokens"), 0),
+          s.number(QStringLiteral("promptTokensPerSecond")), s.number(QStringLiteral("generationTokensPerSecond")),
+          s.number(QStringLiteral("timeToFirstTokenMs"))};
     }
     indexOfId.insert(id, static_cast<int>(messages.size()));
     messages.append(im);

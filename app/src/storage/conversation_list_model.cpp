@@ -37,15 +37,23 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const Conversation& c = rows_.at(index.row());
   switch (role) {
-    case IdRole: return QVariant::fromValue<qint64>(c.id);
-    case TitleRole: return c.title;
+    case IdRole:
+      return QVariant::fromValue<qint64>(c.id);
+    case TitleRole:
+      return c.title;
     case Qt::DisplayRole:
-    case DisplayTitleRole: return c.title.isEmpty() ? tr("New conversation") : c.title;
-    case CreatedRole: return QDateTime::fromMSecsSinceEpoch(c.createdMs);
-    case UpdatedRole: return QDateTime::fromMSecsSinceEpoch(c.updatedMs);
-    case PinnedRole: return c.pinned;
-    case ModelRole: return c.model;
-    default: return {};
+    case DisplayTitleRole:
+      return c.title.isEmpty() ? tr("New conversation") : c.title;
+    case CreatedRole:
+      return QDateTime::fromMSecsSinceEpoch(c.createdMs);
+    case UpdatedRole:
+      return QDateTime::fromMSecsSinceEpoch(c.updatedMs);
+    case PinnedRole:
+      return c.pinned;
+    case ModelRole:
+      return c.model;
+    default:
+      return {};
   }
 }
 
@@ -55,13 +63,16 @@ QHash<int, QByteArray> ConversationListModel::roleNames() const {
           {ModelRole, "model"}};
 }
 
-bool ConversationListModel::canFetchMore(const QModelIndex& parent) const { return !parent.isValid() && !complete_; }
+bool ConversationListModel::canFetchMore(const QModelIndex& parent) const {
+  return !parent.isValid() && !complete_;
+}
 
 void ConversationListModel::fetchMore(const QModelIndex& parent) {
   if (parent.isValid() || complete_) return;
   QList<Conversation> page;
   try {
-    page = rows_.isEmpty() ? store_->listConversations(kPageSize) : store_->listConversationsAfter(rows_.last(), kPageSize);
+    page = rows_.isEmpty() ? store_->listConversations(kPageSize)
+                           : store_->listConversationsAfter(rows_.last(), kPageSize);
   } catch (const StorageError& e) {
     setError(e.message());
     complete_ = true;  // do not retry in a loop; reload() tries again
@@ -90,7 +101,9 @@ int ConversationListModel::indexOfId(qint64 id) const {
   return -1;
 }
 
-qint64 ConversationListModel::idAt(int row) const { return row >= 0 && row < count() ? rows_[row].id : 0; }
+qint64 ConversationListModel::idAt(int row) const {
+  return row >= 0 && row < count() ? rows_[row].id : 0;
+}
 
 void ConversationListModel::removeRow(int row) {
   beginRemoveRows({}, row, row);

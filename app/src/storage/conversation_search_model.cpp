@@ -19,22 +19,33 @@ QVariant ConversationSearchModel::data(const QModelIndex& index, int role) const
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const SearchHit& h = hits_.at(index.row());
   switch (role) {
-    case ConversationIdRole: return QVariant::fromValue<qint64>(h.conversationId);
-    case ConversationTitleRole: return h.conversationTitle;
-    case MessageIdRole: return QVariant::fromValue<qint64>(h.messageId);
-    case MessageRoleRole: return roleName(h.role);
-    case CreatedRole: return QDateTime::fromMSecsSinceEpoch(h.createdMs);
-    case SnippetRole: return highlightSnippetHtml(h.snippet);
+    case ConversationIdRole:
+      return QVariant::fromValue<qint64>(h.conversationId);
+    case ConversationTitleRole:
+      return h.conversationTitle;
+    case MessageIdRole:
+      return QVariant::fromValue<qint64>(h.messageId);
+    case MessageRoleRole:
+      return roleName(h.role);
+    case CreatedRole:
+      return QDateTime::fromMSecsSinceEpoch(h.createdMs);
+    case SnippetRole:
+      return highlightSnippetHtml(h.snippet);
     case Qt::DisplayRole:
-    case SnippetPlainRole: return highlightSnippetPlain(h.snippet, QStringLiteral("["), QStringLiteral("]"));
-    default: return {};
+    case SnippetPlainRole:
+      return highlightSnippetPlain(h.snippet, QStringLiteral("["), QStringLiteral("]"));
+    default:
+      return {};
   }
 }
 
 QHash<int, QByteArray> ConversationSearchModel::roleNames() const {
-  return {{ConversationIdRole, "conversationId"}, {ConversationTitleRole, "conversationTitle"},
-          {MessageIdRole, "messageId"},           {MessageRoleRole, "messageRole"},
-          {CreatedRole, "created"},               {SnippetRole, "snippet"},
+  return {{ConversationIdRole, "conversationId"},
+          {ConversationTitleRole, "conversationTitle"},
+          {MessageIdRole, "messageId"},
+          {MessageRoleRole, "messageRole"},
+          {CreatedRole, "created"},
+          {SnippetRole, "snippet"},
           {SnippetPlainRole, "snippetPlain"}};
 }
 

@@ -19,10 +19,10 @@ class ConversationSearchModel : public QAbstractListModel {
     ConversationIdRole = Qt::UserRole + 1,
     ConversationTitleRole,
     MessageIdRole,
-    MessageRoleRole,  // "user", "assistant", "system"
-    CreatedRole,      // QDateTime
-    SnippetRole,      // HTML: escaped text, matches in <b>..</b> (Text.StyledText)
-    SnippetPlainRole, // plain text, matches between [ and ]
+    MessageRoleRole,   // "user", "assistant", "system"
+    CreatedRole,       // QDateTime
+    SnippetRole,       // HTML: escaped text, matches in <b>..</b> (Text.StyledText)
+    SnippetPlainRole,  // plain text, matches between [ and ]
   };
   static constexpr int kMaxResults = 50;
 

@@ -35,8 +35,8 @@ Message readMessage(const Statement& st) {
                          st.columnDouble(13)};
   }
   if (m.role == Role::Assistant) {
-    m.finish = st.isNull(14) ? FinishReason::Streaming
-                             : finishReasonFromName(st.columnText(14)).value_or(FinishReason::Error);
+    m.finish =
+        st.isNull(14) ? FinishReason::Streaming : finishReasonFromName(st.columnText(14)).value_or(FinishReason::Error);
   }
   return m;
 }
@@ -67,7 +67,9 @@ StorageError notFound(const char* what, std::int64_t id, const char* action) {
 
 }  // namespace
 
-std::int64_t ConversationStore::nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
+std::int64_t ConversationStore::nowMs() {
+  return QDateTime::currentMSecsSinceEpoch();
+}
 
 ConversationStore::ConversationStore(const QString& path, const OpenOptions& options, QObject* parent)
     : QObject(parent) {
@@ -100,9 +102,9 @@ QString ConversationStore::moveCorruptFileAside(const QString& path) {
   for (int n = 2; QFileInfo::exists(target); ++n)
     target = path + QStringLiteral(".corrupt-") + stamp + QLatin1Char('-') + QString::number(n);
   if (!QFile::rename(path, target)) {
-    throw StorageError(StorageError::Kind::CannotOpen, 0,
-                       QStringLiteral("cannot move the damaged database %1 aside to %2; move or delete it by hand")
-                           .arg(path, target));
+    throw StorageError(
+        StorageError::Kind::CannotOpen, 0,
+        QStringLiteral("cannot move the damaged database %1 aside to %2; move or delete it by hand").arg(path, target));
   }
   // The write-ahead log and shared-memory index belong to the damaged file: keep them with it.
   for (const char* suffix : {"-wal", "-shm"}) {
@@ -163,9 +165,10 @@ QList<Conversation> ConversationStore::listConversations(int limit, int offset) 
 }
 
 QList<Conversation> ConversationStore::listConversationsAfter(const Conversation& last, int limit) {
-  static const std::string sql = "SELECT " + kConversationColumns +
-                                 " FROM conversations WHERE deleted_ms IS NULL AND (pinned, updated_ms, id) < (?1, ?2, ?3) "
-                                 "ORDER BY pinned DESC, updated_ms DESC, id DESC LIMIT ?4";
+  static const std::string sql =
+      "SELECT " + kConversationColumns +
+      " FROM conversations WHERE deleted_ms IS NULL AND (pinned, updated_ms, id) < (?1, ?2, ?3) "
+      "ORDER BY pinned DESC, updated_ms DESC, id DESC LIMIT ?4";
   auto st = db_->prepare(sql.c_str());
   st.bind(1, last.pinned).bind(2, last.updatedMs).bind(3, last.id).bind(4, limit);
   QList<Conversation> out;
@@ -225,9 +228,7 @@ void ConversationStore::deleteConversation(std::int64_t id) {
 }
 
 void ConversationStore::restoreConversation(std::int64_t id) {
-  db_->prepare("UPDATE conversations SET deleted_ms = NULL WHERE id = ?1 AND deleted_ms IS NOT NULL")
-      .bind(1, id)
-      .run();
+  db_->prepare("UPDATE conversations SET deleted_ms = NULL WHERE id = ?1 AND deleted_ms IS NOT NULL").bind(1, id).run();
   if (db_->changes() == 0) {
     throw StorageError(StorageError::Kind::Other, 0,
                        QStringLiteral("cannot undo the delete: conversation %1 is not deleted, or it was already "
@@ -262,7 +263,7 @@ QString ConversationStore::automaticTitle(const QString& firstMessage) {
   QString t = firstMessage.simplified();
   if (t.size() <= kMax) return t;
   int cut = t.lastIndexOf(QLatin1Char(' '), kMax);
-  if (cut < kMax / 2) cut = kMax;  // one very long word: cut inside it
+  if (cut < kMax / 2) cut = kMax;              // one very long word: cut inside it
   if (t.at(cut - 1).isHighSurrogate()) --cut;  // never split a character in two
   return t.left(cut).trimmed() + QChar(0x2026);
 }
@@ -387,8 +388,8 @@ void ConversationStore::selectAlternative(std::int64_t messageId) {
 }
 
 QList<Message> ConversationStore::allMessages(std::int64_t conversationId) {
-  static const std::string sql = "SELECT " + kMessageColumns +
-                                 " FROM messages WHERE conversation_id = ?1 ORDER BY variant_index, id";
+  static const std::string sql =
+      "SELECT " + kMessageColumns + " FROM messages WHERE conversation_id = ?1 ORDER BY variant_index, id";
   auto st = db_->prepare(sql.c_str());
   st.bind(1, conversationId);
   QList<Message> rows;

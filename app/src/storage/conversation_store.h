@@ -75,8 +75,8 @@ class ConversationStore : public QObject {
   // An edit: a new alternative of `messageId` (same parent, same role) with `text`, selected.
   std::int64_t addAlternative(std::int64_t messageId, const QString& text);
   std::optional<Message> message(std::int64_t id);
-  QList<Message> alternatives(std::int64_t messageId);  // siblings, in variant order, itself included
-  void selectAlternative(std::int64_t messageId);       // shows it (and the thread below it)
+  QList<Message> alternatives(std::int64_t messageId);       // siblings, in variant order, itself included
+  void selectAlternative(std::int64_t messageId);            // shows it (and the thread below it)
   QList<ThreadMessage> thread(std::int64_t conversationId);  // the shown path, first message first
   QList<Message> allMessages(std::int64_t conversationId);   // every version, depth first, parents first
 
@@ -108,7 +108,7 @@ class ConversationStore : public QObject {
   void conversationChanged(qint64 id);  // title, pin, settings or last-use time changed
   void conversationDeleted(qint64 id);
   void conversationRestored(qint64 id);
-  void threadChanged(qint64 conversationId);  // messages added or another alternative selected
+  void threadChanged(qint64 conversationId);                         // messages added or another alternative selected
   void messageTextChanged(qint64 conversationId, qint64 messageId);  // a streaming reply grew or finished
 
  private:

@@ -4,9 +4,12 @@ namespace trit::storage {
 
 QString roleName(Role role) {
   switch (role) {
-    case Role::System: return QStringLiteral("system");
-    case Role::User: return QStringLiteral("user");
-    case Role::Assistant: return QStringLiteral("assistant");
+    case Role::System:
+      return QStringLiteral("system");
+    case Role::User:
+      return QStringLiteral("user");
+    case Role::Assistant:
+      return QStringLiteral("assistant");
   }
   return {};
 }
@@ -19,12 +22,18 @@ std::optional<Role> roleFromName(const QString& name) {
 
 QString finishReasonName(FinishReason reason) {
   switch (reason) {
-    case FinishReason::Streaming: return {};
-    case FinishReason::Stop: return QStringLiteral("stop");
-    case FinishReason::Length: return QStringLiteral("length");
-    case FinishReason::Cancelled: return QStringLiteral("cancelled");
-    case FinishReason::Error: return QStringLiteral("error");
-    case FinishReason::Interrupted: return QStringLiteral("interrupted");
+    case FinishReason::Streaming:
+      return {};
+    case FinishReason::Stop:
+      return QStringLiteral("stop");
+    case FinishReason::Length:
+      return QStringLiteral("length");
+    case FinishReason::Cancelled:
+      return QStringLiteral("cancelled");
+    case FinishReason::Error:
+      return QStringLiteral("error");
+    case FinishReason::Interrupted:
+      return QStringLiteral("interrupted");
   }
   return {};
 }

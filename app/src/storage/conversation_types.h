@@ -48,7 +48,7 @@ struct Message {
   Role role = Role::User;
   QString text;
   std::int64_t createdMs = 0;
-  std::optional<ReplyStats> stats;  // replies only, once known
+  std::optional<ReplyStats> stats;     // replies only, once known
   std::optional<FinishReason> finish;  // replies only
 };
 

@@ -12,7 +12,9 @@ QString& overrideDir() {
 }
 }  // namespace
 
-void setDataDirOverride(const QString& dir) { overrideDir() = dir; }
+void setDataDirOverride(const QString& dir) {
+  overrideDir() = dir;
+}
 
 QString dataDirectory() {
   if (!overrideDir().isEmpty()) return QDir(overrideDir()).absolutePath();

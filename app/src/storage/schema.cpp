@@ -112,8 +112,12 @@ constexpr std::array<Migration, 4> kMigrations = {{
 
 }  // namespace
 
-std::span<const Migration> migrations() { return kMigrations; }
-int latestSchemaVersion() { return kMigrations.back().version; }
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
+int latestSchemaVersion() {
+  return kMigrations.back().version;
+}
 
 int schemaVersion(Database& db) {
   auto st = db.prepare("PRAGMA user_version");

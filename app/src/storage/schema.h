@@ -10,8 +10,8 @@ namespace trit::storage {
 class Database;
 
 struct Migration {
-  int version;                    // the user_version after this migration
-  const char* summary;            // why it exists, for logs and docs
+  int version;          // the user_version after this migration
+  const char* summary;  // why it exists, for logs and docs
   std::span<const char* const> steps;
 };
 

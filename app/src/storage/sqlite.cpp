@@ -28,9 +28,15 @@ StorageError::Kind errorKindFor(int sqliteCode) {
 Database::Database(const QString& path, Mode mode) : path_(path) {
   int flags = SQLITE_OPEN_FULLMUTEX;
   switch (mode) {
-    case Mode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
-    case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
-    case Mode::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+    case Mode::ReadWriteCreate:
+      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+      break;
+    case Mode::ReadWrite:
+      flags |= SQLITE_OPEN_READWRITE;
+      break;
+    case Mode::ReadOnly:
+      flags |= SQLITE_OPEN_READONLY;
+      break;
   }
   const QByteArray file = QDir::toNativeSeparators(path).toUtf8();
   const int rc = sqlite3_open_v2(file.constData(), &db_, flags, nullptr);
@@ -55,8 +61,9 @@ void Database::fail(int code, const char* context) const {
   QString message;
   switch (kind) {
     case StorageError::Kind::Locked:
-      message = QStringLiteral("the database %1 is locked by another program (another Trit writing to it?) and "
-                               "stayed locked for %2 ms; close the other program or try again (%3)")
+      message = QStringLiteral(
+                    "the database %1 is locked by another program (another Trit writing to it?) and "
+                    "stayed locked for %2 ms; close the other program or try again (%3)")
                     .arg(path_)
                     .arg(busyTimeoutMs_)
                     .arg(detail);
@@ -75,22 +82,30 @@ void Database::exec(const char* sql) {
   if (rc != SQLITE_OK) fail(rc, sql);
 }
 
-Statement Database::prepare(const char* sql) { return Statement(*this, sql); }
+Statement Database::prepare(const char* sql) {
+  return Statement(*this, sql);
+}
 
 void Database::setBusyTimeout(int milliseconds) {
   sqlite3_busy_timeout(db_, milliseconds);
   busyTimeoutMs_ = milliseconds;
 }
 
-std::int64_t Database::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
-int Database::changes() const { return sqlite3_changes(db_); }
+std::int64_t Database::lastInsertRowId() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+int Database::changes() const {
+  return sqlite3_changes(db_);
+}
 
 Statement::Statement(Database& db, const char* sql) : db_(&db), sql_(sql) {
   const int rc = sqlite3_prepare_v2(db.handle(), sql, -1, &stmt_, nullptr);
   if (rc != SQLITE_OK) db.fail(rc, sql);
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_), sql_(other.sql_) {
   other.stmt_ = nullptr;
@@ -141,9 +156,15 @@ void Statement::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-bool Statement::isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
-std::int64_t Statement::columnInt64(int column) const { return sqlite3_column_int64(stmt_, column); }
-double Statement::columnDouble(int column) const { return sqlite3_column_double(stmt_, column); }
+bool Statement::isNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+std::int64_t Statement::columnInt64(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+double Statement::columnDouble(int column) const {
+  return sqlite3_column_double(stmt_, column);
+}
 
 QString Statement::columnText(int column) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
@@ -160,7 +181,9 @@ std::optional<double> Statement::columnOptionalDouble(int column) const {
   return columnDouble(column);
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

@@ -3,8 +3,8 @@
 #include <QSyntaxHighlighter>
 #include <QTextBlock>
 #include <QTextCursor>
-#include <QTextLayout>
 #include <QTextDocument>
+#include <QTextLayout>
 #include <array>
 
 #include "ui/code_highlighter.h"
@@ -17,7 +17,8 @@ class CodeBlockHighlighter : public QSyntaxHighlighter {
  public:
   explicit CodeBlockHighlighter(QTextDocument* document) : QSyntaxHighlighter(document) {}
 
-  void configure(const CodeLanguage* language, const std::array<QColor, kCodeTokenKinds>& colours, bool italicComments) {
+  void configure(const CodeLanguage* language, const std::array<QColor, kCodeTokenKinds>& colours,
+                 bool italicComments) {
     language_ = language;
     for (int k = 0; k < kCodeTokenKinds; ++k) {
       formats_[std::size_t(k)] = QTextCharFormat();
@@ -48,8 +49,8 @@ class CodeBlockHighlighter : public QSyntaxHighlighter {
 };
 
 namespace {
-constexpr std::array<const char*, kCodeTokenKinds> kKindNames = {
-    "keyword", "type", "function", "string", "number", "comment", "meta", "added", "removed"};
+constexpr std::array<const char*, kCodeTokenKinds> kKindNames = {"keyword", "type", "function", "string", "number",
+                                                                 "comment", "meta", "added",    "removed"};
 }  // namespace
 
 CodeDocument::CodeDocument(QObject* parent) : QObject(parent) {}
@@ -85,7 +86,9 @@ void CodeDocument::setLanguage(const QString& language) {
   emit languageChanged();
 }
 
-QString CodeDocument::languageLabel() const { return codeLanguageLabel(codeLanguage(language_)); }
+QString CodeDocument::languageLabel() const {
+  return codeLanguageLabel(codeLanguage(language_));
+}
 
 void CodeDocument::setColors(const QVariantMap& colors) {
   const bool changed = colors != colors_;
@@ -99,7 +102,9 @@ void CodeDocument::setColors(const QVariantMap& colors) {
   if (changed) emit colorsChanged();
 }
 
-int CodeDocument::highlightedLines() const { return highlighter_ ? highlighter_->linesColoured() : 0; }
+int CodeDocument::highlightedLines() const {
+  return highlighter_ ? highlighter_->linesColoured() : 0;
+}
 
 QColor CodeDocument::colorAt(int position) const {
   if (!document_ || !document_->textDocument()) return {};
@@ -107,7 +112,8 @@ QColor CodeDocument::colorAt(int position) const {
   if (!block.isValid()) return {};
   const int offset = position - block.position();
   for (const QTextLayout::FormatRange& range : block.layout()->formats()) {
-    if (offset >= range.start && offset < range.start + range.length && range.format.hasProperty(QTextFormat::ForegroundBrush))
+    if (offset >= range.start && offset < range.start + range.length &&
+        range.format.hasProperty(QTextFormat::ForegroundBrush))
       return range.format.foreground().color();
   }
   return {};

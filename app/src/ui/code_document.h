@@ -6,12 +6,12 @@
 //
 //   TextEdit { id: edit; textFormat: TextEdit.PlainText }
 //   CodeDocument { document: edit.textDocument; text: code; language: "python"; colors: {...} }
+#include <QtQml/qqmlregistration.h>
 #include <QColor>
 #include <QObject>
 #include <QPointer>
 #include <QQuickTextDocument>
 #include <QVariantMap>
-#include <QtQml/qqmlregistration.h>
 
 namespace trit::ui {
 

@@ -15,20 +15,20 @@ struct CodeLanguage {
   Family family = Family::Code;
   QSet<QString> keywords;
   QSet<QString> types;
-  QSet<QString> literals;        // coloured as numbers: true, false, null, None...
-  QString lineComment;           // "//", "#", "--"; empty: none
-  bool blockComments = false;    // /* ... */
-  bool tripleQuotes = false;     // Python's """ and '''
+  QSet<QString> literals;         // coloured as numbers: true, false, null, None...
+  QString lineComment;            // "//", "#", "--"; empty: none
+  bool blockComments = false;     // /* ... */
+  bool tripleQuotes = false;      // Python's """ and '''
   bool templateLiterals = false;  // JavaScript's `...${code}...`
-  bool rawBackticks = false;     // Go's `raw strings`
-  bool charLiterals = false;     // ' starts a character literal ('a', '\n'), not a string ('a in Rust is a lifetime)
-  bool preprocessor = false;     // C's #include, #define...
-  bool decorators = false;       // @name
-  bool macros = false;           // Rust's name!
-  bool shellVariables = false;   // $NAME, ${NAME}, $1
+  bool rawBackticks = false;      // Go's `raw strings`
+  bool charLiterals = false;      // ' starts a character literal ('a', '\n'), not a string ('a in Rust is a lifetime)
+  bool preprocessor = false;      // C's #include, #define...
+  bool decorators = false;        // @name
+  bool macros = false;            // Rust's name!
+  bool shellVariables = false;    // $NAME, ${NAME}, $1
   bool capitalisedTypes = false;  // Name (not NAME) is a type
-  bool caseInsensitive = false;  // SQL
-  bool keys = false;             // JSON: a string before ':' is a key
+  bool caseInsensitive = false;   // SQL
+  bool keys = false;              // JSON: a string before ':' is a key
 };
 
 namespace {
@@ -90,9 +90,10 @@ const std::array<CodeLanguage, 15>& languages() {
 
     CodeLanguage& py = l[2];
     py.label = "Python";
-    py.keywords = words("and as assert async await break case class continue def del elif else except finally for "
-                        "from global if import in is lambda match nonlocal not or pass raise return try while with "
-                        "yield");
+    py.keywords = words(
+        "and as assert async await break case class continue def del elif else except finally for "
+        "from global if import in is lambda match nonlocal not or pass raise return try while with "
+        "yield");
     py.types = words("int float str bool list dict set tuple bytes bytearray object type complex frozenset");
     py.literals = words("True False None");
     py.lineComment = QStringLiteral("#");
@@ -114,9 +115,10 @@ const std::array<CodeLanguage, 15>& languages() {
 
     CodeLanguage& rs = l[5];
     rs.label = "Rust";
-    rs.keywords = words("as async await break const continue crate dyn else enum extern fn for if impl in let loop "
-                        "match mod move mut pub ref return self static struct super trait type unsafe use where "
-                        "while");
+    rs.keywords = words(
+        "as async await break const continue crate dyn else enum extern fn for if impl in let loop "
+        "match mod move mut pub ref return self static struct super trait type unsafe use where "
+        "while");
     rs.types = words("i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 bool char str Self");
     rs.literals = words("true false");
     rs.lineComment = QStringLiteral("//");
@@ -124,20 +126,23 @@ const std::array<CodeLanguage, 15>& languages() {
 
     CodeLanguage& go = l[6];
     go.label = "Go";
-    go.keywords = words("break case chan const continue default defer else fallthrough for func go goto if import "
-                        "interface map package range return select struct switch type var");
-    go.types = words("any bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune "
-                     "string uint uint8 uint16 uint32 uint64 uintptr");
+    go.keywords = words(
+        "break case chan const continue default defer else fallthrough for func go goto if import "
+        "interface map package range return select struct switch type var");
+    go.types = words(
+        "any bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune "
+        "string uint uint8 uint16 uint32 uint64 uintptr");
     go.literals = words("true false nil iota");
     go.lineComment = QStringLiteral("//");
     go.blockComments = go.rawBackticks = go.charLiterals = true;
 
     CodeLanguage& java = l[7];
     java.label = "Java";
-    java.keywords = words("abstract assert break case catch class const continue default do else enum extends final "
-                          "finally for goto if implements import instanceof interface native new package permits "
-                          "private protected public record return sealed static strictfp super switch "
-                          "synchronized this throw throws transient try var volatile while yield");
+    java.keywords = words(
+        "abstract assert break case catch class const continue default do else enum extends final "
+        "finally for goto if implements import instanceof interface native new package permits "
+        "private protected public record return sealed static strictfp super switch "
+        "synchronized this throw throws transient try var volatile while yield");
     java.types = words("boolean byte char double float int long short void");
     java.literals = words("true false null");
     java.lineComment = QStringLiteral("//");
@@ -145,8 +150,9 @@ const std::array<CodeLanguage, 15>& languages() {
 
     CodeLanguage& sh = l[8];
     sh.label = "Shell";
-    sh.keywords = words("if then else elif fi for while until do done case esac function in select return export "
-                        "local readonly declare unset shift exit break continue source alias set");
+    sh.keywords = words(
+        "if then else elif fi for while until do done case esac function in select return export "
+        "local readonly declare unset shift exit break continue source alias set");
     sh.literals = words("true false");
     sh.lineComment = QStringLiteral("#");
     sh.shellVariables = true;
@@ -171,13 +177,15 @@ const std::array<CodeLanguage, 15>& languages() {
 
     CodeLanguage& sql = l[13];
     sql.label = "SQL";
-    sql.keywords = words("add all alter and as asc begin between by case check commit constraint create cross default "
-                         "delete desc distinct drop else end exists foreign from full group having if in index "
-                         "inner insert intersect into is join key left like limit not of offset on or order outer "
-                         "primary references returning right rollback select set table then transaction union "
-                         "unique update using values view when where with");
-    sql.types = words("int integer bigint smallint tinyint text varchar char boolean bool real float double numeric "
-                      "decimal date time timestamp blob serial");
+    sql.keywords = words(
+        "add all alter and as asc begin between by case check commit constraint create cross default "
+        "delete desc distinct drop else end exists foreign from full group having if in index "
+        "inner insert intersect into is join key left like limit not of offset on or order outer "
+        "primary references returning right rollback select set table then transaction union "
+        "unique update using values view when where with");
+    sql.types = words(
+        "int integer bigint smallint tinyint text varchar char boolean bool real float double numeric "
+        "decimal date time timestamp blob serial");
     sql.literals = words("null true false");
     sql.lineComment = QStringLiteral("--");
     sql.blockComments = sql.caseInsensitive = true;
@@ -190,8 +198,12 @@ const std::array<CodeLanguage, 15>& languages() {
   return all;
 }
 
-bool isIdentStart(QChar c) { return c.isLetter() || c == QLatin1Char('_'); }
-bool isIdent(QChar c) { return c.isLetterOrNumber() || c == QLatin1Char('_'); }
+bool isIdentStart(QChar c) {
+  return c.isLetter() || c == QLatin1Char('_');
+}
+bool isIdent(QChar c) {
+  return c.isLetterOrNumber() || c == QLatin1Char('_');
+}
 
 class LineScanner {
  public:
@@ -207,16 +219,20 @@ class LineScanner {
   // when it is not closed on this line. Backslash escapes the next character.
   int stringEnd(int i, QChar quote) const {
     for (int j = i + 1; j < n_; ++j) {
-      if (s_[j] == QLatin1Char('\\')) ++j;
-      else if (s_[j] == quote) return j + 1;
+      if (s_[j] == QLatin1Char('\\'))
+        ++j;
+      else if (s_[j] == quote)
+        return j + 1;
     }
     return n_;
   }
   // Where `what` next occurs unescaped from `i`, or -1.
   int findUnescaped(int i, QStringView what) const {
     for (int j = i; j < n_; ++j) {
-      if (s_[j] == QLatin1Char('\\')) ++j;
-      else if (at(j, what)) return j;
+      if (s_[j] == QLatin1Char('\\'))
+        ++j;
+      else if (at(j, what))
+        return j;
     }
     return -1;
   }
@@ -237,8 +253,8 @@ class LineScanner {
       const QChar c = s_[j];
       if (c.isLetterOrNumber() || c == QLatin1Char('_') || c == QLatin1Char('.')) {
         // An exponent's sign belongs to the number: 1e-5, 0x1p+3 (in hex, e is a digit).
-        const bool exponent = hex ? (c == QLatin1Char('p') || c == QLatin1Char('P'))
-                                  : (c == QLatin1Char('e') || c == QLatin1Char('E'));
+        const bool exponent =
+            hex ? (c == QLatin1Char('p') || c == QLatin1Char('P')) : (c == QLatin1Char('e') || c == QLatin1Char('E'));
         if (exponent && j + 1 < n_ && (s_[j + 1] == QLatin1Char('+') || s_[j + 1] == QLatin1Char('-'))) ++j;
         ++j;
       } else if (c == QLatin1Char('\'') && l_.charLiterals && j + 1 < n_ && s_[j + 1].isDigit()) {
@@ -523,8 +539,8 @@ class LineScanner {
         const int e = stringEnd(i, c);
         add(i, e, CodeToken::String);
         i = e;
-      } else if (c == QLatin1Char('&') || c == QLatin1Char('*') || c == QLatin1Char('!') ||
-                 c == QLatin1Char('|') || c == QLatin1Char('>')) {
+      } else if (c == QLatin1Char('&') || c == QLatin1Char('*') || c == QLatin1Char('!') || c == QLatin1Char('|') ||
+                 c == QLatin1Char('>')) {
         int e = i + 1;
         while (e < n_ && !s_[e].isSpace()) ++e;
         add(i, e, CodeToken::Meta);
@@ -592,8 +608,8 @@ class LineScanner {
                  (isIdentStart(s_[i + 1]) || s_[i + 1] == QLatin1Char('/'))) {
         int e = i + 1;
         if (s_[e] == QLatin1Char('/')) ++e;
-        while (e < n_ && (isIdent(s_[e]) || s_[e] == QLatin1Char('-') || s_[e] == QLatin1Char(':') ||
-                          s_[e] == QLatin1Char('.')))
+        while (e < n_ &&
+               (isIdent(s_[e]) || s_[e] == QLatin1Char('-') || s_[e] == QLatin1Char(':') || s_[e] == QLatin1Char('.')))
           ++e;
         add(i, e, CodeToken::Keyword);
         i = e;
@@ -614,10 +630,14 @@ class LineScanner {
   }
 
   int diff() {
-    if (at(0, u"+++") || at(0, u"---") || at(0, u"diff ") || at(0, u"index ")) add(0, n_, CodeToken::Keyword);
-    else if (at(0, u"@@")) add(0, n_, CodeToken::Meta);
-    else if (at(0, u"+")) add(0, n_, CodeToken::Added);
-    else if (at(0, u"-")) add(0, n_, CodeToken::Removed);
+    if (at(0, u"+++") || at(0, u"---") || at(0, u"diff ") || at(0, u"index "))
+      add(0, n_, CodeToken::Keyword);
+    else if (at(0, u"@@"))
+      add(0, n_, CodeToken::Meta);
+    else if (at(0, u"+"))
+      add(0, n_, CodeToken::Added);
+    else if (at(0, u"-"))
+      add(0, n_, CodeToken::Removed);
     return kNormal;
   }
 
@@ -667,10 +687,14 @@ QString codeLanguageLabel(const CodeLanguage* language) {
 int highlightCodeLine(const CodeLanguage& language, QStringView line, int state, QList<CodeSpan>* spans) {
   LineScanner scanner(language, line, spans);
   switch (language.family) {
-    case Family::Yaml: return scanner.yaml();
-    case Family::Markup: return scanner.markup(state == kHtmlComment || state == kInTag ? state : kNormal);
-    case Family::Diff: return scanner.diff();
-    case Family::Code: break;
+    case Family::Yaml:
+      return scanner.yaml();
+    case Family::Markup:
+      return scanner.markup(state == kHtmlComment || state == kInTag ? state : kNormal);
+    case Family::Diff:
+      return scanner.diff();
+    case Family::Code:
+      break;
   }
   return scanner.code(state);
 }

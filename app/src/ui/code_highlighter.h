@@ -14,15 +14,15 @@
 namespace trit::ui {
 
 enum class CodeToken {
-  Keyword,    // language keywords; HTML/XML tag names
-  Type,       // type names (built-in, or capitalised in C-like languages); HTML/XML attribute names
-  Function,   // a name followed by "("; JSON and YAML keys
-  String,     // string and character literals, template literals
-  Number,     // numbers and the literals true, false, null, None...
+  Keyword,   // language keywords; HTML/XML tag names
+  Type,      // type names (built-in, or capitalised in C-like languages); HTML/XML attribute names
+  Function,  // a name followed by "("; JSON and YAML keys
+  String,    // string and character literals, template literals
+  Number,    // numbers and the literals true, false, null, None...
   Comment,
-  Meta,       // preprocessor lines, decorators, macros, shell variables, diff hunk headers
-  Added,      // diff: an added line
-  Removed,    // diff: a removed line
+  Meta,     // preprocessor lines, decorators, macros, shell variables, diff hunk headers
+  Added,    // diff: an added line
+  Removed,  // diff: a removed line
 };
 inline constexpr int kCodeTokenKinds = 9;
 
