@@ -18,8 +18,8 @@ CLANG_FORMAT="${CLANG_FORMAT:-clang-format-14}"
 CLANG_TIDY="${CLANG_TIDY:-clang-tidy-14}"
 QMLLINT="${QMLLINT:-/usr/lib/qt6/bin/qmllint}"
 
-# The app's C++ and its tests. (The engine's folders are formatted by their owner before they are added.)
-FORMAT_DIRS=(app tests/app tests/qml)
+# Every C++ file of the project: the app, the engine, the shader tools and all the tests.
+FORMAT_DIRS=(app engine shaders/tools tests)
 
 # clang-tidy parses Qt's headers for every file: about 6 s of CPU before any check runs, 16 to 20 s with
 # the checks, so all 60 app sources would take many minutes on CI's two cores, and even five took 100 s

@@ -18,7 +18,8 @@ Args::Args(const std::vector<std::string>& args, std::set<std::string> valued, s
       if (a.starts_with("--") && eq != std::string::npos) {
         const std::string flag = a.substr(0, eq);
         if (!valued.count(flag))
-          throw std::invalid_argument(switches.count(flag) ? flag + " takes no value" : "unknown option '" + flag + "'");
+          throw std::invalid_argument(switches.count(flag) ? flag + " takes no value"
+                                                           : "unknown option '" + flag + "'");
         values_[flag].push_back(a.substr(eq + 1));
       } else if (valued.count(a)) {
         if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
@@ -40,7 +41,9 @@ const std::string& Args::single_positional(const char* what) const {
   return positional_[0];
 }
 
-bool Args::has(const std::string& flag) const { return switches_seen_.count(flag) || values_.count(flag); }
+bool Args::has(const std::string& flag) const {
+  return switches_seen_.count(flag) || values_.count(flag);
+}
 
 std::string Args::get(const std::string& flag, const std::string& fallback) const {
   auto it = values_.find(flag);
@@ -62,8 +65,8 @@ long long Args::get_int(const std::string& flag, long long fallback, long long m
   if (!whole || (ec != std::errc() && ec != std::errc::result_out_of_range))
     throw std::invalid_argument(flag + ": '" + s + "' is not an integer");
   if (ec == std::errc::result_out_of_range || v < min || v > max)
-    throw std::invalid_argument(flag + ": " + s + " is out of range; it must be between " + std::to_string(min) + " and " +
-                                std::to_string(max));
+    throw std::invalid_argument(flag + ": " + s + " is out of range; it must be between " + std::to_string(min) +
+                                " and " + std::to_string(max));
   return v;
 }
 
@@ -79,7 +82,8 @@ double Args::get_double(const std::string& flag, double fallback) const {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (s.empty() || used != s.size() || !std::isfinite(v)) throw std::invalid_argument(flag + ": '" + s + "' is not a number");
+  if (s.empty() || used != s.size() || !std::isfinite(v))
+    throw std::invalid_argument(flag + ": '" + s + "' is not a number");
   return v;
 }
 

@@ -41,10 +41,10 @@ std::vector<int32_t> parse_list(const std::string& flag, const std::string& s, c
 }
 
 int run_bench(const std::vector<std::string>& argv) {
-  trit::cli::Args a(argv,
-                    {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed", "--precision", "--batch"},
-                    {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head", "--generic",
-                     "--pipeline-stats", "--sample", "--no-probes"});
+  trit::cli::Args a(
+      argv, {"-p", "-n", "--depths", "--reps", "--backend", "--device", "--kv", "--seed", "--precision", "--batch"},
+      {"--json", "--profile", "--baseline-kernels", "--no-persistent", "--f16-head", "--generic", "--pipeline-stats",
+       "--sample", "--no-probes"});
   const std::string& path = a.single_positional("MODEL");
   trit::bench::BenchOptions o;
   o.prompt_tokens = static_cast<int32_t>(a.get_int("-p", o.prompt_tokens, 0, 1 << 20));
@@ -77,13 +77,14 @@ int run_bench(const std::vector<std::string>& argv) {
   return 0;
 }
 
-const trit::cli::Registration reg{{"bench",
-                                   "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
-                                   "[--device N] [--kv f16|f32] [--precision fp32|f64] [--generic] [--profile] [--baseline-kernels] "
-                                   "[--no-persistent] [--f16-head] [--pipeline-stats] [--sample] [--no-probes] [--batch 1,4,8] "
-                                   "[--json]",
-                                   "prompt processing and generation speed (median of runs after a warm-up) with the "
-                                   "roofline ratio; --batch: N sequences decoding together (tgNxB: all their tokens/s)",
-                                   run_bench}};
+const trit::cli::Registration reg{
+    {"bench",
+     "bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan|cpu] "
+     "[--device N] [--kv f16|f32] [--precision fp32|f64] [--generic] [--profile] [--baseline-kernels] "
+     "[--no-persistent] [--f16-head] [--pipeline-stats] [--sample] [--no-probes] [--batch 1,4,8] "
+     "[--json]",
+     "prompt processing and generation speed (median of runs after a warm-up) with the "
+     "roofline ratio; --batch: N sequences decoding together (tgNxB: all their tokens/s)",
+     run_bench}};
 
 }  // namespace

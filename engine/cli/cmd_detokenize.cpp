@@ -63,10 +63,14 @@ int run(const std::vector<std::string>& args) {
   std::string model;
   bool skip_special = false;
   for (const auto& a : args) {
-    if (a == "--skip-special") skip_special = true;
-    else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option '" + a + "'");
-    else if (model.empty()) model = a;
-    else throw std::invalid_argument("more than one MODEL given ('" + model + "', '" + a + "')");
+    if (a == "--skip-special")
+      skip_special = true;
+    else if (!a.empty() && a[0] == '-')
+      throw std::invalid_argument("unknown option '" + a + "'");
+    else if (model.empty())
+      model = a;
+    else
+      throw std::invalid_argument("more than one MODEL given ('" + model + "', '" + a + "')");
   }
   if (model.empty()) throw std::invalid_argument("no MODEL given (a .gguf file, or a tokenizer.json)");
   const trit::Tokenizer tok = trit::Tokenizer::from_file(model);

@@ -22,6 +22,7 @@ int run_devices(const std::vector<std::string>& args) {
   return 0;
 }
 
-trit::cli::Registration reg{{"devices", "devices", "list Vulkan devices and the features the engine uses", run_devices}};
+trit::cli::Registration reg{
+    {"devices", "devices", "list Vulkan devices and the features the engine uses", run_devices}};
 
 }  // namespace

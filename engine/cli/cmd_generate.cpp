@@ -31,11 +31,11 @@ trit::SamplingParams sampling_from(const trit::cli::Args& a) {
 }
 
 int run_generate(const std::vector<std::string>& argv) {
-  trit::cli::Args a(argv,
-                    {"--prompt", "--chat", "--system", "--backend", "--device", "--ctx", "--kv", "--max-tokens",
-                     "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n", "--seed",
-                     "--stop", "--precision"},
-                    {"--stdin", "--quiet-stats", "--generic"});
+  trit::cli::Args a(
+      argv,
+      {"--prompt", "--chat", "--system", "--backend", "--device", "--ctx", "--kv", "--max-tokens", "--temp", "--top-k",
+       "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n", "--seed", "--stop", "--precision"},
+      {"--stdin", "--quiet-stats", "--generic"});
   const std::string& path = a.single_positional("MODEL");
   const int modes = a.has("--prompt") + a.has("--chat") + a.has("--stdin");
   if (modes != 1) throw std::invalid_argument("give exactly one of --prompt TEXT, --chat TEXT or --stdin");
@@ -52,7 +52,8 @@ int run_generate(const std::vector<std::string>& argv) {
   if (a.has("--chat")) {
     format = trit::ChatFormat::for_model(*model);
     if (!format)
-      throw std::invalid_argument("'" + path + "' is a base model: it has no chat format (no recognised "
+      throw std::invalid_argument("'" + path +
+                                  "' is a base model: it has no chat format (no recognised "
                                   "tokenizer.chat_template), so --chat cannot be used; continue a text with "
                                   "--prompt TEXT or --stdin instead");
   }
@@ -68,7 +69,8 @@ int run_generate(const std::vector<std::string>& argv) {
     prompt = format->render(messages, /*add_generation_prompt=*/true);
     go.stop_tokens = format->stop_tokens();
   } else {
-    std::string text = a.has("--stdin") ? std::string(std::istreambuf_iterator<char>(std::cin), {}) : a.get("--prompt", "");
+    std::string text =
+        a.has("--stdin") ? std::string(std::istreambuf_iterator<char>(std::cin), {}) : a.get("--prompt", "");
     prompt = tok.encode(text, /*allow_special=*/false, /*add_bos=*/tok.bos() >= 0);
   }
 
@@ -83,8 +85,9 @@ int run_generate(const std::vector<std::string>& argv) {
     // No reply and no statistics: there is nothing to measure.
     const auto model_ctx = static_cast<int32_t>(std::min<uint32_t>(model->config().context, INT32_MAX));
     std::fprintf(stderr, "trit-cli generate: error: %s%s\n", e.what(),
-                 e.context() < model_ctx ? (" (--ctx, up to the model's " + std::to_string(model_ctx) + " tokens)").c_str()
-                                         : " (this is the model's whole context)");
+                 e.context() < model_ctx
+                     ? (" (--ctx, up to the model's " + std::to_string(model_ctx) + " tokens)").c_str()
+                     : " (this is the model's whole context)");
     return 1;
   }
   std::printf("\n");
@@ -93,9 +96,10 @@ int run_generate(const std::vector<std::string>& argv) {
     std::fprintf(stderr,
                  "[%s, %s] prompt %d tokens (%d reused) in %.1f ms = %.1f t/s | first token after %.1f ms | "
                  "generated %d tokens in %.1f ms = %.1f t/s (tokens chosen on: %s%s%s) | finish: %s\n",
-                 so.backend.c_str(), trit::to_string(so.precision), s.prompt_tokens, s.reused_tokens, s.prefill_ms, s.prompt_tokens_per_s(), s.ttft_ms,
-                 s.generated_tokens, s.decode_ms, s.generation_tokens_per_s(), s.sampled_on,
-                 s.decode_kernels.empty() ? "" : "; decode kernels: ", s.decode_kernels.c_str(), trit::to_string(r.reason));
+                 so.backend.c_str(), trit::to_string(so.precision), s.prompt_tokens, s.reused_tokens, s.prefill_ms,
+                 s.prompt_tokens_per_s(), s.ttft_ms, s.generated_tokens, s.decode_ms, s.generation_tokens_per_s(),
+                 s.sampled_on, s.decode_kernels.empty() ? "" : "; decode kernels: ", s.decode_kernels.c_str(),
+                 trit::to_string(r.reason));
   }
   if (r.reason == trit::FinishReason::ContextFull) {
     std::fprintf(stderr, "trit-cli generate: the context of %d tokens is full\n", session->context_length());
@@ -104,10 +108,11 @@ int run_generate(const std::vector<std::string>& argv) {
   return 0;
 }
 
-const trit::cli::Registration reg{{"generate",
-                                   "generate MODEL (--prompt T | --chat T [--system S] | --stdin) [--backend cpu|vulkan] "
-                                   "[--temp --top-k --top-p --min-p --repeat-penalty --seed --max-tokens --stop S --ctx --kv] "
-                                   "[--precision fp32|f64] [--generic]",
-                                   "generate text, streaming it, and print the statistics", run_generate}};
+const trit::cli::Registration reg{
+    {"generate",
+     "generate MODEL (--prompt T | --chat T [--system S] | --stdin) [--backend cpu|vulkan] "
+     "[--temp --top-k --top-p --min-p --repeat-penalty --seed --max-tokens --stop S --ctx --kv] "
+     "[--precision fp32|f64] [--generic]",
+     "generate text, streaming it, and print the statistics", run_generate}};
 
 }  // namespace

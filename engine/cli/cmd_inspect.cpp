@@ -23,10 +23,14 @@ std::string shape_str(const std::vector<uint64_t>& s) {
 
 std::string human_bytes(uint64_t n) {
   char buf[32];
-  if (n >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(n) / (1 << 30));
-  else if (n >= (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(n) / (1 << 20));
-  else if (n >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(n) / 1024);
-  else std::snprintf(buf, sizeof buf, "%" PRIu64 " B", n);
+  if (n >= (uint64_t{1} << 30))
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(n) / (1 << 30));
+  else if (n >= (uint64_t{1} << 20))
+    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(n) / (1 << 20));
+  else if (n >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(n) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " B", n);
   return buf;
 }
 
@@ -80,12 +84,15 @@ int run_inspect(const std::vector<std::string>& args) {
     auto m = trit::Model::from_file(std::move(f));
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const auto& c = m->config();
-    std::printf("\nvalidated the hyper-parameters, every tensor (shapes, types, finite norms and embedding, I2_S "
-                "scales and codes) and the tokenizer in %.1f ms\n", ms);
-    std::printf("verdict: loadable (%s, %u layers, dim %u, heads %u/%u, head_dim %u, ffn %u, vocab %u, context %u, "
-                "rms_eps %g, rope_base %g, bos %d, eos %d, eot %d)\n",
-                c.architecture.c_str(), c.layers, c.dim, c.heads, c.kv_heads, c.head_dim, c.ffn, c.vocab, c.context,
-                static_cast<double>(c.rms_eps), static_cast<double>(c.rope_base), c.bos, c.eos, c.eot);
+    std::printf(
+        "\nvalidated the hyper-parameters, every tensor (shapes, types, finite norms and embedding, I2_S "
+        "scales and codes) and the tokenizer in %.1f ms\n",
+        ms);
+    std::printf(
+        "verdict: loadable (%s, %u layers, dim %u, heads %u/%u, head_dim %u, ffn %u, vocab %u, context %u, "
+        "rms_eps %g, rope_base %g, bos %d, eos %d, eot %d)\n",
+        c.architecture.c_str(), c.layers, c.dim, c.heads, c.kv_heads, c.head_dim, c.ffn, c.vocab, c.context,
+        static_cast<double>(c.rms_eps), static_cast<double>(c.rope_base), c.bos, c.eos, c.eot);
     return 0;
   } catch (const trit::ModelError& e) {
     std::printf("\nverdict: not loadable: %s\n", e.what());
@@ -94,6 +101,7 @@ int run_inspect(const std::vector<std::string>& args) {
 }
 
 trit::cli::Registration reg{{"inspect", "inspect MODEL",
-                             "show a GGUF file's metadata and tensors, and whether the engine can load it", run_inspect}};
+                             "show a GGUF file's metadata and tensors, and whether the engine can load it",
+                             run_inspect}};
 
 }  // namespace

@@ -76,8 +76,8 @@ int run_logits(const std::vector<std::string>& argv) {
       throw std::invalid_argument("--tokens: token " + std::to_string(tokens[i]) + " (item " + std::to_string(i + 1) +
                                   ") is outside the model's vocabulary of " + std::to_string(vocab));
   if (tokens.size() > model->config().context)
-    throw std::invalid_argument("--tokens: " + std::to_string(tokens.size()) + " tokens exceed the model's context of " +
-                                std::to_string(model->config().context));
+    throw std::invalid_argument("--tokens: " + std::to_string(tokens.size()) +
+                                " tokens exceed the model's context of " + std::to_string(model->config().context));
   opts.context = static_cast<int32_t>(tokens.size());  // the cache never needs more
 
   auto forward = trit::make_forward(backend, model, opts);
@@ -89,9 +89,10 @@ int run_logits(const std::vector<std::string>& argv) {
   return 0;
 }
 
-const trit::cli::Registration reg{{"logits",
-                                   "logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--precision fp32|f64] [--kv f16|f32] "
-                                   "[--threads N] [--device N]",
-                                   "write every position's logits (teacher-forced) as float32 rows", run_logits}};
+const trit::cli::Registration reg{
+    {"logits",
+     "logits MODEL --tokens 1,2,3 --out FILE [--backend cpu|vulkan] [--precision fp32|f64] [--kv f16|f32] "
+     "[--threads N] [--device N]",
+     "write every position's logits (teacher-forced) as float32 rows", run_logits}};
 
 }  // namespace

@@ -44,10 +44,14 @@ int run_make_model(const std::vector<std::string>& args) {
   if (!o.arch.empty() && o.arch != "bitnet-25" && o.arch != "llama")
     return usage_error("--arch: '" + o.arch + "' is not bitnet-25 or llama");
   const std::string format = a.get("--format", "i2_s");
-  if (format == "i2_s") o.format = trit::WeightFormat::I2_S;
-  else if (format == "tq2_0") o.format = trit::WeightFormat::TQ2_0;
-  else if (format == "tq1_0") o.format = trit::WeightFormat::TQ1_0;
-  else return usage_error("--format: '" + format + "' is not i2_s, tq2_0 or tq1_0");
+  if (format == "i2_s")
+    o.format = trit::WeightFormat::I2_S;
+  else if (format == "tq2_0")
+    o.format = trit::WeightFormat::TQ2_0;
+  else if (format == "tq1_0")
+    o.format = trit::WeightFormat::TQ1_0;
+  else
+    return usage_error("--format: '" + format + "' is not i2_s, tq2_0 or tq1_0");
   o.vocab = a.get("--vocab", o.vocab);
   o.seed = static_cast<uint64_t>(a.get_int("--seed", 0, 0, INT64_MAX));
   o.context = static_cast<uint32_t>(a.get_int("--context", 0, 1, trit::kMaxGeneratorContext));
@@ -63,7 +67,7 @@ int run_make_model(const std::vector<std::string>& args) {
   return 0;
 }
 
-trit::cli::Registration reg{{"make-model", kUsage, "write a synthetic ternary model with random weights",
-                             run_make_model}};
+trit::cli::Registration reg{
+    {"make-model", kUsage, "write a synthetic ternary model with random weights", run_make_model}};
 
 }  // namespace

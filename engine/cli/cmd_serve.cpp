@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "args.h"
+#include "batch_scheduler.h"
 #include "command.h"
 #include "http_server.h"
-#include "batch_scheduler.h"
 #include "serial_scheduler.h"
 #include "served_model.h"
 #include "trit/backend.h"

@@ -25,13 +25,20 @@ int run(const std::vector<std::string>& args) {
   std::string model;
   bool special = false, json = false, bos = false, bench = false;
   for (const auto& a : args) {
-    if (a == "--special") special = true;
-    else if (a == "--json") json = true;
-    else if (a == "--bos") bos = true;
-    else if (a == "--bench") bench = true;
-    else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option '" + a + "'");
-    else if (model.empty()) model = a;
-    else throw std::invalid_argument("more than one MODEL given ('" + model + "', '" + a + "')");
+    if (a == "--special")
+      special = true;
+    else if (a == "--json")
+      json = true;
+    else if (a == "--bos")
+      bos = true;
+    else if (a == "--bench")
+      bench = true;
+    else if (!a.empty() && a[0] == '-')
+      throw std::invalid_argument("unknown option '" + a + "'");
+    else if (model.empty())
+      model = a;
+    else
+      throw std::invalid_argument("more than one MODEL given ('" + model + "', '" + a + "')");
   }
   if (model.empty()) throw std::invalid_argument("no MODEL given (a .gguf file, or a tokenizer.json)");
 
@@ -52,12 +59,14 @@ int run(const std::vector<std::string>& args) {
       n_ids = tok.encode(text, special, bos).size();
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
       best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
-      best_cpu = std::min(best_cpu, static_cast<double>(c1.tv_sec - c0.tv_sec) + static_cast<double>(c1.tv_nsec - c0.tv_nsec) * 1e-9);
+      best_cpu = std::min(
+          best_cpu, static_cast<double>(c1.tv_sec - c0.tv_sec) + static_cast<double>(c1.tv_nsec - c0.tv_nsec) * 1e-9);
     }
-    std::printf("vocabulary loaded in %.0f ms; encoded %zu bytes into %zu tokens in %.1f ms wall, %.1f ms CPU "
-                "(best of 5, one thread): %.2f MB/s\n",
-                std::chrono::duration<double, std::milli>(t1 - t0).count(), text.size(), n_ids, best * 1e3,
-                best_cpu * 1e3, static_cast<double>(text.size()) / 1e6 / best);
+    std::printf(
+        "vocabulary loaded in %.0f ms; encoded %zu bytes into %zu tokens in %.1f ms wall, %.1f ms CPU "
+        "(best of 5, one thread): %.2f MB/s\n",
+        std::chrono::duration<double, std::milli>(t1 - t0).count(), text.size(), n_ids, best * 1e3, best_cpu * 1e3,
+        static_cast<double>(text.size()) / 1e6 / best);
     return 0;
   }
   auto ids = tok.encode(text, special, bos);

@@ -15,8 +15,12 @@ std::vector<Command>& registry() {
 }
 }  // namespace
 
-Registration::Registration(Command c) { registry().push_back(std::move(c)); }
-const std::vector<Command>& commands() { return registry(); }
+Registration::Registration(Command c) {
+  registry().push_back(std::move(c));
+}
+const std::vector<Command>& commands() {
+  return registry();
+}
 }  // namespace trit::cli
 
 namespace {

@@ -68,7 +68,7 @@ ClientConnection::ClientConnection(const std::string& local_addr, int local_port
     char* end = nullptr;
     const long fd = std::strtol(entry->d_name, &end, 10);
     if (end == entry->d_name || *end != '\0' || fd == own) continue;
-    struct stat st{};
+    struct stat st {};
     if (fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
     sockaddr_storage here{}, peer{};
     socklen_t here_len = sizeof here, peer_len = sizeof peer;
@@ -88,7 +88,7 @@ bool ClientConnection::gone() const {
   pollfd p{fd_, POLLIN, 0};
   const int n = poll(&p, 1, 0);
   if (n < 0) return errno != EINTR && errno != EAGAIN;
-  if (n == 0) return false;                                  // nothing to read: the client waits for its reply
+  if (n == 0) return false;                                     // nothing to read: the client waits for its reply
   if (p.revents & (POLLERR | POLLHUP | POLLNVAL)) return true;  // reset, or closed both ways
   char byte;
   const ssize_t got = recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);

@@ -42,7 +42,7 @@ struct ServerOptions {
   // An idle keep-alive connection is closed after this long. stop() waits for idle connections to reach
   // it, so the app, which stops and restarts its server while running, keeps it short.
   std::chrono::seconds keep_alive_timeout{5};
-  bool log_requests = true;                // one line per request on stderr
+  bool log_requests = true;  // one line per request on stderr
 };
 
 // Empty if the options can be used, else what is wrong (a non-loopback host without an API key, ...).

@@ -130,8 +130,7 @@ std::string content_text(const std::string& name, const json& v) {
     const std::string& t = string(part + ".type", *type);
     if (t != "text") unsupported(part + ".type", "content parts of type \"" + t + "\"; only \"text\" parts are read");
     for (const auto& [key, _] : p.items())
-      if (key != "type" && key != "text")
-        unrecognized_field(part + "." + key, key);
+      if (key != "type" && key != "text") unrecognized_field(part + "." + key, key);
     auto txt = p.find("text");
     if (txt == p.end()) throw invalid_request("'" + part + ".text' is missing", part + ".text");
     text += string(part + ".text", *txt);
@@ -189,10 +188,10 @@ void check_content_type(std::string_view content_type) {
   if (start == std::string_view::npos) return;
   const std::string_view kMultipart = "multipart/";
   const std::string_view type = content_type.substr(start, kMultipart.size());
-  const bool multipart = type.size() == kMultipart.size() &&
-                         std::equal(type.begin(), type.end(), kMultipart.begin(), [](char a, char b) {
-                           return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
-                         });
+  const bool multipart =
+      type.size() == kMultipart.size() && std::equal(type.begin(), type.end(), kMultipart.begin(), [](char a, char b) {
+        return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+      });
   if (multipart)
     throw ApiError(415, "the request body must be JSON (Content-Type: application/json), not a multipart form",
                    "invalid_request_error", std::nullopt, "unsupported_media_type");
@@ -256,8 +255,7 @@ CompletionRequest parse_completion_request(std::string_view body, Endpoint endpo
     } else if (key == "stream_options") {
       if (!v.is_object()) wrong_type(key, "an object", v);
       for (const auto& [k, o] : v.items()) {
-        if (k != "include_usage")
-          unrecognized_field("stream_options." + k, k);
+        if (k != "include_usage") unrecognized_field("stream_options." + k, k);
         if (!o.is_null()) r.include_usage = boolean("stream_options.include_usage", o);
       }
       have_stream_options = true;

@@ -5,23 +5,29 @@
 #include <string>
 #include <vector>
 
-#include "trit/cpu_forward.h"
 #include "sequence_set.h"
+#include "trit/cpu_forward.h"
 #include "trit/vulkan_forward.h"
 
 namespace trit {
 
-const char* to_string(Precision p) { return p == Precision::F64 ? "f64" : "fp32"; }
+const char* to_string(Precision p) {
+  return p == Precision::F64 ? "f64" : "fp32";
+}
 
-bool Forward::samples_on_device(const SamplingParams&) const { return false; }
+bool Forward::samples_on_device(const SamplingParams&) const {
+  return false;
+}
 
 int32_t Forward::decode_greedy(int32_t, int32_t, int32_t, const std::function<bool(int32_t)>&) {
-  throw std::logic_error("Forward::decode_greedy: this backend decodes through eval only (decodes_on_device() is false)");
+  throw std::logic_error(
+      "Forward::decode_greedy: this backend decodes through eval only (decodes_on_device() is false)");
 }
 
 int32_t Forward::decode_sample(int32_t, int32_t, int32_t, Sampler&, std::span<const int32_t>,
                                const std::function<bool(int32_t)>&) {
-  throw std::logic_error("Forward::decode_sample: this backend samples on the host only (samples_on_device() is false)");
+  throw std::logic_error(
+      "Forward::decode_sample: this backend samples on the host only (samples_on_device() is false)");
 }
 
 void Forward::eval_sequence(int32_t seq, std::span<const int32_t> tokens, int32_t pos, std::span<float> logits,
@@ -39,8 +45,8 @@ void Forward::check_batch(std::span<const BatchToken> batch, std::span<const flo
     throw std::invalid_argument("decode_batch: " + std::to_string(n) + " entries, at most " +
                                 std::to_string(max_batch()) + " per step");
   if (logits.size() != batch.size() * static_cast<size_t>(vocab))
-    throw std::invalid_argument("decode_batch: logits span has " + std::to_string(logits.size()) + " entries, expected " +
-                                std::to_string(batch.size() * static_cast<size_t>(vocab)));
+    throw std::invalid_argument("decode_batch: logits span has " + std::to_string(logits.size()) +
+                                " entries, expected " + std::to_string(batch.size() * static_cast<size_t>(vocab)));
   std::vector<bool> seen(static_cast<size_t>(sequences()));
   for (int32_t i = 0; i < n; ++i) {
     const BatchToken& b = batch[static_cast<size_t>(i)];
@@ -76,10 +82,13 @@ void Forward::decode_batch(std::span<const BatchToken> batch, std::span<float> l
 Precision parse_precision(const std::string& name) {
   if (name == "fp32" || name == "f32") return Precision::Fp32;
   if (name == "f64" || name == "fp64" || name == "double") return Precision::F64;
-  throw std::invalid_argument("unknown precision '" + name + "' (expected fp32, or f64 for the double-precision verification build)");
+  throw std::invalid_argument("unknown precision '" + name +
+                              "' (expected fp32, or f64 for the double-precision verification build)");
 }
 
-std::vector<std::string> backend_names() { return {"cpu", "vulkan"}; }
+std::vector<std::string> backend_names() {
+  return {"cpu", "vulkan"};
+}
 
 std::unique_ptr<Forward> make_forward(const std::string& backend, std::shared_ptr<const Model> model,
                                       ForwardOptions options) {
@@ -89,7 +98,8 @@ std::unique_ptr<Forward> make_forward(const std::string& backend, std::shared_pt
     // The reference keeps one cache per CpuForward: several sequences are several of them.
     std::vector<std::unique_ptr<Forward>> each;
     for (int32_t s = 0; s < options.sequences; ++s)
-      each.push_back(std::make_unique<CpuForward>(model, options.kv, options.context, options.threads, options.precision));
+      each.push_back(
+          std::make_unique<CpuForward>(model, options.kv, options.context, options.threads, options.precision));
     if (each.size() == 1) return std::move(each.front());
     return std::make_unique<SequenceSet>(std::move(each));
   }

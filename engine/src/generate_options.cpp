@@ -11,7 +11,8 @@ std::string GenerateOptions::validate() const {
   if (max_tokens < 0) return "the maximum number of tokens must be >= 0 (got " + std::to_string(max_tokens) + ")";
   for (size_t i = 0; i < stop_strings.size(); ++i)
     if (stop_strings[i].empty())
-      return "stop string " + std::to_string(i + 1) + " is empty; an empty stop string would end every reply before "
+      return "stop string " + std::to_string(i + 1) +
+             " is empty; an empty stop string would end every reply before "
              "its first character";
   return {};
 }

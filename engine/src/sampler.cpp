@@ -51,13 +51,18 @@ float key_logit(uint32_t key) {
 
 std::string SamplingParams::validate() const {
   std::ostringstream err;
-  if (!std::isfinite(temperature) || temperature < 0.f) err << "temperature must be >= 0 (got " << temperature << ")";
-  else if (top_k < 0) err << "top-k must be >= 0 (got " << top_k << ")";
-  else if (!(top_p > 0.f && top_p <= 1.f)) err << "top-p must be in (0, 1] (got " << top_p << ")";
-  else if (!(min_p >= 0.f && min_p < 1.f)) err << "min-p must be in [0, 1) (got " << min_p << ")";
+  if (!std::isfinite(temperature) || temperature < 0.f)
+    err << "temperature must be >= 0 (got " << temperature << ")";
+  else if (top_k < 0)
+    err << "top-k must be >= 0 (got " << top_k << ")";
+  else if (!(top_p > 0.f && top_p <= 1.f))
+    err << "top-p must be in (0, 1] (got " << top_p << ")";
+  else if (!(min_p >= 0.f && min_p < 1.f))
+    err << "min-p must be in [0, 1) (got " << min_p << ")";
   else if (!(repeat_penalty > 0.f) || !std::isfinite(repeat_penalty))
     err << "repetition penalty must be > 0 (got " << repeat_penalty << ")";
-  else if (repeat_last_n < 0) err << "repetition window must be >= 0 (got " << repeat_last_n << ")";
+  else if (repeat_last_n < 0)
+    err << "repetition window must be >= 0 (got " << repeat_last_n << ")";
   return err.str();
 }
 
@@ -227,7 +232,8 @@ int32_t Sampler::choose(std::span<float> logits, std::span<const int32_t> histor
       if (!(l < floor) && negligible(l)) keys_[m++] = descending_key(l);
     }
     const auto first = keys_.begin() + static_cast<std::ptrdiff_t>(head);
-    std::partial_sort(first, first + static_cast<std::ptrdiff_t>(kept - head), keys_.begin() + static_cast<std::ptrdiff_t>(m));
+    std::partial_sort(first, first + static_cast<std::ptrdiff_t>(kept - head),
+                      keys_.begin() + static_cast<std::ptrdiff_t>(m));
     for (size_t i = head; i < kept; ++i) probs_[i] = std::exp((key_logit(keys_[i]) - mx) * inv_t) / sum;
     ready = kept;
   };
@@ -299,7 +305,8 @@ int32_t Sampler::sample_sorted(std::span<const float> logits, const double* unif
       float mx = -INFINITY;
       for (const auto& c : candidates_) mx = std::max(mx, c.logit);
       const float floor = mx + params_.temperature * std::log(params_.min_p);
-      auto end = std::remove_if(candidates_.begin(), candidates_.end(), [floor](const Candidate& c) { return c.logit < floor; });
+      auto end = std::remove_if(candidates_.begin(), candidates_.end(),
+                                [floor](const Candidate& c) { return c.logit < floor; });
       candidates_.erase(end, candidates_.end());
       keep = candidates_.size();
     }

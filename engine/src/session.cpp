@@ -14,7 +14,9 @@
 namespace trit {
 namespace {
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 }  // namespace
 
@@ -37,10 +39,14 @@ double GenerationStats::generation_tokens_per_s() const {
 
 const char* to_string(FinishReason reason) {
   switch (reason) {
-    case FinishReason::Stop: return "stop";
-    case FinishReason::Length: return "length";
-    case FinishReason::Cancelled: return "cancelled";
-    case FinishReason::ContextFull: return "context_full";
+    case FinishReason::Stop:
+      return "stop";
+    case FinishReason::Length:
+      return "length";
+    case FinishReason::Cancelled:
+      return "cancelled";
+    case FinishReason::ContextFull:
+      return "context_full";
   }
   return "unknown";
 }
@@ -169,13 +175,15 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
     tok = sampler.sample(work, cached_);
     go = accept(tok);
   }
-  if (on_device && plain_greedy) st.sampled_on = "device-greedy";
-  else if (device_sampling) st.sampled_on = "device";
+  if (on_device && plain_greedy)
+    st.sampled_on = "device-greedy";
+  else if (device_sampling)
+    st.sampled_on = "device";
   if (go && on_device && (plain_greedy || device_sampling)) {
     int32_t input = tok;
     const auto pos = static_cast<int32_t>(cached_.size());
-    const auto steps = std::min<int32_t>(options.max_tokens - static_cast<int32_t>(result.tokens.size()),
-                                         context_length() - pos);
+    const auto steps =
+        std::min<int32_t>(options.max_tokens - static_cast<int32_t>(result.tokens.size()), context_length() - pos);
     auto on_token = [&](int32_t out) {
       cached_.push_back(input);  // the step that chose `out` consumed `input`
       input = out;

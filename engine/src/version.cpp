@@ -1,5 +1,7 @@
 #include <trit/version.h>
 
 namespace trit {
-const char* version() { return TRIT_VERSION; }
+const char* version() {
+  return TRIT_VERSION;
+}
 }  // namespace trit

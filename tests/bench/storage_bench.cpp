@@ -4,6 +4,7 @@
 // the median of repeated runs. Figures are kept in docs/storage.md.
 //
 //   trit_storage_bench [--conversations N] [--messages M] [--dir DIR] [--keep]
+#include <time.h>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -12,7 +13,6 @@
 #include <cstdio>
 #include <functional>
 #include <random>
-#include <time.h>
 
 #include "storage/conversation_list_model.h"
 #include "storage/conversation_store.h"
@@ -25,8 +25,9 @@ namespace {
 class TextMaker {
  public:
   explicit TextMaker(std::uint32_t seed) : rng_(seed) {
-    static const char* common[] = {"the", "a", "to", "of", "and", "is", "in", "it", "you", "that", "model",
-                                   "weights", "token", "memory", "please", "explain", "why", "how", "what"};
+    static const char* common[] = {"the",    "a",       "to",   "of",    "and",     "is",    "in",
+                                   "it",     "you",     "that", "model", "weights", "token", "memory",
+                                   "please", "explain", "why",  "how",   "what"};
     for (const char* w : common) words_ << QString::fromLatin1(w);
     static const char* syllables[] = {"ka", "lo", "mi", "ter", "na", "ri", "so", "vu", "pe", "dan", "ex", "ul"};
     for (int i = 0; words_.size() < 20000; ++i) {
@@ -93,10 +94,14 @@ int main(int argc, char* argv[]) {
   bool keep = false;
   const QStringList args = app.arguments();
   for (int i = 1; i < args.size(); ++i) {
-    if (args[i] == QLatin1String("--conversations") && i + 1 < args.size()) conversations = args[++i].toInt();
-    else if (args[i] == QLatin1String("--messages") && i + 1 < args.size()) messages = args[++i].toInt();
-    else if (args[i] == QLatin1String("--dir") && i + 1 < args.size()) dirArg = args[++i];
-    else if (args[i] == QLatin1String("--keep")) keep = true;
+    if (args[i] == QLatin1String("--conversations") && i + 1 < args.size())
+      conversations = args[++i].toInt();
+    else if (args[i] == QLatin1String("--messages") && i + 1 < args.size())
+      messages = args[++i].toInt();
+    else if (args[i] == QLatin1String("--dir") && i + 1 < args.size())
+      dirArg = args[++i];
+    else if (args[i] == QLatin1String("--keep"))
+      keep = true;
     else {
       std::fprintf(stderr, "usage: %s [--conversations N] [--messages M] [--dir DIR] [--keep]\n", argv[0]);
       return 2;
@@ -156,7 +161,9 @@ int main(int argc, char* argv[]) {
 
     const int runs = 21;
     std::printf("%-52s %10s %10s\n", "operation (median of 21 runs)", "wall ms", "CPU ms");
-    const auto report = [](const char* what, Timing t) { std::printf("%-52s %10.2f %10.2f\n", what, t.wallMs, t.cpuMs); };
+    const auto report = [](const char* what, Timing t) {
+      std::printf("%-52s %10.2f %10.2f\n", what, t.wallMs, t.cpuMs);
+    };
     report("open the database (no migration needed)", median(runs, [&] { ConversationStore s(path); }));
     ConversationStore store(path);
     const int total = store.conversationCount();
@@ -172,9 +179,9 @@ int main(int argc, char* argv[]) {
     report("reload one conversation (thread of 100 messages)", median(runs, [&] { store.thread(someId); }));
 
     TextMaker words(42);
-    const QString commonWord = words.words()[0];          // in nearly every message
-    const QString midWord = words.words()[300];           // in a few thousand
-    const QString rareWord = words.words()[19000];        // in a handful
+    const QString commonWord = words.words()[0];    // in nearly every message
+    const QString midWord = words.words()[300];     // in a few thousand
+    const QString rareWord = words.words()[19000];  // in a handful
     struct Query {
       const char* label;
       QString text;
@@ -187,7 +194,8 @@ int main(int argc, char* argv[]) {
         {"search: common 7-letter word", words.words()[11]},
         {"search: two words", words.words()[50] + QLatin1Char(' ') + words.words()[120]},
         {"search: prefix as typed (3 letters)", words.words()[700].left(3)},
-        {"search: phrase", QLatin1Char('"') + words.words()[0] + QLatin1Char(' ') + words.words()[1] + QLatin1Char('"')},
+        {"search: phrase",
+         QLatin1Char('"') + words.words()[0] + QLatin1Char(' ') + words.words()[1] + QLatin1Char('"')},
         {"search: no match", QStringLiteral("zzzqqq")},
     };
     for (const Query& q : queries) {

@@ -35,7 +35,8 @@ Buffer upload(const trit::vk::Context& ctx, const std::vector<T>& data) {
   return b;
 }
 
-void run(const trit::vk::Context& ctx, uint32_t pos0, uint32_t n, const std::function<void(CommandSequence&, const BufferRange&)>& rec) {
+void run(const trit::vk::Context& ctx, uint32_t pos0, uint32_t n,
+         const std::function<void(CommandSequence&, const BufferRange&)>& rec) {
   const trit::vk::Params p{pos0, n};
   Buffer pb(ctx, sizeof p, MemoryUse::Upload);
   pb.upload(&p, sizeof p);
@@ -70,12 +71,14 @@ void expect_block_matches_tokens(bool kv_f16, const Shape& s) {
     k16[i] = trit::ref::f32_to_f16(kf[i]);
     v16[i] = trit::ref::f32_to_f16(vf[i]);
   }
-  Buffer qb = upload(ctx, q), kc = kv_f16 ? upload(ctx, k16) : upload(ctx, kf), vc = kv_f16 ? upload(ctx, v16) : upload(ctx, vf);
+  Buffer qb = upload(ctx, q), kc = kv_f16 ? upload(ctx, k16) : upload(ctx, kf),
+         vc = kv_f16 ? upload(ctx, v16) : upload(ctx, vf);
   const std::vector<R> sentinel(s.max_tokens * qdim, static_cast<R>(-7.25));
   Buffer block_out = upload(ctx, sentinel), token_out = upload(ctx, sentinel);
 
   run(ctx, s.pos0, s.n, [&](CommandSequence& cs, const BufferRange& p) {
-    k.attention(cs, da, p, {&qb, 0, 0}, {&kc, 0, 0}, {&vc, 0, 0}, {&block_out, 0, 0}, s.heads, s.kv, s.hd, s.max_tokens);
+    k.attention(cs, da, p, {&qb, 0, 0}, {&kc, 0, 0}, {&vc, 0, 0}, {&block_out, 0, 0}, s.heads, s.kv, s.hd,
+                s.max_tokens);
   });
   const uint64_t row = qdim * sizeof(R);
   ASSERT_EQ(row % ctx.info().min_storage_offset_alignment, 0u) << "pick shapes whose query rows are aligned bindings";
@@ -100,12 +103,12 @@ void expect_block_matches_tokens(bool kv_f16, const Shape& s) {
 
 // Query rows of heads x hd values must be aligned binding offsets (256 bytes covers every device).
 const Shape kShapes[] = {
-    {8, 2, 64, 0, 70, 80},      // GQA 4:1 from position 0, crossing the 64-key chunk edge
-    {4, 1, 128, 100, 9, 16},    // one KV head, a block after a long prefix
-    {6, 2, 64, 63, 5, 5},       // groups of 3, the block starts at a chunk's last key
-    {8, 1, 32, 10, 12, 12},     // groups of 8 (the kernel's largest)
-    {4, 4, 64, 3, 33, 40},      // no GQA
-    {10, 2, 128, 31, 45, 48},   // groups of 5 (golden-b's), tiles that do not divide the block
+    {8, 2, 64, 0, 70, 80},     // GQA 4:1 from position 0, crossing the 64-key chunk edge
+    {4, 1, 128, 100, 9, 16},   // one KV head, a block after a long prefix
+    {6, 2, 64, 63, 5, 5},      // groups of 3, the block starts at a chunk's last key
+    {8, 1, 32, 10, 12, 12},    // groups of 8 (the kernel's largest)
+    {4, 4, 64, 3, 33, 40},     // no GQA
+    {10, 2, 128, 31, 45, 48},  // groups of 5 (golden-b's), tiles that do not divide the block
 };
 
 TEST(AttentionBlock, MatchesTokenByTokenF64) {

@@ -32,8 +32,8 @@ constexpr int32_t kImStart = 128011, kImEnd = 128012, kSystem = 128013, kUser = 
 const trit::Tokenizer& marked() {
   static const trit::Tokenizer t = [] {
     trit::TokenizerVocab v = trit::test::llama3_vocab();
-    const std::pair<int32_t, const char*> renames[] = {{kImStart, "<|im_start|>"}, {kImEnd, "<|im_end|>"},
-                                                       {kSystem, "<|system|>"},    {kUser, "<|user|>"},
+    const std::pair<int32_t, const char*> renames[] = {{kImStart, "<|im_start|>"},    {kImEnd, "<|im_end|>"},
+                                                       {kSystem, "<|system|>"},       {kUser, "<|user|>"},
                                                        {kAssistant, "<|assistant|>"}, {kEndOfText, "<|endoftext|>"}};
     for (auto [id, text] : renames) {
       EXPECT_EQ(v.tokens[static_cast<size_t>(id)].rfind("<|reserved_special_token_", 0), 0u) << id;
@@ -127,7 +127,8 @@ TEST(ChatTemplate, ModelFilesGiveTheirFormat) {
   s.vocab = trit::test::kTinyByteVocab + 2;
   auto bytes = trit::test::tiny_model(s).str("tokenizer.chat_template", kLlama3Template).build();
   const auto path = trit::test::scratch_dir("ChatTemplateModelFiles") / "llama3.gguf";
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   auto model = trit::Model::open(path);
   auto format = ChatFormat::for_model(*model);
   ASSERT_TRUE(format);
@@ -141,11 +142,11 @@ TEST(ChatFormat2B4T, MultiTurnWithSystemPrompt) {
   const ChatFormat f(ChatFormatKind::Bitnet2B4T, llama3());
   // JS: encode("<|begin_of_text|>System: Be brief.<|eot_id|>User: What is 1+1?<|eot_id|>"
   //            "Assistant: 2.<|eot_id|>User: And 2+2?<|eot_id|>Assistant: ")
-  const Ids expected{128000, 2374, 25, 2893, 10015, 13, 128009,       // System: Be brief.
-                     1502, 25, 3639, 374, 220, 16, 10, 16, 30, 128009,  // User: What is 1+1?
-                     72803, 25, 220, 17, 13, 128009,                    // Assistant: 2.
-                     1502, 25, 1628, 220, 17, 10, 17, 30, 128009,       // User: And 2+2?
-                     72803, 25, 220};                                   // Assistant:
+  const Ids expected{128000, 2374, 25,   2893, 10015, 13,     128009,                      // System: Be brief.
+                     1502,   25,   3639, 374,  220,   16,     10,     16, 30,     128009,  // User: What is 1+1?
+                     72803,  25,   220,  17,   13,    128009,                              // Assistant: 2.
+                     1502,   25,   1628, 220,  17,    10,     17,     30, 128009,          // User: And 2+2?
+                     72803,  25,   220};                                                   // Assistant:
   EXPECT_EQ(f.render(kTwoTurns), expected);
   EXPECT_EQ(f.render_text(kTwoTurns),
             "<|begin_of_text|>System: Be brief.<|eot_id|>User: What is 1+1?<|eot_id|>"
@@ -168,11 +169,10 @@ TEST(ChatFormat2B4T, NoSystemPromptAndNoGenerationPrompt) {
 TEST(ChatFormatLlama3, TwoTurnsAsTheRealTemplateRenders) {
   const ChatFormat f(ChatFormatKind::Llama3, llama3(), kLlama3Template);
   // JS: encode of the template's rendering of kTwoTurns with the generation prompt.
-  const Ids expected{128000, 128006, 9125, 128007, 271, 3513, 10015, 13, 128009,
-                     128006, 882, 128007, 271, 3923, 374, 220, 16, 10, 16, 30, 128009,
-                     128006, 78191, 128007, 271, 17, 13, 128009,
-                     128006, 882, 128007, 271, 3112, 220, 17, 10, 17, 30, 128009,
-                     128006, 78191, 128007, 271};
+  const Ids expected{128000, 128006, 9125, 128007, 271, 3513,   10015,  13,    128009, 128006, 882,
+                     128007, 271,    3923, 374,    220, 16,     10,     16,    30,     128009, 128006,
+                     78191,  128007, 271,  17,     13,  128009, 128006, 882,   128007, 271,    3112,
+                     220,    17,     10,   17,     30,  128009, 128006, 78191, 128007, 271};
   EXPECT_EQ(f.render(kTwoTurns), expected);
   EXPECT_EQ(llama3().encode(f.render_text(kTwoTurns), true), expected);
   EXPECT_EQ(f.end_of_turn(), 128009);
@@ -186,9 +186,9 @@ TEST(ChatFormatFalcon3, TwoTurnsWithMarkersAsText) {
   // The LLaMA 3 vocabulary has no <|user|>: a Hugging Face tokenizer encodes the markers as text, and
   // the reply ends with EOS (<|end_of_text|> there).
   const ChatFormat f(ChatFormatKind::Falcon3, llama3(), kFalcon3Template);
-  const Ids expected{27, 91, 9125, 91, 397, 3513, 10015, 627, 27, 91, 882, 91, 397, 3923, 374, 220, 16, 10, 16,
-                     5380, 27, 91, 78191, 91, 397, 17, 13, 128001, 198, 27, 91, 882, 91, 397, 3112, 220, 17, 10, 17,
-                     5380, 27, 91, 78191, 91, 397};
+  const Ids expected{27,  91,  9125, 91,  397,  3513, 10015, 627,   27, 91,   882, 91, 397,    3923, 374,
+                     220, 16,  10,   16,  5380, 27,   91,    78191, 91, 397,  17,  13, 128001, 198,  27,
+                     91,  882, 91,   397, 3112, 220,  17,    10,    17, 5380, 27,  91, 78191,  91,   397};
   EXPECT_EQ(f.render(kTwoTurns), expected);
   EXPECT_EQ(f.render_text(kTwoTurns),
             "<|system|>\nBe brief.\n<|user|>\nWhat is 1+1?\n<|assistant|>\n2.<|end_of_text|>\n"
@@ -199,11 +199,12 @@ TEST(ChatFormatFalcon3, TwoTurnsWithMarkersAsText) {
 TEST(ChatFormatFalcon3, MarkersThatAreSpecialTokensBecomeTheirIds) {
   const ChatFormat f(ChatFormatKind::Falcon3, marked(), kFalcon3Template);
   const std::string text = f.render_text(kTwoTurns);
-  EXPECT_EQ(text, "<|system|>\nBe brief.\n<|user|>\nWhat is 1+1?\n<|assistant|>\n2.<|endoftext|>\n"
-                  "<|user|>\nAnd 2+2?\n<|assistant|>\n");
+  EXPECT_EQ(text,
+            "<|system|>\nBe brief.\n<|user|>\nWhat is 1+1?\n<|assistant|>\n2.<|endoftext|>\n"
+            "<|user|>\nAnd 2+2?\n<|assistant|>\n");
   const Ids ids = f.render(kTwoTurns);
   EXPECT_EQ(ids, marked().encode(text, true));  // as a Hugging Face tokenizer encodes the rendered text
-  EXPECT_EQ(ids.front(), kSystem);  // no BOS: the template writes none
+  EXPECT_EQ(ids.front(), kSystem);              // no BOS: the template writes none
   EXPECT_EQ(std::count(ids.begin(), ids.end(), kEndOfText), 1);
   EXPECT_EQ(f.end_of_turn(), kEndOfText);  // never LLaMA 3's ids in a Falcon vocabulary
   // The last message, a reply, ends with EOS alone.
@@ -215,11 +216,12 @@ TEST(ChatFormatFalcon3, MarkersThatAreSpecialTokensBecomeTheirIds) {
 TEST(ChatFormatChatML, TwoTurnsAsTheRealTemplateRenders) {
   const ChatFormat f(ChatFormatKind::ChatML, marked(), kChatMLTemplate);
   // Special tokens as ids, each piece between them as the JS tokenizer encodes it.
-  const Ids expected{kImStart, 9125, 198, 3513, 10015, 13, kImEnd, 198,                 // system\nBe brief.
-                     kImStart, 882, 198, 3923, 374, 220, 16, 10, 16, 30, kImEnd, 198,   // user\nWhat is 1+1?
-                     kImStart, 78191, 198, 17, 13, kImEnd, 198,                         // assistant\n2.
-                     kImStart, 882, 198, 3112, 220, 17, 10, 17, 30, kImEnd, 198,        // user\nAnd 2+2?
-                     kImStart, 78191, 198};                                             // assistant\n
+  const Ids expected{kImStart, 9125,  198, 3513, 10015, 13,     kImEnd, 198,  // system\nBe brief.
+                     kImStart, 882,   198, 3923, 374,   220,    16,     10,  16, 30,     kImEnd,
+                     198,                                                                      // user\nWhat is 1+1?
+                     kImStart, 78191, 198, 17,   13,    kImEnd, 198,                           // assistant\n2.
+                     kImStart, 882,   198, 3112, 220,   17,     10,     17,  30, kImEnd, 198,  // user\nAnd 2+2?
+                     kImStart, 78191, 198};                                                    // assistant\n
   EXPECT_EQ(f.render(kTwoTurns), expected);
   EXPECT_EQ(marked().encode(f.render_text(kTwoTurns), true), expected);
   EXPECT_EQ(f.end_of_turn(), kImEnd);
@@ -245,8 +247,8 @@ TEST(ChatFormat, SpecialTokenTextInMessagesStaysText) {
   const ChatFormat f(ChatFormatKind::Bitnet2B4T, llama3());
   std::vector<ChatMessage> chat{{ChatRole::User, "And 2+2? Say <|eot_id|> please."}};
   // JS, piece by piece: "User: And 2+2? Say" | " <|" | "eot" | "_id" | "|>" | " please."
-  const Ids expected{128000, 1502, 25, 1628, 220, 17, 10, 17, 30, 25961, 83739, 68, 354, 851, 91, 29, 4587, 13,
-                     128009, 72803, 25, 220};
+  const Ids expected{128000, 1502, 25,  1628, 220, 17,   10, 17,     30,    25961, 83739,
+                     68,     354,  851, 91,   29,  4587, 13, 128009, 72803, 25,    220};
   Ids ids = f.render(chat);
   EXPECT_EQ(ids, expected);
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 128009), 1);
@@ -309,10 +311,11 @@ TEST(ChatFormat, ReplyIdsAreReusedSoTheCachedPrefixStays) {
     const trit::Tokenizer* tok;
     const char* tmpl;
   };
-  for (const Case& c : {Case{ChatFormatKind::Bitnet2B4T, &llama3(), ""}, Case{ChatFormatKind::Llama3, &llama3(), kLlama3Template},
-                        Case{ChatFormatKind::Falcon3, &llama3(), kFalcon3Template},
-                        Case{ChatFormatKind::Falcon3, &marked(), kFalcon3Template},
-                        Case{ChatFormatKind::ChatML, &marked(), kChatMLTemplate}}) {
+  for (const Case& c :
+       {Case{ChatFormatKind::Bitnet2B4T, &llama3(), ""}, Case{ChatFormatKind::Llama3, &llama3(), kLlama3Template},
+        Case{ChatFormatKind::Falcon3, &llama3(), kFalcon3Template},
+        Case{ChatFormatKind::Falcon3, &marked(), kFalcon3Template},
+        Case{ChatFormatKind::ChatML, &marked(), kChatMLTemplate}}) {
     SCOPED_TRACE(std::string(trit::chat_format_name(c.kind)));
     const ChatFormat f(c.kind, *c.tok, c.tmpl);
     const Ids sampled = sampled_reply(*c.tok, f.end_of_turn());

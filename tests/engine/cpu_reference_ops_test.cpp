@@ -45,10 +45,10 @@ TEST(CpuRefF16, KnownValuesWiden) {
   EXPECT_EQ(ref::f16_to_f32(0x3c00), 1.f);
   EXPECT_EQ(ref::f16_to_f32(0xc000), -2.f);
   EXPECT_EQ(ref::f16_to_f32(0x7bff), 65504.f);
-  EXPECT_EQ(ref::f16_to_f32(0x0001), std::ldexp(1.f, -24));  // smallest subnormal
+  EXPECT_EQ(ref::f16_to_f32(0x0001), std::ldexp(1.f, -24));     // smallest subnormal
   EXPECT_EQ(ref::f16_to_f32(0x03ff), std::ldexp(1023.f, -24));  // largest subnormal
-  EXPECT_EQ(ref::f16_to_f32(0x0400), std::ldexp(1.f, -14));  // smallest normal
-  EXPECT_EQ(bits(ref::f16_to_f32(0x8000)), 0x80000000u);      // -0 keeps its sign
+  EXPECT_EQ(ref::f16_to_f32(0x0400), std::ldexp(1.f, -14));     // smallest normal
+  EXPECT_EQ(bits(ref::f16_to_f32(0x8000)), 0x80000000u);        // -0 keeps its sign
   EXPECT_EQ(ref::f16_to_f32(0x7c00), INFINITY);
   EXPECT_EQ(ref::f16_to_f32(0xfc00), -INFINITY);
   EXPECT_TRUE(std::isnan(ref::f16_to_f32(0x7e00)));
@@ -70,21 +70,21 @@ TEST(CpuRefF16, EveryHalfRoundTripsExactly) {
 }
 
 TEST(CpuRefF16, RoundsToNearestEven) {
-  EXPECT_EQ(ref::f32_to_f16(65519.f), 0x7bff);   // below the overflow midpoint
-  EXPECT_EQ(ref::f32_to_f16(65520.f), 0x7c00);   // the midpoint ties to even: inf
+  EXPECT_EQ(ref::f32_to_f16(65519.f), 0x7bff);  // below the overflow midpoint
+  EXPECT_EQ(ref::f32_to_f16(65520.f), 0x7c00);  // the midpoint ties to even: inf
   EXPECT_EQ(ref::f32_to_f16(-1e9f), 0xfc00);
-  EXPECT_EQ(ref::f32_to_f16(1.f + std::ldexp(1.f, -11)), 0x3c00);      // tie, 1.0 is even
-  EXPECT_EQ(ref::f32_to_f16(1.f + 3 * std::ldexp(1.f, -11)), 0x3c02);  // tie, goes up to even
+  EXPECT_EQ(ref::f32_to_f16(1.f + std::ldexp(1.f, -11)), 0x3c00);                         // tie, 1.0 is even
+  EXPECT_EQ(ref::f32_to_f16(1.f + 3 * std::ldexp(1.f, -11)), 0x3c02);                     // tie, goes up to even
   EXPECT_EQ(ref::f32_to_f16(1.f + std::ldexp(1.f, -11) + std::ldexp(1.f, -20)), 0x3c01);  // just past the tie
-  EXPECT_EQ(ref::f32_to_f16(std::ldexp(1.f, -25)), 0x0000);          // half the smallest subnormal: tie to 0
+  EXPECT_EQ(ref::f32_to_f16(std::ldexp(1.f, -25)), 0x0000);  // half the smallest subnormal: tie to 0
   EXPECT_EQ(ref::f32_to_f16(-std::ldexp(1.f, -25)), 0x8000);
   EXPECT_EQ(ref::f32_to_f16(std::ldexp(1.0001f, -25)), 0x0001);
-  EXPECT_EQ(ref::f32_to_f16(std::ldexp(3.f, -25)), 0x0002);          // 1.5 units: tie to even 2
-  EXPECT_EQ(ref::f32_to_f16(std::ldexp(5.f, -25)), 0x0002);          // 2.5 units: tie to even 2
+  EXPECT_EQ(ref::f32_to_f16(std::ldexp(3.f, -25)), 0x0002);                         // 1.5 units: tie to even 2
+  EXPECT_EQ(ref::f32_to_f16(std::ldexp(5.f, -25)), 0x0002);                         // 2.5 units: tie to even 2
   EXPECT_EQ(ref::f32_to_f16(std::ldexp(1.f, -14) - std::ldexp(1.f, -25)), 0x0400);  // carries into the normals
-  EXPECT_EQ(ref::f32_to_f16(std::ldexp(1.f, -140)), 0x0000);         // a float subnormal
+  EXPECT_EQ(ref::f32_to_f16(std::ldexp(1.f, -140)), 0x0000);                        // a float subnormal
   EXPECT_EQ(ref::f32_to_f16(INFINITY), 0x7c00);
-  const uint16_t nan = ref::f32_to_f16(from_bits(0x7f800001u));     // payload only in low bits
+  const uint16_t nan = ref::f32_to_f16(from_bits(0x7f800001u));  // payload only in low bits
   EXPECT_EQ(nan & 0x7c00, 0x7c00);
   EXPECT_NE(nan & 0x3ff, 0);
 }
@@ -280,24 +280,24 @@ TEST(CpuRefI2S, MatvecAndMatmulAreExact) {
   std::vector<float> bad(rows + 1);
   EXPECT_THROW(ref::ternary_matvec(m, std::span<const int8_t>(xq).subspan(0, cols), 1.f, bad), std::invalid_argument);
   TernaryMatrix odd{bytes.data(), 1.f, 1, 100};
-  EXPECT_THROW(ref::ternary_matvec(odd, std::span<const int8_t>(xq).subspan(0, 100), 1.f,
-                                   std::span<float>(bad).subspan(0, 1)),
-               std::invalid_argument);
+  EXPECT_THROW(
+      ref::ternary_matvec(odd, std::span<const int8_t>(xq).subspan(0, 100), 1.f, std::span<float>(bad).subspan(0, 1)),
+      std::invalid_argument);
 }
 
 TEST(CpuRefI2S, BitlinearQuantizesItsInput) {
   const uint32_t rows = 3, cols = 128;
   std::vector<int> w(rows * cols, 0);
-  w[0] = 1;          // row 0: +x0
-  w[128 + 1] = -1;   // row 1: -x1
-  w[256 + 0] = 1;    // row 2: x0 + x2
+  w[0] = 1;         // row 0: +x0
+  w[128 + 1] = -1;  // row 1: -x1
+  w[256 + 0] = 1;   // row 2: x0 + x2
   w[256 + 2] = 1;
   const auto bytes = pack_i2s(w);
   TernaryMatrix m{bytes.data(), 2.f, rows, cols};
   std::vector<float> x(cols, 0.f);
   x[0] = 1.f;
-  x[1] = 0.3f;    // 0.3 * 127 = 38.1 -> 38 -> 38/127 = 0.2992...
-  x[2] = -0.5f;   // -63.5 -> -64 (half away from zero)
+  x[1] = 0.3f;   // 0.3 * 127 = 38.1 -> 38 -> 38/127 = 0.2992...
+  x[2] = -0.5f;  // -63.5 -> -64 (half away from zero)
   std::vector<float> y(rows);
   ref::bitlinear(m, x, y);
   EXPECT_FLOAT_EQ(y[0], 127.f / 127.f * 2.f);

@@ -27,7 +27,9 @@ std::vector<uint8_t> read_file(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::vector<uint8_t> golden_a() { return read_file(shared_dir() / "golden" / "golden-a.gguf"); }
+std::vector<uint8_t> golden_a() {
+  return read_file(shared_dir() / "golden" / "golden-a.gguf");
+}
 
 std::string parse_error(std::vector<uint8_t> bytes) {
   try {
@@ -38,9 +40,9 @@ std::string parse_error(std::vector<uint8_t> bytes) {
   return "(parsed without error)";
 }
 
-#define EXPECT_ERROR(bytes, substr)                                       \
-  do {                                                                    \
-    std::string err_ = parse_error(bytes);                                \
+#define EXPECT_ERROR(bytes, substr)                                           \
+  do {                                                                        \
+    std::string err_ = parse_error(bytes);                                    \
     EXPECT_NE(err_.find(substr), std::string::npos) << "error was: " << err_; \
   } while (0)
 
@@ -211,7 +213,8 @@ TEST(GgufReader, OpenRefusesFifoWithoutBlocking) {
     if (w >= 0) ::close(w);
     FAIL() << "GgufFile::open blocked on a FIFO";
   }
-  EXPECT_EQ(opened.get(), "'" + fifo.string() + "' is not a regular file (it is a FIFO (named pipe)), so it cannot be a model");
+  EXPECT_EQ(opened.get(),
+            "'" + fifo.string() + "' is not a regular file (it is a FIFO (named pipe)), so it cannot be a model");
 }
 
 TEST(GgufReader, MetadataOnlyFileParses) {
@@ -227,7 +230,9 @@ TEST(GgufReader, MetadataOnlyFileParses) {
 
 // ---- header ----
 
-TEST(GgufReaderBad, TruncatedInMagic) { EXPECT_ERROR(cut(golden_a(), 3), "only 3 bytes long"); }
+TEST(GgufReaderBad, TruncatedInMagic) {
+  EXPECT_ERROR(cut(golden_a(), 3), "only 3 bytes long");
+}
 
 TEST(GgufReaderBad, TruncatedInHeader) {
   EXPECT_ERROR(cut(golden_a(), 12), "truncated file: the header's tensor count needs 8 bytes at offset 8");
@@ -290,8 +295,14 @@ TEST(GgufReaderBad, StringLengthPastEnd) {
 }
 
 TEST(GgufReaderBad, KeyLengthPastEnd) {
-  auto v = Bytes().raw({'G', 'G', 'U', 'F'}).put<uint32_t>(3).put<uint64_t>(0).put<uint64_t>(1)
-               .put<uint64_t>(1000).raw(std::vector<uint8_t>(20, 'k')).v;
+  auto v = Bytes()
+               .raw({'G', 'G', 'U', 'F'})
+               .put<uint32_t>(3)
+               .put<uint64_t>(0)
+               .put<uint64_t>(1)
+               .put<uint64_t>(1000)
+               .raw(std::vector<uint8_t>(20, 'k'))
+               .v;
   EXPECT_ERROR(v, "string length 1000 of metadata key #0 at offset 24 runs past the end of the file");
 }
 
@@ -400,7 +411,8 @@ TEST(GgufReader, BlockTypesHaveTheirSizes) {
 TEST(GgufReaderBad, BlockTypeRowNotWholeBlocks) {
   auto b = one_tensor();
   b.tensor("blk.0.ffn_up.weight", kTTQ2_0, {128, 2}, std::vector<uint8_t>(66));
-  EXPECT_ERROR(b.build(), "TQ2_0 tensor 'blk.0.ffn_up.weight' has rows of 128 elements, not a multiple of its 256-element blocks");
+  EXPECT_ERROR(b.build(),
+               "TQ2_0 tensor 'blk.0.ffn_up.weight' has rows of 128 elements, not a multiple of its 256-element blocks");
 }
 
 TEST(GgufReaderBad, UnknownTensorType) {

@@ -10,8 +10,21 @@
 namespace trit::test {
 
 // GGUF metadata value type ids and GGML tensor type ids used by the builder.
-enum : uint32_t { kU8 = 0, kI8 = 1, kU16 = 2, kI16 = 3, kU32 = 4, kI32 = 5, kF32 = 6, kBool = 7, kString = 8,
-                  kArray = 9, kU64 = 10, kI64 = 11, kF64 = 12 };
+enum : uint32_t {
+  kU8 = 0,
+  kI8 = 1,
+  kU16 = 2,
+  kI16 = 3,
+  kU32 = 4,
+  kI32 = 5,
+  kF32 = 6,
+  kBool = 7,
+  kString = 8,
+  kArray = 9,
+  kU64 = 10,
+  kI64 = 11,
+  kF64 = 12
+};
 enum : uint32_t { kTF32 = 0, kTF16 = 1, kTQ4_0 = 2, kTQ4_K = 12, kTBF16 = 30, kTTQ1_0 = 34, kTTQ2_0 = 35, kTI2_S = 36 };
 
 class Bytes {

@@ -83,8 +83,7 @@ TEST(GoldenCli, BadArgumentsSayWhatIsWrong) {
       {"logits " + model + " --tokens 1 --backend tpu" + out, "unknown backend 'tpu'"},
       {"logits " + model + " --tokens 1 --frobnicate" + out, "unknown option '--frobnicate'"},
       {"logits '" + (dir / "missing.gguf").string() + "' --tokens 1" + out, "missing.gguf"},
-      {"logits " + model + " --tokens 1 --out '" + (dir / "no" / "such" / "dir.f32").string() + "'",
-       "cannot open"},
+      {"logits " + model + " --tokens 1 --out '" + (dir / "no" / "such" / "dir.f32").string() + "'", "cannot open"},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(run_cli(c.args, err), 1) << c.args;

@@ -48,20 +48,22 @@ TEST_P(GoldenForward, TeacherForcedLogitsMatch) {
   // Stricter than the README's bar, on purpose: the reference computes in double like the golden files
   // and tracks them to rounding (measured: 0 on every file and cache). Anything near the
   // tolerance means an activation crossed an int8 rounding boundary, i.e. the arithmetic changed.
-  EXPECT_LE(c.max_abs_diff, 1e-3) << "the CPU reference no longer tracks the golden logits to rounding: " << c.summary();
+  EXPECT_LE(c.max_abs_diff, 1e-3) << "the CPU reference no longer tracks the golden logits to rounding: "
+                                  << c.summary();
   EXPECT_GT(c.top1_checked, g.sequence.size() / 2) << "too few positions clear the margin for the check to mean much";
 }
 
-INSTANTIATE_TEST_SUITE_P(Golden, GoldenForward,
-                         testing::Values(GoldenParam{"golden-a", KvPrecision::F16}, GoldenParam{"golden-a", KvPrecision::F32},
-                                         GoldenParam{"golden-b", KvPrecision::F16}, GoldenParam{"golden-b", KvPrecision::F32},
-                                         // llama, I2_S, head dim 256, untied head, SwiGLU, normal RoPE
-                                         GoldenParam{"golden-c", KvPrecision::F16}, GoldenParam{"golden-c", KvPrecision::F32},
-                                         // llama, TQ2_0 with per-block scales
-                                         GoldenParam{"golden-d", KvPrecision::F16}, GoldenParam{"golden-d", KvPrecision::F32},
-                                         // bitnet-25 in TQ1_0
-                                         GoldenParam{"golden-e", KvPrecision::F16}, GoldenParam{"golden-e", KvPrecision::F32}),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(
+    Golden, GoldenForward,
+    testing::Values(GoldenParam{"golden-a", KvPrecision::F16}, GoldenParam{"golden-a", KvPrecision::F32},
+                    GoldenParam{"golden-b", KvPrecision::F16}, GoldenParam{"golden-b", KvPrecision::F32},
+                    // llama, I2_S, head dim 256, untied head, SwiGLU, normal RoPE
+                    GoldenParam{"golden-c", KvPrecision::F16}, GoldenParam{"golden-c", KvPrecision::F32},
+                    // llama, TQ2_0 with per-block scales
+                    GoldenParam{"golden-d", KvPrecision::F16}, GoldenParam{"golden-d", KvPrecision::F32},
+                    // bitnet-25 in TQ1_0
+                    GoldenParam{"golden-e", KvPrecision::F16}, GoldenParam{"golden-e", KvPrecision::F32}),
+    param_name);
 
 // The same reference with fp32 activations (the arithmetic the fp32 GPU build runs): within the fp32
 // contract of the golden README (mean cosine, top-1 agreement), which double meets with room to spare.
@@ -96,9 +98,11 @@ TEST_P(GoldenGreedy, ReproducesGreedyTokens) {
     ASSERT_EQ(tok, g.greedy[j]) << "greedy token " << j << " (position " << at << ", reference margin "
                                 << g.margin_f16kv[at] << ")";
     ++checked;
-    if (j + 1 < g.greedy.size()) fwd.eval(std::span<const int32_t>(&tok, 1), static_cast<int32_t>(at + 1), logits, false);
+    if (j + 1 < g.greedy.size())
+      fwd.eval(std::span<const int32_t>(&tok, 1), static_cast<int32_t>(at + 1), logits, false);
   }
-  std::printf("[ measured ] %s: %zu of %zu greedy tokens checked and equal\n", g.name.c_str(), checked, g.greedy.size());
+  std::printf("[ measured ] %s: %zu of %zu greedy tokens checked and equal\n", g.name.c_str(), checked,
+              g.greedy.size());
   EXPECT_GE(checked, 1u) << "no greedy token cleared the margin floor: the test would check nothing";
 }
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -136,8 +136,8 @@ bool LogitComparison::meets_fp32_contract() const {
 
 std::string LogitComparison::summary() const {
   std::ostringstream s;
-  s << "max |logit diff| " << max_abs_diff << " (position " << worst_row << ", token " << worst_col
-    << "); mean cosine " << std::setprecision(7) << mean_cosine << std::setprecision(6) << "; top-1 "
+  s << "max |logit diff| " << max_abs_diff << " (position " << worst_row << ", token " << worst_col << "); mean cosine "
+    << std::setprecision(7) << mean_cosine << std::setprecision(6) << "; top-1 "
     << (top1_checked - top1_mismatches.size()) << "/" << top1_checked << " equal where the margin allows";
   if (!top1_mismatches.empty()) {
     s << "; differ at positions";

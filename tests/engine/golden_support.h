@@ -13,19 +13,21 @@
 namespace trit::test {
 
 struct GoldenCase {
-  std::string name;                  // "golden-a"
-  std::filesystem::path gguf;        // the model file
-  std::vector<int32_t> prompt;       // prompt_tokens
-  std::vector<int32_t> greedy;       // greedy_tokens (they follow the F16-KV reference)
-  std::vector<int32_t> sequence;     // prompt + greedy: the teacher-forced input
+  std::string name;               // "golden-a"
+  std::filesystem::path gguf;     // the model file
+  std::vector<int32_t> prompt;    // prompt_tokens
+  std::vector<int32_t> greedy;    // greedy_tokens (they follow the F16-KV reference)
+  std::vector<int32_t> sequence;  // prompt + greedy: the teacher-forced input
   uint32_t vocab = 0;
-  std::vector<float> logits_f16kv;   // [sequence.size() x vocab]
+  std::vector<float> logits_f16kv;  // [sequence.size() x vocab]
   std::vector<float> logits_f32kv;
   std::vector<double> margin_f16kv;  // top1_margin_f16_kv_cache from the JSON, one per position
   double max_abs_diff = 0;           // tolerance.max_abs_logit_diff
   double margin_floor = 0;           // tolerance.top1_must_match_where_margin_at_least
 
-  const std::vector<float>& logits(KvPrecision kv) const { return kv == KvPrecision::F16 ? logits_f16kv : logits_f32kv; }
+  const std::vector<float>& logits(KvPrecision kv) const {
+    return kv == KvPrecision::F16 ? logits_f16kv : logits_f32kv;
+  }
   std::filesystem::path logits_path(KvPrecision kv) const;
 };
 
@@ -55,12 +57,12 @@ constexpr double kFp32MinMeanCosine = 0.9997;
 constexpr double kFp32MinTop1Agreement = 0.97;
 
 struct LogitComparison {
-  double max_abs_diff = 0;           // over every logit of every row
-  double mean_cosine = 0;            // mean over rows of cos(got row, reference row)
+  double max_abs_diff = 0;  // over every logit of every row
+  double mean_cosine = 0;   // mean over rows of cos(got row, reference row)
   std::size_t worst_row = 0, worst_col = 0;
-  std::size_t top1_checked = 0;      // rows whose reference margin is at least the floor
+  std::size_t top1_checked = 0;              // rows whose reference margin is at least the floor
   std::vector<std::size_t> top1_mismatches;  // those rows whose argmax differs
-  double top1_agreement() const;     // 1 - mismatches / checked (1 when nothing was checked)
+  double top1_agreement() const;             // 1 - mismatches / checked (1 when nothing was checked)
   // The fp32 criteria above.
   bool meets_fp32_contract() const;
   std::string summary() const;

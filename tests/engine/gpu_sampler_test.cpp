@@ -50,9 +50,14 @@ struct StepOut {
 // One context and sampler for the whole binary: pipelines are built once.
 struct Rig {
   explicit Rig(bool f64)
-      : ctx(), sampler(ctx, kMaxVocab, f64), da(ctx), logits(ctx, uint64_t{kMaxVocab} * 4, MemoryUse::Device),
-        state(ctx, GpuSampler::kStateBytes, MemoryUse::Readback), step(ctx, 8, MemoryUse::Readback),
-        draws(ctx, kRing * sizeof(GpuSamplerDraw), MemoryUse::Upload), next(ctx, 4, MemoryUse::Readback),
+      : ctx(),
+        sampler(ctx, kMaxVocab, f64),
+        da(ctx),
+        logits(ctx, uint64_t{kMaxVocab} * 4, MemoryUse::Device),
+        state(ctx, GpuSampler::kStateBytes, MemoryUse::Readback),
+        step(ctx, 8, MemoryUse::Readback),
+        draws(ctx, kRing * sizeof(GpuSamplerDraw), MemoryUse::Upload),
+        next(ctx, 4, MemoryUse::Readback),
         ring(ctx, kRing * 4, MemoryUse::Readback),
         list(ctx, GpuSampler::list_bytes(kMaxVocab), MemoryUse::Readback) {}
   trit::vk::Context ctx;
@@ -127,11 +132,16 @@ Rig& rig(bool f64 = true) {
 enum class Dist { Normal, Ties, Dominant, NegInf, Flat };
 const char* name(Dist d) {
   switch (d) {
-    case Dist::Normal: return "normal";
-    case Dist::Ties: return "ties";
-    case Dist::Dominant: return "dominant";
-    case Dist::NegInf: return "-inf";
-    case Dist::Flat: return "flat";
+    case Dist::Normal:
+      return "normal";
+    case Dist::Ties:
+      return "ties";
+    case Dist::Dominant:
+      return "dominant";
+    case Dist::NegInf:
+      return "-inf";
+    case Dist::Flat:
+      return "flat";
   }
   return "?";
 }
@@ -141,7 +151,8 @@ std::vector<float> make_logits(uint32_t vocab, Dist d, std::mt19937& rng) {
   std::vector<float> l(vocab);
   for (auto& x : l) x = normal(rng);
   switch (d) {
-    case Dist::Normal: break;
+    case Dist::Normal:
+      break;
     case Dist::Ties:  // a handful of values, each shared by many ids (positive, negative and zero)
       for (auto& x : l) x = std::round(x / 2.f) * 0.5f;
       break;
@@ -182,14 +193,14 @@ std::vector<SamplingParams> param_sets() {
     s.repeat_last_n = last;
     v.push_back(s);
   };
-  add(0.6f, 40, 0.95f, 0.05f, 1.1f, 64);  // the defaults (BitNet 2B4T chat)
-  add(0.f, 40, 0.95f, 0.05f, 1.1f, 64);   // greedy with penalty
-  add(0.f, 0, 1.f, 0.f, 1.f, 64);         // greedy, nothing else
-  add(1.f, 1, 1.f, 0.f, 1.f, 0);          // top-1
-  add(1.f, 5, 1.f, 0.f, 1.3f, 256);       // top-k alone, the longest penalty window
-  add(1.5f, 200, 0.5f, 0.f, 0.8f, 32);    // penalty below 1 (favours repeats), tight nucleus
+  add(0.6f, 40, 0.95f, 0.05f, 1.1f, 64);    // the defaults (BitNet 2B4T chat)
+  add(0.f, 40, 0.95f, 0.05f, 1.1f, 64);     // greedy with penalty
+  add(0.f, 0, 1.f, 0.f, 1.f, 64);           // greedy, nothing else
+  add(1.f, 1, 1.f, 0.f, 1.f, 0);            // top-1
+  add(1.f, 5, 1.f, 0.f, 1.3f, 256);         // top-k alone, the longest penalty window
+  add(1.5f, 200, 0.5f, 0.f, 0.8f, 32);      // penalty below 1 (favours repeats), tight nucleus
   add(0.3f, 1024, 0.99f, 0.1f, 1.05f, 64);  // the largest top-k
-  add(2.f, 700, 1.f, 0.01f, 1.f, 64);     // hot, min-p only (and the prefilter where top-k >= vocab)
+  add(2.f, 700, 1.f, 0.01f, 1.f, 64);       // hot, min-p only (and the prefilter where top-k >= vocab)
   add(0.9f, 64, 0.9f, 0.f, 1.2f, 16);
   return v;
 }
@@ -227,9 +238,9 @@ void compare(bool f64, const std::vector<uint32_t>& vocabs, int draws, uint32_t 
           auto cpu_logits = logits;
           const int32_t want = cpu.sample(cpu_logits, history);
           ASSERT_EQ(out.state.status, 0u) << describe(p);
-          ASSERT_EQ(out.state.token, want) << "vocab " << vocab << ", " << name(d) << " logits, draw " << i << ", "
-                                           << describe(p) << ", uniform bits " << draw.hi << ":" << draw.lo
-                                           << ", GPU kept " << out.state.kept;
+          ASSERT_EQ(out.state.token, want)
+              << "vocab " << vocab << ", " << name(d) << " logits, draw " << i << ", " << describe(p)
+              << ", uniform bits " << draw.hi << ":" << draw.lo << ", GPU kept " << out.state.kept;
           // The step's outputs, and the window as the host would set it for the next position.
           ASSERT_EQ(out.ring, static_cast<uint32_t>(want));
           ASSERT_EQ(out.next, static_cast<uint32_t>(want));
@@ -247,9 +258,15 @@ void compare(bool f64, const std::vector<uint32_t>& vocabs, int draws, uint32_t 
   std::printf("[ measured ] %d draws equal to trit::Sampler (%s)\n", checked, f64 ? "fp64" : "fp32");
 }
 
-TEST(GpuSampler, MatchesCpuSamplerOnLlama3Vocabulary) { compare(true, {128256}, 3, 1); }
-TEST(GpuSampler, MatchesCpuSamplerOnGpt2Vocabulary) { compare(true, {50257}, 3, 2); }
-TEST(GpuSampler, MatchesCpuSamplerOnSmallVocabularies) { compare(true, {1000, 7, 1}, 8, 3); }
+TEST(GpuSampler, MatchesCpuSamplerOnLlama3Vocabulary) {
+  compare(true, {128256}, 3, 1);
+}
+TEST(GpuSampler, MatchesCpuSamplerOnGpt2Vocabulary) {
+  compare(true, {50257}, 3, 2);
+}
+TEST(GpuSampler, MatchesCpuSamplerOnSmallVocabularies) {
+  compare(true, {1000, 7, 1}, 8, 3);
+}
 
 // The fp32 variant (devices without shaderFloat64) rounds its softmax and cumulative sums in float, not
 // the CPU's double, so it is only close: where many candidates share one probability (flat or tied
@@ -367,8 +384,8 @@ TEST(GpuSampler, GreedyIsArgmaxOfPenalisedLogits) {
       EXPECT_EQ(draw.lo | draw.hi, 0u);  // greedy draws no uniform, as on the CPU
       const auto out = r.run(logits, st, draw, pos).state;
       auto penalised = logits;
-      std::vector<int32_t> seen(history.end() - std::min<std::ptrdiff_t>(64, static_cast<std::ptrdiff_t>(history.size())),
-                                history.end());
+      std::vector<int32_t> seen(
+          history.end() - std::min<std::ptrdiff_t>(64, static_cast<std::ptrdiff_t>(history.size())), history.end());
       std::sort(seen.begin(), seen.end());
       seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
       for (int32_t t : seen)
@@ -413,7 +430,7 @@ TEST(GpuSampler, SupportsOnlyWhatItSamplesExactly) {
   p.repeat_last_n = static_cast<int32_t>(GpuSamplerState::kMaxPenalised) + 1;
   EXPECT_FALSE(GpuSampler::supports(p));  // more penalised ids than the state holds
   p.repeat_penalty = 1.f;
-  EXPECT_TRUE(GpuSampler::supports(p));   // ... unless the penalty is off
+  EXPECT_TRUE(GpuSampler::supports(p));  // ... unless the penalty is off
   p.temperature = -1.f;
   EXPECT_FALSE(GpuSampler::supports(p));  // invalid parameters
   p.temperature = 0.8f;
@@ -467,12 +484,14 @@ TEST(GpuSampler, RecordRejectsBadRanges) {
 
 // Steps replayed one after another without the host touching the state (it only writes each step's
 // logits and draw, as the LM head and decode_sample do; several steps in one submit are covered end to
-// end by session_device_test): the device keeps the position, the ring and the penalty window, and every token equals the CPU sampler's with the history growing by the tokens chosen. A short
-// window on a small vocabulary with a strong penalty, so the window decides many draws and wraps often.
+// end by session_device_test): the device keeps the position, the ring and the penalty window, and every token equals
+// the CPU sampler's with the history growing by the tokens chosen. A short window on a small vocabulary with a strong
+// penalty, so the window decides many draws and wraps often.
 TEST(GpuSampler, ChainedStepsSlideThePenaltyWindow) {
   Rig& r = rig();
   std::mt19937 rng(8);
-  for (const auto& [t, last_n, penalty] : {std::tuple{0.8f, 3, 4.f}, std::tuple{0.f, 5, 3.f}, std::tuple{1.2f, 64, 2.f}}) {
+  for (const auto& [t, last_n, penalty] :
+       {std::tuple{0.8f, 3, 4.f}, std::tuple{0.f, 5, 3.f}, std::tuple{1.2f, 64, 2.f}}) {
     SamplingParams p;
     p.seed = rng();
     p.temperature = t;

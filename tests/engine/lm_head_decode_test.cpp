@@ -303,8 +303,9 @@ class HeadRig {
     CommandSequence cs(ctx_);
     cs.begin();
     for (size_t i = 0; i < chunks_.size(); ++i) {
-      const trit::vk::HeadBound hb = bounded ? trit::vk::HeadBound{BufferRange{&q8_.at(i), 0, 0}, BufferRange{&qc_.at(i), 0, 0}}
-                                             : trit::vk::HeadBound{};
+      const trit::vk::HeadBound hb =
+          bounded ? trit::vk::HeadBound{BufferRange{&q8_.at(i), 0, 0}, BufferRange{&qc_.at(i), 0, 0}}
+                  : trit::vk::HeadBound{};
       k_->lm_head_normed(cs, da, BufferRange{&step_, 0, 0}, BufferRange{&parts_[i], 0, 0}, BufferRange{&xb_, 0, 0},
                          BufferRange{&wb_, 0, 0}, kEps, BufferRange{&lb_, 0, 0}, chunks_[i].rows, t_->dim,
                          chunks_[i].row0, t_->vocab, rpw_, argmax ? &am : nullptr, bounded ? &hb : nullptr);
@@ -330,8 +331,12 @@ class HeadRig {
     if (draw) draws_.upload(draw, sizeof *draw, uint64_t{pos % kRing} * sizeof *draw);
     if (draw && (!sampler_ || sampler_->max_vocab() < t_->vocab))
       sampler_ = std::make_unique<trit::vk::GpuSampler>(ctx_, t_->vocab);
-    trit::vk::HeadTopK tk{BufferRange{&state_, 0, 0}, BufferRange{&bounds_, 0, 0}, BufferRange{&tscratch_, 0, 0},
-                          BufferRange{&list_, 0, 0}, 0, groups_};
+    trit::vk::HeadTopK tk{BufferRange{&state_, 0, 0},
+                          BufferRange{&bounds_, 0, 0},
+                          BufferRange{&tscratch_, 0, 0},
+                          BufferRange{&list_, 0, 0},
+                          0,
+                          groups_};
     trit::vk::DescriptorAllocator da(ctx_);
     CommandSequence cs(ctx_);
     cs.begin();
@@ -381,7 +386,7 @@ class HeadRig {
   uint32_t next_token() const { return word(next_, 0); }
   uint32_t ring_slot(uint32_t pos) const { return word(ring_, pos % kRing); }
   uint32_t pos0() const { return word(step_, 0); }
-  uint32_t arrivals() const { return word(scratch_, 0); }  // the count, zero between steps
+  uint32_t arrivals() const { return word(scratch_, 0); }   // the count, zero between steps
   uint32_t threshold() const { return word(scratch_, 1); }  // the bounded head's, zero between steps
 
  private:
@@ -418,7 +423,7 @@ bool same_logits(const std::vector<float>& a, const std::vector<float>& b) {
 struct Shape {
   const char* what;
   uint32_t vocab, dim;
-  uint64_t max_range;  // 0: one chunk
+  uint64_t max_range;       // 0: one chunk
   uint32_t rows_per_group;  // 0: the device's choice
 };
 
@@ -608,7 +613,8 @@ TEST(LmHeadBounded, TiesAndNearTiesGoWhereTheF16HeadSendsThem) {
         EXPECT_EQ(rig.next_token(), *std::min_element(rows.begin(), rows.end()));
         // The same rows, each but the last a step lower in one element (1.0 to the next half below).
         for (size_t i = 0; i + 1 < rows.size(); ++i)
-          t.f16[size_t{rows[i]} * dim + 17 * i] = top[17 * i] == trit::ref::f32_to_f16(1.f) ? uint16_t{0x3bff} : uint16_t{0xbbff};
+          t.f16[size_t{rows[i]} * dim + 17 * i] =
+              top[17 * i] == trit::ref::f32_to_f16(1.f) ? uint16_t{0x3bff} : uint16_t{0xbbff};
         rig.load(t, rpw, x, w, pos);
         expect_bounded_step(rig, pos, computed);
       }
@@ -995,7 +1001,8 @@ TEST(LmHeadArgmax, ChecksItsCountAndScratch) {
   trit::vk::Kernels k(ctx, true, false);
   if (!k.lm_head_norms(264)) GTEST_SKIP() << "no staged one-token head";
   trit::vk::DescriptorAllocator da(ctx);
-  Buffer b(ctx, 1 << 16, MemoryUse::Device), small(ctx, trit::vk::Kernels::head_argmax_scratch_bytes(3), MemoryUse::Device);
+  Buffer b(ctx, 1 << 16, MemoryUse::Device),
+      small(ctx, trit::vk::Kernels::head_argmax_scratch_bytes(3), MemoryUse::Device);
   const BufferRange r{&b, 0, 0};
   CommandSequence cs(ctx);
   cs.begin();

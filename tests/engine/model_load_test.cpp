@@ -37,7 +37,8 @@ std::string load_error(const std::vector<uint8_t>& bytes) {
 // load_error, this is everything the engine checks before it runs a model, the tokenizer included.
 std::string open_error(const std::string& name, const std::vector<uint8_t>& bytes) {
   const auto path = scratch_dir("ModelOpenError") / (name + ".gguf");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   try {
     Model::open(path);
   } catch (const ModelError& e) {
@@ -54,12 +55,16 @@ TinySpec byte_level() {
   return s;
 }
 
-void put_f32(std::vector<uint8_t>& d, size_t index, float x) { std::memcpy(d.data() + 4 * index, &x, 4); }
-void put_f16(std::vector<uint8_t>& d, size_t index, uint16_t h) { std::memcpy(d.data() + 2 * index, &h, 2); }
+void put_f32(std::vector<uint8_t>& d, size_t index, float x) {
+  std::memcpy(d.data() + 4 * index, &x, 4);
+}
+void put_f16(std::vector<uint8_t>& d, size_t index, uint16_t h) {
+  std::memcpy(d.data() + 2 * index, &h, 2);
+}
 
-#define EXPECT_LOAD_ERROR(builder, substr)                                  \
-  do {                                                                      \
-    std::string err_ = load_error((builder).build());                       \
+#define EXPECT_LOAD_ERROR(builder, substr)                                    \
+  do {                                                                        \
+    std::string err_ = load_error((builder).build());                         \
     EXPECT_NE(err_.find(substr), std::string::npos) << "error was: " << err_; \
   } while (0)
 
@@ -128,8 +133,12 @@ void expect_golden(const char* file, uint32_t dim, uint32_t heads, uint32_t kv, 
 
 // ---- valid models ----
 
-TEST(ModelLoad, GoldenA) { expect_golden("golden-a.gguf", 512, 4, 1, 1408, 3, 1003); }
-TEST(ModelLoad, GoldenB) { expect_golden("golden-b.gguf", 1280, 10, 2, 3456, 2, 2051); }
+TEST(ModelLoad, GoldenA) {
+  expect_golden("golden-a.gguf", 512, 4, 1, 1408, 3, 1003);
+}
+TEST(ModelLoad, GoldenB) {
+  expect_golden("golden-b.gguf", 1280, 10, 2, 3456, 2, 2051);
+}
 
 TEST(ModelLoad, TinyModelReadsEveryHyperParameterFromMetadata) {
   TinySpec s;
@@ -211,12 +220,14 @@ TEST(ModelLoad, ModelOpenPrefixesErrorsWithThePath) {
   valid.vocab = kTinyByteVocab;
   auto v = tiny_model(valid).build();
   auto dir = scratch_dir("ModelOpenPrefixesErrorsWithThePath");
-  std::ofstream(dir / "ok.gguf", std::ios::binary).write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
+  std::ofstream(dir / "ok.gguf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
   EXPECT_EQ(Model::open(dir / "ok.gguf")->config().dim, 128u);
   auto b = tiny_model();
   b.remove_tensor("blk.0.ffn_up.weight");
   v = b.build();
-  std::ofstream(dir / "bad.gguf", std::ios::binary).write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
+  std::ofstream(dir / "bad.gguf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
   try {
     Model::open(dir / "bad.gguf");
     FAIL();
@@ -238,7 +249,8 @@ TEST(ModelLoad, GoldenCopyWithCode3IsRejected) {
   ASSERT_EQ(codes.size(), 512u * 1408 / 4 + 32);
   set_code(codes, e, 3);
   std::copy(codes.begin(), codes.end(), v.begin() + static_cast<std::ptrdiff_t>(t->offset));
-  EXPECT_EQ(load_error(v), "tensor blk.2.ffn_up.weight contains the invalid I2_S code 3 at element 358700 (row 700, column 300)");
+  EXPECT_EQ(load_error(v),
+            "tensor blk.2.ffn_up.weight contains the invalid I2_S code 3 at element 358700 (row 700, column 300)");
 }
 
 // ---- the code-3 scan ----
@@ -303,7 +315,8 @@ TEST(ModelLoadBad, F16WhereI2sExpected) {
   auto* t = b.find_tensor("blk.0.ffn_gate.weight");
   t->type = kTF16;
   t->data = f16_data(128 * 256);
-  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.ffn_gate.weight' has type F16, not a ternary weight format (I2_S, TQ2_0 or TQ1_0)");
+  EXPECT_LOAD_ERROR(b,
+                    "tensor 'blk.0.ffn_gate.weight' has type F16, not a ternary weight format (I2_S, TQ2_0 or TQ1_0)");
 }
 
 TEST(ModelLoadBad, I2sCode3) {
@@ -331,7 +344,8 @@ TEST(ModelLoadBad, I2sScaleNaN) {
 TEST(ModelLoadBad, DimNotDivisibleByHeads) {
   auto b = tiny_model();
   b.u32("bitnet-25.attention.head_count", 3);
-  EXPECT_LOAD_ERROR(b, "inconsistent hyper-parameters: embedding_length 128 is not divisible by attention.head_count 3");
+  EXPECT_LOAD_ERROR(b,
+                    "inconsistent hyper-parameters: embedding_length 128 is not divisible by attention.head_count 3");
 }
 
 TEST(ModelLoadBad, HeadsNotDivisibleByKvHeads) {
@@ -340,7 +354,8 @@ TEST(ModelLoadBad, HeadsNotDivisibleByKvHeads) {
   s.heads = 6;
   auto b = tiny_model(s);
   b.u32("bitnet-25.attention.head_count_kv", 4);
-  EXPECT_LOAD_ERROR(b, "inconsistent hyper-parameters: attention.head_count 6 is not divisible by attention.head_count_kv 4");
+  EXPECT_LOAD_ERROR(
+      b, "inconsistent hyper-parameters: attention.head_count 6 is not divisible by attention.head_count_kv 4");
 }
 
 TEST(ModelLoadBad, OddHeadDim) {
@@ -397,14 +412,16 @@ TEST(ModelLoadBad, HyperParameterOfWrongType) {
 TEST(ModelLoadBad, UnknownArchitecture) {
   auto b = tiny_model();
   b.str("general.architecture", "qwen2");
-  EXPECT_LOAD_ERROR(b, "unknown architecture 'qwen2' (general.architecture): supported are bitnet-25, bitnet-b1.58 and "
-                       "llama with ternary weights");
+  EXPECT_LOAD_ERROR(b,
+                    "unknown architecture 'qwen2' (general.architecture): supported are bitnet-25, bitnet-b1.58 and "
+                    "llama with ternary weights");
 }
 
 TEST(ModelLoadBad, BitnetArchitectureRefusedByName) {
   TinySpec s;
   s.arch = "bitnet";
-  EXPECT_LOAD_ERROR(tiny_model(s), "architecture 'bitnet' (1bitLLM's BitNet b1.58 with a SentencePiece vocabulary) is not supported");
+  EXPECT_LOAD_ERROR(tiny_model(s),
+                    "architecture 'bitnet' (1bitLLM's BitNet b1.58 with a SentencePiece vocabulary) is not supported");
 }
 
 TEST(ModelLoadBad, EmptyVocabulary) {
@@ -514,7 +531,8 @@ TEST(ModelLoadBad, QuantizedLlamaIsNotTernary) {
   auto* t = b.find_tensor("blk.0.attn_k.weight");
   t->type = kTQ4_K;
   t->data = std::vector<uint8_t>(128 * 144);  // 128 rows of one 256-element block
-  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.attn_k.weight' has type Q4_K, not a ternary weight format (I2_S, TQ2_0 or TQ1_0)");
+  EXPECT_LOAD_ERROR(b,
+                    "tensor 'blk.0.attn_k.weight' has type Q4_K, not a ternary weight format (I2_S, TQ2_0 or TQ1_0)");
 }
 
 TEST(ModelLoadBad, HeadWidthOtherThanTheHiddenSizesShare) {
@@ -533,8 +551,10 @@ std::vector<uint8_t> tq_data(WeightFormat f, uint64_t cols, uint64_t rows) {
     for (uint64_t b = 0; b < cols / 256; ++b) {
       for (int i = 0; i < 256; ++i) codes[i] = static_cast<uint8_t>((r + b * 256 + static_cast<uint64_t>(i)) % 3);
       uint8_t* out = d.data() + (r * cols / 256 + b) * bb;
-      if (f == WeightFormat::TQ2_0) ternary::encode_tq2_block(codes, 0x3800, out);
-      else ternary::encode_tq1_block(codes, 0x3800, out);
+      if (f == WeightFormat::TQ2_0)
+        ternary::encode_tq2_block(codes, 0x3800, out);
+      else
+        ternary::encode_tq1_block(codes, 0x3800, out);
     }
   return d;
 }
@@ -600,11 +620,13 @@ TEST(ModelLoadBad, TokenizerIsValidatedWhenTheModelOpens) {
   types[70] = 3841;
   b.i32_array("tokenizer.ggml.token_type", types);
   const std::string err = open_error("token-type", b.build());
-  EXPECT_NE(err.find("bad tokenizer vocabulary: token 70 'F' has token type 3841 (valid: 1..6)"), std::string::npos) << err;
+  EXPECT_NE(err.find("bad tokenizer vocabulary: token 70 'F' has token type 3841 (valid: 1..6)"), std::string::npos)
+      << err;
   EXPECT_NE(err.find("token-type.gguf"), std::string::npos) << err;  // the file is named
   b = tiny_model(byte_level());
   b.remove_kv("tokenizer.ggml.model");
-  EXPECT_NE(open_error("no-tokenizer", b.build()).find("metadata key 'tokenizer.ggml.model' is missing"), std::string::npos);
+  EXPECT_NE(open_error("no-tokenizer", b.build()).find("metadata key 'tokenizer.ggml.model' is missing"),
+            std::string::npos);
 }
 
 // A context_length of 2^31 or more wrapped to a negative int: "context length 0 is outside 1..-1".
@@ -627,7 +649,8 @@ TEST(ModelLoadBad, CountsBeyondInt32AreOutOfRange) {
 TEST(ModelLoadBad, NonFiniteNormIsNamedWithItsIndex) {
   auto b = tiny_model();
   put_f32(b.find_tensor("blk.0.ffn_sub_norm.weight")->data, 17, std::numeric_limits<float>::infinity());
-  EXPECT_LOAD_ERROR(b, "tensor 'blk.0.ffn_sub_norm.weight' holds a non-finite value (inf) at index 17; norm weights must be finite");
+  EXPECT_LOAD_ERROR(
+      b, "tensor 'blk.0.ffn_sub_norm.weight' holds a non-finite value (inf) at index 17; norm weights must be finite");
   b = tiny_model();
   put_f32(b.find_tensor("output_norm.weight")->data, 127, -std::numeric_limits<float>::infinity());
   EXPECT_LOAD_ERROR(b, "tensor 'output_norm.weight' holds a non-finite value (-inf) at index 127");
@@ -642,8 +665,9 @@ TEST(ModelLoadBad, NonFiniteNormIsNamedWithItsIndex) {
 TEST(ModelLoadBad, NonFiniteEmbeddingIsNamedWithItsToken) {
   auto b = tiny_model();
   put_f16(b.find_tensor("token_embd.weight")->data, 4 * 128 + 57, 0xFC00);
-  EXPECT_LOAD_ERROR(b, "tensor 'token_embd.weight' holds a non-finite value (-inf) at index 569 (token 4, element 57); "
-                       "weights must be finite");
+  EXPECT_LOAD_ERROR(b,
+                    "tensor 'token_embd.weight' holds a non-finite value (-inf) at index 569 (token 4, element 57); "
+                    "weights must be finite");
 }
 
 // `trit-cli inspect` gives the verdict Model::open gives: loadable for a valid file, and for each hostile
@@ -652,9 +676,11 @@ TEST(InspectCli, VerdictIsModelOpens) {
   const auto dir = scratch_dir("InspectCliVerdict");
   auto inspect = [&](const std::string& name, const std::vector<uint8_t>& bytes, std::string& out) {
     const auto path = dir / (name + ".gguf");
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     const auto log = dir / (name + ".out");
-    const std::string cmd = std::string("'") + TRIT_CLI_EXE + "' inspect '" + path.string() + "' >'" + log.string() + "' 2>&1";
+    const std::string cmd =
+        std::string("'") + TRIT_CLI_EXE + "' inspect '" + path.string() + "' >'" + log.string() + "' 2>&1";
     const int rc = std::system(cmd.c_str());
     std::ifstream in(log);
     out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -682,10 +708,14 @@ TEST(InspectCli, VerdictIsModelOpens) {
   put_f32(b.find_tensor("blk.0.attn_sub_norm.weight")->data, 9, std::nanf(""));
   EXPECT_EQ(inspect("nan-norm", b.build(), out), 1) << out;
   EXPECT_NE(out.find("verdict: not loadable: "), std::string::npos) << out;
-  EXPECT_NE(out.find("tensor 'blk.0.attn_sub_norm.weight' holds a non-finite value (nan) at index 9"), std::string::npos) << out;
+  EXPECT_NE(out.find("tensor 'blk.0.attn_sub_norm.weight' holds a non-finite value (nan) at index 9"),
+            std::string::npos)
+      << out;
 
   b = tiny_model(byte_level());
   put_f16(b.find_tensor("token_embd.weight")->data, 3 * 128 + 1, 0x7C00);
   EXPECT_EQ(inspect("inf-embedding", b.build(), out), 1) << out;
-  EXPECT_NE(out.find("tensor 'token_embd.weight' holds a non-finite value (inf) at index 385 (token 3, element 1)"), std::string::npos) << out;
+  EXPECT_NE(out.find("tensor 'token_embd.weight' holds a non-finite value (inf) at index 385 (token 3, element 1)"),
+            std::string::npos)
+      << out;
 }

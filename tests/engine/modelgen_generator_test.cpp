@@ -11,7 +11,6 @@
 #include <set>
 
 #include "gguf/ternary_blocks.h"
-#include "trit/reference_ops.h"
 #include "modelgen/byte_vocab.h"
 #include "modelgen/generator_params.h"
 #include "modelgen/synthetic_weights.h"
@@ -20,6 +19,7 @@
 #include "trit/gguf.h"
 #include "trit/model.h"
 #include "trit/model_generator.h"
+#include "trit/reference_ops.h"
 
 namespace {
 
@@ -138,7 +138,8 @@ TEST(ModelGenerator, TinyFileReadsBackExactly) {
   std::vector<Expected> expected = {{"token_embd.weight", {256, 512}, GgmlType::F16, ""}};
   for (int l = 0; l < 2; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    for (const char* n : {"attn_norm", "attn_sub_norm", "ffn_norm"}) expected.push_back({p + n + ".weight", {256}, GgmlType::F32, ""});
+    for (const char* n : {"attn_norm", "attn_sub_norm", "ffn_norm"})
+      expected.push_back({p + n + ".weight", {256}, GgmlType::F32, ""});
     expected.push_back({p + "ffn_sub_norm.weight", {512}, GgmlType::F32, ""});
     expected.push_back({p + "attn_q.weight", {256, 256}, GgmlType::I2_S, "attn_q"});
     expected.push_back({p + "attn_k.weight", {256, 128}, GgmlType::I2_S, "attn_k"});
@@ -258,7 +259,7 @@ TEST(ModelGenerator, ShapesAreValidated) {
   expect_shape_error("256,4,2,512,0", "positive");
   expect_shape_error("256,3,1,512,2", "not divisible by the number of heads");
   expect_shape_error("256,4,3,512,2", "not divisible by kv heads");
-  expect_shape_error("384,128,1,512,2", "odd");   // head dim 3
+  expect_shape_error("384,128,1,512,2", "odd");  // head dim 3
   expect_shape_error("320,4,2,512,2", "dim is not a multiple of 128");
   expect_shape_error("256,4,2,500,2", "ffn is not a multiple of 128");
   expect_shape_error("256,4,2,512,5000", "layers");
@@ -280,8 +281,9 @@ TEST(ModelGenerator, ShapesAreValidated) {
 TEST(ModelGenerator, VocabulariesAreValidatedAndFailuresLeaveNothing) {
   auto dir = trit::test::scratch_dir("ModelGenerator.vocab");
   const auto out = dir / "v.gguf";
-  for (const std::string& v : std::vector<std::string>{"bytes:12", "bytes:", "bytes:abc", "bytes:-600", "bytes:99999999999", "words:512",
-                              "llama3:", "llama3:" + (dir / "missing.json").string()}) {
+  for (const std::string& v :
+       std::vector<std::string>{"bytes:12", "bytes:", "bytes:abc", "bytes:-600", "bytes:99999999999", "words:512",
+                                "llama3:", "llama3:" + (dir / "missing.json").string()}) {
     try {
       make(out, "tiny", 1, v);
       ADD_FAILURE() << "vocabulary '" << v << "' accepted";

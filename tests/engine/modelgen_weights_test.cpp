@@ -95,8 +95,8 @@ TEST(ModelgenWeights, HalfConversion) {
   EXPECT_EQ(float_to_half(std::ldexp(1.f, -24)), 0x0001);  // smallest subnormal
   EXPECT_EQ(float_to_half(std::ldexp(1.f, -25)), 0x0000);  // tie: rounds to even (zero)
   EXPECT_EQ(float_to_half(std::ldexp(1.5f, -25)), 0x0001);
-  EXPECT_EQ(float_to_half(std::ldexp(3.f, -25)), 0x0002);  // 1.5 units: tie to even
-  EXPECT_EQ(float_to_half(1.f + std::ldexp(1.f, -11)), 0x3C00);  // tie below: stays even
+  EXPECT_EQ(float_to_half(std::ldexp(3.f, -25)), 0x0002);            // 1.5 units: tie to even
+  EXPECT_EQ(float_to_half(1.f + std::ldexp(1.f, -11)), 0x3C00);      // tie below: stays even
   EXPECT_EQ(float_to_half(1.f + 3 * std::ldexp(1.f, -11)), 0x3C02);  // tie: rounds up to even
   uint16_t nan = float_to_half(std::numeric_limits<float>::quiet_NaN());
   EXPECT_EQ(nan & 0x7C00, 0x7C00);

@@ -115,9 +115,9 @@ TEST(GgufWriter, EveryMetadataValueTypeReadsBack) {
   w.add_array("a_i64", GgufWriter::Array{std::vector<int64_t>{-(1ll << 62)}});
   w.add_array("a_f64", GgufWriter::Array{std::vector<double>{1e300}});
   w.add_array("a_empty", GgufWriter::Array{std::vector<std::string>{}});
-  w.add_array("a_nested", GgufWriter::Array{std::vector<GgufWriter::Array>{
-                              GgufWriter::Array{std::vector<int32_t>{5, 6}},
-                              GgufWriter::Array{std::vector<std::string>{"x"}}}});
+  w.add_array("a_nested",
+              GgufWriter::Array{std::vector<GgufWriter::Array>{GgufWriter::Array{std::vector<int32_t>{5, 6}},
+                                                               GgufWriter::Array{std::vector<std::string>{"x"}}}});
   w.write(dir / "v.gguf");
 
   auto f = trit::GgufFile::open(dir / "v.gguf");
@@ -202,10 +202,14 @@ TEST(GgufWriter, EveryTensorTypeReadsBackAligned) {
     uint64_t size;
   };
   const std::vector<Case> cases = {
-      {"f32", {3}, GgmlType::F32, 12},         {"f16", {5, 3}, GgmlType::F16, 30},
-      {"bf16", {7}, GgmlType::BF16, 14},       {"f64", {2, 1, 1}, GgmlType::F64, 16},
-      {"i8", {33}, GgmlType::I8, 33},          {"i16", {3, 3}, GgmlType::I16, 18},
-      {"i32", {1, 2, 3, 4}, GgmlType::I32, 96}, {"i64", {1}, GgmlType::I64, 8},
+      {"f32", {3}, GgmlType::F32, 12},
+      {"f16", {5, 3}, GgmlType::F16, 30},
+      {"bf16", {7}, GgmlType::BF16, 14},
+      {"f64", {2, 1, 1}, GgmlType::F64, 16},
+      {"i8", {33}, GgmlType::I8, 33},
+      {"i16", {3, 3}, GgmlType::I16, 18},
+      {"i32", {1, 2, 3, 4}, GgmlType::I32, 96},
+      {"i64", {1}, GgmlType::I64, 8},
       {"i2s", {128, 3}, GgmlType::I2_S, 128 * 3 / 4 + 32},
   };
   GgufWriter w;

@@ -47,7 +47,8 @@ TEST(Occupancy, AGridThatIsNotResidentIsNeverUsed) {
   auto model = Model::open(test::shared_dir() / "golden" / "golden-a.gguf");
   VulkanForwardOptions o;
   // (Four per multiprocessor where they are known: the kernel fills a multiprocessor with one.)
-  o.persistent_groups = static_cast<int32_t>(std::max(64u, 4 * choose_device(list_vulkan_devices(), {}).multiprocessors));
+  o.persistent_groups =
+      static_cast<int32_t>(std::max(64u, 4 * choose_device(list_vulkan_devices(), {}).multiprocessors));
   const auto t0 = std::chrono::steady_clock::now();
   VulkanForward f(*model, o);
   EXPECT_EQ(f.persistent_groups(), 0u);
@@ -72,8 +73,7 @@ namespace {
 // where no extension reports the count to compare with.
 TEST(Occupancy, TheMeasuredGridIsOneWorkgroupPerMultiprocessor) {
   const auto dev = choose_device(list_vulkan_devices(), {});
-  if (dev.type == "cpu" || dev.multiprocessors == 0 ||
-      dev.multiprocessors_from != "VK_NV_shader_sm_builtins")
+  if (dev.type == "cpu" || dev.multiprocessors == 0 || dev.multiprocessors_from != "VK_NV_shader_sm_builtins")
     GTEST_SKIP() << "needs a GPU whose NVIDIA extension reports its multiprocessors, to compare with";
   auto model = Model::open(test::shared_dir() / "golden" / "golden-b.gguf");
   for (const Precision precision : {Precision::Fp32, Precision::F64}) {

@@ -39,7 +39,7 @@ struct Param {
   std::string name;
   KvPrecision kv;
   bool f64 = true;
-  bool dot = false;  // force the packed int8 dot product variant (the one NVIDIA runs) where not accelerated
+  bool dot = false;      // force the packed int8 dot product variant (the one NVIDIA runs) where not accelerated
   size_t positions = 0;  // the first positions of the golden sequence decoded (0: all)
 };
 
@@ -127,8 +127,8 @@ TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
 
   const auto got = decode_alone(*fwd, g, p.positions);
   const auto want = decode_alone(fused, g, p.positions);
-  const auto c = test::compare_logits(got, std::span<const float>(g.logits(p.kv)).first(got.size()), g.vocab,
-                                      g.margin_floor);
+  const auto c =
+      test::compare_logits(got, std::span<const float>(g.logits(p.kv)).first(got.size()), g.vocab, g.margin_floor);
   const float vs_fused = max_abs_diff(got, want);
   std::printf("[ measured ] persistent decode %s (%u workgroups): %s; vs fused kernels max |diff| %.3g\n",
               param_name({p, 0}).c_str(), fwd->persistent_groups(), c.summary().c_str(), vs_fused);
@@ -187,10 +187,10 @@ TEST(PersistentDecodeGroups, LayerGroupsMatchTheFusedKernels) {
   EXPECT_GT(fwd->persistent_groups(), 0u) << "no grid barrier gave up";
 }
 
-// fp32 activations with an F16 cache (what runs). Against the fused kernels in fp32 too, over the first positions only: with fp32 activations an
-// int8 rounding step flips within a few tokens in any pair of kernels that order their float sums
-// differently (engine/src/vulkan/README.md, Numerics; on lavapipe at position 9, moving logits by 0.05),
-// while before it they agree to float rounding (~4e-6).
+// fp32 activations with an F16 cache (what runs). Against the fused kernels in fp32 too, over the first positions only:
+// with fp32 activations an int8 rounding step flips within a few tokens in any pair of kernels that order their float
+// sums differently (engine/src/vulkan/README.md, Numerics; on lavapipe at position 9, moving logits by 0.05), while
+// before it they agree to float rounding (~4e-6).
 TEST(PersistentDecodeFloat, MatchesTheFusedKernelsInFloat) {
   const auto g = test::load_golden("golden-a");
   auto model = Model::open(g.gguf);
@@ -206,8 +206,7 @@ TEST(PersistentDecodeFloat, MatchesTheFusedKernelsInFloat) {
     fused.eval(std::span<const int32_t>(&g.sequence[static_cast<size_t>(t)], 1), t, lf, false);
     worst = std::max(worst, max_abs_diff(lp, lf));
   }
-  std::printf("[ measured ] fp32: %d positions, max |logit diff| to the fused kernels %.3g\n", n,
-              worst);
+  std::printf("[ measured ] fp32: %d positions, max |logit diff| to the fused kernels %.3g\n", n, worst);
   EXPECT_LE(worst, 1e-4f);
 }
 
@@ -382,7 +381,8 @@ TEST(PersistentDecodeNoFallback, DecodePastTheFirstPositionsKeepsTheKernel) {
     VulkanForward fused(*model, fo);
     const int32_t vocab = static_cast<int32_t>(model->config().vocab);
     std::vector<int32_t> prompt(123);
-    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>((i * 37 + 11) % static_cast<size_t>(vocab));
+    for (size_t i = 0; i < prompt.size(); ++i)
+      prompt[i] = static_cast<int32_t>((i * 37 + 11) % static_cast<size_t>(vocab));
     std::vector<float> lp(static_cast<size_t>(vocab)), lf(lp.size());
     pers->eval(prompt, 0, lp, false);
     fused.eval(prompt, 0, lf, false);
@@ -427,7 +427,8 @@ TEST(PersistentDecodeKernels, TheShapesItRunsSpillNoRegisters) {
     o.pipeline_statistics = true;
     VulkanForward f(*probe_model, o);
     bool reported = false;
-    for (const auto& line : f.kernel_statistics()) reported = reported || line.find("Local Memory") != std::string::npos;
+    for (const auto& line : f.kernel_statistics())
+      reported = reported || line.find("Local Memory") != std::string::npos;
     if (!reported) GTEST_SKIP() << "the device reports no local-memory statistic of its pipelines";
   }
   for (const char* shape : {"2b4t", "falcon3-1b"}) {
@@ -445,8 +446,8 @@ TEST(PersistentDecodeKernels, TheShapesItRunsSpillNoRegisters) {
       VulkanForwardOptions o = persistent_options(KvPrecision::F16, f64, false);
       o.pipeline_statistics = true;
       VulkanForward f(*model, o);
-      ASSERT_GT(f.persistent_groups(), 0u) << "the device's grid runs the persistent kernel for this shape: "
-                                           << f.decode_kernels();
+      ASSERT_GT(f.persistent_groups(), 0u)
+          << "the device's grid runs the persistent kernel for this shape: " << f.decode_kernels();
       size_t seen = 0;
       for (const auto& line : f.kernel_statistics()) {
         std::printf("[ measured ] %s %s: %s\n", shape, f64 ? "f64" : "fp32", line.c_str());
@@ -490,7 +491,8 @@ TEST(PersistentDecodePlan, RunsOnlyTheShapesWhoseWeightsFitItsRegisters) {
     ASSERT_TRUE(layout) << why << ": every shape has a layout (a forced grid runs it, spilling or not)";
     EXPECT_EQ(vk::PersistentDecode::fits_registers(*layout, &why), c.fits) << layout->prefetch << " uvec4s a lane";
     if (!c.fits) {
-      EXPECT_NE(why.find(std::to_string(layout->prefetch) + " uvec4s a lane at 132 workgroups"), std::string::npos) << why;
+      EXPECT_NE(why.find(std::to_string(layout->prefetch) + " uvec4s a lane at 132 workgroups"), std::string::npos)
+          << why;
     }
   }
 }
@@ -545,7 +547,8 @@ void decode_against_fused(const std::string& name, const std::string& shape, flo
       EXPECT_LE(max_abs_diff(lp, lf), 1e-4f) << shape << ", position " << t;
     } else {
       double pf = 0, pp = 0, ff = 0;
-      for (size_t i = 0; i < lp.size(); ++i) pf += double{lp[i]} * lf[i], pp += double{lp[i]} * lp[i], ff += double{lf[i]} * lf[i];
+      for (size_t i = 0; i < lp.size(); ++i)
+        pf += double{lp[i]} * lf[i], pp += double{lp[i]} * lp[i], ff += double{lf[i]} * lf[i];
       EXPECT_GE(pf / std::sqrt(pp * ff), test::kFp32MinMeanCosine) << shape << ", position " << t;
     }
     worst = std::max(worst, max_abs_diff(lp, lf));
@@ -598,7 +601,8 @@ TEST_P(PersistentDecodeShapes, MatchTheFusedKernels) {
   decode_against_fused("shape_" + shape_label(GetParam()), GetParam(), 1.f, worst);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, PersistentDecodeShapes, testing::Values("256,2,1,256,1", "256,2,2,256,1", "512,2,1,512,1"),
+INSTANTIATE_TEST_SUITE_P(Shapes, PersistentDecodeShapes,
+                         testing::Values("256,2,1,256,1", "256,2,2,256,1", "512,2,1,512,1"),
                          [](const testing::TestParamInfo<const char*>& p) { return shape_label(p.param); });
 
 }  // namespace

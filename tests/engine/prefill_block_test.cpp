@@ -22,8 +22,8 @@ TEST(PrefillBlock, DefaultBlockTakesAWholePromptAndCapsAllLogitSubmits) {
   VulkanForwardOptions o;
   EXPECT_EQ(o.block, 512u);
   o.precision = Precision::F64;  // (the golden tolerance: the double build)
-  o.profile = true;  // counts the submits per pass (and changes no logit)
-  o.context = 256;   // a block of 256, still more than the prompt (golden_support.h, context_for)
+  o.profile = true;              // counts the submits per pass (and changes no logit)
+  o.context = 256;               // a block of 256, still more than the prompt (golden_support.h, context_for)
   VulkanForward fwd(*model, o);
   // The first 80 positions (teacher-forced logits of a prefix depend on the prefix only): more than
   // one all-logits submit, yet one prefill block.

@@ -89,21 +89,31 @@ int32_t reference_sample(const SamplingParams& p, std::vector<float> logits, con
 }
 
 enum class Dist { Normal, Ties, FewValues, Dominant, NegInf, Flat, SignedZeros, WideRange, PosInf, AllNegInf };
-const std::vector<Dist> kFinite = {Dist::Normal, Dist::Ties,        Dist::FewValues, Dist::Dominant,
-                                   Dist::NegInf, Dist::Flat,        Dist::SignedZeros, Dist::WideRange};
+const std::vector<Dist> kFinite = {Dist::Normal, Dist::Ties, Dist::FewValues,   Dist::Dominant,
+                                   Dist::NegInf, Dist::Flat, Dist::SignedZeros, Dist::WideRange};
 
 const char* name(Dist d) {
   switch (d) {
-    case Dist::Normal: return "normal";
-    case Dist::Ties: return "ties";
-    case Dist::FewValues: return "few-values";
-    case Dist::Dominant: return "dominant";
-    case Dist::NegInf: return "-inf";
-    case Dist::Flat: return "flat";
-    case Dist::SignedZeros: return "signed-zeros";
-    case Dist::WideRange: return "wide-range";
-    case Dist::PosInf: return "+inf";
-    case Dist::AllNegInf: return "all -inf";
+    case Dist::Normal:
+      return "normal";
+    case Dist::Ties:
+      return "ties";
+    case Dist::FewValues:
+      return "few-values";
+    case Dist::Dominant:
+      return "dominant";
+    case Dist::NegInf:
+      return "-inf";
+    case Dist::Flat:
+      return "flat";
+    case Dist::SignedZeros:
+      return "signed-zeros";
+    case Dist::WideRange:
+      return "wide-range";
+    case Dist::PosInf:
+      return "+inf";
+    case Dist::AllNegInf:
+      return "all -inf";
   }
   return "?";
 }
@@ -119,7 +129,8 @@ std::vector<float> make_logits(uint32_t vocab, Dist d, std::mt19937& rng) {
   for (auto& x : l) x = uniform(rng, -3.f, 3.f) + uniform(rng, -3.f, 3.f) + uniform(rng, -3.f, 3.f);
   const auto any = [&] { return rng() % vocab; };
   switch (d) {
-    case Dist::Normal: break;
+    case Dist::Normal:
+      break;
     case Dist::Ties:  // quantised to 0.5: a few dozen values, each shared by many ids
       for (auto& x : l) x = std::round(x * 2.f) * 0.5f;
       break;

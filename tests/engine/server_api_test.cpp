@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
 #include <trit/model.h>
 #include <trit/session.h>
 #include <trit/tokenizer.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -600,8 +600,8 @@ class SerialSchedulerTest : public ::testing::Test {
     return std::make_unique<trit::server::SerialScheduler>(
         [this] {
           const auto& tok = model_->tokenizer();
-          return std::make_unique<trit::Session>(model_,
-                                                 std::make_unique<trit::test::SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
+          return std::make_unique<trit::Session>(
+              model_, std::make_unique<trit::test::SlowForward>(tok.vocab_size(), tok.encode("a")[0]));
         },
         queue);
   }
@@ -766,7 +766,8 @@ TEST_P(ServerDisconnectTest, ANonStreamedRequestIsCancelledWhenItsClientLeaves) 
     RawConnection c(port);
     ASSERT_TRUE(c.connected());
     ASSERT_TRUE(c.send_all(http_post("/v1/chat/completions", "Content-Type: application/json\r\n", chat + "}")));
-    for (const auto until = deadline(); (!recording.first() || *passes_ < 5) && std::chrono::steady_clock::now() < until;)
+    for (const auto until = deadline();
+         (!recording.first() || *passes_ < 5) && std::chrono::steady_clock::now() < until;)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ASSERT_GE(*passes_, 5) << "the request did not start decoding";
   }  // the client closes the connection while its reply decodes

@@ -9,7 +9,6 @@
 #include <trit/session.h>
 #include <trit/tokenizer.h>
 
-
 #include "test_support.h"
 
 namespace {

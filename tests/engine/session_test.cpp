@@ -229,7 +229,8 @@ TEST_F(SessionTest, EmptyStopStringIsRefused) {
   auto s = scripted({1}, "x");
   auto o = greedy();
   o.stop_strings = {"\n", ""};
-  EXPECT_EQ(o.validate(), "stop string 2 is empty; an empty stop string would end every reply before its first character");
+  EXPECT_EQ(o.validate(),
+            "stop string 2 is empty; an empty stop string would end every reply before its first character");
   try {
     s->generate(std::vector<int32_t>{1}, o);
     FAIL() << "an empty stop string was accepted";

@@ -35,7 +35,9 @@ using trit::vk::MemoryUse;
 using trit::vk::TernaryGemm;
 using trit::vk::TernaryMode;
 
-BufferRange all(const Buffer& b) { return {&b, 0, 0}; }
+BufferRange all(const Buffer& b) {
+  return {&b, 0, 0};
+}
 
 // I2_S codes of a random ternary matrix (codes 0, 1, 2 only).
 std::vector<uint8_t> random_codes(uint32_t rows, uint32_t cols, uint32_t seed) {
@@ -99,9 +101,12 @@ struct Rig {
 
 const char* missing(TernaryGemm::Kind kind) {
   switch (kind) {
-    case TernaryGemm::Kind::Dot: return "integer dot product";
-    case TernaryGemm::Kind::Coop: return "int8 cooperative matrix (VK_NV_cooperative_matrix) the GEMM can tile";
-    default: return "int8 cooperative matrix (VK_KHR_cooperative_matrix) the GEMM can tile";
+    case TernaryGemm::Kind::Dot:
+      return "integer dot product";
+    case TernaryGemm::Kind::Coop:
+      return "int8 cooperative matrix (VK_NV_cooperative_matrix) the GEMM can tile";
+    default:
+      return "int8 cooperative matrix (VK_KHR_cooperative_matrix) the GEMM can tile";
   }
 }
 
@@ -141,7 +146,8 @@ std::vector<R> run_case(Rig& g, TernaryGemm* gemm, TernaryMode mode, const Case&
     if (gemm)
       gemm->record(cs, g.da, p, mode, all(w), scale, w2p, scale2, all(xb), all(sb), all(y), c.rows, c.k, c.max_tokens);
     else
-      g.base.ternary(cs, g.da, p, mode, all(w), scale, w2p, scale2, all(xb), all(sb), all(y), c.rows, c.k, c.max_tokens);
+      g.base.ternary(cs, g.da, p, mode, all(w), scale, w2p, scale2, all(xb), all(sb), all(y), c.rows, c.k,
+                     c.max_tokens);
   });
   std::vector<R> out(y0.size());
   y.download(out.data(), out.size() * sizeof(R));
@@ -149,12 +155,12 @@ std::vector<R> run_case(Rig& g, TernaryGemm* gemm, TernaryMode mode, const Case&
 }
 
 const Case kCases[] = {
-    {37, 384, 2, 2},      // fewer rows than a tile, K of 3 blocks
-    {130, 640, 7, 8},     // rows past two tiles, K of 5 blocks
-    {301, 1408, 33, 64},  // a partial token tile inside a block of 64
-    {65, 2560, 100, 128}, // 100 tokens: two token tiles, the second partial
-    {200, 256, 128, 128}, // a full block
-    {5, 128, 64, 256},    // one I2_S block per row, 64 tokens submitted of 256
+    {37, 384, 2, 2},       // fewer rows than a tile, K of 3 blocks
+    {130, 640, 7, 8},      // rows past two tiles, K of 5 blocks
+    {301, 1408, 33, 64},   // a partial token tile inside a block of 64
+    {65, 2560, 100, 128},  // 100 tokens: two token tiles, the second partial
+    {200, 256, 128, 128},  // a full block
+    {5, 128, 64, 256},     // one I2_S block per row, 64 tokens submitted of 256
 };
 
 template <typename R>
@@ -173,15 +179,24 @@ void expect_same_as_block_kernel(Rig& g, TernaryGemm::Kind kind) {
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < want.size(); ++i)
         ASSERT_EQ(0, std::memcmp(&got[i], &want[i], sizeof(R)))
-            << "token " << i / c.rows << " row " << i % c.rows << ": " << got[i] << " vs the block kernel's " << want[i];
+            << "token " << i / c.rows << " row " << i % c.rows << ": " << got[i] << " vs the block kernel's "
+            << want[i];
     }
 }
 
 using Kind = TernaryGemm::Kind;
-TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(rig(false), Kind::Dot); }
-TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(rig(true), Kind::Dot); }
-TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF32) { expect_same_as_block_kernel<float>(rig(false), Kind::Coop); }
-TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF64) { expect_same_as_block_kernel<double>(rig(true), Kind::Coop); }
+TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF32) {
+  expect_same_as_block_kernel<float>(rig(false), Kind::Dot);
+}
+TEST(TernaryGemmDot, MatchesTheBlockKernelBitForBitF64) {
+  expect_same_as_block_kernel<double>(rig(true), Kind::Dot);
+}
+TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF32) {
+  expect_same_as_block_kernel<float>(rig(false), Kind::Coop);
+}
+TEST(TernaryGemmCoop, MatchesTheBlockKernelBitForBitF64) {
+  expect_same_as_block_kernel<double>(rig(true), Kind::Coop);
+}
 TEST(TernaryGemmCoopKhr, MatchesTheBlockKernelBitForBitF32) {
   expect_same_as_block_kernel<float>(rig(false), Kind::CoopKhr);
 }
@@ -214,11 +229,11 @@ void expect_exact_sums(TernaryGemm::Kind kind) {
   if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << missing(kind);
   const uint32_t rows = 70, k = 6912, n = 9;
   auto codes = random_codes(rows, k, 3);
-  for (size_t i = 0; i < size_t{k} / 4; ++i) codes[i] = 0xAA;                       // row 0: all +1
-  for (size_t i = size_t{k} / 4; i < size_t{k} / 2; ++i) codes[i] = 0x00;           // row 1: all -1
+  for (size_t i = 0; i < size_t{k} / 4; ++i) codes[i] = 0xAA;              // row 0: all +1
+  for (size_t i = size_t{k} / 4; i < size_t{k} / 2; ++i) codes[i] = 0x00;  // row 1: all -1
   auto xq = random_int8(size_t{n} * k, 4);
-  for (uint32_t i = 0; i < k; ++i) xq[i] = -128;                                     // token 0
-  for (uint32_t i = 0; i < k; ++i) xq[k + i] = 127;                                  // token 1
+  for (uint32_t i = 0; i < k; ++i) xq[i] = -128;     // token 0
+  for (uint32_t i = 0; i < k; ++i) xq[k + i] = 127;  // token 1
   const std::vector<float> s(n, 1.f);
   std::vector<float> want(size_t{n} * rows);
   trit::ref::ternary_matmul(trit::TernaryMatrix{codes.data(), 1.f, rows, k}, xq, s, want);
@@ -233,9 +248,15 @@ void expect_exact_sums(TernaryGemm::Kind kind) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "token " << i / rows << " row " << i % rows;
 }
 
-TEST(TernaryGemmDot, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(Kind::Dot); }
-TEST(TernaryGemmCoop, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(Kind::Coop); }
-TEST(TernaryGemmCoopKhr, IntegerSumsAreExactAtTheExtremes) { expect_exact_sums(Kind::CoopKhr); }
+TEST(TernaryGemmDot, IntegerSumsAreExactAtTheExtremes) {
+  expect_exact_sums(Kind::Dot);
+}
+TEST(TernaryGemmCoop, IntegerSumsAreExactAtTheExtremes) {
+  expect_exact_sums(Kind::Coop);
+}
+TEST(TernaryGemmCoopKhr, IntegerSumsAreExactAtTheExtremes) {
+  expect_exact_sums(Kind::CoopKhr);
+}
 
 // Kernels uses a GEMM for blocks exactly where the int8 dot product is in use.
 TEST(TernaryGemm, KernelsChooseItOnlyWithTheDotProduct) {
@@ -335,8 +356,8 @@ namespace {
 // the CPU reference reading the file's own format. The GEMM adds the blocks' scaled sums in the CPU's
 // order, so in double store, residual and the ReLU2 gate agree bit for bit. In fp32 Vulkan lets a
 // division be 2.5 ulp off (the H100's is; lavapipe's is exact, and agrees bit for bit there): within
-// 1e-6 of the value (of the terms, for the residual's sum), eight ulps for the division carried through the gate's square and product. The
-// SiLU gate's exp is the device's (double: within 1e-14 of the value; fp32: 3e-5).
+// 1e-6 of the value (of the terms, for the residual's sum), eight ulps for the division carried through the gate's
+// square and product. The SiLU gate's exp is the device's (double: within 1e-14 of the value; fp32: 3e-5).
 template <typename R>
 void expect_block_scales_match_the_reference(Rig& g) {
   TernaryGemm* gemm = g.gemm(TernaryGemm::Kind::Dot);
@@ -347,8 +368,8 @@ void expect_block_scales_match_the_reference(Rig& g) {
   for (auto f : {trit::WeightFormat::TQ2_0, trit::WeightFormat::TQ1_0})
     for (const TqCase& c : {TqCase{37, 256, 5, 8}, TqCase{70, 768, 33, 64}})
       for (auto mode : {TernaryMode::Store, TernaryMode::Accumulate, TernaryMode::Gate, TernaryMode::SiluGate}) {
-        SCOPED_TRACE(testing::Message() << trit::weight_format_name(f) << " rows " << c.rows << " K " << c.k << " tokens "
-                                        << c.tokens << " mode " << static_cast<int>(mode));
+        SCOPED_TRACE(testing::Message() << trit::weight_format_name(f) << " rows " << c.rows << " K " << c.k
+                                        << " tokens " << c.tokens << " mode " << static_cast<int>(mode));
         const trit::test::TqTestMatrix a(f, c.rows, c.k, c.rows * 31 + c.k), b(f, c.rows, c.k, c.rows * 31 + c.k + 1);
         const trit::TernaryMatrix* m[2] = {&a.m, &b.m};
         const auto xq = random_int8(size_t{c.max_tokens} * c.k, c.k + c.tokens);
@@ -368,8 +389,8 @@ void expect_block_scales_match_the_reference(Rig& g) {
                sb = g.buf(s), y = g.buf(y0);
         const BufferRange w2r = all(w2), dr = all(db), d2r = all(db2);
         g.run(c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
-          gemm->record(cs, g.da, p, mode, all(w), 1.f, gate ? &w2r : nullptr, 1.f, all(xb), all(sb), all(y), c.rows, c.k,
-                       c.max_tokens, &dr, gate ? &d2r : nullptr);
+          gemm->record(cs, g.da, p, mode, all(w), 1.f, gate ? &w2r : nullptr, 1.f, all(xb), all(sb), all(y), c.rows,
+                       c.k, c.max_tokens, &dr, gate ? &d2r : nullptr);
         });
         std::vector<R> got(y0.size());
         y.download(got.data(), got.size() * sizeof(R));
@@ -390,5 +411,9 @@ void expect_block_scales_match_the_reference(Rig& g) {
 
 }  // namespace
 
-TEST(TernaryGemmDot, BlockScalesMatchTheReferenceF32) { expect_block_scales_match_the_reference<float>(rig(false)); }
-TEST(TernaryGemmDot, BlockScalesMatchTheReferenceF64) { expect_block_scales_match_the_reference<double>(rig(true)); }
+TEST(TernaryGemmDot, BlockScalesMatchTheReferenceF32) {
+  expect_block_scales_match_the_reference<float>(rig(false));
+}
+TEST(TernaryGemmDot, BlockScalesMatchTheReferenceF64) {
+  expect_block_scales_match_the_reference<double>(rig(true));
+}

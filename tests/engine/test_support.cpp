@@ -7,13 +7,18 @@ namespace trit::test {
 namespace {
 std::filesystem::path env_path(const char* name) {
   const char* v = std::getenv(name);
-  if (!v || !*v) throw std::runtime_error(std::string("test environment variable ") + name + " is not set (run through ctest)");
+  if (!v || !*v)
+    throw std::runtime_error(std::string("test environment variable ") + name + " is not set (run through ctest)");
   return v;
 }
 }  // namespace
 
-std::filesystem::path shared_dir() { return env_path("TRIT_SHARED_DIR"); }
-std::filesystem::path source_dir() { return env_path("TRIT_SOURCE_DIR"); }
+std::filesystem::path shared_dir() {
+  return env_path("TRIT_SHARED_DIR");
+}
+std::filesystem::path source_dir() {
+  return env_path("TRIT_SOURCE_DIR");
+}
 
 std::filesystem::path scratch_dir(const std::string& test_name) {
   auto dir = env_path("TRIT_TEST_TMP") / test_name;

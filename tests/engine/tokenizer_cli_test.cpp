@@ -37,7 +37,9 @@ Result cli(const std::string& args, const std::string& stdin_text) {
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(dir / "out"), slurp(dir / "err")};
 }
 
-std::string golden() { return "'" + (trit::test::shared_dir() / "golden/golden-a.gguf").string() + "'"; }
+std::string golden() {
+  return "'" + (trit::test::shared_dir() / "golden/golden-a.gguf").string() + "'";
+}
 
 TEST(TokenizerCli, TokenizeGoldenModel) {
   Result r = cli("tokenize " + golden(), "Hello world");
@@ -47,7 +49,7 @@ TEST(TokenizerCli, TokenizeGoldenModel) {
   EXPECT_EQ(r.out, "[1000,39,68,75,75,78,266,273,75,67]\n");
   r = cli("tokenize " + golden() + " --special", "x<|eot_id|>");
   EXPECT_EQ(r.out, "87 1002\n");
-  r = cli("tokenize " + golden(), "x<|eot_id|>");  // not allowed: plain text
+  r = cli("tokenize " + golden(), "x<|eot_id|>");          // not allowed: plain text
   EXPECT_EQ(r.out, "87 27 91 68 78 83 62 72 67 91 29\n");  // GPT-2 order: id = byte - 33 for ASCII
   r = cli("tokenize " + golden(), "");
   EXPECT_EQ(r.status, 0);

@@ -144,9 +144,10 @@ TEST(TokenizerGguf, PreTokenizersThatSplitAsLlama3) {
     EXPECT_EQ(t.eos(), 256);
   }
   for (const char* pre : {"falcon", "gpt-2", "qwen2", "LLAMA3"}) {
-    EXPECT_NE(from_gguf_error(falcon_like(pre)).find("tokenizer.ggml.pre is '" + std::string(pre) +
-                                                    "'; only the LLaMA 3 pre-tokenizer is supported"),
-              std::string::npos);
+    EXPECT_NE(
+        from_gguf_error(falcon_like(pre))
+            .find("tokenizer.ggml.pre is '" + std::string(pre) + "'; only the LLaMA 3 pre-tokenizer is supported"),
+        std::string::npos);
   }
 }
 

@@ -76,11 +76,13 @@ TEST(TokenizerJson, MergePairsAndConfigNames) {
 TEST(TokenizerJson, RejectsMalformedFiles) {
   EXPECT_NE(load_error("{").find("not valid JSON"), std::string::npos);
   EXPECT_NE(load_error("{}").find("no \"model\""), std::string::npos);
-  EXPECT_NE(load_error(R"({"model": {"type": "Unigram", "vocab": {}, "merges": []}})").find("only BPE"), std::string::npos);
+  EXPECT_NE(load_error(R"({"model": {"type": "Unigram", "vocab": {}, "merges": []}})").find("only BPE"),
+            std::string::npos);
   EXPECT_NE(load_error(R"({"model": {"vocab": {"a": 0, "b": 2}, "merges": []}})").find("no token has id 1"),
             std::string::npos);
   EXPECT_NE(load_error(R"({"model": {"vocab": {"a": 0}, "merges": ["ab"]}})").find("merge 0 'ab'"), std::string::npos);
-  EXPECT_NE(load_error(R"({"model": {"vocab": {"a": 0}, "merges": [1]}})").find("merge 0 is neither"), std::string::npos);
+  EXPECT_NE(load_error(R"({"model": {"vocab": {"a": 0}, "merges": [1]}})").find("merge 0 is neither"),
+            std::string::npos);
   EXPECT_NE(load_error(R"({"model": {"vocab": {"a": 0, "b": 0}, "merges": []}})").find("id 0 is used by both"),
             std::string::npos);
   EXPECT_NE(load_error(R"({"model": {"vocab": {"a": -1}, "merges": []}})").find("out of range"), std::string::npos);

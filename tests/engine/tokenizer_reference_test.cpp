@@ -60,15 +60,16 @@ TEST(TokenizerReference, MatchesJavaScriptTokenizerOnCorpus) {
       ADD_FAILURE() << "[" << c.category << "] " << nlohmann::json(c.text).dump() << "\n  expected " << show(c.ids)
                     << "\n  got      " << show(ids);
     }
-    if (tok.decode(ids) == c.text) ++roundtrips;
+    if (tok.decode(ids) == c.text)
+      ++roundtrips;
     else if (reported++ < 20)
       ADD_FAILURE() << "[" << c.category << "] decode(encode(s)) != s for " << nlohmann::json(c.text).dump();
   }
   std::string summary;
   for (const auto& [cat, counts] : per_category)
     summary += " " + cat + " " + std::to_string(counts.first) + "/" + std::to_string(counts.second);
-  std::printf("tokenizer reference: %zu/%zu strings give identical ids, %zu/%zu round-trip;%s\n", matched,
-              cases.size(), roundtrips, cases.size(), summary.c_str());
+  std::printf("tokenizer reference: %zu/%zu strings give identical ids, %zu/%zu round-trip;%s\n", matched, cases.size(),
+              roundtrips, cases.size(), summary.c_str());
   EXPECT_EQ(matched, cases.size());
   EXPECT_EQ(roundtrips, cases.size());
 }
@@ -79,7 +80,8 @@ TEST(TokenizerReference, CorpusWithoutSpecialTokens) {
   const trit::Tokenizer tok(trit::test::llama3_vocab());
   for (const Case& c : load_reference()) {
     auto ids = tok.encode(c.text, /*allow_special=*/false);
-    for (auto id : ids) ASSERT_FALSE(tok.is_control(id)) << nlohmann::json(c.text).dump() << " gave control token " << id;
+    for (auto id : ids)
+      ASSERT_FALSE(tok.is_control(id)) << nlohmann::json(c.text).dump() << " gave control token " << id;
     ASSERT_EQ(tok.decode(ids), c.text);
     if (c.category != "special") {
       ASSERT_EQ(ids, c.ids) << nlohmann::json(c.text).dump();  // no special text: allow_special changes nothing

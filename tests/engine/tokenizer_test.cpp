@@ -125,8 +125,8 @@ TEST(Tokenizer, SpecialTokensOnlyWhenAllowed) {
 }
 
 TEST(Tokenizer, UserDefinedTokensAlwaysMatchLongestFirst) {
-  Tokenizer t(small_vocab({}, {}, {{"<x>", trit::kTokenUserDefined}, {"<x>>", trit::kTokenUserDefined},
-                                   {"<c>", trit::kTokenControl}}));
+  Tokenizer t(small_vocab(
+      {}, {}, {{"<x>", trit::kTokenUserDefined}, {"<x>>", trit::kTokenUserDefined}, {"<c>", trit::kTokenControl}}));
   EXPECT_EQ(t.encode("a<x>b", false), (Ids{'a', 256, 'b'}));
   EXPECT_EQ(t.encode("<x>>", false), (Ids{257}));
   EXPECT_EQ(t.encode("<c><x>", false), (Ids{'<', 'c', '>', 256}));
@@ -195,8 +195,11 @@ TEST(TokenizerUtf8, InvalidInputIsAnErrorWithItsOffset) {
 TEST(TokenizerUtf8, SanitizeReplacesMaximalSubparts) {
   // The example of Unicode 15, section 3.9 (U+FFFD substitution of maximal subparts).
   EXPECT_EQ(trit::sanitize_utf8("\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64"),
-            "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD\xEF\xBF\xBD" "d");
-  EXPECT_EQ(trit::sanitize_utf8("\xF0\x80\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong: 3 subparts
+            "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD"
+            "c\xEF\xBF\xBD\xEF\xBF\xBD"
+            "d");
+  EXPECT_EQ(trit::sanitize_utf8("\xF0\x80\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");    // overlong: 3 subparts
   EXPECT_EQ(trit::sanitize_utf8("\xED\xA0\x80x"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDx");  // surrogate
   EXPECT_EQ(trit::sanitize_utf8("\xE2\x82"), "\xEF\xBF\xBD");  // truncated at the end: one
   EXPECT_EQ(trit::sanitize_utf8("ok \xE2\x82\xAC"), "ok \xE2\x82\xAC");
@@ -213,7 +216,9 @@ TEST(TokenizerUtf8, StreamingDecoderHoldsBackIncompleteCharacters) {
   EXPECT_EQ(d.push(0x80), "\xF0\x9F\x98\x80");
   EXPECT_EQ(d.push(0xFF), "\xEF\xBF\xBD");  // known bad at once
   EXPECT_EQ(d.push(0xE2), "");
-  EXPECT_EQ(d.push('b'), "\xEF\xBF\xBD" "b");  // the held byte turned out bad
+  EXPECT_EQ(d.push('b'),
+            "\xEF\xBF\xBD"
+            "b");  // the held byte turned out bad
   EXPECT_EQ(d.push(0xE2), "");
   EXPECT_EQ(d.push(0x82), "");
   EXPECT_EQ(d.flush(), "\xEF\xBF\xBD");  // incomplete at the end
@@ -229,8 +234,8 @@ TEST(TokenizerUtf8, StreamingEqualsWholeDecodeOnRandomIds) {
     std::string bytes;
     for (int i = 0; i < 50; ++i) {
       // Mostly UTF-8 lead and continuation bytes and the multi-byte tokens, to hit every path.
-      static const int32_t pool[] = {'a', ' ', 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0xFF, 0xC0,
-                                     256, 257, 258, 259, 260, 261, 262};
+      static const int32_t pool[] = {'a',  ' ',  0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98,
+                                     0x80, 0xFF, 0xC0, 256,  257,  258,  259,  260,  261,  262};
       ids.push_back(pool[rng() % std::size(pool)]);
       bytes += t.token_bytes(ids.back());
     }
@@ -276,7 +281,11 @@ TEST(TokenizerPretokenizer, WhitespaceIsUnicodeWhiteSpace) {
   // U+3000 IDEOGRAPHIC SPACE is.
   EXPECT_EQ(split("a  \xE3\x80\x80"), (Pieces{"a", "  \xE3\x80\x80"}));
   // Any single non-letter, space or not, may prefix a word.
-  EXPECT_EQ(split("a\xC2\x85" "b"), (Pieces{"a", "\xC2\x85" "b"}));
+  EXPECT_EQ(split("a\xC2\x85"
+                  "b"),
+            (Pieces{"a",
+                    "\xC2\x85"
+                    "b"}));
   // Long s is not folded to s in contractions (as llama.cpp and transformers).
   EXPECT_EQ(split("'\xC5\xBFtuff"), (Pieces{"'\xC5\xBFtuff"}));
   EXPECT_EQ(split("'stuff"), (Pieces{"'s", "tuff"}));

@@ -27,8 +27,10 @@ struct TqTestMatrix {
     for (uint64_t b = 0; b < uint64_t{rows} * blocks; ++b) {
       for (auto& code : block) code = static_cast<uint8_t>(rng() % 3);
       const uint16_t d = ref::f32_to_f16(0.01f + 0.0001f * static_cast<float>(rng() % 1000));
-      if (f == WeightFormat::TQ2_0) ternary::encode_tq2_block(block, d, data.data() + b * bb);
-      else ternary::encode_tq1_block(block, d, data.data() + b * bb);
+      if (f == WeightFormat::TQ2_0)
+        ternary::encode_tq2_block(block, d, data.data() + b * bb);
+      else
+        ternary::encode_tq1_block(block, d, data.data() + b * bb);
     }
     m = TernaryMatrix{data.data(), 1.f, rows, cols, f};
     codes.resize(uint64_t{rows} * cols / 4);

@@ -14,9 +14,9 @@
 
 #include "golden_support.h"
 #include "test_support.h"
-#include "trit/model_generator.h"
 #include "trit/devices.h"
 #include "trit/model.h"
+#include "trit/model_generator.h"
 #include "trit/reference_ops.h"
 #include "trit/vulkan_forward.h"
 #include "vulkan/fused_decode.h"
@@ -130,28 +130,27 @@ TEST_P(VulkanGoldenDecode, TokenByTokenLogitsMatch) {
   for (size_t t = 0; t < n; ++t)
     fwd.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t),
              std::span<float>(logits).subspan(t * g.vocab, g.vocab), false);
-  const auto c = test::compare_logits(logits, std::span<const float>(g.logits(gp.kv)).first(n * g.vocab), g.vocab, g.margin_floor);
+  const auto c =
+      test::compare_logits(logits, std::span<const float>(g.logits(gp.kv)).first(n * g.vocab), g.vocab, g.margin_floor);
   std::printf("[ measured ] vulkan decode %s%s, %zu positions: %s\n", param_name({gp, 0}).c_str(),
               o.tuned_kernels ? "" : " (unfused)", n, c.summary().c_str());
   expect_golden(c, g, gp.precision, n);
 }
 
-INSTANTIATE_TEST_SUITE_P(Golden, VulkanGoldenDecode,
-                         testing::Values(GoldenParam{"golden-a", KvPrecision::F16, 1, 0},
-                                         GoldenParam{"golden-a", KvPrecision::F32, 1, 0},
-                                         GoldenParam{"golden-b", KvPrecision::F16, 1, 0},
-                                         GoldenParam{"golden-a", KvPrecision::F16, 0, 0},
-                                         GoldenParam{"golden-a", KvPrecision::F16, 1, 0, Precision::Fp32},
-                                         GoldenParam{"golden-a", KvPrecision::F32, 1, 0, Precision::Fp32},
-                                         GoldenParam{"golden-a", KvPrecision::F16, 0, 0, Precision::Fp32},
-                                         // The family on the fused kernels (SiLU gate, normal RoPE, no
-                                         // sub-norms, heads of 256, block scales) and unfused; golden-e's
-                                         // fused decode (TQ1_0 in the 2B4T graph) runs in VulkanGreedy.
-                                         GoldenParam{"golden-c", KvPrecision::F16, 1, 0},
-                                         GoldenParam{"golden-d", KvPrecision::F16, 1, 0},
-                                         GoldenParam{"golden-d", KvPrecision::F32, 1, 0, Precision::Fp32},
-                                         GoldenParam{"golden-c", KvPrecision::F16, 0, 0}),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(
+    Golden, VulkanGoldenDecode,
+    testing::Values(GoldenParam{"golden-a", KvPrecision::F16, 1, 0}, GoldenParam{"golden-a", KvPrecision::F32, 1, 0},
+                    GoldenParam{"golden-b", KvPrecision::F16, 1, 0}, GoldenParam{"golden-a", KvPrecision::F16, 0, 0},
+                    GoldenParam{"golden-a", KvPrecision::F16, 1, 0, Precision::Fp32},
+                    GoldenParam{"golden-a", KvPrecision::F32, 1, 0, Precision::Fp32},
+                    GoldenParam{"golden-a", KvPrecision::F16, 0, 0, Precision::Fp32},
+                    // The family on the fused kernels (SiLU gate, normal RoPE, no
+                    // sub-norms, heads of 256, block scales) and unfused; golden-e's
+                    // fused decode (TQ1_0 in the 2B4T graph) runs in VulkanGreedy.
+                    GoldenParam{"golden-c", KvPrecision::F16, 1, 0}, GoldenParam{"golden-d", KvPrecision::F16, 1, 0},
+                    GoldenParam{"golden-d", KvPrecision::F32, 1, 0, Precision::Fp32},
+                    GoldenParam{"golden-c", KvPrecision::F16, 0, 0}),
+    param_name);
 
 class VulkanGreedy : public testing::TestWithParam<std::string> {};
 
@@ -222,7 +221,8 @@ TEST_P(VulkanGreedy, ReproducesGreedyTokens) {
   EXPECT_GE(checked, 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Golden, VulkanGreedy, testing::Values("golden-a", "golden-b", "golden-c", "golden-d", "golden-e"));
+INSTANTIATE_TEST_SUITE_P(Golden, VulkanGreedy,
+                         testing::Values("golden-a", "golden-b", "golden-c", "golden-d", "golden-e"));
 
 // The device-chained greedy tokens equal the host's argmax, in fp32 (what runs) and with each head and
 // kernel variant below. After at most the first 48 tokens of the golden prompt (all of golden-a's,
@@ -244,7 +244,9 @@ void expect_device_greedy_equals_host_argmax(const std::string& name, VulkanForw
   expect_device_equals_host(greedy_on_host_then_device(fwd, g, 14, kGreedyPromptTokens));
 }
 
-TEST_P(VulkanGreedy, DeviceSideGreedyEqualsHostArgmax) { expect_device_greedy_equals_host_argmax(GetParam(), {}); }
+TEST_P(VulkanGreedy, DeviceSideGreedyEqualsHostArgmax) {
+  expect_device_greedy_equals_host_argmax(GetParam(), {});
+}
 
 // The head's chunks (one dispatch each, no barrier between them) share one arrival count.
 TEST(VulkanForward, DeviceSideGreedyAcrossEmbeddingChunksEqualsHostArgmax) {
@@ -297,9 +299,11 @@ TEST(VulkanForward, PrefillThenDecodeEqualsTokenByToken) {
   std::vector<float> la(g.vocab), lb(g.vocab);
   // a: a 37-token prefill (two full blocks and a partial one), then 3 decodes.
   a.eval(std::span<const int32_t>(g.sequence.data(), 37), 0, la, false);
-  for (size_t t = 37; t < n; ++t) a.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t), la, false);
+  for (size_t t = 37; t < n; ++t)
+    a.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t), la, false);
   // b: every token alone.
-  for (size_t t = 0; t < n; ++t) b.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t), lb, false);
+  for (size_t t = 0; t < n; ++t)
+    b.eval(std::span<const int32_t>(&g.sequence[t], 1), static_cast<int32_t>(t), lb, false);
   expect_close(la, lb, "logits after 40 tokens");
   EXPECT_EQ(a.cached_positions(), 40);
   // And both match the golden row of position 39.
@@ -357,10 +361,14 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
   ASSERT_TRUE(prof.fused_decode());
   // Decode layers are one persistent kernel where the device runs it (the H100; the embedding lookup
   // included), else the embedding and the fused steps.
-  const std::vector<const char*> layer_kernels =
-      prof.persistent_groups() ? std::vector<const char*>{"decode_layers"}
-                               : std::vector<const char*>{"embed", "norm+qkv+rope_kv", "attention", "norm+wo+residual",
-                                                          "norm+gate_up_relu2", "norm+down+residual"};
+  const std::vector<const char*> layer_kernels = prof.persistent_groups()
+                                                     ? std::vector<const char*>{"decode_layers"}
+                                                     : std::vector<const char*>{"embed",
+                                                                                "norm+qkv+rope_kv",
+                                                                                "attention",
+                                                                                "norm+wo+residual",
+                                                                                "norm+gate_up_relu2",
+                                                                                "norm+down+residual"};
   // The one-token LM head applies the final norm itself (Kernels::lm_head_normed): no norm kernel.
   EXPECT_EQ(find("decode", "final_norm"), nullptr);
   std::vector<const char*> kernels{"lm_head"};

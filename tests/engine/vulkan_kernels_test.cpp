@@ -72,7 +72,9 @@ struct Gpu {
   trit::vk::DescriptorAllocator da;
 };
 
-BufferRange all(const Buffer& b) { return {&b, 0, 0}; }
+BufferRange all(const Buffer& b) {
+  return {&b, 0, 0};
+}
 
 std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
   std::mt19937 rng(seed);
@@ -136,16 +138,18 @@ void check_ternary(Gpu& g, const TernaryCase& c, trit::vk::TernaryMode mode, boo
   const bool gate = mode == trit::vk::TernaryMode::Gate || mode == trit::vk::TernaryMode::SiluGate;
   if (gate) {
     trit::ref::ternary_matmul(m2, xq, s, want2);
-    if (mode == trit::vk::TernaryMode::Gate) trit::ref::squared_relu_gate(want, want2, want);
-    else trit::ref::silu_gate(want, want2, want);
+    if (mode == trit::vk::TernaryMode::Gate)
+      trit::ref::squared_relu_gate(want, want2, want);
+    else
+      trit::ref::silu_gate(want, want2, want);
   }
 
   Buffer w = g.buf(codes), w2 = g.buf(codes2), xb = g.buf(xq), sb = g.buf(s);
   Buffer y = g.buf(mode == trit::vk::TernaryMode::Accumulate ? y0 : std::vector<float>(want.size(), -7.f));
   const BufferRange w2r = all(w2);
   g.run(0, c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
-    g.k.ternary(cs, g.da, p, mode, all(w), scale, gate ? &w2r : nullptr, scale2, all(xb),
-                all(sb), all(y), c.rows, c.cols, c.max_tokens);
+    g.k.ternary(cs, g.da, p, mode, all(w), scale, gate ? &w2r : nullptr, scale2, all(xb), all(sb), all(y), c.rows,
+                c.cols, c.max_tokens);
   });
   const auto got = g.get<float>(y, want.size());
   // The SiLU gate's exp is the device's (Vulkan allows 3 + 2|x| ulp for fp32 exp).
@@ -154,7 +158,8 @@ void check_ternary(Gpu& g, const TernaryCase& c, trit::vk::TernaryMode mode, boo
     if (unit_scales && mode == trit::vk::TernaryMode::Store) {
       ASSERT_EQ(got[i], want[i]) << "integer sum differs at token " << i / c.rows << " row " << i % c.rows;
     } else {
-      ASSERT_NEAR(got[i], want[i], rel * std::fabs(want[i]) + 1e-6f) << "at token " << i / c.rows << " row " << i % c.rows;
+      ASSERT_NEAR(got[i], want[i], rel * std::fabs(want[i]) + 1e-6f)
+          << "at token " << i / c.rows << " row " << i % c.rows;
     }
   }
 }
@@ -199,7 +204,8 @@ TEST(VulkanKernels, TernaryIgnoresTokensBeyondTheSubmittedCount) {
 void check_ternary_blocks(Gpu& g, trit::WeightFormat f, const TernaryCase& c, trit::vk::TernaryMode mode) {
   const bool f64 = g.k.f64();
   SCOPED_TRACE(testing::Message() << trit::weight_format_name(f) << (f64 ? " f64" : " fp32") << " rows " << c.rows
-                                  << " cols " << c.cols << " tokens " << c.tokens << " mode " << static_cast<int>(mode));
+                                  << " cols " << c.cols << " tokens " << c.tokens << " mode "
+                                  << static_cast<int>(mode));
   const trit::test::TqTestMatrix a(f, c.rows, c.cols, c.rows + c.cols), b(f, c.rows, c.cols, c.rows * 3 + 1);
   const trit::TernaryMatrix &m = a.m, &m2 = b.m;
   const auto xq = random_int8(size_t{c.tokens} * c.cols, c.cols + c.tokens);
@@ -219,8 +225,10 @@ void check_ternary_blocks(Gpu& g, trit::WeightFormat f, const TernaryCase& c, tr
     if (gate) {
       const auto u = run_cpu(m2, zero);
       for (size_t i = 0; i < n; ++i) {
-        if (mode == trit::vk::TernaryMode::Gate) want[i] = std::max(want[i], R(0)) * std::max(want[i], R(0)) * u[i];
-        else want[i] = want[i] / (R(1) + std::exp(-want[i])) * u[i];
+        if (mode == trit::vk::TernaryMode::Gate)
+          want[i] = std::max(want[i], R(0)) * std::max(want[i], R(0)) * u[i];
+        else
+          want[i] = want[i] / (R(1) + std::exp(-want[i])) * u[i];
       }
     }
     std::vector<R> sr(s.begin(), s.end());
@@ -236,13 +244,17 @@ void check_ternary_blocks(Gpu& g, trit::WeightFormat f, const TernaryCase& c, tr
       for (size_t r = 0; r < c.rows; ++r) row_max = std::max(row_max, std::fabs(want[t * c.rows + r]));
       for (size_t r = 0; r < c.rows; ++r) {
         const size_t i = t * c.rows + r;
-        if (f64 && mode != trit::vk::TernaryMode::SiluGate) ASSERT_EQ(got[i], want[i]) << "token " << t << " row " << r;
-        else ASSERT_NEAR(got[i], want[i], (f64 ? 1e-14 : 3e-6) * row_max + 1e-30) << "token " << t << " row " << r;
+        if (f64 && mode != trit::vk::TernaryMode::SiluGate)
+          ASSERT_EQ(got[i], want[i]) << "token " << t << " row " << r;
+        else
+          ASSERT_NEAR(got[i], want[i], (f64 ? 1e-14 : 3e-6) * row_max + 1e-30) << "token " << t << " row " << r;
       }
     }
   };
-  if (f64) check(0.0);
-  else check(0.f);
+  if (f64)
+    check(0.0);
+  else
+    check(0.f);
 }
 
 TEST(VulkanKernels, TernaryBlockScalesOfTqFormats) {
@@ -304,7 +316,8 @@ TEST(VulkanKernelsDot, ExtremeActivationsAndCodes) {
   for (uint32_t i = 0; i < cols; ++i) xq[i] = static_cast<int8_t>(i % 3 == 0 ? -128 : 127);
   Buffer w = g.buf(codes), xb = g.buf(xq), sb = g.buf(std::vector<float>{1.f}), y = g.zeros(rows * 4);
   g.run(0, 1, [&](CommandSequence& cs, const BufferRange& p) {
-    g.k.ternary(cs, g.da, p, trit::vk::TernaryMode::Store, all(w), 1.f, nullptr, 1.f, all(xb), all(sb), all(y), rows, cols, 1);
+    g.k.ternary(cs, g.da, p, trit::vk::TernaryMode::Store, all(w), 1.f, nullptr, 1.f, all(xb), all(sb), all(y), rows,
+                cols, 1);
   });
   const auto got = g.get<float>(y, rows);
   float sum = 0.f;
@@ -329,12 +342,13 @@ TEST(VulkanKernelsDotF64, TernaryMatchesTheBaseline) {
       Buffer w = g.buf(codes), w2 = g.buf(codes2), xb = g.buf(xq), sb = g.buf(s), y = g.zeros(size_t{n} * rows * 8);
       const BufferRange w2r = all(w2);
       g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
-        g.k.ternary(cs, g.da, p, mode, all(w), 0.8125f, mode == trit::vk::TernaryMode::Gate ? &w2r : nullptr, 1.25f, all(xb),
-                    all(sb), all(y), rows, k, 8);
+        g.k.ternary(cs, g.da, p, mode, all(w), 0.8125f, mode == trit::vk::TernaryMode::Gate ? &w2r : nullptr, 1.25f,
+                    all(xb), all(sb), all(y), rows, k, 8);
       });
       out[i] = g.get<double>(y, size_t{n} * rows);
     }
-    for (size_t i = 0; i < out[0].size(); ++i) ASSERT_EQ(out[0][i], out[1][i]) << "mode " << static_cast<int>(mode) << " at " << i;
+    for (size_t i = 0; i < out[0].size(); ++i)
+      ASSERT_EQ(out[0][i], out[1][i]) << "mode " << static_cast<int>(mode) << " at " << i;
   }
 }
 
@@ -342,8 +356,8 @@ TEST(VulkanKernelsDotF64, TernaryMatchesTheBaseline) {
 
 // The GPU's h differs from the reference's by a few ulp, so q may differ by one step where h * s sits
 // within a hair of a rounding boundary; anywhere else it must be equal.
-void expect_quant_close(const std::vector<uint8_t>& got_packed, const std::vector<int8_t>& want, const std::vector<float>& h_ref,
-                        float s_ref, size_t offset) {
+void expect_quant_close(const std::vector<uint8_t>& got_packed, const std::vector<int8_t>& want,
+                        const std::vector<float>& h_ref, float s_ref, size_t offset) {
   int near_ties = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     const auto gq = static_cast<int8_t>(got_packed[offset + i]);
@@ -365,7 +379,8 @@ TEST(VulkanKernels, RmsNormQuantMatchesReference) {
     auto x = random_floats(size_t{n} * k, k, -3.f, 3.f);
     x[1] = 0.5f;  // exact halves exercise the rounding rule
     const auto w = random_floats(k, k + 1, 0.2f, 2.f);
-    Buffer xb = g.buf(x), wb = g.buf(w), qb = g.zeros(size_t{n} * k), sb = g.zeros(n * 4), hb = g.zeros(size_t{n} * k * 4);
+    Buffer xb = g.buf(x), wb = g.buf(w), qb = g.zeros(size_t{n} * k), sb = g.zeros(n * 4),
+           hb = g.zeros(size_t{n} * k * 4);
     const BufferRange wr = all(wb), qr = all(qb), sr = all(sb), hr = all(hb);
     g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
       g.k.rmsnorm_quant(cs, g.da, p, all(xb), &wr, nullptr, &qr, &sr, k, 1e-5f, n);
@@ -382,7 +397,8 @@ TEST(VulkanKernels, RmsNormQuantMatchesReference) {
       std::vector<int8_t> qt(k);
       const float st = trit::ref::quantize_int8_per_token(ht, qt);
       EXPECT_NEAR(s[t], st, 1e-5f * st);
-      for (uint32_t i = 0; i < k; ++i) ASSERT_NEAR(h[t * k + i], ht[i], 2e-6f * std::fabs(ht[i]) + 1e-7f) << t << "," << i;
+      for (uint32_t i = 0; i < k; ++i)
+        ASSERT_NEAR(h[t * k + i], ht[i], 2e-6f * std::fabs(ht[i]) + 1e-7f) << t << "," << i;
       expect_quant_close(q, qt, ht, st, size_t{t} * k);
     }
   }
@@ -393,7 +409,8 @@ TEST(VulkanKernels, QuantizeOnlyMatchesReferenceIncludingHalvesAndZeros) {
   const uint32_t k = 260, n = 2;
   // Token 0: values whose products with s = 127 / 127 = 1 are exact halves: the rounding rule decides.
   std::vector<float> x(size_t{n} * k, 0.f);
-  for (uint32_t i = 0; i < k; ++i) x[i] = static_cast<float>(static_cast<int>(i % 255) - 127) + ((i % 2) ? 0.5f : -0.5f);
+  for (uint32_t i = 0; i < k; ++i)
+    x[i] = static_cast<float>(static_cast<int>(i % 255) - 127) + ((i % 2) ? 0.5f : -0.5f);
   x[0] = 127.f;
   x[1] = -127.f;
   // Token 1: all zeros (s = 127 / 1e-5, every q 0).
@@ -409,7 +426,8 @@ TEST(VulkanKernels, QuantizeOnlyMatchesReferenceIncludingHalvesAndZeros) {
     std::vector<int8_t> qt(k);
     const float st = trit::ref::quantize_int8_per_token(xt, qt);
     EXPECT_FLOAT_EQ(s[t], st);
-    for (uint32_t i = 0; i < k; ++i) ASSERT_EQ(static_cast<int8_t>(q[t * k + i]), qt[i]) << t << "," << i << " x " << xt[i];
+    for (uint32_t i = 0; i < k; ++i)
+      ASSERT_EQ(static_cast<int8_t>(q[t * k + i]), qt[i]) << t << "," << i << " x " << xt[i];
   }
 }
 
@@ -435,7 +453,8 @@ TEST(VulkanKernels, EmbeddingLookupAcrossSplitTable) {
   ASSERT_GT(chunks.size(), 4u);
   std::vector<Buffer> parts;
   for (const auto& c : chunks)
-    parts.push_back(g.buf(std::vector<uint16_t>(table.begin() + size_t{c.row0} * dim, table.begin() + size_t{c.row0 + c.rows} * dim)));
+    parts.push_back(g.buf(
+        std::vector<uint16_t>(table.begin() + size_t{c.row0} * dim, table.begin() + size_t{c.row0 + c.rows} * dim)));
   const std::vector<int32_t> tokens = {0, 1002, 255, 256, 511, 512, 17, 0};
   Buffer tb = g.buf(tokens), xb = g.zeros(tokens.size() * dim * 4);
   g.run(0, static_cast<uint32_t>(tokens.size()), [&](CommandSequence& cs, const BufferRange& p) {
@@ -459,7 +478,8 @@ void check_lm_head(uint32_t vocab, uint32_t dim, uint32_t n, uint32_t max_tokens
   const auto chunks = trit::vk::split_rows(vocab, dim * 2, g.ctx.max_binding_range());
   std::vector<Buffer> parts;
   for (const auto& c : chunks)
-    parts.push_back(g.buf(std::vector<uint16_t>(table.begin() + size_t{c.row0} * dim, table.begin() + size_t{c.row0 + c.rows} * dim)));
+    parts.push_back(g.buf(
+        std::vector<uint16_t>(table.begin() + size_t{c.row0} * dim, table.begin() + size_t{c.row0 + c.rows} * dim)));
   Buffer xb = g.buf(x), lb = g.zeros(size_t{n} * vocab * 4);
   g.run(0, n, [&](CommandSequence& cs, const BufferRange& p) {
     for (size_t i = 0; i < chunks.size(); ++i)
@@ -497,7 +517,8 @@ TEST(VulkanKernels, LmHeadFullLlama3Vocabulary) {
 TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
   Gpu g;
   constexpr uint32_t kRing = 8;
-  Buffer step(g.ctx, sizeof(trit::vk::Params), MemoryUse::Readback), next(g.ctx, 4, MemoryUse::Readback), ring(g.ctx, kRing * 4, MemoryUse::Readback);
+  Buffer step(g.ctx, sizeof(trit::vk::Params), MemoryUse::Readback), next(g.ctx, 4, MemoryUse::Readback),
+      ring(g.ctx, kRing * 4, MemoryUse::Readback);
   for (uint32_t count : {128256u, 4097u, 1003u, 6u, 1u}) {
     SCOPED_TRACE(count);
     Buffer scratch = g.zeros(g.k.greedy_scratch_bytes(count));
@@ -525,8 +546,8 @@ TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
       Buffer lb = g.buf(rows[i]);
       CommandSequence cs(g.ctx);
       cs.begin();
-      g.k.greedy_step(cs, g.da, BufferRange{&step, 0, 0}, BufferRange{&lb, 0, uint64_t{count} * 4}, BufferRange{&next, 0, 0},
-                      BufferRange{&ring, 0, 0}, BufferRange{&scratch, 0, 0}, count, kRing);
+      g.k.greedy_step(cs, g.da, BufferRange{&step, 0, 0}, BufferRange{&lb, 0, uint64_t{count} * 4},
+                      BufferRange{&next, 0, 0}, BufferRange{&ring, 0, 0}, BufferRange{&scratch, 0, 0}, count, kRing);
       cs.end();
       cs.run();
       std::vector<float> cpu = rows[i];
@@ -558,7 +579,8 @@ void check_rope_kv(bool f16, bool normal = false) {
   const auto table = trit::vk::make_rope_table(ctx, hd, base);
   const size_t cache_words = f16 ? size_t{ctx} * kv * hd / 2 : size_t{ctx} * kv * hd;
   Buffer qb = g.buf(q), kb = g.buf(k), vb = g.buf(v), rt = g.buf(table);
-  Buffer kc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu)), vc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu));
+  Buffer kc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu)),
+         vc = g.buf(std::vector<uint32_t>(cache_words, 0xdeadbeefu));
   g.run(pos0, n, [&](CommandSequence& cs, const BufferRange& p) {
     g.k.rope_kv(cs, g.da, p, all(qb), all(kb), all(vb), all(rt), all(kc), all(vc), heads, kv, hd, 8, normal);
   });
@@ -591,16 +613,21 @@ void check_rope_kv(bool f16, bool normal = false) {
   EXPECT_EQ(gv[cache_words - 1], 0xdeadbeefu);
 }
 
-TEST(VulkanKernels, RopeAndKvWriteF16) { check_rope_kv(true); }
-TEST(VulkanKernels, RopeAndKvWriteF32) { check_rope_kv(false); }
+TEST(VulkanKernels, RopeAndKvWriteF16) {
+  check_rope_kv(true);
+}
+TEST(VulkanKernels, RopeAndKvWriteF32) {
+  check_rope_kv(false);
+}
 TEST(VulkanKernels, NormalRopeAndKvWrite) {
   check_rope_kv(true, true);
   check_rope_kv(false, true);
 }
 
-void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_t pos0, uint32_t n, bool split = false) {
-  SCOPED_TRACE(testing::Message() << (f16 ? "F16" : "F32") << " heads " << heads << "/" << kv << " hd " << hd << " pos0 "
-                                  << pos0 << " n " << n << (split ? " split-K" : ""));
+void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_t pos0, uint32_t n,
+                     bool split = false) {
+  SCOPED_TRACE(testing::Message() << (f16 ? "F16" : "F32") << " heads " << heads << "/" << kv << " hd " << hd
+                                  << " pos0 " << pos0 << " n " << n << (split ? " split-K" : ""));
   Gpu g(f16);
   const uint32_t positions = pos0 + n;
   const size_t kvdim = size_t{kv} * hd, qdim = size_t{heads} * hd;
@@ -618,31 +645,34 @@ void check_attention(bool f16, uint32_t heads, uint32_t kv, uint32_t hd, uint32_
     ASSERT_GT(g.k.attention_splits(max_ctx), 2u);
   }
   g.run(pos0, n, [&](CommandSequence& cs, const BufferRange& p) {
-    g.k.attention(cs, g.da, p, all(qb), all(kc), all(vc), all(ob), heads, kv, hd, n, split ? max_ctx : 0, split ? &sr : nullptr);
+    g.k.attention(cs, g.da, p, all(qb), all(kc), all(vc), all(ob), heads, kv, hd, n, split ? max_ctx : 0,
+                  split ? &sr : nullptr);
   });
   const auto got = g.get<float>(ob, n * qdim);
   std::vector<float> want(qdim);
   for (uint32_t t = 0; t < n; ++t) {
     std::span<const float> qt(q.data() + t * qdim, qdim);
     if (f16)
-      trit::ref::attention(qt, std::span<const uint16_t>(k16), std::span<const uint16_t>(v16), pos0 + t + 1, heads, kv, hd, want);
+      trit::ref::attention(qt, std::span<const uint16_t>(k16), std::span<const uint16_t>(v16), pos0 + t + 1, heads, kv,
+                           hd, want);
     else
-      trit::ref::attention(qt, std::span<const float>(kf), std::span<const float>(vf), pos0 + t + 1, heads, kv, hd, want);
+      trit::ref::attention(qt, std::span<const float>(kf), std::span<const float>(vf), pos0 + t + 1, heads, kv, hd,
+                           want);
     for (size_t i = 0; i < qdim; ++i) ASSERT_NEAR(got[t * qdim + i], want[i], 2e-5f) << "token " << t << " elem " << i;
   }
 }
 
 TEST(VulkanKernels, AttentionDecodeAndBlocksWithGqa) {
-  check_attention(true, 8, 2, 64, 0, 1);      // the first token attends to itself only
-  check_attention(true, 8, 2, 64, 140, 1);    // several key chunks
-  check_attention(true, 4, 1, 128, 60, 7);    // GQA 4:1, block of queries straddling a chunk edge
-  check_attention(false, 5, 5, 32, 65, 3);    // no GQA, F32 cache
-  check_attention(false, 10, 2, 128, 0, 9);   // the golden-b shape, a prefill from position 0
+  check_attention(true, 8, 2, 64, 0, 1);     // the first token attends to itself only
+  check_attention(true, 8, 2, 64, 140, 1);   // several key chunks
+  check_attention(true, 4, 1, 128, 60, 7);   // GQA 4:1, block of queries straddling a chunk edge
+  check_attention(false, 5, 5, 32, 65, 3);   // no GQA, F32 cache
+  check_attention(false, 10, 2, 128, 0, 9);  // the golden-b shape, a prefill from position 0
 }
 
 TEST(VulkanKernels, AttentionSplitK) {
-  check_attention(true, 8, 2, 64, 0, 1, true);     // one key: every split but the first is empty
-  check_attention(true, 8, 2, 64, 300, 1, true);   // decode over three splits, the last partial
+  check_attention(true, 8, 2, 64, 0, 1, true);       // one key: every split but the first is empty
+  check_attention(true, 8, 2, 64, 300, 1, true);     // decode over three splits, the last partial
   check_attention(false, 4, 1, 128, 120, 16, true);  // a block straddling the first split edge
 }
 
@@ -686,7 +716,8 @@ TEST(VulkanKernelsF64, RmsNormQuantAndTernaryMatchTheDoubleReference) {
     for (uint32_t i = 0; i < k; ++i) ASSERT_EQ(static_cast<int8_t>(q[size_t{t} * k + i]), want[i]) << t << "," << i;
     std::vector<double> yt(rows);
     trit::cpu::ternary_rows(m, want.data(), &st, 1, yt.data(), 0, rows);
-    for (uint32_t r = 0; r < rows; ++r) ASSERT_NEAR(y[size_t{t} * rows + r], yt[r], 1e-13 * std::fabs(yt[r]) + 1e-300) << t << "," << r;
+    for (uint32_t r = 0; r < rows; ++r)
+      ASSERT_NEAR(y[size_t{t} * rows + r], yt[r], 1e-13 * std::fabs(yt[r]) + 1e-300) << t << "," << r;
   }
 }
 
@@ -696,7 +727,8 @@ TEST(VulkanKernelsF64, KvCacheIsRoundedOnceFromDouble) {
   // Values one double ulp either side of F16 midpoints: rounding through float first would get some wrong.
   std::vector<double> v(kv * hd);
   const double mid = 1.0 + 1.0 / 2048.0;  // halfway between the F16 neighbours 1 and 1 + 2^-10
-  for (uint32_t i = 0; i < hd; ++i) v[i] = (i % 2 ? std::nextafter(mid, 2.0) : std::nextafter(mid, 0.0)) * (i < 4 ? 1 : -3);
+  for (uint32_t i = 0; i < hd; ++i)
+    v[i] = (i % 2 ? std::nextafter(mid, 2.0) : std::nextafter(mid, 0.0)) * (i < 4 ? 1 : -3);
   std::vector<double> q(heads * hd, 0.5), k(kv * hd, 0.25);
   const auto table = trit::vk::make_rope_table_f64(ctx, hd, 10000.f);
   Buffer qb = g.buf(q), kb = g.buf(k), vb = g.buf(v), rt = g.buf(table), kc = g.zeros(ctx * kv * hd * 2),

@@ -32,8 +32,8 @@ std::string slurp(const std::filesystem::path& p) {
 CliRun run_cli(const std::string& test, const std::string& env_prefix, const std::string& args) {
   const auto dir = trit::test::scratch_dir(test);
   const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = env_prefix + " '" + TRIT_CLI_EXE + "' " + args + " >'" + out.string() + "' 2>'" +
-                          err.string() + "'";
+  const std::string cmd =
+      env_prefix + " '" + TRIT_CLI_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   CliRun r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -47,7 +47,8 @@ const std::string kExpected =
     "libvulkan1 package (Debian/Ubuntu) and a Vulkan driver (mesa-vulkan-drivers for a CPU fallback)\n";
 
 TEST(VulkanLoader, MissingLoaderGivesTheClearMessage) {
-  const CliRun r = run_cli("VulkanLoader.MissingLoader", "env TRIT_VULKAN_LOADER=/nonexistent/libvulkan.so.1", "devices");
+  const CliRun r =
+      run_cli("VulkanLoader.MissingLoader", "env TRIT_VULKAN_LOADER=/nonexistent/libvulkan.so.1", "devices");
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, kExpected);
   EXPECT_EQ(r.out, "");
@@ -70,7 +71,8 @@ TEST(VulkanLoader, LibraryThatIsNotALoaderIsNamed) {
 
 TEST(VulkanLoader, CommandsWithoutVulkanStillRun) {
   // Before, the dynamic linker refused to start trit-cli at all without libvulkan.so.1.
-  const CliRun r = run_cli("VulkanLoader.NoVulkanNeeded", "env TRIT_VULKAN_LOADER=/nonexistent/libvulkan.so.1", "--help");
+  const CliRun r =
+      run_cli("VulkanLoader.NoVulkanNeeded", "env TRIT_VULKAN_LOADER=/nonexistent/libvulkan.so.1", "--help");
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("devices"), std::string::npos) << r.out;
 }

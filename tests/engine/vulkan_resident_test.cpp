@@ -47,7 +47,8 @@ TEST(VulkanResident, WeightsAreNotKeptResidentOnTheHostAfterUpload) {
   opt.context = 64;
   trit::VulkanForward fwd(*model, opt);
   const long after = resident_kb_of(path);
-  EXPECT_LT(after, file_kb / 10) << "resident kB of the mapped model: " << before << " before upload, " << after << " after";
+  EXPECT_LT(after, file_kb / 10) << "resident kB of the mapped model: " << before << " before upload, " << after
+                                 << " after";
 
   // The model stays usable: its metadata is re-read from the file on demand.
   EXPECT_EQ(model->config().vocab, 2051u);

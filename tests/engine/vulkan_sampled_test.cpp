@@ -105,8 +105,8 @@ std::string describe(const SamplingParams& p) {
 // The first `settings` of kSettings with `seeds` seeds each: the int8 head's tokens equal the F16 head's
 // (and, with `host`, the host's for the first seed); prints the share of rows the int8 head computed in
 // F16. (Lavapipe takes ~60 ms a step of golden-a: golden-a runs every setting with one seed, the
-// settings alternating two (a seed moves the draws, not the code path), the other variants the three settings that span the range
-// (the defaults, top-1, top-2 with a penalty), golden-b only the defaults.)
+// settings alternating two (a seed moves the draws, not the code path), the other variants the three settings that span
+// the range (the defaults, top-1, top-2 with a penalty), golden-b only the defaults.)
 void expect_bounded_sampling_equals_f16(const std::string& golden, VulkanForwardOptions o, size_t seeds = 1,
                                         bool host = false, size_t settings = 3) {
   auto model = Model::open(test::shared_dir() / "golden" / (golden + ".gguf"));

@@ -35,13 +35,15 @@ void checkEntry(const trit::models::CatalogEntry& e) {
   if (const QString why = trit::models::checkFetchUrl(e.url, QStringLiteral("URL")); !why.isEmpty())
     fail("an accepted entry has a URL the fetch policy refuses", why);
   const QString scheme = e.url.scheme();
-  if (scheme != QLatin1String("https") && !(scheme == QLatin1String("http") && trit::models::isLoopbackHost(e.url.host())))
+  if (scheme != QLatin1String("https") &&
+      !(scheme == QLatin1String("http") && trit::models::isLoopbackHost(e.url.host())))
     fail("an accepted entry fetches over plain http from a remote host", e.url.toString());
   if (!e.sha256.isEmpty() && !hex.match(e.sha256).hasMatch()) fail("an accepted entry has a bad sha256", e.sha256);
   // (No '/' and no leading '.': the name is one path component that is neither "." nor "..".)
   if (!file.match(e.fileName).hasMatch())
     fail("an accepted entry's file name could leave the models folder", e.fileName);
-  if (e.size < 0 || e.memory < 0 || e.contextLength < 0 || e.parameters < 0) fail("an accepted entry has a negative count", e.id);
+  if (e.size < 0 || e.memory < 0 || e.contextLength < 0 || e.parameters < 0)
+    fail("an accepted entry has a negative count", e.id);
   static const QRegularExpression arch(QStringLiteral("^([a-z0-9][a-z0-9._-]*)?$"));
   static const QRegularExpression format(QStringLiteral("^([A-Z0-9][A-Z0-9_]*(\\+[A-Z0-9][A-Z0-9_]*)*)?$"));
   if (!arch.match(e.architecture).hasMatch()) fail("an accepted entry has a bad architecture", e.architecture);
@@ -55,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   QString error;
   const auto catalog = trit::models::parseCatalog(json, QStringLiteral("fuzz.json"), &error);
   if (!catalog) {
-    if (!error.startsWith(QLatin1String("The catalogue fuzz.json "))) fail("the error does not name the catalogue", error);
+    if (!error.startsWith(QLatin1String("The catalogue fuzz.json ")))
+      fail("the error does not name the catalogue", error);
     if (!error.endsWith(QLatin1Char('.')) || error.endsWith(QLatin1String("..")))
       fail("the error is not one sentence ending in one full stop", error);
     return 0;

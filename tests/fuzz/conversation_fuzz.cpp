@@ -50,7 +50,8 @@ QStringList messageKeys(const QByteArray& json) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // One database for the whole run, in a fresh folder (TRIT_TEST_TMP from the test environment).
-  const QString dir = QDir(qEnvironmentVariable("TRIT_TEST_TMP", QDir::tempPath())).filePath(QStringLiteral("conversation_fuzz_db"));
+  const QString dir =
+      QDir(qEnvironmentVariable("TRIT_TEST_TMP", QDir::tempPath())).filePath(QStringLiteral("conversation_fuzz_db"));
   QDir(dir).removeRecursively();
   QDir().mkpath(dir);
   g_store = std::make_unique<trit::storage::ConversationStore>(QDir(dir).filePath(QStringLiteral("fuzz.db")));

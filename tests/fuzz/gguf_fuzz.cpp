@@ -20,10 +20,17 @@ void walk(const trit::GgufValue& v) {
   if (const auto* a = v.as_array()) {
     for (size_t i = 0; i < a->size() && i < 64; ++i) {
       switch (a->elem_type()) {
-        case trit::GgufValueType::STRING: (void)a->string_at(i); break;
-        case trit::GgufValueType::ARRAY: walk(a->array_at(i)); break;
-        case trit::GgufValueType::BOOL: (void)a->bool_at(i); break;
-        default: (void)a->float_at(i);
+        case trit::GgufValueType::STRING:
+          (void)a->string_at(i);
+          break;
+        case trit::GgufValueType::ARRAY:
+          walk(a->array_at(i));
+          break;
+        case trit::GgufValueType::BOOL:
+          (void)a->bool_at(i);
+          break;
+        default:
+          (void)a->float_at(i);
       }
     }
   }

@@ -13,7 +13,8 @@ using namespace trit::test;
 namespace {
 
 void write(const std::filesystem::path& p, const std::vector<uint8_t>& v) {
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
+  std::ofstream(p, std::ios::binary)
+      .write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
 }
 
 }  // namespace

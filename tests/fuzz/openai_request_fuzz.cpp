@@ -142,8 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view content_type = headers.substr(0, tab);
   const std::string_view encoding = tab == std::string_view::npos ? std::string_view() : headers.substr(tab + 1);
   // The encodings cpp-httplib decodes, by its own exact comparison.
-  const bool decoded = encoding.empty() || encoding == "identity" || encoding == "gzip" || encoding == "deflate" ||
-                       encoding == "br";
+  const bool decoded =
+      encoding.empty() || encoding == "identity" || encoding == "gzip" || encoding == "deflate" || encoding == "br";
   // What a Content-Type's media type is, read independently of the parser: multipart/* in any case.
   std::string media(content_type.substr(std::min(content_type.find_first_not_of(" \t"), content_type.size())));
   for (char& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

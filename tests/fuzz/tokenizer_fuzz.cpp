@@ -51,8 +51,8 @@ void check_roundtrip(const trit::Tokenizer& tok, std::string_view text, bool spe
 void check_ids(const trit::Tokenizer& tok, std::string_view bytes) {
   std::vector<int32_t> ids;
   for (size_t i = 0; i + 1 < bytes.size() && ids.size() < 256; i += 2)
-    ids.push_back(static_cast<int32_t>((static_cast<uint8_t>(bytes[i]) << 9) | (static_cast<uint8_t>(bytes[i + 1]) << 1)) -
-                  1024);
+    ids.push_back(
+        static_cast<int32_t>((static_cast<uint8_t>(bytes[i]) << 9) | (static_cast<uint8_t>(bytes[i + 1]) << 1)) - 1024);
   std::string whole;
   try {
     whole = tok.decode(ids);

@@ -13,11 +13,11 @@ namespace trit {
 
 struct ForwardOptions {
   KvPrecision kv = KvPrecision::F16;
-  int32_t context = 0;   // session context length; 0: the model's trained length
-  unsigned threads = 0;  // CPU backend: threads per matrix product; 0: all hardware threads
-  int device = -1;       // Vulkan backend: device index; -1: the best device (discrete first)
+  int32_t context = 0;                    // session context length; 0: the model's trained length
+  unsigned threads = 0;                   // CPU backend: threads per matrix product; 0: all hardware threads
+  int device = -1;                        // Vulkan backend: device index; -1: the best device (discrete first)
   Precision precision = Precision::Fp32;  // of the activations (trit/forward.h)
-  bool vendor_neutral = false;  // Vulkan backend: ignore vendor-specific extensions (VulkanForwardOptions)
+  bool vendor_neutral = false;            // Vulkan backend: ignore vendor-specific extensions (VulkanForwardOptions)
   // Sequences with a KV cache each (Forward::sequences; a server's parallel streams), each of `context`
   // positions.
   int32_t sequences = 1;

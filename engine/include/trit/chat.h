@@ -8,7 +8,7 @@
 // template, or with one that is not recognised, is a base model: it continues text (completion_prompt)
 // and has no chat format. There is no general Jinja engine: each format is written out below.
 //
-//   2B4T     <|begin_of_text|>System: {s}<|eot_id|>User: {u}<|eot_id|>Assistant: {a}<|eot_id|>...Assistant: 
+//   2B4T     <|begin_of_text|>System: {s}<|eot_id|>User: {u}<|eot_id|>Assistant: {a}<|eot_id|>...Assistant:
 //   Falcon3  <|system|>\n{s}\n<|user|>\n{u}\n<|assistant|>\n{a}<EOS>\n<|user|>\n...<|assistant|>\n
 //            (the last message, when it is a reply, ends with EOS alone)
 //   ChatML   <|im_start|>system\n{s}<|im_end|>\n<|im_start|>user\n{u}<|im_end|>\n...<|im_start|>assistant\n

@@ -65,7 +65,7 @@ class CpuForward final : public Forward {
   std::vector<std::vector<uint16_t>> k16_, v16_;
   std::vector<std::vector<float>> k32_, v32_;
   std::vector<std::vector<double>> k64_, v64_;
-  std::vector<int8_t> xq_;  // scratch for the quantized activations of a block
+  std::vector<int8_t> xq_;    // scratch for the quantized activations of a block
   std::vector<double> xs64_;  // their per-token scales (one of the two, by precision_)
   std::vector<float> xs32_;
 };

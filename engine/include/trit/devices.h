@@ -17,35 +17,34 @@ class VulkanError : public std::runtime_error {
 };
 
 struct MemoryHeapInfo {
-  uint64_t size = 0;            // bytes
-  uint64_t budget = 0;          // bytes this process may use (VK_EXT_memory_budget), else size
-  uint64_t usage = 0;           // bytes in use (VK_EXT_memory_budget), else 0
+  uint64_t size = 0;    // bytes
+  uint64_t budget = 0;  // bytes this process may use (VK_EXT_memory_budget), else size
+  uint64_t usage = 0;   // bytes in use (VK_EXT_memory_budget), else 0
   bool device_local = false;
-  bool host_visible = false;    // some memory type of this heap can be mapped
+  bool host_visible = false;  // some memory type of this heap can be mapped
 };
 
 struct DeviceInfo {
-  uint32_t index = 0;           // position in vkEnumeratePhysicalDevices order
+  uint32_t index = 0;  // position in vkEnumeratePhysicalDevices order
   std::string name;
-  std::string type;             // "discrete", "integrated", "virtual", "cpu", "other"
-  std::string driver;           // driver name and info, e.g. "llvmpipe (Mesa 22.3.6)"
-  uint32_t api_version = 0;     // VK_MAKE_API_VERSION encoded
+  std::string type;          // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver;        // driver name and info, e.g. "llvmpipe (Mesa 22.3.6)"
+  uint32_t api_version = 0;  // VK_MAKE_API_VERSION encoded
   uint32_t vendor_id = 0, device_id = 0;
   std::vector<MemoryHeapInfo> heaps;
-  bool memory_budget = false;   // VK_EXT_memory_budget
+  bool memory_budget = false;  // VK_EXT_memory_budget
 
   uint32_t subgroup_size = 0, min_subgroup_size = 0, max_subgroup_size = 0;
-  bool subgroup_arithmetic = false, subgroup_shuffle = false, subgroup_ballot = false,
-       subgroup_clustered = false;
+  bool subgroup_arithmetic = false, subgroup_shuffle = false, subgroup_ballot = false, subgroup_clustered = false;
   bool subgroup_size_control = false;
 
-  bool integer_dot_product = false;        // VK_KHR_shader_integer_dot_product (or core 1.3)
+  bool integer_dot_product = false;          // VK_KHR_shader_integer_dot_product (or core 1.3)
   bool integer_dot_4x8_accelerated = false;  // packed signed 4x8 dot product runs in hardware
   bool storage_8bit = false, storage_16bit = false;
   bool shader_int8 = false, shader_float16 = false, shader_int16 = false, shader_int64 = false;
-  bool shader_float64 = false;             // double in shaders (the engine's precise activation path)
-  bool cooperative_matrix = false;         // VK_KHR_cooperative_matrix is exposed
-  bool cooperative_matrix2_nv = false;     // VK_NV_cooperative_matrix2
+  bool shader_float64 = false;          // double in shaders (the engine's precise activation path)
+  bool cooperative_matrix = false;      // VK_KHR_cooperative_matrix is exposed
+  bool cooperative_matrix2_nv = false;  // VK_NV_cooperative_matrix2
   // VK_NV_cooperative_matrix with its feature on: the SPIR-V our toolchain (glslang 12) can emit for
   // subgroup matrix products. The shapes are what vkGetPhysicalDeviceCooperativeMatrixPropertiesNV
   // reports for int8 A and B with int32 C and result at subgroup scope (the prefill GEMM picks one).
@@ -61,16 +60,16 @@ struct DeviceInfo {
   // subgroup scope, non-saturating.
   bool cooperative_matrix_khr = false;
   std::vector<MatrixShape> coop_int8_shapes_khr;
-  bool vulkan_memory_model = false;        // Vulkan 1.2 feature; SPV_NV_cooperative_matrix shaders need it
+  bool vulkan_memory_model = false;  // Vulkan 1.2 feature; SPV_NV_cooperative_matrix shaders need it
 
-  uint64_t max_storage_buffer_range = 0;   // bytes one storage-buffer binding may cover
-  uint64_t max_allocation_size = 0;        // VkPhysicalDeviceMaintenance3Properties
+  uint64_t max_storage_buffer_range = 0;  // bytes one storage-buffer binding may cover
+  uint64_t max_allocation_size = 0;       // VkPhysicalDeviceMaintenance3Properties
   uint64_t min_storage_offset_alignment = 0;
   uint32_t max_workgroup_invocations = 0;
   uint32_t max_workgroup_count_x = 0;
   uint32_t max_shared_memory = 0;
   uint32_t max_push_constants = 0;
-  bool timestamps = false;                 // the compute queue can write timestamps
+  bool timestamps = false;  // the compute queue can write timestamps
   // VK_KHR_pipeline_executable_properties: the driver reports what it compiled (register counts, spills)
   // for diagnostics (trit-cli bench --pipeline-stats).
   bool pipeline_statistics = false;
@@ -85,8 +84,8 @@ struct DeviceInfo {
 
   bool has_compute_queue = false;
 
-  uint64_t device_local_bytes() const;     // largest device-local heap
-  uint64_t device_local_free() const;      // its budget minus usage (or its size without the extension)
+  uint64_t device_local_bytes() const;  // largest device-local heap
+  uint64_t device_local_free() const;   // its budget minus usage (or its size without the extension)
 };
 
 // d as a device without NVIDIA's extensions (VK_NV_*: the NVIDIA cooperative matrix and SM count) would

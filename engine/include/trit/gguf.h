@@ -131,9 +131,9 @@ class GgufValue {
  private:
   friend class GgufParser;
   GgufValueType type_ = GgufValueType::U8;
-  uint64_t u_ = 0;     // unsigned integers and bool
-  int64_t i_ = 0;      // signed integers
-  double f_ = 0;       // f32, f64
+  uint64_t u_ = 0;  // unsigned integers and bool
+  int64_t i_ = 0;   // signed integers
+  double f_ = 0;    // f32, f64
   std::string_view s_;
   std::shared_ptr<const GgufArray> arr_;
 };

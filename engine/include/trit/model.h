@@ -1,7 +1,7 @@
 #pragma once
-// A loaded ternary model (BitNet b1.58 and the family of ../shared/docs/ternary-family.md): hyper-parameters read from the GGUF metadata and zero-copy views of the
-// weights inside the memory-mapped file. This is the contract between the loader (gguf.h) and every
-// forward pass (CPU reference, Vulkan). See ../shared/docs/bitnet-b158.md.
+// A loaded ternary model (BitNet b1.58 and the family of ../shared/docs/ternary-family.md): hyper-parameters read from
+// the GGUF metadata and zero-copy views of the weights inside the memory-mapped file. This is the contract between the
+// loader (gguf.h) and every forward pass (CPU reference, Vulkan). See ../shared/docs/bitnet-b158.md.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -49,24 +49,24 @@ struct Architecture {
 };
 
 struct ModelConfig {
-  std::string architecture;  // general.architecture: "bitnet-25", "bitnet-b1.58" or "llama"
-  Architecture arch;         // what that architecture computes
+  std::string architecture;   // general.architecture: "bitnet-25", "bitnet-b1.58" or "llama"
+  Architecture arch;          // what that architecture computes
   std::string weight_format;  // the ternary matrices' format, e.g. "I2_S" ("TQ2_0+TQ1_0" if mixed)
   uint64_t parameters = 0;    // elements of every tensor (the head counted once when tied)
-  std::string name;          // general.name, may be empty
-  uint32_t vocab = 0;        // length of tokenizer.ggml.tokens
-  uint32_t dim = 0;          // embedding_length
-  uint32_t layers = 0;       // block_count
-  uint32_t heads = 0;        // attention.head_count
-  uint32_t kv_heads = 0;     // attention.head_count_kv
-  uint32_t head_dim = 0;     // dim / heads
-  uint32_t ffn = 0;          // feed_forward_length
-  uint32_t context = 0;      // context_length (trained)
-  float rms_eps = 1e-5f;     // attention.layer_norm_rms_epsilon
-  float rope_base = 10000.f; // rope.freq_base
-  int32_t bos = -1;          // tokenizer.ggml.bos_token_id
-  int32_t eos = -1;          // tokenizer.ggml.eos_token_id
-  int32_t eot = -1;          // <|eot_id|> if the vocabulary has it, else -1
+  std::string name;           // general.name, may be empty
+  uint32_t vocab = 0;         // length of tokenizer.ggml.tokens
+  uint32_t dim = 0;           // embedding_length
+  uint32_t layers = 0;        // block_count
+  uint32_t heads = 0;         // attention.head_count
+  uint32_t kv_heads = 0;      // attention.head_count_kv
+  uint32_t head_dim = 0;      // dim / heads
+  uint32_t ffn = 0;           // feed_forward_length
+  uint32_t context = 0;       // context_length (trained)
+  float rms_eps = 1e-5f;      // attention.layer_norm_rms_epsilon
+  float rope_base = 10000.f;  // rope.freq_base
+  int32_t bos = -1;           // tokenizer.ggml.bos_token_id
+  int32_t eos = -1;           // tokenizer.ggml.eos_token_id
+  int32_t eot = -1;           // <|eot_id|> if the vocabulary has it, else -1
 };
 
 // A ternary matrix: `rows` output units, each of `cols` inputs (ne0 = cols, contiguous), in the file's
@@ -96,7 +96,7 @@ struct ModelWeights {
   const uint16_t* output = nullptr;      // F16 [vocab x dim]: the untied LM head, else token_embd
   const uint16_t* head() const { return output ? output : token_embd; }
   std::vector<LayerWeights> layers;
-  std::span<const float> output_norm;    // [dim]
+  std::span<const float> output_norm;  // [dim]
 };
 
 class Model {

@@ -59,7 +59,7 @@ struct GeneratorOptions {
   uint64_t seed = 0;
   // context_length, 1..kMaxGeneratorContext; 0: 4096 (2B4T's trained length), 32768 for falcon3 shapes.
   uint32_t context = 0;
-  std::string name;         // general.name; empty: "trit-synthetic-<label>-seed<S>"
+  std::string name;  // general.name; empty: "trit-synthetic-<label>-seed<S>"
 };
 
 struct GeneratedModel {

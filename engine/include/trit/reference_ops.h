@@ -65,8 +65,7 @@ void ternary_matvec(const TernaryMatrix& m, std::span<const int8_t> xq, float s,
 
 // The same for a block of n tokens: xq is [n x m.cols] row-major, s has n entries (one per token),
 // y is [n x m.rows]. Equal, bit for bit, to n calls of ternary_matvec.
-void ternary_matmul(const TernaryMatrix& m, std::span<const int8_t> xq, std::span<const float> s,
-                    std::span<float> y);
+void ternary_matmul(const TernaryMatrix& m, std::span<const int8_t> xq, std::span<const float> s, std::span<float> y);
 
 // bitlinear(W, x) = ternary_matvec(W, quantize_int8_per_token(x)): the whole W1.58A8 product of one
 // token. x has m.cols entries, y has m.rows.

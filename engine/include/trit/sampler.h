@@ -9,13 +9,13 @@
 namespace trit {
 
 struct SamplingParams {
-  float temperature = 0.6f;      // <= 0 means greedy (argmax); defaults suit BitNet 2B4T chat
-  int32_t top_k = 40;            // keep the k most likely tokens; 0 disables
-  float top_p = 0.95f;           // nucleus: smallest set whose probability reaches p; 1 disables
-  float min_p = 0.05f;           // drop tokens below min_p * p(most likely); 0 disables
-  float repeat_penalty = 1.1f;   // >1 discourages tokens seen in the last repeat_last_n; 1 disables
-  int32_t repeat_last_n = 64;    // window for the repetition penalty
-  uint64_t seed = 0;             // same seed, same logits, same choices
+  float temperature = 0.6f;     // <= 0 means greedy (argmax); defaults suit BitNet 2B4T chat
+  int32_t top_k = 40;           // keep the k most likely tokens; 0 disables
+  float top_p = 0.95f;          // nucleus: smallest set whose probability reaches p; 1 disables
+  float min_p = 0.05f;          // drop tokens below min_p * p(most likely); 0 disables
+  float repeat_penalty = 1.1f;  // >1 discourages tokens seen in the last repeat_last_n; 1 disables
+  int32_t repeat_last_n = 64;   // window for the repetition penalty
+  uint64_t seed = 0;            // same seed, same logits, same choices
 
   // Empty when valid, else a sentence naming the bad value.
   std::string validate() const;

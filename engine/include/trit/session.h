@@ -93,7 +93,7 @@ struct SessionOptions {
   int32_t context = 0;             // 0 = the model's trained context length
   KvPrecision kv = KvPrecision::F16;
   Precision precision = Precision::Fp32;  // of the activations (trit/forward.h)
-  bool vendor_neutral = false;  // Vulkan: ignore vendor-specific extensions (VulkanForwardOptions)
+  bool vendor_neutral = false;            // Vulkan: ignore vendor-specific extensions (VulkanForwardOptions)
   // Tokens per prefill chunk (progress and cancellation granularity); 0: the backend's block (the
   // Vulkan engine's block size, 512 on an H100: a 512-token prompt in 128-token chunks took 43 ms
   // there instead of 25), 128 on the CPU.

@@ -26,9 +26,9 @@ namespace trit {
 
 struct VulkanForwardOptions {
   KvPrecision kv = KvPrecision::F16;
-  int32_t context = 0;        // session context length; 0: the model's trained length
-  DeviceChoice device;        // index or name; default: the best device (discrete first)
-  uint32_t block = 512;       // tokens per prefill submit (reduced if a buffer would not fit one binding)
+  int32_t context = 0;             // session context length; 0: the model's trained length
+  DeviceChoice device;             // index or name; default: the best device (discrete first)
+  uint32_t block = 512;            // tokens per prefill submit (reduced if a buffer would not fit one binding)
   uint64_t max_binding_range = 0;  // debug/tests: pretend bindings cover at most this (0: device limit)
   // Activations in fp32 (what runs) or double (the verification build of the same shaders: see
   // trit/forward.h). f64 on a device without shaderFloat64 throws VulkanError.
@@ -72,9 +72,9 @@ struct VulkanForwardOptions {
 
 // GPU time of one kernel kind summed over the submits since reset_profile() (profile mode only).
 struct KernelTime {
-  std::string pass;    // "decode" (one-token submits) or "block" (prefill submits)
-  std::string kernel;  // "qkv", "attention", "lm_head", ...
-  double ms = 0;       // total GPU milliseconds
+  std::string pass;      // "decode" (one-token submits) or "block" (prefill submits)
+  std::string kernel;    // "qkv", "attention", "lm_head", ...
+  double ms = 0;         // total GPU milliseconds
   uint64_t submits = 0;  // submits of that pass measured
 };
 
@@ -136,9 +136,9 @@ class VulkanForward final : public Forward {
   // Layer groups: consecutive layers whose weights, and caches, share one buffer each (as many as one
   // storage binding holds); the persistent kernel decodes a group per dispatch.
   uint32_t layer_groups() const;
-  uint64_t device_bytes() const;      // device memory the weights, caches and buffers take
-  Precision precision() const;        // of the activations
-  bool fused_decode() const;          // one-token steps run the fused kernels (vulkan/fused_decode.h)
+  uint64_t device_bytes() const;  // device memory the weights, caches and buffers take
+  Precision precision() const;    // of the activations
+  bool fused_decode() const;      // one-token steps run the fused kernels (vulkan/fused_decode.h)
   // Workgroups of the persistent decode kernel (one dispatch per layer group); 0 when decode does not use it
   // (also after it once gave up waiting for a workgroup and the fused kernels took over). The kernel
   // compiles in the background from load on and decode switches to it at the next call once it is

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 #include "modelgen/rng.h"
 #include "trit/sampler.h"
@@ -16,7 +16,9 @@
 namespace trit::bench {
 namespace {
 using Clock = std::chrono::steady_clock;
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -56,7 +58,9 @@ double resident_mb() {
   return 0;
 }
 
-double ternary_bytes(const TernaryMatrix& m) { return static_cast<double>(m.rows) * m.cols / 4.0; }
+double ternary_bytes(const TernaryMatrix& m) {
+  return static_cast<double>(m.rows) * m.cols / 4.0;
+}
 }  // namespace
 
 // int8_head: the head reads the int8 copy of the table and its per-row bounds (the few rows it then
@@ -65,11 +69,12 @@ double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, Kv
   double bytes = 0;
   for (const auto& l : w.layers) {
     for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) bytes += ternary_bytes(*m);
-    bytes += 4.0 * static_cast<double>(l.attn_norm.size() + l.attn_sub_norm.size() + l.ffn_norm.size() + l.ffn_sub_norm.size());
+    bytes += 4.0 * static_cast<double>(l.attn_norm.size() + l.attn_sub_norm.size() + l.ffn_norm.size() +
+                                       l.ffn_sub_norm.size());
   }
   // The tied F16 LM head (the embedding row itself is negligible), or its int8 copy.
   bytes += int8_head ? 1.0 * c.vocab * c.dim + 16.0 * c.vocab : 2.0 * c.vocab * c.dim;
-  bytes += 4.0 * c.dim;            // output norm
+  bytes += 4.0 * c.dim;  // output norm
   const double kv_elem = kv == KvPrecision::F16 ? 2.0 : 4.0;
   bytes += static_cast<double>(c.layers) * 2.0 * c.kv_heads * c.head_dim * kv_elem * pos;
   return bytes;
@@ -82,8 +87,8 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   for (int32_t d : o.depths) need = std::max(need, d + o.gen_tokens);
   if (!o.batches.empty()) need = std::max(need, std::max(1, o.prompt_tokens) + o.gen_tokens);
   if (need > static_cast<int32_t>(cfg.context))
-    throw std::invalid_argument("the benchmark needs a context of " + std::to_string(need) + " tokens but the model's is " +
-                                std::to_string(cfg.context));
+    throw std::invalid_argument("the benchmark needs a context of " + std::to_string(need) +
+                                " tokens but the model's is " + std::to_string(cfg.context));
 
   BenchReport rep;
   rep.model = model->path().filename().string();
@@ -113,7 +118,8 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   } else {
     if (o.profile || !o.tuned_kernels || !o.persistent || !o.bounded_head || o.vendor_neutral || o.pipeline_statistics)
       throw std::invalid_argument(
-          "--profile, --baseline-kernels, --no-persistent, --f16-head, --generic and --pipeline-stats need the vulkan backend");
+          "--profile, --baseline-kernels, --no-persistent, --f16-head, --generic and --pipeline-stats need the vulkan "
+          "backend");
     ForwardOptions fo;
     fo.kv = o.kv;
     fo.context = need;
@@ -275,9 +281,14 @@ std::string to_json(const BenchReport& r) {
   if (!r.kernel_statistics.empty()) j["kernel_statistics"] = r.kernel_statistics;
   j["results"] = nlohmann::json::array();
   for (const auto& f : r.figures) {
-    nlohmann::json e{{"test", f.test}, {"depth", f.depth}, {"tokens", f.tokens}, {"runs_ms", f.ms},
-                     {"median_ms", f.median_ms}, {"tokens_per_s", f.tokens_per_s},
-                     {"bytes_per_token", f.bytes_per_token}, {"roofline", f.roofline}};
+    nlohmann::json e{{"test", f.test},
+                     {"depth", f.depth},
+                     {"tokens", f.tokens},
+                     {"runs_ms", f.ms},
+                     {"median_ms", f.median_ms},
+                     {"tokens_per_s", f.tokens_per_s},
+                     {"bytes_per_token", f.bytes_per_token},
+                     {"roofline", f.roofline}};
     if (f.f16_rows > 0) e["f16_rows_per_token"] = f.f16_rows;
     if (!f.kernels.empty()) {
       nlohmann::json k = nlohmann::json::object();
@@ -292,10 +303,12 @@ std::string to_json(const BenchReport& r) {
 std::string to_table(const BenchReport& r) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "model %s, backend %s, load %.0f ms, resident %.0f MB after load, copy bandwidth %.0f GB/s\n",
+  std::snprintf(line, sizeof line,
+                "model %s, backend %s, load %.0f ms, resident %.0f MB after load, copy bandwidth %.0f GB/s\n",
                 r.model.c_str(), r.backend.c_str(), r.load_ms, r.resident_mb, r.copy_bandwidth_gbs);
   out += line;
-  if (!r.device.empty()) out += "device: " + r.device + (r.vendor_neutral ? " (vendor-neutral path: VK_NV_* ignored)" : "") + "\n";
+  if (!r.device.empty())
+    out += "device: " + r.device + (r.vendor_neutral ? " (vendor-neutral path: VK_NV_* ignored)" : "") + "\n";
   out += "precision: " + r.precision + " activations\n";
   if (!r.decode_kernels.empty()) {
     std::snprintf(line, sizeof line, " (its compilation finished %.0f ms after the load)", r.persistent_wait_ms);
@@ -305,19 +318,21 @@ std::string to_table(const BenchReport& r) {
   if (!r.decode.empty()) out += "decode: " + r.decode + "\n";
   if (!r.prefill_kernels.empty()) out += "prefill kernels: " + r.prefill_kernels + "\n";
   if (r.dispatch.device_params_us > 0) {
-    std::snprintf(line, sizeof line,
-                  "dependent kernel step: %.2f us (1 workgroup, parameters in device memory), %.2f us (in host memory), "
-                  "%.2f us (512 workgroups), %.2f us (4 pipelines in turn), %.2f us (1024 invocations)\n",
-                  r.dispatch.device_params_us, r.dispatch.host_params_us, r.dispatch.wide_us, r.dispatch.switching_us,
-                  r.dispatch.big_group_us);
+    std::snprintf(
+        line, sizeof line,
+        "dependent kernel step: %.2f us (1 workgroup, parameters in device memory), %.2f us (in host memory), "
+        "%.2f us (512 workgroups), %.2f us (4 pipelines in turn), %.2f us (1024 invocations)\n",
+        r.dispatch.device_params_us, r.dispatch.host_params_us, r.dispatch.wide_us, r.dispatch.switching_us,
+        r.dispatch.big_group_us);
     out += line;
   }
   for (const auto& st : r.kernel_statistics) out += "kernel statistics: " + st + "\n";
   out += "| test | tokens/s | median ms | runs | MB read/token | roofline |\n|---|---:|---:|---:|---:|---:|\n";
   for (const auto& f : r.figures) {
-    std::snprintf(line, sizeof line, "| %s | %.1f | %.2f | %zu | %s | %s |\n", f.test.c_str(), f.tokens_per_s, f.median_ms,
-                  f.ms.size(), f.bytes_per_token > 0 ? std::to_string(static_cast<int>(f.bytes_per_token / 1e6)).c_str() : "",
-                  f.roofline > 0 ? (std::to_string(static_cast<int>(f.roofline * 1000) / 10.0).substr(0, 5) + "%").c_str() : "");
+    std::snprintf(
+        line, sizeof line, "| %s | %.1f | %.2f | %zu | %s | %s |\n", f.test.c_str(), f.tokens_per_s, f.median_ms,
+        f.ms.size(), f.bytes_per_token > 0 ? std::to_string(static_cast<int>(f.bytes_per_token / 1e6)).c_str() : "",
+        f.roofline > 0 ? (std::to_string(static_cast<int>(f.roofline * 1000) / 10.0).substr(0, 5) + "%").c_str() : "");
     out += line;
   }
   // Sampled on the device from the int8 head: the rows each step computed in F16.

@@ -16,20 +16,20 @@ namespace trit::bench {
 struct BenchOptions {
   std::string backend = "vulkan";
   int device = -1;
-  int32_t prompt_tokens = 512;          // pp size; 0 skips prefill
-  int32_t gen_tokens = 128;             // tg size; 0 skips generation
-  std::vector<int32_t> depths = {0};    // tg is measured after prefilling this many tokens
-  int32_t reps = 5;                     // measured runs (after one warm-up) per figure
+  int32_t prompt_tokens = 512;        // pp size; 0 skips prefill
+  int32_t gen_tokens = 128;           // tg size; 0 skips generation
+  std::vector<int32_t> depths = {0};  // tg is measured after prefilling this many tokens
+  int32_t reps = 5;                   // measured runs (after one warm-up) per figure
   KvPrecision kv = KvPrecision::F16;
-  uint64_t seed = 1;                    // the random token ids used as input
-  bool profile = false;                 // Vulkan only: GPU time per kernel kind (timestamp queries)
-  bool tuned_kernels = true;            // Vulkan only: false runs the portable baseline kernels
-  bool persistent = true;               // Vulkan only: false keeps decode off the persistent kernel (A/B)
-  bool bounded_head = true;             // Vulkan only: false runs the LM head over every row in F16 (A/B)
-  bool sample = false;                  // tg samples with the default SamplingParams (seed: `seed`), not greedy
+  uint64_t seed = 1;                      // the random token ids used as input
+  bool profile = false;                   // Vulkan only: GPU time per kernel kind (timestamp queries)
+  bool tuned_kernels = true;              // Vulkan only: false runs the portable baseline kernels
+  bool persistent = true;                 // Vulkan only: false keeps decode off the persistent kernel (A/B)
+  bool bounded_head = true;               // Vulkan only: false runs the LM head over every row in F16 (A/B)
+  bool sample = false;                    // tg samples with the default SamplingParams (seed: `seed`), not greedy
   Precision precision = Precision::Fp32;  // of the activations (f64: the verification build)
-  bool vendor_neutral = false;          // Vulkan only: the path AMD and Intel GPUs get (--generic)
-  bool pipeline_statistics = false;     // Vulkan only: the driver's statistics of the decode kernels
+  bool vendor_neutral = false;            // Vulkan only: the path AMD and Intel GPUs get (--generic)
+  bool pipeline_statistics = false;       // Vulkan only: the driver's statistics of the decode kernels
   // Batched decode (a server's streams, Forward::decode_batch): for each N, N sequences each prefilled
   // with its own `prompt_tokens` tokens (at least 1) decode gen_tokens steps together, greedy on the
   // host per row as the server samples; the figure is all sequences' tokens per second.
@@ -46,15 +46,15 @@ struct KernelShare {
 };
 
 struct Figure {
-  std::string test;          // "pp512", "tg128@d1024"
-  int32_t depth = 0;         // context already filled before the timed part
-  int32_t tokens = 0;        // tokens processed in the timed part
-  std::vector<double> ms;    // each measured run
+  std::string test;        // "pp512", "tg128@d1024"
+  int32_t depth = 0;       // context already filled before the timed part
+  int32_t tokens = 0;      // tokens processed in the timed part
+  std::vector<double> ms;  // each measured run
   double median_ms = 0;
-  double tokens_per_s = 0;   // tokens / median
-  double bytes_per_token = 0;  // tg only: bytes a decode step reads (weights, LM head, KV cache)
-  double roofline = 0;       // tg only: bytes_per_token * tokens_per_s / copy bandwidth
-  double f16_rows = 0;       // tg sampled on the device from the int8 head: rows per token computed in F16
+  double tokens_per_s = 0;           // tokens / median
+  double bytes_per_token = 0;        // tg only: bytes a decode step reads (weights, LM head, KV cache)
+  double roofline = 0;               // tg only: bytes_per_token * tokens_per_s / copy bandwidth
+  double f16_rows = 0;               // tg sampled on the device from the int8 head: rows per token computed in F16
   std::vector<KernelShare> kernels;  // --profile: GPU time per token by kernel kind
 };
 
@@ -70,20 +70,20 @@ struct DispatchLatency {
 
 struct BenchReport {
   std::string model, backend, device;
-  std::string precision;              // of the activations: "fp32" or "f64"
-  bool vendor_neutral = false;        // vendor-specific extensions ignored (--generic)
-  double load_ms = 0;                 // forward pass construction (upload) time
+  std::string precision;        // of the activations: "fp32" or "f64"
+  bool vendor_neutral = false;  // vendor-specific extensions ignored (--generic)
+  double load_ms = 0;           // forward pass construction (upload) time
   // Vulkan only: how long after the load the persistent decode kernel (compiled in the background;
   // decode runs the fused kernels until then) kept the bench waiting; 0 where it is not used.
   double persistent_wait_ms = 0;
-  double resident_mb = 0;             // this process's resident memory (VmRSS) right after the load
-  double copy_bandwidth_gbs = 0;      // read+write bytes per second of a device buffer copy (0: not measured)
-  DispatchLatency dispatch;           // Vulkan only (0: not measured)
-  std::string decode_kernels;         // Vulkan only: VulkanForward::decode_kernels()
-  std::string lm_head;                // Vulkan only: which table decode's device-chained steps read
-  std::string decode;                 // how tg chooses its tokens: "greedy" or "sampled (defaults)"
+  double resident_mb = 0;         // this process's resident memory (VmRSS) right after the load
+  double copy_bandwidth_gbs = 0;  // read+write bytes per second of a device buffer copy (0: not measured)
+  DispatchLatency dispatch;       // Vulkan only (0: not measured)
+  std::string decode_kernels;     // Vulkan only: VulkanForward::decode_kernels()
+  std::string lm_head;            // Vulkan only: which table decode's device-chained steps read
+  std::string decode;             // how tg chooses its tokens: "greedy" or "sampled (defaults)"
   int32_t vocab = 0;
-  std::string prefill_kernels;        // Vulkan only: what runs a block's ternary matrices (the GEMM)
+  std::string prefill_kernels;  // Vulkan only: what runs a block's ternary matrices (the GEMM)
   std::vector<Figure> figures;
   std::vector<std::string> kernel_statistics;  // --pipeline-stats: "kernel: name: value"
 };

@@ -53,7 +53,8 @@ double measure_copy_bandwidth(int device) {
   const vk::BufferRange ranges[2] = {{&src, 0, bytes}, {&dst, 0, bytes}};
   VkDescriptorSet set = descriptors.make(pipe, ranges);
   const uint32_t n = static_cast<uint32_t>(bytes / 16);
-  const uint32_t groups = std::min<uint32_t>((n + kGroup - 1) / kGroup, std::min<uint32_t>(ctx.info().max_workgroup_count_x, 65535));
+  const uint32_t groups =
+      std::min<uint32_t>((n + kGroup - 1) / kGroup, std::min<uint32_t>(ctx.info().max_workgroup_count_x, 65535));
   vk::CommandSequence shader(ctx);
   shader.begin();
   if (ts) {

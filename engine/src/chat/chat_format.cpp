@@ -7,7 +7,9 @@
 namespace trit {
 namespace {
 
-bool is_blank(std::string_view s) { return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos; }
+bool is_blank(std::string_view s) {
+  return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos;
+}
 
 // Jinja's `trim` (the Llama 3 template trims every message), for the whitespace people type.
 std::string_view trimmed(std::string_view s) {
@@ -18,9 +20,12 @@ std::string_view trimmed(std::string_view s) {
 
 std::string_view lower_role(ChatRole role) {
   switch (role) {
-    case ChatRole::System: return "system";
-    case ChatRole::User: return "user";
-    case ChatRole::Assistant: return "assistant";
+    case ChatRole::System:
+      return "system";
+    case ChatRole::User:
+      return "user";
+    case ChatRole::Assistant:
+      return "assistant";
   }
   return "user";
 }
@@ -63,8 +68,10 @@ struct ChatFormat::Renderer {
   }
   // A token the template writes: its id where the vocabulary has it, else plain text (as HF would).
   void markup(std::string_view spelling) {
-    if (auto id = added_token(tok, spelling)) special(*id);
-    else literal(spelling);
+    if (auto id = added_token(tok, spelling))
+      special(*id);
+    else
+      literal(spelling);
   }
   void literal(std::string_view s) {
     pending += s;
@@ -90,9 +97,12 @@ struct ChatFormat::Renderer {
 
 std::string_view chat_role_name(ChatRole role) {
   switch (role) {
-    case ChatRole::System: return "System";
-    case ChatRole::User: return "User";
-    case ChatRole::Assistant: return "Assistant";
+    case ChatRole::System:
+      return "System";
+    case ChatRole::User:
+      return "User";
+    case ChatRole::Assistant:
+      return "Assistant";
   }
   return "User";  // unreachable for valid enum values
 }

@@ -8,7 +8,9 @@
 namespace trit {
 namespace {
 
-bool has(std::string_view text, std::string_view piece) { return text.find(piece) != std::string_view::npos; }
+bool has(std::string_view text, std::string_view piece) {
+  return text.find(piece) != std::string_view::npos;
+}
 
 // The text with every space, tab and line break removed: templates differ in how they lay out their
 // Jinja ("{%- if" or "{% if", one line or many), never in these pieces.
@@ -24,11 +26,16 @@ std::string squeezed(std::string_view text) {
 
 std::string_view chat_format_name(ChatFormatKind kind) {
   switch (kind) {
-    case ChatFormatKind::Base: return "base model";
-    case ChatFormatKind::Bitnet2B4T: return "2B4T";
-    case ChatFormatKind::Falcon3: return "Falcon3";
-    case ChatFormatKind::ChatML: return "ChatML";
-    case ChatFormatKind::Llama3: return "Llama 3 Instruct";
+    case ChatFormatKind::Base:
+      return "base model";
+    case ChatFormatKind::Bitnet2B4T:
+      return "2B4T";
+    case ChatFormatKind::Falcon3:
+      return "Falcon3";
+    case ChatFormatKind::ChatML:
+      return "ChatML";
+    case ChatFormatKind::Llama3:
+      return "Llama 3 Instruct";
   }
   return "base model";  // unreachable for valid enum values
 }
@@ -36,7 +43,8 @@ std::string_view chat_format_name(ChatFormatKind kind) {
 ChatFormatKind recognise_chat_template(std::string_view chat_template) {
   const std::string t = squeezed(chat_template);
   // Llama 3: headers around the role, each message ended by <|eot_id|>.
-  if (has(t, "<|start_header_id|>") && has(t, "<|end_header_id|>") && has(t, "<|eot_id|>")) return ChatFormatKind::Llama3;
+  if (has(t, "<|start_header_id|>") && has(t, "<|end_header_id|>") && has(t, "<|eot_id|>"))
+    return ChatFormatKind::Llama3;
   // ChatML (Qwen, Falcon-E/H1 and many fine-tunes): checked before Falcon3, since some Falcon templates
   // mention <|system|> in a tool-calling branch while their messages are ChatML.
   if (has(t, "<|im_start|>") && has(t, "<|im_end|>")) return ChatFormatKind::ChatML;

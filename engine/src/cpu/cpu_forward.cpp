@@ -26,8 +26,12 @@ R* row(std::vector<R>& v, std::size_t i, std::size_t width) {
   return v.data() + i * width;
 }
 
-uint16_t to_f16(double v) { return ref::f64_to_f16(v); }
-uint16_t to_f16(float v) { return ref::f32_to_f16(v); }
+uint16_t to_f16(double v) {
+  return ref::f64_to_f16(v);
+}
+uint16_t to_f16(float v) {
+  return ref::f32_to_f16(v);
+}
 
 }  // namespace
 
@@ -55,7 +59,9 @@ CpuForward::CpuForward(std::shared_ptr<const Model> model, KvPrecision kv, int32
   }
 }
 
-int32_t CpuForward::vocab_size() const { return static_cast<int32_t>(model_->config().vocab); }
+int32_t CpuForward::vocab_size() const {
+  return static_cast<int32_t>(model_->config().vocab);
+}
 
 int32_t CpuForward::cached_positions(int32_t seq) const {
   if (seq != 0) throw std::out_of_range("CpuForward holds one sequence; sequence " + std::to_string(seq) + " asked");
@@ -110,8 +116,10 @@ void CpuForward::attend(uint32_t layer, const R* q, int32_t n_ctx, R* out) const
 template <typename R>
 void CpuForward::bitlinear_block(const TernaryMatrix& m, const R* x, std::size_t n, R* y) {
   std::vector<R>& xs = [this]() -> std::vector<R>& {
-    if constexpr (std::is_same_v<R, double>) return xs64_;
-    else return xs32_;
+    if constexpr (std::is_same_v<R, double>)
+      return xs64_;
+    else
+      return xs32_;
   }();
   xq_.resize(n * m.cols);
   xs.resize(n);
@@ -184,10 +192,12 @@ void CpuForward::forward(std::span<const int32_t> tokens, int32_t pos, std::span
     }
     // Token t sees positions [0, pos + t]: causal within the block as well as over the cache.
     cpu::parallel_for(n, threads_, [&](std::size_t t0, std::size_t t1) {
-      for (std::size_t t = t0; t < t1; ++t) attend(l, row(q, t, qdim), pos + static_cast<int32_t>(t) + 1, row(o, t, qdim));
+      for (std::size_t t = t0; t < t1; ++t)
+        attend(l, row(q, t, qdim), pos + static_cast<int32_t>(t) + 1, row(o, t, qdim));
     });
     if (cfg.arch.sub_norms)
-      for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(o, t, qdim), lw.attn_sub_norm.data(), qdim, eps, row(o, t, qdim));
+      for (std::size_t t = 0; t < n; ++t)
+        cpu::rmsnorm(row(o, t, qdim), lw.attn_sub_norm.data(), qdim, eps, row(o, t, qdim));
     bitlinear_block(lw.wo, o.data(), n, proj.data());
     for (std::size_t i = 0; i < n * dim; ++i) x[i] += proj[i];
 
@@ -195,8 +205,10 @@ void CpuForward::forward(std::span<const int32_t> tokens, int32_t pos, std::span
     for (std::size_t t = 0; t < n; ++t) cpu::rmsnorm(row(x, t, dim), lw.ffn_norm.data(), dim, eps, row(h, t, dim));
     bitlinear_block(lw.gate, h.data(), n, gate.data());
     bitlinear_block(lw.up, h.data(), n, up.data());
-    if (cfg.arch.ffn == FfnKind::SquaredRelu) cpu::squared_relu_gate(gate.data(), up.data(), n * ffn, gate.data());
-    else cpu::silu_gate(gate.data(), up.data(), n * ffn, gate.data());
+    if (cfg.arch.ffn == FfnKind::SquaredRelu)
+      cpu::squared_relu_gate(gate.data(), up.data(), n * ffn, gate.data());
+    else
+      cpu::silu_gate(gate.data(), up.data(), n * ffn, gate.data());
     if (cfg.arch.sub_norms)
       for (std::size_t t = 0; t < n; ++t)
         cpu::rmsnorm(row(gate, t, ffn), lw.ffn_sub_norm.data(), ffn, eps, row(gate, t, ffn));

@@ -18,9 +18,15 @@
 
 namespace trit::cpu {
 
-inline float widen(float v) { return v; }
-inline double widen(double v) { return v; }
-inline float widen(uint16_t v) { return ref::f16_to_f32(v); }
+inline float widen(float v) {
+  return v;
+}
+inline double widen(double v) {
+  return v;
+}
+inline float widen(uint16_t v) {
+  return ref::f16_to_f32(v);
+}
 
 // out = x / sqrt(mean(x^2) + eps) * w; out may alias x.
 template <typename R>
@@ -78,8 +84,8 @@ void rope(R* vec, std::size_t n, uint32_t head_dim, int32_t pos, float base, Rop
 
 // One query over cache rows [0, n_ctx) of [positions x kv_heads*head_dim] (T: float, double or F16 bits).
 template <typename R, typename T>
-void attention(const R* q, const T* k, const T* v, uint32_t n_ctx, uint32_t heads, uint32_t kv_heads,
-               uint32_t head_dim, R* out) {
+void attention(const R* q, const T* k, const T* v, uint32_t n_ctx, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+               R* out) {
   const std::size_t kvdim = std::size_t{kv_heads} * head_dim;
   const uint32_t group = heads / kv_heads;
   const R scale = R(1) / std::sqrt(static_cast<R>(head_dim));
@@ -110,8 +116,8 @@ void attention(const R* q, const T* k, const T* v, uint32_t n_ctx, uint32_t head
   }
 }
 
-// LM head (the tied embedding or the untied output.weight, F16) for n tokens at once: logits[t * vocab_stride + r] = sum_d E[r][d] * x[t][d] for rows
-// r in [r0, r1). Each F16 row is widened once and applied to every token.
+// LM head (the tied embedding or the untied output.weight, F16) for n tokens at once: logits[t * vocab_stride + r] =
+// sum_d E[r][d] * x[t][d] for rows r in [r0, r1). Each F16 row is widened once and applied to every token.
 template <typename R>
 void lm_head_rows(const uint16_t* token_embd, uint32_t dim, const R* x, std::size_t n, float* logits,
                   std::size_t vocab_stride, std::size_t r0, std::size_t r1) {

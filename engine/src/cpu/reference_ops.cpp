@@ -20,7 +20,9 @@ void require(bool ok, const char* op, const std::string& what) {
   if (!ok) throw std::invalid_argument(std::string(op) + ": " + what);
 }
 
-std::string sz(std::size_t n) { return std::to_string(n); }
+std::string sz(std::size_t n) {
+  return std::to_string(n);
+}
 
 }  // namespace
 
@@ -36,7 +38,7 @@ float f16_to_f32(uint16_t h) {
     return sign ? -mag : mag;
   }
   if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (man << 13));  // inf / NaN
-  return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (man << 13));          // rebias 15 -> 127
+  return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (man << 13));        // rebias 15 -> 127
 }
 
 uint16_t f32_to_f16(float f) {
@@ -71,7 +73,9 @@ uint16_t f32_to_f16(float f) {
   return static_cast<uint16_t>(sign | q);
 }
 
-float round_to_f16(float f) { return f16_to_f32(f32_to_f16(f)); }
+float round_to_f16(float f) {
+  return f16_to_f32(f32_to_f16(f));
+}
 
 uint16_t f64_to_f16(double d) {
   // The same steps as f32_to_f16 on the 64-bit layout (11-bit exponent, 52-bit mantissa), so a double
@@ -84,7 +88,7 @@ uint16_t f64_to_f16(double d) {
     return static_cast<uint16_t>(sign | 0x7e00u | ((ax >> 42) & 0x3ffu));
   }
   if (ax >= 0x40effe0000000000ull) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520
-  if (ax < 0x3f10000000000000ull) {                                              // < 2^-14
+  if (ax < 0x3f10000000000000ull) {                                               // < 2^-14
     const uint64_t e = ax >> 52;
     if (e < 998) return sign;  // below 2^-25
     const uint64_t m = (ax & 0xfffffffffffffull) | 0x10000000000000ull;
@@ -148,9 +152,9 @@ namespace {
 void check_matrix(const TernaryMatrix& m, const char* op) {
   require(m.codes != nullptr, op, "matrix has no data");
   const uint32_t block = m.format == WeightFormat::I2_S ? ternary::kI2sBlock : ternary::kTqBlock;
-  require(m.cols % block == 0, op,
-          "matrix has " + sz(m.cols) + " columns, not a multiple of " + weight_format_name(m.format) + "'s " +
-              sz(block));
+  require(
+      m.cols % block == 0, op,
+      "matrix has " + sz(m.cols) + " columns, not a multiple of " + weight_format_name(m.format) + "'s " + sz(block));
 }
 }  // namespace
 
@@ -167,8 +171,7 @@ void ternary_matvec(const TernaryMatrix& m, std::span<const int8_t> xq, float s,
   ternary_matmul(m, xq, std::span<const float>(&s, 1), y);
 }
 
-void ternary_matmul(const TernaryMatrix& m, std::span<const int8_t> xq, std::span<const float> s,
-                    std::span<float> y) {
+void ternary_matmul(const TernaryMatrix& m, std::span<const int8_t> xq, std::span<const float> s, std::span<float> y) {
   check_matrix(m, "ternary_matmul");
   const std::size_t n = s.size();
   require(n >= 1, "ternary_matmul", "no tokens");

@@ -1,5 +1,5 @@
-// See ternary_rows.h. Each row is decoded once (gguf/ternary_blocks.h, any format) and applied to every token of the block, so a prefill
-// pays the 2-bit decode once per weight rather than once per weight and token.
+// See ternary_rows.h. Each row is decoded once (gguf/ternary_blocks.h, any format) and applied to every token of the
+// block, so a prefill pays the 2-bit decode once per weight rather than once per weight and token.
 #include "cpu/ternary_rows.h"
 
 #include <vector>
@@ -25,8 +25,7 @@ int32_t dot_i8(const int8_t* w, const int8_t* x, std::size_t n) {
 }  // namespace
 
 template <typename R>
-void ternary_rows(const TernaryMatrix& m, const int8_t* xq, const R* s, std::size_t n, R* y, uint32_t r0,
-                  uint32_t r1) {
+void ternary_rows(const TernaryMatrix& m, const int8_t* xq, const R* s, std::size_t n, R* y, uint32_t r0, uint32_t r1) {
   const std::size_t cols = m.cols;
   const auto scale = static_cast<R>(m.scale);
   const uint32_t block = ternary::scale_block(m.format);
@@ -50,7 +49,7 @@ void ternary_rows(const TernaryMatrix& m, const int8_t* xq, const R* s, std::siz
 
 template void ternary_rows<float>(const TernaryMatrix&, const int8_t*, const float*, std::size_t, float*, uint32_t,
                                   uint32_t);
-template void ternary_rows<double>(const TernaryMatrix&, const int8_t*, const double*, std::size_t, double*,
-                                   uint32_t, uint32_t);
+template void ternary_rows<double>(const TernaryMatrix&, const int8_t*, const double*, std::size_t, double*, uint32_t,
+                                   uint32_t);
 
 }  // namespace trit::cpu

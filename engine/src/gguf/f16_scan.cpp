@@ -14,7 +14,9 @@ constexpr uint64_t kLaneTop = 0x8000800080008000ull;
 // Nonzero iff some half in the word has all exponent bits set: adding the exponent's lowest bit to
 // 0x7C00 carries into the lane's top bit (0x8000), any other exponent does not, and no sum leaves its
 // 16-bit lane.
-uint64_t nonfinite_lanes(uint64_t w) { return ((w & kExponent) + kExponentLsb) & kLaneTop; }
+uint64_t nonfinite_lanes(uint64_t w) {
+  return ((w & kExponent) + kExponentLsb) & kLaneTop;
+}
 
 // Whether [p, p + n) holds a non-finite half; n is a multiple of 32. Four independent accumulators,
 // as in i2s_scan.cpp, so the loop stays in vector registers and branches once per chunk.

@@ -40,7 +40,8 @@ std::unique_ptr<GgufFile> GgufFile::open(const std::filesystem::path& path) {
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0) throw GgufError("cannot stat '" + name + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
-    throw GgufError("'" + name + "' is not a regular file (it is " + file_kind(st.st_mode) + "), so it cannot be a model");
+    throw GgufError("'" + name + "' is not a regular file (it is " + file_kind(st.st_mode) +
+                    "), so it cannot be a model");
   if (st.st_size == 0) throw GgufError("'" + name + "' is empty, not a GGUF file");
   auto size = static_cast<size_t>(st.st_size);
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.fd, 0);

@@ -108,7 +108,8 @@ class GgufParser {
     auto version = read<uint32_t>("the header's version");
     if (version != kSupportedVersion) {
       if (__builtin_bswap32(version) == kSupportedVersion)
-        throw GgufError("big-endian GGUF files are not supported (version field reads " + std::to_string(version) + ")");
+        throw GgufError("big-endian GGUF files are not supported (version field reads " + std::to_string(version) +
+                        ")");
       if (version == 1 || version == 2)
         throw GgufError("GGUF version " + std::to_string(version) +
                         " is not supported: only version 3 is (re-convert the model with a current converter)");
@@ -149,19 +150,45 @@ class GgufParser {
     GgufValue v;
     v.type_ = t;
     switch (t) {
-      case GgufValueType::U8: v.u_ = read<uint8_t>("the value of " + ctx); break;
-      case GgufValueType::U16: v.u_ = read<uint16_t>("the value of " + ctx); break;
-      case GgufValueType::U32: v.u_ = read<uint32_t>("the value of " + ctx); break;
-      case GgufValueType::U64: v.u_ = read<uint64_t>("the value of " + ctx); break;
-      case GgufValueType::I8: v.i_ = read<int8_t>("the value of " + ctx); break;
-      case GgufValueType::I16: v.i_ = read<int16_t>("the value of " + ctx); break;
-      case GgufValueType::I32: v.i_ = read<int32_t>("the value of " + ctx); break;
-      case GgufValueType::I64: v.i_ = read<int64_t>("the value of " + ctx); break;
-      case GgufValueType::F32: v.f_ = static_cast<double>(read<float>("the value of " + ctx)); break;
-      case GgufValueType::F64: v.f_ = read<double>("the value of " + ctx); break;
-      case GgufValueType::BOOL: v.u_ = read<uint8_t>("the value of " + ctx) != 0; break;
-      case GgufValueType::STRING: v.s_ = read_string("the value of " + ctx, std::numeric_limits<uint64_t>::max()); break;
-      case GgufValueType::ARRAY: v.arr_ = parse_array(ctx, depth); break;
+      case GgufValueType::U8:
+        v.u_ = read<uint8_t>("the value of " + ctx);
+        break;
+      case GgufValueType::U16:
+        v.u_ = read<uint16_t>("the value of " + ctx);
+        break;
+      case GgufValueType::U32:
+        v.u_ = read<uint32_t>("the value of " + ctx);
+        break;
+      case GgufValueType::U64:
+        v.u_ = read<uint64_t>("the value of " + ctx);
+        break;
+      case GgufValueType::I8:
+        v.i_ = read<int8_t>("the value of " + ctx);
+        break;
+      case GgufValueType::I16:
+        v.i_ = read<int16_t>("the value of " + ctx);
+        break;
+      case GgufValueType::I32:
+        v.i_ = read<int32_t>("the value of " + ctx);
+        break;
+      case GgufValueType::I64:
+        v.i_ = read<int64_t>("the value of " + ctx);
+        break;
+      case GgufValueType::F32:
+        v.f_ = static_cast<double>(read<float>("the value of " + ctx));
+        break;
+      case GgufValueType::F64:
+        v.f_ = read<double>("the value of " + ctx);
+        break;
+      case GgufValueType::BOOL:
+        v.u_ = read<uint8_t>("the value of " + ctx) != 0;
+        break;
+      case GgufValueType::STRING:
+        v.s_ = read_string("the value of " + ctx, std::numeric_limits<uint64_t>::max());
+        break;
+      case GgufValueType::ARRAY:
+        v.arr_ = parse_array(ctx, depth);
+        break;
     }
     return v;
   }
@@ -187,15 +214,15 @@ class GgufParser {
     if (elem == GgufValueType::STRING) {
       a->strings_.reserve(count);
       for (uint64_t i = 0; i < count; ++i)
-        a->strings_.push_back(read_string("element " + std::to_string(i) + " of " + ctx, std::numeric_limits<uint64_t>::max()));
+        a->strings_.push_back(
+            read_string("element " + std::to_string(i) + " of " + ctx, std::numeric_limits<uint64_t>::max()));
     } else if (elem == GgufValueType::ARRAY) {
       nested_arrays_ += count;
       if (nested_arrays_ > kMaxNestedArrays)
         throw GgufError(ctx + " holds more than " + std::to_string(kMaxNestedArrays) +
                         " nested arrays, more than any real file; refusing it");
       a->arrays_.reserve(count);
-      for (uint64_t i = 0; i < count; ++i)
-        a->arrays_.push_back(parse_value(GgufValueType::ARRAY, ctx, depth + 1));
+      for (uint64_t i = 0; i < count; ++i) a->arrays_.push_back(parse_value(GgufValueType::ARRAY, ctx, depth + 1));
     } else {
       a->raw_ = take(count * gguf_detail::gguf_scalar_size(elem), "the elements of " + ctx);
     }

@@ -17,7 +17,9 @@ bool is_unsigned_type(GgufValueType t) {
 bool is_signed_type(GgufValueType t) {
   return t == GgufValueType::I8 || t == GgufValueType::I16 || t == GgufValueType::I32 || t == GgufValueType::I64;
 }
-bool is_float_type(GgufValueType t) { return t == GgufValueType::F32 || t == GgufValueType::F64; }
+bool is_float_type(GgufValueType t) {
+  return t == GgufValueType::F32 || t == GgufValueType::F64;
+}
 
 template <typename T>
 T load(const uint8_t* p) {
@@ -66,14 +68,20 @@ int64_t GgufArray::int_at(size_t i) const {
       throw GgufError("array element " + std::to_string(i) + " = " + std::to_string(u) + " does not fit in i64");
     return static_cast<int64_t>(u);
   }
-  if (i >= size_) throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
+  if (i >= size_)
+    throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
   const uint8_t* p = raw_.data() + i * gguf_detail::gguf_scalar_size(elem_type_);
   switch (elem_type_) {
-    case GgufValueType::I8: return load<int8_t>(p);
-    case GgufValueType::I16: return load<int16_t>(p);
-    case GgufValueType::I32: return load<int32_t>(p);
-    case GgufValueType::I64: return load<int64_t>(p);
-    default: break;
+    case GgufValueType::I8:
+      return load<int8_t>(p);
+    case GgufValueType::I16:
+      return load<int16_t>(p);
+    case GgufValueType::I32:
+      return load<int32_t>(p);
+    case GgufValueType::I64:
+      return load<int64_t>(p);
+    default:
+      break;
   }
   throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as integers");
 }
@@ -84,14 +92,20 @@ uint64_t GgufArray::uint_at(size_t i) const {
     if (v < 0) throw GgufError("array element " + std::to_string(i) + " = " + std::to_string(v) + " is negative");
     return static_cast<uint64_t>(v);
   }
-  if (i >= size_) throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
+  if (i >= size_)
+    throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
   const uint8_t* p = raw_.data() + i * gguf_detail::gguf_scalar_size(elem_type_);
   switch (elem_type_) {
-    case GgufValueType::U8: return load<uint8_t>(p);
-    case GgufValueType::U16: return load<uint16_t>(p);
-    case GgufValueType::U32: return load<uint32_t>(p);
-    case GgufValueType::U64: return load<uint64_t>(p);
-    default: break;
+    case GgufValueType::U8:
+      return load<uint8_t>(p);
+    case GgufValueType::U16:
+      return load<uint16_t>(p);
+    case GgufValueType::U32:
+      return load<uint32_t>(p);
+    case GgufValueType::U64:
+      return load<uint64_t>(p);
+    default:
+      break;
   }
   throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as integers");
 }
@@ -99,34 +113,45 @@ uint64_t GgufArray::uint_at(size_t i) const {
 double GgufArray::float_at(size_t i) const {
   if (is_unsigned_type(elem_type_)) return static_cast<double>(uint_at(i));
   if (is_signed_type(elem_type_)) return static_cast<double>(int_at(i));
-  if (i >= size_) throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
+  if (i >= size_)
+    throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
   if (elem_type_ == GgufValueType::F32) return load<float>(raw_.data() + i * 4);
   if (elem_type_ == GgufValueType::F64) return load<double>(raw_.data() + i * 8);
   throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as numbers");
 }
 
 bool GgufArray::bool_at(size_t i) const {
-  if (elem_type_ != GgufValueType::BOOL) throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as bools");
-  if (i >= size_) throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
+  if (elem_type_ != GgufValueType::BOOL)
+    throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as bools");
+  if (i >= size_)
+    throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
   return raw_[i] != 0;
 }
 
 std::string_view GgufArray::string_at(size_t i) const {
-  if (elem_type_ != GgufValueType::STRING) throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as strings");
-  if (i >= size_) throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
+  if (elem_type_ != GgufValueType::STRING)
+    throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as strings");
+  if (i >= size_)
+    throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
   return strings_[i];
 }
 
 const GgufValue& GgufArray::array_at(size_t i) const {
-  if (elem_type_ != GgufValueType::ARRAY) throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as arrays");
-  if (i >= size_) throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
+  if (elem_type_ != GgufValueType::ARRAY)
+    throw GgufError("array of " + gguf_value_type_name(elem_type_) + " read as arrays");
+  if (i >= size_)
+    throw GgufError("array index " + std::to_string(i) + " out of range (size " + std::to_string(size_) + ")");
   return arrays_[i];
 }
 
 // ---- GgufValue ----
 
-bool GgufValue::is_integer() const { return is_unsigned_type(type_) || is_signed_type(type_); }
-bool GgufValue::is_float() const { return is_float_type(type_); }
+bool GgufValue::is_integer() const {
+  return is_unsigned_type(type_) || is_signed_type(type_);
+}
+bool GgufValue::is_float() const {
+  return is_float_type(type_);
+}
 
 std::optional<uint64_t> GgufValue::as_u64() const {
   if (is_unsigned_type(type_)) return u_;
@@ -158,7 +183,9 @@ std::optional<std::string_view> GgufValue::as_string() const {
   return std::nullopt;
 }
 
-const GgufArray* GgufValue::as_array() const { return type_ == GgufValueType::ARRAY ? arr_.get() : nullptr; }
+const GgufArray* GgufValue::as_array() const {
+  return type_ == GgufValueType::ARRAY ? arr_.get() : nullptr;
+}
 
 std::string GgufValue::to_string(size_t max_items) const {
   if (is_unsigned_type(type_)) return std::to_string(u_);
@@ -179,12 +206,21 @@ std::string GgufValue::to_string(size_t max_items) const {
   for (size_t i = 0; i < n; ++i) {
     if (i) out += ", ";
     switch (a.elem_type()) {
-      case GgufValueType::STRING: out += quote(a.string_at(i), 40); break;
-      case GgufValueType::ARRAY: out += a.array_at(i).to_string(std::max<size_t>(1, max_items / 2)); break;
-      case GgufValueType::BOOL: out += a.bool_at(i) ? "true" : "false"; break;
+      case GgufValueType::STRING:
+        out += quote(a.string_at(i), 40);
+        break;
+      case GgufValueType::ARRAY:
+        out += a.array_at(i).to_string(std::max<size_t>(1, max_items / 2));
+        break;
+      case GgufValueType::BOOL:
+        out += a.bool_at(i) ? "true" : "false";
+        break;
       case GgufValueType::F32:
-      case GgufValueType::F64: out += format_double(a.float_at(i)); break;
-      default: out += is_signed_type(a.elem_type()) ? std::to_string(a.int_at(i)) : std::to_string(a.uint_at(i));
+      case GgufValueType::F64:
+        out += format_double(a.float_at(i));
+        break;
+      default:
+        out += is_signed_type(a.elem_type()) ? std::to_string(a.int_at(i)) : std::to_string(a.uint_at(i));
     }
   }
   if (n < a.size()) out += ", ...";
@@ -246,9 +282,10 @@ std::vector<T> get_int_array(std::string_view key, const GgufArray& a, const cha
     bool fits;
     if (is_signed_type(a.elem_type())) {
       int64_t x = a.int_at(i);
-      fits = std::is_signed_v<T> ? (x >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                                    x <= static_cast<int64_t>(std::numeric_limits<T>::max()))
-                                 : (x >= 0 && static_cast<uint64_t>(x) <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
+      fits = std::is_signed_v<T>
+                 ? (x >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                    x <= static_cast<int64_t>(std::numeric_limits<T>::max()))
+                 : (x >= 0 && static_cast<uint64_t>(x) <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
       out[i] = static_cast<T>(x);
     } else {
       uint64_t x = a.uint_at(i);
@@ -264,10 +301,18 @@ std::vector<T> get_int_array(std::string_view key, const GgufArray& a, const cha
 
 }  // namespace
 
-uint32_t GgufMetadata::get_u32(std::string_view key) const { return get_int<uint32_t>(key, require(key), "u32"); }
-int32_t GgufMetadata::get_i32(std::string_view key) const { return get_int<int32_t>(key, require(key), "i32"); }
-uint64_t GgufMetadata::get_u64(std::string_view key) const { return get_int<uint64_t>(key, require(key), "u64"); }
-int64_t GgufMetadata::get_i64(std::string_view key) const { return get_int<int64_t>(key, require(key), "i64"); }
+uint32_t GgufMetadata::get_u32(std::string_view key) const {
+  return get_int<uint32_t>(key, require(key), "u32");
+}
+int32_t GgufMetadata::get_i32(std::string_view key) const {
+  return get_int<int32_t>(key, require(key), "i32");
+}
+uint64_t GgufMetadata::get_u64(std::string_view key) const {
+  return get_int<uint64_t>(key, require(key), "u64");
+}
+int64_t GgufMetadata::get_i64(std::string_view key) const {
+  return get_int<int64_t>(key, require(key), "i64");
+}
 
 double GgufMetadata::get_f64(std::string_view key) const {
   const GgufValue& v = require(key);
@@ -299,7 +344,9 @@ std::string_view GgufMetadata::get_string(std::string_view key) const {
   return *s;
 }
 
-const GgufArray& GgufMetadata::get_array(std::string_view key) const { return get_arr(key, require(key)); }
+const GgufArray& GgufMetadata::get_array(std::string_view key) const {
+  return get_arr(key, require(key));
+}
 
 const std::vector<std::string_view>& GgufMetadata::get_string_array(std::string_view key) const {
   const GgufArray& a = get_array(key);

@@ -26,8 +26,8 @@ uint32_t positive(const GgufMetadata& md, const std::string& key) {
   uint32_t v = md.get_u32(key);
   if (v == 0) throw ModelError("metadata key '" + key + "' is 0; it must be positive");
   if (v > static_cast<uint32_t>(INT32_MAX))
-    throw ModelError("metadata key '" + key + "' = " + std::to_string(v) + " is out of range; it must be between 1 and " +
-                     std::to_string(INT32_MAX));
+    throw ModelError("metadata key '" + key + "' = " + std::to_string(v) +
+                     " is out of range; it must be between 1 and " + std::to_string(INT32_MAX));
   return v;
 }
 
@@ -47,8 +47,9 @@ ModelConfig read_model_config(const GgufFile& f) {
   ModelConfig c;
   c.architecture = std::string(md.get_string("general.architecture"));
   if (c.architecture == "bitnet")
-    throw ModelError("architecture 'bitnet' (1bitLLM's BitNet b1.58 with a SentencePiece vocabulary) is not supported: "
-                     "this engine runs bitnet-25, bitnet-b1.58 and llama files with ternary weights");
+    throw ModelError(
+        "architecture 'bitnet' (1bitLLM's BitNet b1.58 with a SentencePiece vocabulary) is not supported: "
+        "this engine runs bitnet-25, bitnet-b1.58 and llama files with ternary weights");
   auto arch = describe(c.architecture);
   if (!arch)
     throw ModelError("unknown architecture '" + c.architecture +

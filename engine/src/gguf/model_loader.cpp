@@ -83,12 +83,14 @@ class Binder {
         uint64_t layer = 0;
         bool numeric = !num.empty() && num.size() <= 9;
         for (char ch : num) {
-          if (ch < '0' || ch > '9') numeric = false;
-          else layer = layer * 10 + static_cast<uint64_t>(ch - '0');
+          if (ch < '0' || ch > '9')
+            numeric = false;
+          else
+            layer = layer * 10 + static_cast<uint64_t>(ch - '0');
         }
         if (numeric && layer >= c_.layers)
-          throw ModelError("tensor '" + t.name + "' belongs to layer " + std::to_string(layer) + ", but block_count is " +
-                           std::to_string(c_.layers));
+          throw ModelError("tensor '" + t.name + "' belongs to layer " + std::to_string(layer) +
+                           ", but block_count is " + std::to_string(c_.layers));
       }
     }
   }
@@ -105,7 +107,8 @@ class Binder {
   std::string format_summary() const {
     std::string out;
     for (WeightFormat f : {WeightFormat::I2_S, WeightFormat::TQ2_0, WeightFormat::TQ1_0})
-      if (formats_ & (1u << static_cast<uint32_t>(f))) out += (out.empty() ? "" : "+") + std::string(weight_format_name(f));
+      if (formats_ & (1u << static_cast<uint32_t>(f)))
+        out += (out.empty() ? "" : "+") + std::string(weight_format_name(f));
     return out;
   }
 
@@ -114,8 +117,8 @@ class Binder {
     if (!t) throw ModelError("missing tensor '" + name + "'");
     used_.insert(t->name);
     if (!same_shape(t->shape, shape))
-      throw ModelError("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(shape) + " (" +
-                       shape_meaning + ")");
+      throw ModelError("tensor '" + name + "' has shape " + shape_str(t->shape) + ", expected " + shape_str(shape) +
+                       " (" + shape_meaning + ")");
     return *t;
   }
 

@@ -11,7 +11,7 @@ namespace trit::gguf_detail {
 
 struct LoadedModel {
   ModelConfig config;
-  ModelWeights weights;  // views into the GgufFile's bytes and into owned_norms
+  ModelWeights weights;                         // views into the GgufFile's bytes and into owned_norms
   std::vector<std::vector<float>> owned_norms;  // norms that had to be widened (F16) or realigned
 };
 

@@ -10,9 +10,12 @@ namespace trit {
 
 const char* weight_format_name(WeightFormat f) {
   switch (f) {
-    case WeightFormat::I2_S: return "I2_S";
-    case WeightFormat::TQ2_0: return "TQ2_0";
-    case WeightFormat::TQ1_0: return "TQ1_0";
+    case WeightFormat::I2_S:
+      return "I2_S";
+    case WeightFormat::TQ2_0:
+      return "TQ2_0";
+    case WeightFormat::TQ1_0:
+      return "TQ1_0";
   }
   return "?";
 }
@@ -51,7 +54,9 @@ void block_codes(WeightFormat f, const uint8_t* blk, uint8_t* codes) {
     for (int n = 0; n < 4; ++n) codes[240 + j + 4 * n] = tq1_trit(blk[48 + j], n);
 }
 
-uint32_t block_bytes(WeightFormat f) { return f == WeightFormat::TQ2_0 ? kTq2Bytes : kTq1Bytes; }
+uint32_t block_bytes(WeightFormat f) {
+  return f == WeightFormat::TQ2_0 ? kTq2Bytes : kTq1Bytes;
+}
 
 // The 128 codes of an I2_S block in element order into its 32 bytes.
 void pack_i2s_block(const uint8_t* codes, uint8_t* out) {
@@ -73,14 +78,23 @@ uint64_t row_bytes(WeightFormat f, uint32_t cols) {
   return uint64_t{cols} / kTqBlock * block_bytes(f);
 }
 
-uint32_t scale_block(WeightFormat f) { return f == WeightFormat::I2_S ? 0 : kTqBlock; }
+uint32_t scale_block(WeightFormat f) {
+  return f == WeightFormat::I2_S ? 0 : kTqBlock;
+}
 
 bool format_of(GgmlType t, WeightFormat& out) {
   switch (t) {
-    case GgmlType::I2_S: out = WeightFormat::I2_S; return true;
-    case GgmlType::TQ2_0: out = WeightFormat::TQ2_0; return true;
-    case GgmlType::TQ1_0: out = WeightFormat::TQ1_0; return true;
-    default: return false;
+    case GgmlType::I2_S:
+      out = WeightFormat::I2_S;
+      return true;
+    case GgmlType::TQ2_0:
+      out = WeightFormat::TQ2_0;
+      return true;
+    case GgmlType::TQ1_0:
+      out = WeightFormat::TQ1_0;
+      return true;
+    default:
+      return false;
   }
 }
 

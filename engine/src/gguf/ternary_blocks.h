@@ -14,8 +14,8 @@ namespace trit::ternary {
 
 // Elements per scale block: the whole row for I2_S (one scale per tensor), 256 for TQ1_0 / TQ2_0.
 inline constexpr uint32_t kTqBlock = 256;
-inline constexpr uint32_t kTq2Bytes = 66;  // qs[64], f16 d
-inline constexpr uint32_t kTq1Bytes = 54;  // qs[48], qh[4], f16 d
+inline constexpr uint32_t kTq2Bytes = 66;   // qs[64], f16 d
+inline constexpr uint32_t kTq1Bytes = 54;   // qs[48], qh[4], f16 d
 inline constexpr uint32_t kI2sBlock = 128;  // 128 elements in 32 bytes
 
 // Bytes of one row of `cols` elements (cols a multiple of the format's block).

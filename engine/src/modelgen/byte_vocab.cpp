@@ -11,11 +11,21 @@
 namespace trit::modelgen {
 namespace {
 
-bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_newline(char c) { return c == '\n' || c == '\r'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || is_newline(c); }
-bool is_other(char c) { return !is_letter(c) && !is_digit(c) && !is_space(c); }
+bool is_letter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_newline(char c) {
+  return c == '\n' || c == '\r';
+}
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || is_newline(c);
+}
+bool is_other(char c) {
+  return !is_letter(c) && !is_digit(c) && !is_space(c);
+}
 
 // An ASCII rendering of the LLaMA 3 pre-tokenizer split (shared/docs/bitnet-b158.md), so the merges are
 // the kind the real tokenizer can apply: words keep their leading space, digits go in runs of up to 3.
@@ -82,8 +92,8 @@ struct Word {
 TokenizerVocab byte_vocab(uint32_t n) {
   if (n < kMinByteVocab || n > kMaxByteVocab)
     throw std::invalid_argument("a byte vocabulary needs between " + std::to_string(kMinByteVocab) + " and " +
-                                std::to_string(kMaxByteVocab) + " tokens (256 bytes + 3 control tokens at least), not " +
-                                std::to_string(n));
+                                std::to_string(kMaxByteVocab) +
+                                " tokens (256 bytes + 3 control tokens at least), not " + std::to_string(n));
   TokenizerVocab v;
   std::unordered_set<std::string> known;
   for (uint8_t b : gpt2_byte_order()) {

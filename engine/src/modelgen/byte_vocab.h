@@ -7,7 +7,7 @@
 
 namespace trit::modelgen {
 
-constexpr uint32_t kMinByteVocab = 259;        // 256 byte tokens + 3 control tokens
+constexpr uint32_t kMinByteVocab = 259;       // 256 byte tokens + 3 control tokens
 constexpr uint32_t kMaxByteVocab = 1u << 22;  // far above any real vocabulary; keeps files sane
 
 // Exactly n tokens: the 256 byte tokens in the GPT-2 byte alphabet, in the order GPT-2 and LLaMA 3 give

@@ -45,9 +45,10 @@ GeneratorShape parse_generator_shape(std::string_view text) {
   } else {
     auto parts = split(text, ',');
     if (parts.size() != 5)
-      throw GeneratorError("shape '" + std::string(text) +
-                           "' is not understood: use tiny, small, 2b4t, falcon3-1b, falcon3-3b, falcon3-7b, falcon3-10b or "
-                           "DIM,HEADS,KV_HEADS,FFN,LAYERS (five integers)");
+      throw GeneratorError(
+          "shape '" + std::string(text) +
+          "' is not understood: use tiny, small, 2b4t, falcon3-1b, falcon3-3b, falcon3-7b, falcon3-10b or "
+          "DIM,HEADS,KV_HEADS,FFN,LAYERS (five integers)");
     static const char* names[] = {"DIM", "HEADS", "KV_HEADS", "FFN", "LAYERS"};
     uint32_t v[5];
     for (size_t i = 0; i < 5; ++i) {
@@ -65,9 +66,9 @@ GeneratorShape parse_generator_shape(std::string_view text) {
 
 void validate_generator_shape(const GeneratorShape& s) {
   auto bad = [&](const std::string& why) {
-    throw GeneratorError("shape '" + s.label + "' (dim " + std::to_string(s.dim) + ", heads " + std::to_string(s.heads) +
-                         ", kv heads " + std::to_string(s.kv_heads) + ", ffn " + std::to_string(s.ffn) + ", layers " +
-                         std::to_string(s.layers) + "): " + why);
+    throw GeneratorError("shape '" + s.label + "' (dim " + std::to_string(s.dim) + ", heads " +
+                         std::to_string(s.heads) + ", kv heads " + std::to_string(s.kv_heads) + ", ffn " +
+                         std::to_string(s.ffn) + ", layers " + std::to_string(s.layers) + "): " + why);
   };
   if (s.dim == 0 || s.heads == 0 || s.kv_heads == 0 || s.ffn == 0 || s.layers == 0) bad("every value must be positive");
   if (s.dim > kMaxDim) bad("dim is larger than " + std::to_string(kMaxDim));
@@ -81,14 +82,16 @@ void validate_generator_shape(const GeneratorShape& s) {
     bad("dim is not a multiple of 128; attn_q/k/v/output and ffn_gate/up are I2_S matrices with K = dim, and I2_S "
         "needs K to be a multiple of 128");
   if (s.ffn % 128 != 0)
-    bad("ffn is not a multiple of 128; ffn_down is an I2_S matrix with K = ffn, and I2_S needs K to be a multiple of 128");
+    bad("ffn is not a multiple of 128; ffn_down is an I2_S matrix with K = ffn, and I2_S needs K to be a multiple of "
+        "128");
 }
 
 float generator_ternary_scale(std::string_view role, uint32_t k) {
   double gain = 0;
   if (role == "attn_q" || role == "attn_k") {
     gain = 0.5;
-  } else if (role == "attn_v" || role == "attn_output" || role == "ffn_gate" || role == "ffn_up" || role == "ffn_down") {
+  } else if (role == "attn_v" || role == "attn_output" || role == "ffn_gate" || role == "ffn_up" ||
+             role == "ffn_down") {
     gain = 2.0;
   } else {
     throw GeneratorError("no ternary scale rule for tensor role '" + std::string(role) + "'");

@@ -95,7 +95,9 @@ class CountingSink final : public GgufWriter::Sink {
   uint64_t written_ = 0;
 };
 
-uint64_t pad_to(uint64_t n, uint64_t align) { return (n + align - 1) / align * align; }
+uint64_t pad_to(uint64_t n, uint64_t align) {
+  return (n + align - 1) / align * align;
+}
 
 }  // namespace
 
@@ -121,8 +123,8 @@ uint64_t GgufWriter::tensor_data_size(GgmlType type, uint64_t n) {
   if (type == GgmlType::I2_S && n % 4 != 0)
     throw GgufWriteError("I2_S tensor of " + std::to_string(n) + " elements: the count must be a multiple of 4");
   if (auto b = gguf_detail::block_layout(type); b && n % b->elements != 0)
-    throw GgufWriteError(ggml_type_name(type) + " tensor of " + std::to_string(n) + " elements: the count must be a multiple of " +
-                         std::to_string(b->elements));
+    throw GgufWriteError(ggml_type_name(type) + " tensor of " + std::to_string(n) +
+                         " elements: the count must be a multiple of " + std::to_string(b->elements));
   const auto size = gguf_detail::tensor_data_size(type, n);
   if (!size) throw GgufWriteError("tensor type " + ggml_type_name(type) + " is not supported by the GGUF writer");
   return *size;

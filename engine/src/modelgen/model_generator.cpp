@@ -27,9 +27,12 @@ namespace {
 // general.file_type: 40 in the published I2_S files (Microsoft's fork), ggml's MOSTLY_TQ1_0 / TQ2_0.
 uint32_t file_type(WeightFormat f) {
   switch (f) {
-    case WeightFormat::I2_S: return 40;
-    case WeightFormat::TQ1_0: return 36;
-    case WeightFormat::TQ2_0: return 37;
+    case WeightFormat::I2_S:
+      return 40;
+    case WeightFormat::TQ1_0:
+      return 36;
+    case WeightFormat::TQ2_0:
+      return 37;
   }
   return 40;
 }
@@ -42,7 +45,8 @@ struct ResolvedVocab {
 
 std::filesystem::path default_llama3_path() {
   std::vector<std::filesystem::path> candidates{kLlama3Tokenizer};
-  if (const char* src = std::getenv("TRIT_SOURCE_DIR"); src && *src) candidates.emplace_back(std::filesystem::path(src) / kLlama3Tokenizer);
+  if (const char* src = std::getenv("TRIT_SOURCE_DIR"); src && *src)
+    candidates.emplace_back(std::filesystem::path(src) / kLlama3Tokenizer);
   for (const auto& p : candidates) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(p, ec)) return p;
@@ -59,7 +63,8 @@ ResolvedVocab resolve_vocab(const GeneratorOptions& o) {
     } else {
       auto p = default_llama3_path();
       if (p.empty())
-        throw GeneratorError(std::string("shape 2b4t takes the 128,256-token LLaMA 3 vocabulary, but ") + kLlama3Tokenizer +
+        throw GeneratorError(std::string("shape 2b4t takes the 128,256-token LLaMA 3 vocabulary, but ") +
+                             kLlama3Tokenizer +
                              " was not found (run `npm ci` in tests/js, or run from the repository root): pass "
                              "--vocab llama3:PATH/tokenizer.json, or --vocab bytes:128256 for a byte-level one");
       spec = "llama3:" + p.string();
@@ -72,8 +77,9 @@ ResolvedVocab resolve_vocab(const GeneratorOptions& o) {
     unsigned long long n = num.empty() ? 0 : std::strtoull(num.c_str(), &end, 10);
     if (num.empty() || errno != 0 || *end != '\0' || num[0] == '-' || n < modelgen::kMinByteVocab ||
         n > modelgen::kMaxByteVocab)
-      throw GeneratorError("vocabulary '" + spec + "': N must be an integer from " + std::to_string(modelgen::kMinByteVocab) +
-                           " (256 bytes + 3 control tokens) to " + std::to_string(modelgen::kMaxByteVocab));
+      throw GeneratorError("vocabulary '" + spec + "': N must be an integer from " +
+                           std::to_string(modelgen::kMinByteVocab) + " (256 bytes + 3 control tokens) to " +
+                           std::to_string(modelgen::kMaxByteVocab));
     return {modelgen::byte_vocab(static_cast<uint32_t>(n)), spec};
   }
   if (spec.starts_with("llama3:")) {
@@ -115,7 +121,9 @@ std::span<T> take(std::vector<T>& v, size_t n) {
   return {v.data(), n};
 }
 
-uint64_t batch_count(uint64_t n) { return (n + kBatchElements - 1) / kBatchElements; }
+uint64_t batch_count(uint64_t n) {
+  return (n + kBatchElements - 1) / kBatchElements;
+}
 // Elements [first, first + count) of batch b of a tensor of n elements.
 std::pair<uint64_t, size_t> batch_range(uint64_t n, uint64_t b) {
   const uint64_t first = b * kBatchElements;
@@ -209,8 +217,10 @@ GgufWriter::Producer tq_producer(Scratch& s, uint64_t seed, std::string name, ui
           const double u = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
           const uint16_t d = modelgen::float_to_half(static_cast<float>(scale * (0.75 + 0.5 * u)));
           uint8_t* dst = out.data() + (at / ternary::kTqBlock + blk) * block_bytes;
-          if (f == WeightFormat::TQ2_0) ternary::encode_tq2_block(codes, d, dst);
-          else ternary::encode_tq1_block(codes, d, dst);
+          if (f == WeightFormat::TQ2_0)
+            ternary::encode_tq2_block(codes, d, dst);
+          else
+            ternary::encode_tq1_block(codes, d, dst);
         }
       });
       return out;
@@ -225,9 +235,8 @@ GgufWriter::Producer f16_producer(Scratch& s, const modelgen::NormalTable& table
     auto gen = [&](uint64_t b, Slot& slot) {
       const auto [first, count] = batch_range(n, b);
       auto out = take(slot.halves, count);
-      for_chunks(first, out, [&](uint64_t c, std::span<uint16_t> part) {
-        modelgen::normal_f16_chunk(seed, name, c, table, part);
-      });
+      for_chunks(first, out,
+                 [&](uint64_t c, std::span<uint16_t> part) { modelgen::normal_f16_chunk(seed, name, c, table, part); });
       return bytes_of(out);
     };
     pipelined(batch_count(n), s, gen, sink);
@@ -240,15 +249,13 @@ GgufWriter::Producer f32_producer(Scratch& s, const modelgen::NormalTable& table
     auto gen = [&](uint64_t b, Slot& slot) {
       const auto [first, count] = batch_range(n, b);
       auto out = take(slot.floats, count);
-      for_chunks(first, out, [&](uint64_t c, std::span<float> part) {
-        modelgen::normal_f32_chunk(seed, name, c, table, part);
-      });
+      for_chunks(first, out,
+                 [&](uint64_t c, std::span<float> part) { modelgen::normal_f32_chunk(seed, name, c, table, part); });
       return bytes_of(out);
     };
     pipelined(batch_count(n), s, gen, sink);
   };
 }
-
 
 }  // namespace
 
@@ -267,8 +274,10 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
   const bool llama = arch == "llama";
   const uint32_t block = o.format == WeightFormat::I2_S ? ternary::kI2sBlock : ternary::kTqBlock;
   if (sh.dim % block || sh.ffn % block || (uint64_t{sh.heads} * sh.head_dim()) % block)
-    throw GeneratorError("shape '" + sh.label + "': " + weight_format_name(o.format) + " needs dim, ffn and heads x head_dim to be "
-                         "multiples of " + std::to_string(block) + " (the K of its matrices)");
+    throw GeneratorError("shape '" + sh.label + "': " + weight_format_name(o.format) +
+                         " needs dim, ffn and heads x head_dim to be "
+                         "multiples of " +
+                         std::to_string(block) + " (the K of its matrices)");
   const uint32_t context = o.context ? o.context : falcon ? 32768 : 4096;
   ResolvedVocab rv = resolve_vocab(o);
   const auto vocab_size = static_cast<uint32_t>(rv.vocab.tokens.size());
@@ -277,7 +286,8 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
 
   GgufWriter w;
   w.add_string("general.architecture", arch);
-  w.add_string("general.name", o.name.empty() ? "trit-synthetic-" + sh.label + "-seed" + std::to_string(o.seed) : o.name);
+  w.add_string("general.name",
+               o.name.empty() ? "trit-synthetic-" + sh.label + "-seed" + std::to_string(o.seed) : o.name);
   w.add_u32("general.alignment", 32);
   w.add_u32(key("context_length"), context);
   w.add_u32(key("embedding_length"), sh.dim);
@@ -336,7 +346,8 @@ GeneratedModel generate_model(const GeneratorOptions& o) {
     ternary("ffn_up", d, f);
     ternary("ffn_down", f, d);
   }
-  w.add_tensor("output_norm.weight", {d}, GgmlType::F32, f32_producer(scratch, norm_table, seed, "output_norm.weight", d));
+  w.add_tensor("output_norm.weight", {d}, GgmlType::F32,
+               f32_producer(scratch, norm_table, seed, "output_norm.weight", d));
   // Falcon3's head is its own F16 matrix (llama files leave it untied).
   if (llama)
     w.add_tensor("output.weight", {d, vocab_size}, GgmlType::F16,

@@ -64,7 +64,7 @@ uint16_t float_to_half(float f) {
   if (abs >= 0x7F800000)  // inf or NaN (keep NaN quiet and non-zero)
     return static_cast<uint16_t>(sign | 0x7C00 | (abs > 0x7F800000 ? 0x200 | ((abs >> 13) & 0x3FF) : 0));
   if (abs >= 0x477FF000) return static_cast<uint16_t>(sign | 0x7C00);  // rounds past 65504: inf
-  if (abs < 0x38800000) {  // below the smallest normal half (2^-14): subnormal or zero
+  if (abs < 0x38800000) {               // below the smallest normal half (2^-14): subnormal or zero
     if (abs < 0x33000000) return sign;  // below half the smallest subnormal (2^-25): rounds to zero
     const uint32_t mant = (abs & 0x7FFFFF) | 0x800000;
     const int shift = 126 - static_cast<int>(abs >> 23);  // 14 + 1..10 more to reach the 2^-24 unit
@@ -92,10 +92,10 @@ float half_to_float(uint16_t h) {
 
 double normal_quantile(double p) {
   if (!(p > 0 && p < 1)) throw std::invalid_argument("normal_quantile: p must lie in (0, 1)");
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                              1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                             6.680131188771972e+01,  -1.328068155288572e+01};
+                             6.680131188771972e+01, -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                              -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,

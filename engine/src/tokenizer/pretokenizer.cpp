@@ -18,14 +18,18 @@ namespace {
 // (MONGOLIAN VOWEL SEPARATOR, no longer a space since Unicode 6.3), which would split differently.
 // The contractions are spelled with explicit ASCII case pairs: PCRE2's (?i) in UTF mode would also let
 // U+017F (LATIN SMALL LETTER LONG S) match "s", which llama.cpp and transformers do not.
-#define TRIT_WS "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
+#define TRIT_WS \
+  "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
 constexpr const char* kPattern =
     "'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])"
     "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
     "|\\p{N}{1,3}"
-    "| ?[^" TRIT_WS "\\p{L}\\p{N}]+[\\r\\n]*"
-    "|[" TRIT_WS "]*[\\r\\n]+"
-    "|[" TRIT_WS "]+(?![^" TRIT_WS "])"
+    "| ?[^" TRIT_WS
+    "\\p{L}\\p{N}]+[\\r\\n]*"
+    "|[" TRIT_WS
+    "]*[\\r\\n]+"
+    "|[" TRIT_WS "]+(?![^" TRIT_WS
+    "])"
     "|[" TRIT_WS "]+";
 #undef TRIT_WS
 
@@ -40,17 +44,21 @@ struct MatchDataDeleter {
 };
 
 // Bytes of the UTF-8 character starting with lead byte b (text is known to be valid).
-size_t char_length(unsigned char b) { return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
+size_t char_length(unsigned char b) {
+  return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+}
 
 }  // namespace
 
-const char* Pretokenizer::pattern() { return kPattern; }
+const char* Pretokenizer::pattern() {
+  return kPattern;
+}
 
 Pretokenizer::Pretokenizer() {
   int err = 0;
   PCRE2_SIZE err_offset = 0;
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED,
-                                   PCRE2_UTF | PCRE2_UCP, &err, &err_offset, nullptr);
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
+                                   &err, &err_offset, nullptr);
   if (!code)
     throw TokenizerError("cannot compile the pre-tokenizer regex at offset " + std::to_string(err_offset) + ": " +
                          pcre2_message(err));
@@ -59,7 +67,9 @@ Pretokenizer::Pretokenizer() {
   code_ = code;
 }
 
-Pretokenizer::~Pretokenizer() { pcre2_code_free(static_cast<pcre2_code*>(code_)); }
+Pretokenizer::~Pretokenizer() {
+  pcre2_code_free(static_cast<pcre2_code*>(code_));
+}
 
 void Pretokenizer::split(std::string_view text, const std::function<void(std::string_view)>& piece) const {
   auto* code = static_cast<pcre2_code*>(code_);
@@ -74,7 +84,8 @@ void Pretokenizer::split(std::string_view text, const std::function<void(std::st
       piece(text.substr(pos));
       return;
     }
-    if (rc < 0) throw TokenizerError("pre-tokenizer regex failed at byte " + std::to_string(pos) + ": " + pcre2_message(rc));
+    if (rc < 0)
+      throw TokenizerError("pre-tokenizer regex failed at byte " + std::to_string(pos) + ": " + pcre2_message(rc));
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
     size_t start = ov[0], end = ov[1];
     if (start > pos) piece(text.substr(pos, start - pos));  // text no alternative matched stays one piece

@@ -47,7 +47,9 @@ bool alphabet_to_bytes(std::string_view spelling, std::string& out) {
   return true;
 }
 
-std::string describe(int32_t id, const std::string& spelling) { return "token " + std::to_string(id) + " '" + spelling + "'"; }
+std::string describe(int32_t id, const std::string& spelling) {
+  return "token " + std::to_string(id) + " '" + spelling + "'";
+}
 
 }  // namespace
 
@@ -80,7 +82,8 @@ Tokenizer::Tokenizer(const TokenizerVocab& vocab) : impl_(std::make_unique<Impl>
     }
     if (!alphabet_to_bytes(s, m.bytes[i])) {
       if (type == kTokenNormal)
-        throw TokenizerError(describe(id, s) + " is not spelled in the GPT-2 byte alphabet (is this a byte-level BPE vocabulary?)");
+        throw TokenizerError(describe(id, s) +
+                             " is not spelled in the GPT-2 byte alphabet (is this a byte-level BPE vocabulary?)");
       m.bytes[i] = s;  // unknown/unused/byte tokens outside the alphabet never come out of encode
       continue;
     }
@@ -293,16 +296,27 @@ std::optional<int32_t> Tokenizer::find_token(std::string_view spelling) const {
   return it->second;
 }
 
-int32_t Tokenizer::vocab_size() const { return static_cast<int32_t>(impl_->spelling.size()); }
-int32_t Tokenizer::bos() const { return impl_->bos; }
-int32_t Tokenizer::eos() const { return impl_->eos; }
-int32_t Tokenizer::eot() const { return impl_->eot; }
-int32_t Tokenizer::eom() const { return impl_->eom; }
+int32_t Tokenizer::vocab_size() const {
+  return static_cast<int32_t>(impl_->spelling.size());
+}
+int32_t Tokenizer::bos() const {
+  return impl_->bos;
+}
+int32_t Tokenizer::eos() const {
+  return impl_->eos;
+}
+int32_t Tokenizer::eot() const {
+  return impl_->eot;
+}
+int32_t Tokenizer::eom() const {
+  return impl_->eom;
+}
 bool Tokenizer::is_end_of_turn(int32_t id) const {
   return id >= 0 && (id == impl_->eos || id == impl_->eot || id == impl_->eom);
 }
 bool Tokenizer::is_control(int32_t id) const {
-  return id >= 0 && static_cast<size_t>(id) < impl_->types.size() && impl_->types[static_cast<size_t>(id)] == kTokenControl;
+  return id >= 0 && static_cast<size_t>(id) < impl_->types.size() &&
+         impl_->types[static_cast<size_t>(id)] == kTokenControl;
 }
 
 StreamingDecoder::StreamingDecoder(const Tokenizer& tokenizer, bool skip_special)

@@ -33,8 +33,8 @@ struct Tokenizer::Impl {
   std::vector<std::string> spelling;  // vocabulary strings by id
   std::vector<std::string> bytes;     // what each id decodes to
   std::vector<int32_t> types;
-  StringIdMap by_spelling;            // every token
-  StringIdMap by_bytes;               // normal tokens by their bytes: a piece that is one token
+  StringIdMap by_spelling;  // every token
+  StringIdMap by_bytes;     // normal tokens by their bytes: a piece that is one token
   std::array<int32_t, 256> byte_token{};
   std::unordered_map<uint64_t, Merge> merges;  // (left << 32 | right) -> rank, merged token
   std::vector<Special> specials;               // longest first

@@ -114,7 +114,9 @@ TokenizerVocab load_tokenizer_json(const std::filesystem::path& path) {
   v.token_types.resize(static_cast<size_t>(max_id + 1));
   for (int64_t id = 0; id <= max_id; ++id) {
     auto it = by_id.find(id);
-    if (it == by_id.end()) fail(path, "no token has id " + std::to_string(id) + " (ids must be 0.." + std::to_string(max_id) + " without gaps)");
+    if (it == by_id.end())
+      fail(path,
+           "no token has id " + std::to_string(id) + " (ids must be 0.." + std::to_string(max_id) + " without gaps)");
     v.tokens[static_cast<size_t>(id)] = std::move(it->second.first);
     v.token_types[static_cast<size_t>(id)] = it->second.second;
   }

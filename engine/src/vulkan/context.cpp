@@ -17,23 +17,40 @@ namespace trit::vk {
 
 const char* result_name(VkResult r) {
   switch (r) {
-    case VK_SUCCESS: return "VK_SUCCESS";
-    case VK_NOT_READY: return "VK_NOT_READY";
-    case VK_TIMEOUT: return "VK_TIMEOUT";
-    case VK_INCOMPLETE: return "VK_INCOMPLETE";
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
-    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
-    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
-    case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
-    default: return "VkResult (unnamed)";
+    case VK_SUCCESS:
+      return "VK_SUCCESS";
+    case VK_NOT_READY:
+      return "VK_NOT_READY";
+    case VK_TIMEOUT:
+      return "VK_TIMEOUT";
+    case VK_INCOMPLETE:
+      return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+      return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED:
+      return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST:
+      return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED:
+      return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT:
+      return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT:
+      return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT:
+      return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER:
+      return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS:
+      return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_OUT_OF_POOL_MEMORY:
+      return "VK_ERROR_OUT_OF_POOL_MEMORY";
+    case VK_ERROR_FRAGMENTED_POOL:
+      return "VK_ERROR_FRAGMENTED_POOL";
+    default:
+      return "VkResult (unnamed)";
   }
 }
 
@@ -81,7 +98,8 @@ Context::Context(const ContextOptions& options) {
   // Prefer a compute-only family (async compute on discrete GPUs), else the first with compute.
   uint32_t family = UINT32_MAX;
   for (uint32_t i = 0; i < n_q; ++i)
-    if ((qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(qs[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && qs[i].timestampValidBits) {
+    if ((qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(qs[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) &&
+        qs[i].timestampValidBits) {
       family = i;
       break;
     }
@@ -200,7 +218,8 @@ void Context::check_memory(uint64_t bytes, const std::string& what) const {
                       " GiB free");
 }
 
-uint32_t Context::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const {
+uint32_t Context::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                              VkMemoryPropertyFlags preferred) const {
   for (int pass = 0; pass < 2; ++pass) {
     const VkMemoryPropertyFlags want = pass == 0 ? (required | preferred) : required;
     for (uint32_t i = 0; i < mem_props_.memoryTypeCount; ++i)
@@ -302,7 +321,9 @@ Buffer::Buffer(const Context& ctx, uint64_t size, MemoryUse use) : ctx_(&ctx), s
   }
 }
 
-Buffer::~Buffer() { release(); }
+Buffer::~Buffer() {
+  release();
+}
 
 void Buffer::release() {
   if (!ctx_) return;
@@ -313,7 +334,9 @@ void Buffer::release() {
   mapped_ = nullptr;
 }
 
-Buffer::Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+Buffer::Buffer(Buffer&& o) noexcept {
+  *this = std::move(o);
+}
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
@@ -384,10 +407,11 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
                    std::vector<uint32_t> spec)
     : ctx_(ctx), name_(stem), bindings_(bindings), push_bytes_(push_bytes) {
   const auto code = shader_spirv(stem);
-  if (code.empty()) throw VulkanError("no embedded shader named '" + stem + "' (is shaders/" + stem + ".comp missing?)");
+  if (code.empty())
+    throw VulkanError("no embedded shader named '" + stem + "' (is shaders/" + stem + ".comp missing?)");
   if (push_bytes > ctx.info().max_push_constants)
-    throw VulkanError("shader " + stem + " needs " + std::to_string(push_bytes) + " bytes of push constants, the device allows " +
-                      std::to_string(ctx.info().max_push_constants));
+    throw VulkanError("shader " + stem + " needs " + std::to_string(push_bytes) +
+                      " bytes of push constants, the device allows " + std::to_string(ctx.info().max_push_constants));
   VkShaderModuleCreateInfo smi{};
   smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
   smi.codeSize = code.size() * sizeof(uint32_t);
@@ -415,7 +439,7 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
   // vkCreateComputePipelines may run on several threads at once; the module and layout it reads live
   // until the destructor, which waits for it.
   building_ = std::async(std::launch::async, [device = ctx.device(), module = module_, layout = layout_, stem,
-                                               stats = ctx.pipeline_statistics(), spec = std::move(spec)] {
+                                              stats = ctx.pipeline_statistics(), spec = std::move(spec)] {
     std::vector<VkSpecializationMapEntry> entries(spec.size());
     for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4u};
     VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4u, spec.data()};
@@ -429,7 +453,8 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
     cpi.layout = layout;
     if (stats) cpi.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkPipeline p = VK_NULL_HANDLE;
-    check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p), ("vkCreateComputePipelines " + stem).c_str());
+    check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p),
+          ("vkCreateComputePipelines " + stem).c_str());
     return p;
   });
 }
@@ -457,11 +482,20 @@ std::vector<std::string> Pipeline::statistics() const {
     for (uint32_t i = 0; i < n; ++i) {
       std::string v;
       switch (st[i].format) {
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: v = st[i].value.b32 ? "yes" : "no"; break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: v = std::to_string(st[i].value.i64); break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: v = std::to_string(st[i].value.u64); break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: v = std::to_string(st[i].value.f64); break;
-        default: v = "?";
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+          v = st[i].value.b32 ? "yes" : "no";
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+          v = std::to_string(st[i].value.i64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+          v = std::to_string(st[i].value.u64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+          v = std::to_string(st[i].value.f64);
+          break;
+        default:
+          v = "?";
       }
       out.push_back(std::string(st[i].name) + ": " + v);
     }
@@ -524,8 +558,9 @@ VkDescriptorSet DescriptorAllocator::make(const Pipeline& p, std::span<const Buf
                         " bytes, more than one binding may (" + std::to_string(ctx_.max_binding_range()) +
                         "); the tensor must be split");
     if (r.offset % ctx_.info().min_storage_offset_alignment)
-      throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " offset " + std::to_string(r.offset) +
-                        " is not aligned to " + std::to_string(ctx_.info().min_storage_offset_alignment));
+      throw VulkanError("shader " + p.name() + ": binding " + std::to_string(i) + " offset " +
+                        std::to_string(r.offset) + " is not aligned to " +
+                        std::to_string(ctx_.info().min_storage_offset_alignment));
     infos[i] = {r.buffer->handle(), r.offset, size ? size : VK_WHOLE_SIZE};
   }
   if (left_in_pool_ == 0) {
@@ -618,7 +653,8 @@ void CommandSequence::barrier(bool with_transfer) {
   vkCmdPipelineBarrier(cb_, st, st, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
-void CommandSequence::copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes) {
+void CommandSequence::copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
+                           uint64_t bytes) {
   VkBufferCopy c{src_offset, dst_offset, bytes};
   vkCmdCopyBuffer(cb_, src.handle(), dst.handle(), 1, &c);
 }
@@ -684,7 +720,9 @@ TimestampPool::~TimestampPool() {
   if (pool_) vkDestroyQueryPool(ctx_.device(), pool_, nullptr);
 }
 
-void TimestampPool::reset(VkCommandBuffer cb) const { vkCmdResetQueryPool(cb, pool_, 0, count_); }
+void TimestampPool::reset(VkCommandBuffer cb) const {
+  vkCmdResetQueryPool(cb, pool_, 0, count_);
+}
 
 double TimestampPool::elapsed_ns(uint32_t from, uint32_t to) const {
   uint64_t t[2] = {0, 0};

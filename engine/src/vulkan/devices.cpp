@@ -22,11 +22,16 @@ std::string lower(std::string s) {
 
 std::string type_name(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
@@ -127,7 +132,8 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   std::vector<VkExtensionProperties> exts(n_ext);
   vkEnumerateDeviceExtensionProperties(pd, nullptr, &n_ext, exts.data());
   auto has_ext = [&](const char* name) {
-    return std::any_of(exts.begin(), exts.end(), [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+    return std::any_of(exts.begin(), exts.end(),
+                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
   };
 
   VkPhysicalDeviceProperties base{};
@@ -158,21 +164,45 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   void** tail = &m3.pNext;
   const bool has_sgc = v13 || has_ext(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   const bool has_dot = v13 || has_ext(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
-  if (has_sgc) { *tail = &sgc; tail = &sgc.pNext; }
-  if (v12) { *tail = &p12; tail = &p12.pNext; }
-  if (has_dot) { *tail = &dotp; tail = &dotp.pNext; }
+  if (has_sgc) {
+    *tail = &sgc;
+    tail = &sgc.pNext;
+  }
+  if (v12) {
+    *tail = &p12;
+    tail = &p12.pNext;
+  }
+  if (has_dot) {
+    *tail = &dotp;
+    tail = &dotp.pNext;
+  }
   const bool has_sm = has_ext(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
-  if (has_sm) { *tail = &smp; tail = &smp.pNext; }
+  if (has_sm) {
+    *tail = &smp;
+    tail = &smp.pNext;
+  }
   const bool has_amd = has_ext(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
-  if (has_amd) { *tail = &amd; tail = &amd.pNext; }
+  if (has_amd) {
+    *tail = &amd;
+    tail = &amd.pNext;
+  }
   const bool has_amd2 = has_ext(VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME);
-  if (has_amd2) { *tail = &amd2; tail = &amd2.pNext; }
+  if (has_amd2) {
+    *tail = &amd2;
+    tail = &amd2.pNext;
+  }
   const bool has_arm = has_ext(VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
-  if (has_arm) { *tail = &arm; tail = &arm.pNext; }
+  if (has_arm) {
+    *tail = &arm;
+    tail = &arm.pNext;
+  }
   VkPhysicalDeviceCooperativeMatrixPropertiesKHR cmk{};
   cmk.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
   const bool has_cm_khr = has_ext(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  if (has_cm_khr) { *tail = &cmk; tail = &cmk.pNext; }
+  if (has_cm_khr) {
+    *tail = &cmk;
+    tail = &cmk.pNext;
+  }
   vkGetPhysicalDeviceProperties2(pd, &props);
   // The multiprocessor count, from whichever vendor extension reports it (the most specific first).
   auto take = [&](uint32_t n, const char* from) {
@@ -200,22 +230,39 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, nullptr, {}};
   tail = &feats.pNext;
   if (v12) {
-    *tail = &f11; tail = &f11.pNext;
-    *tail = &f12; tail = &f12.pNext;
+    *tail = &f11;
+    tail = &f11.pNext;
+    *tail = &f12;
+    tail = &f12.pNext;
   }
-  if (has_dot) { *tail = &fdot; tail = &fdot.pNext; }
-  if (has_sgc) { *tail = &fsgc; tail = &fsgc.pNext; }
+  if (has_dot) {
+    *tail = &fdot;
+    tail = &fdot.pNext;
+  }
+  if (has_sgc) {
+    *tail = &fsgc;
+    tail = &fsgc.pNext;
+  }
   VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm{};
   fcm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   const bool has_cm_nv = has_ext(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  if (has_cm_nv) { *tail = &fcm; tail = &fcm.pNext; }
+  if (has_cm_nv) {
+    *tail = &fcm;
+    tail = &fcm.pNext;
+  }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe{};
   fpe.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
   const bool has_pe = has_ext(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  if (has_pe) { *tail = &fpe; tail = &fpe.pNext; }
+  if (has_pe) {
+    *tail = &fpe;
+    tail = &fpe.pNext;
+  }
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcmk{};
   fcmk.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
-  if (has_cm_khr) { *tail = &fcmk; tail = &fcmk.pNext; }
+  if (has_cm_khr) {
+    *tail = &fcmk;
+    tail = &fcmk.pNext;
+  }
   vkGetPhysicalDeviceFeatures2(pd, &feats);
 
   d.name = base.deviceName;
@@ -371,8 +418,11 @@ std::string describe_device(const DeviceInfo& d) {
   o << ", arithmetic " << yn(d.subgroup_arithmetic) << ", shuffle " << yn(d.subgroup_shuffle) << ", clustered "
     << yn(d.subgroup_clustered) << ", size control " << yn(d.subgroup_size_control) << "\n";
   o << "    int8 dot product " << yn(d.integer_dot_product)
-    << (d.integer_dot_4x8_accelerated ? " (accelerated)" : d.integer_dot_product ? " (not accelerated)" : "")
-    << ", cooperative matrix " << yn(d.cooperative_matrix) << (d.cooperative_matrix2_nv ? " (+NV matrix2)" : "") << "\n";
+    << (d.integer_dot_4x8_accelerated ? " (accelerated)"
+        : d.integer_dot_product       ? " (not accelerated)"
+                                      : "")
+    << ", cooperative matrix " << yn(d.cooperative_matrix) << (d.cooperative_matrix2_nv ? " (+NV matrix2)" : "")
+    << "\n";
   auto shapes = [&](const char* which, const std::vector<DeviceInfo::MatrixShape>& v) {
     o << "    " << which << " cooperative matrix, int8 x int8 + int32 (MxNxK):";
     for (const auto& c : v) o << " " << c.m << "x" << c.n << "x" << c.k;
@@ -384,9 +434,9 @@ std::string describe_device(const DeviceInfo& d) {
   o << "    storage 8-bit " << yn(d.storage_8bit) << ", 16-bit " << yn(d.storage_16bit) << "; shader int8 "
     << yn(d.shader_int8) << ", float16 " << yn(d.shader_float16) << ", int16 " << yn(d.shader_int16) << ", int64 "
     << yn(d.shader_int64) << ", float64 " << yn(d.shader_float64) << "\n";
-  o << "    max storage binding " << mib(d.max_storage_buffer_range) << ", max allocation " << mib(d.max_allocation_size)
-    << ", shared memory " << d.max_shared_memory / 1024 << " KiB, workgroup " << d.max_workgroup_invocations
-    << " invocations\n";
+  o << "    max storage binding " << mib(d.max_storage_buffer_range) << ", max allocation "
+    << mib(d.max_allocation_size) << ", shared memory " << d.max_shared_memory / 1024 << " KiB, workgroup "
+    << d.max_workgroup_invocations << " invocations\n";
   o << "    precision fp32 activations (the default on every device); f64 verification build "
     << (d.shader_float64 ? "available (--precision f64)" : "not available (no shaderFloat64)") << "\n";
   o << "    timestamps " << yn(d.timestamps);

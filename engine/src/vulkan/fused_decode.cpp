@@ -7,12 +7,16 @@
 namespace trit::vk {
 namespace {
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+uint32_t ceil_div(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
 
 constexpr uint32_t kQkv = 0, kResidual = 1, kGate = 2;
 
 // A matrix's block scales as bound (its codes where it has none: the kernel then reads none).
-BufferRange scales(const MatrixRef& m) { return m.block_scales ? *m.block_scales : m.codes; }
+BufferRange scales(const MatrixRef& m) {
+  return m.block_scales ? *m.block_scales : m.codes;
+}
 
 struct Push {
   uint32_t rows, rows_kv, hd;
@@ -50,8 +54,14 @@ std::optional<FusedDecode::Layout> FusedDecode::plan(const DeviceInfo& d, uint32
   return l;
 }
 
-FusedDecode::FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot, const DecodeGraph& graph)
-    : ctx_(ctx), layout_(layout), kv_f16_(kv_f16), f64_(f64), dot_(dot), graph_(graph),
+FusedDecode::FusedDecode(const Context& ctx, const Layout& layout, bool kv_f16, bool f64, bool dot,
+                         const DecodeGraph& graph)
+    : ctx_(ctx),
+      layout_(layout),
+      kv_f16_(kv_f16),
+      f64_(f64),
+      dot_(dot),
+      graph_(graph),
       min_subgroup_(std::max(1u, ctx.info().min_subgroup_size)) {}
 
 FusedDecode::~FusedDecode() = default;
@@ -62,7 +72,8 @@ uint32_t FusedDecode::lanes_per_row(uint32_t mode, uint32_t k) const {
   // uvec4s a lane holds in registers. QKV keeps the layout's lanes (its RoPE pairs need its rows per
   // workgroup). Not with block scales: measured 2% slower there (falcon3-10b in TQ1_0, H100), 11% faster
   // without (I2_S).
-  if (mode != kQkv && !graph_.block_scales && k / 64 > 8 * layout_.tpr && layout_.tpr * 2 <= min_subgroup_ && layout_.wg % (layout_.tpr * 2) == 0)
+  if (mode != kQkv && !graph_.block_scales && k / 64 > 8 * layout_.tpr && layout_.tpr * 2 <= min_subgroup_ &&
+      layout_.wg % (layout_.tpr * 2) == 0)
     return layout_.tpr * 2;
   return layout_.tpr;
 }
@@ -97,20 +108,22 @@ const Pipeline& FusedDecode::pipeline(uint32_t mode, uint32_t k, uint32_t rows, 
   const uint32_t wg = workgroup_for(mode, k, rows);
   for (const auto& e : pipes_)
     if (e.mode == mode && e.k == k && e.has_norm == has_norm && e.wg == wg && e.tokens == tokens) return *e.pipe;
-  if (k % 128 || k == 0) throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of 128");
+  if (k % 128 || k == 0)
+    throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of 128");
   if (graph_.block_scales && k % 256)
-    throw VulkanError("fused decode: input width " + std::to_string(k) + " is not a multiple of the 256-element blocks");
+    throw VulkanError("fused decode: input width " + std::to_string(k) +
+                      " is not a multiple of the 256-element blocks");
   const uint32_t tpr = lanes_per_row(mode, k);
   const uint32_t vpl = ceil_div(k / 64, tpr);
   const uint32_t xpt = ceil_div(k / 4, wg);
   const std::string stem = std::string("bitlinear_decode") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
-  pipes_.push_back({mode, k, has_norm, tpr, wg, tokens,
-                    std::make_unique<Pipeline>(ctx_, stem, 13, static_cast<uint32_t>(sizeof(Push)),
-                                               std::vector<uint32_t>{wg, tpr, mode, k, vpl, xpt,
-                                                                     kv_f16_ ? 1u : 0u, has_norm ? 1u : 0u,
-                                                                     graph_.silu ? 1u : 0u, graph_.normal_rope ? 1u : 0u,
-                                                                     graph_.block_scales ? 1u : 0u, std::max(tokens, 1u),
-                                                                     tokens > 0 ? 1u : 0u})});
+  pipes_.push_back(
+      {mode, k, has_norm, tpr, wg, tokens,
+       std::make_unique<Pipeline>(
+           ctx_, stem, 13, static_cast<uint32_t>(sizeof(Push)),
+           std::vector<uint32_t>{wg, tpr, mode, k, vpl, xpt, kv_f16_ ? 1u : 0u, has_norm ? 1u : 0u,
+                                 graph_.silu ? 1u : 0u, graph_.normal_rope ? 1u : 0u, graph_.block_scales ? 1u : 0u,
+                                 std::max(tokens, 1u), tokens > 0 ? 1u : 0u})});
   return *pipes_.back().pipe;
 }
 
@@ -120,8 +133,8 @@ void FusedDecode::qkv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
                       const BufferRange& v_cache, uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim,
                       uint32_t batch) {
   const Pipeline& p = pipeline(kQkv, dim, qdim + 2 * kvdim, true, tokens_per_pass(kQkv, dim, qdim + 2 * kvdim, batch));
-  const BufferRange r[] = {params,   wq.codes,  wk.codes, wv.codes, x,        nw,       q,
-                           rope,     k_cache,   v_cache,  scales(wq), scales(wk), scales(wv)};
+  const BufferRange r[] = {params, wq.codes, wk.codes, wv.codes,   x,          nw,        q,
+                           rope,   k_cache,  v_cache,  scales(wq), scales(wk), scales(wv)};
   const Push push{qdim, kvdim, head_dim, eps, wq.scale, wk.scale, wv.scale};
   const uint32_t rpw = layout_.rows_per_wg();
   cs.dispatch(p, da.make(p, r), &push, sizeof push, (qdim + 2 * kvdim) / rpw);
@@ -132,7 +145,8 @@ void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const B
                            uint32_t k, uint32_t batch) {
   const Pipeline& p = pipeline(kResidual, k, rows, nw != nullptr, tokens_per_pass(kResidual, k, rows, batch));
   const uint32_t rpw = workgroup_for(kResidual, k, rows) / lanes_per_row(kResidual, k);
-  const BufferRange r[] = {params, w.codes, w.codes, w.codes, x, nw ? *nw : x, y, y, y, y, scales(w), scales(w), scales(w)};
+  const BufferRange r[] = {params, w.codes, w.codes, w.codes,   x,         nw ? *nw : x, y,
+                           y,      y,       y,       scales(w), scales(w), scales(w)};
   const Push push{rows, 0, 0, eps, w.scale, 1.f, 1.f};
   cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, rpw));
 }
@@ -166,11 +180,11 @@ void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t at
   attention_pipeline(attention_wg, split_keys);
 }
 
-void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
-                            const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
-                            const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
-                            uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys,
-                            uint32_t tokens) {
+void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                            const BufferRange& q, const BufferRange& k_cache, const BufferRange& v_cache,
+                            const BufferRange& out, const BufferRange& scratch, const BufferRange& arrived,
+                            uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_context, uint32_t wg,
+                            uint32_t split_keys, uint32_t tokens) {
   const Pipeline& p = attention_pipeline(wg, split_keys, tokens > 1);
   const uint32_t splits = ceil_div(max_context, split_keys);
   const BufferRange r[] = {params, q, k_cache, v_cache, out, scratch, arrived};
@@ -179,8 +193,8 @@ void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const 
 }
 
 void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
-                       const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps, const BufferRange& y,
-                       uint32_t rows, uint32_t k, uint32_t batch) {
+                       const MatrixRef& wu, const BufferRange& x, const BufferRange& nw, float eps,
+                       const BufferRange& y, uint32_t rows, uint32_t k, uint32_t batch) {
   const Pipeline& p = pipeline(kGate, k, rows, true, tokens_per_pass(kGate, k, rows, batch));
   const uint32_t rpw = workgroup_for(kGate, k, rows) / lanes_per_row(kGate, k);
   const BufferRange r[] = {params, wg.codes, wu.codes, wg.codes, x, nw, y, y, y, y, scales(wg), scales(wu), scales(wg)};

@@ -106,7 +106,7 @@ class FusedDecode {
   };
   std::vector<Entry> pipes_;
   std::unique_ptr<Pipeline> attention_, attention_batch_;  // one token; a batched step's (on first use)
-  uint32_t attention_wg_ = 0, attention_split_ = 0;  // what attention_ was made for
+  uint32_t attention_wg_ = 0, attention_split_ = 0;        // what attention_ was made for
 };
 
 }  // namespace trit::vk

@@ -16,14 +16,17 @@ constexpr uint32_t kMinWorkgroup = 256;  // the radix select keeps one histogram
 // state, logits, candidates, draws, step, next token, ring, list (LIST; a placeholder otherwise).
 constexpr uint32_t kBindings = 8;
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+uint32_t ceil_div(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
 
 }  // namespace
 
 GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(ctx), max_vocab_(max_vocab), f64_(f64) {
   const DeviceInfo& d = ctx.info();
   if (max_vocab == 0) throw VulkanError("GPU sampler: the vocabulary is empty");
-  if (f64 && !d.shader_float64) throw VulkanError(d.name + " has no double precision in shaders; use the fp32 GPU sampler");
+  if (f64 && !d.shader_float64)
+    throw VulkanError(d.name + " has no double precision in shaders; use the fp32 GPU sampler");
   if (!d.subgroup_arithmetic)
     throw VulkanError(d.name + " lacks subgroup arithmetic in compute shaders, which the GPU sampler needs");
   // Workgroups of at least 256 (one radix-select histogram bin per invocation) with at most 128 subgroups
@@ -32,8 +35,8 @@ GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(
   // 256 where subgroups are narrow (lavapipe, where each workgroup is a CPU thread stepping its
   // invocations, and wider ones ran 10 times slower).
   const uint32_t min_sg = std::max(1u, d.min_subgroup_size);
-  const uint32_t wg = std::min<uint32_t>({d.subgroup_size >= 32 ? 1024u : kMinWorkgroup, d.max_workgroup_invocations,
-                                          128 * min_sg});
+  const uint32_t wg =
+      std::min<uint32_t>({d.subgroup_size >= 32 ? 1024u : kMinWorkgroup, d.max_workgroup_invocations, 128 * min_sg});
   if (wg < kMinWorkgroup)
     throw VulkanError(d.name + " allows workgroups of " + std::to_string(wg) + " invocations (subgroups of " +
                       std::to_string(min_sg) + "); the GPU sampler needs " + std::to_string(kMinWorkgroup));
@@ -116,8 +119,7 @@ void GpuSampler::prepare(GpuSamplerState& s, const SamplingParams& p, std::span<
   // out-of-range ids are kept, and skipped by the shader as by the CPU).
   const uint32_t n = s.penalty_count;
   const size_t have = std::min<size_t>(recent.size(), n);
-  for (size_t i = 0; i < have; ++i)
-    s.penalty_ids[(pos - static_cast<uint32_t>(i)) % n] = recent[recent.size() - 1 - i];
+  for (size_t i = 0; i < have; ++i) s.penalty_ids[(pos - static_cast<uint32_t>(i)) % n] = recent[recent.size() - 1 - i];
   s.token = -1;
   s.status = 0;
   s.kept = 0;

@@ -42,18 +42,18 @@ namespace trit::vk {
 struct GpuSamplerState {
   static constexpr uint32_t kMaxPenalised = 256;  // longest penalty window (repeat_last_n bound)
 
-  float temperature = 0.f;        //  0  <= 0: greedy
-  int32_t top_k = 0;              //  4
-  float top_p = 1.f;              //  8
-  float min_p = 0.f;              // 12
-  float repeat_penalty = 1.f;     // 16  1: no penalty
-  uint32_t penalty_count = 0;     // 20  slots of the window: repeat_last_n with the penalty on, else 0
-  float min_p_offset = 0.f;       // 24  temperature * logf(min_p), the CPU's prefilter offset (float)
-  float inv_temperature_f = 0.f;  // 28  1.0f / temperature (fp32 shaders)
-  double inv_temperature = 0.0;   // 32  1.0 / temperature in double (fp64 shaders)
-  int32_t token = -1;             // 40  out: the last chosen token; -1 with status != 0
-  uint32_t status = 0;            // 44  out: 0 ok, 1 unsupported parameters, 2 internal error
-  uint32_t kept = 0;              // 48  out: candidates left for the draw after every cutoff
+  float temperature = 0.f;                  //  0  <= 0: greedy
+  int32_t top_k = 0;                        //  4
+  float top_p = 1.f;                        //  8
+  float min_p = 0.f;                        // 12
+  float repeat_penalty = 1.f;               // 16  1: no penalty
+  uint32_t penalty_count = 0;               // 20  slots of the window: repeat_last_n with the penalty on, else 0
+  float min_p_offset = 0.f;                 // 24  temperature * logf(min_p), the CPU's prefilter offset (float)
+  float inv_temperature_f = 0.f;            // 28  1.0f / temperature (fp32 shaders)
+  double inv_temperature = 0.0;             // 32  1.0 / temperature in double (fp64 shaders)
+  int32_t token = -1;                       // 40  out: the last chosen token; -1 with status != 0
+  uint32_t status = 0;                      // 44  out: 0 ok, 1 unsupported parameters, 2 internal error
+  uint32_t kept = 0;                        // 48  out: candidates left for the draw after every cutoff
   int32_t penalty_ids[kMaxPenalised] = {};  // 52  token at position p in slot p % penalty_count; -1: none
 };
 static_assert(offsetof(GpuSamplerState, inv_temperature) == 32 && offsetof(GpuSamplerState, token) == 40 &&
@@ -79,8 +79,8 @@ struct GpuSamplerChain {
 
 class GpuSampler {
  public:
-  static constexpr uint32_t kMaxTopK = 1024;  // K_MAX: the largest top_k sampled on the GPU
-  static constexpr uint32_t kSlice = 2048;    // logits per workgroup of phase 1
+  static constexpr uint32_t kMaxTopK = 1024;    // K_MAX: the largest top_k sampled on the GPU
+  static constexpr uint32_t kSlice = 2048;      // logits per workgroup of phase 1
   static constexpr uint32_t kListSlice = 1024;  // with a list: entries per workgroup (ids kept in shared memory)
   static constexpr uint64_t kStateBytes = sizeof(GpuSamplerState);
 

@@ -11,7 +11,9 @@
 namespace trit::vk {
 namespace {
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+uint32_t ceil_div(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
 
 // Rows each subgroup of the one-token LM head reads at once (shaders/lm_head.glsl RIF): independent
 // loads in flight that share one read of x from shared memory. On the H100 (2B4T head, 512-thread
@@ -29,7 +31,9 @@ constexpr uint32_t kGreedyWordsPerInvocation = 4;
 // groups in the score pass), head sizes up to 128 (the shared query rows are sized for it).
 constexpr uint32_t kBlockAttentionWorkgroup = 256, kBlockAttentionChunk = 32, kBlockAttentionMaxHeadDim = 128;
 
-uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
+uint32_t f32_bits(float f) {
+  return std::bit_cast<uint32_t>(f);
+}
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw VulkanError(what);
@@ -96,9 +100,9 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
 const Pipeline& Kernels::ternary_pipeline(uint32_t mode, uint32_t block, bool scaled) {
   auto& p = ternary_[mode][block][scaled ? 1 : 0];
   if (!p)
-    p = std::make_unique<Pipeline>(ctx_, std::string(dot_ ? "ternary_matmul_dot" : "ternary_matmul") + (f64_ ? "_f64" : ""),
-                                   8, 16,
-                                   std::vector<uint32_t>{mat_wg_, tpr_, mode, block ? kTokenTile : 1, scaled ? 1u : 0u});
+    p = std::make_unique<Pipeline>(
+        ctx_, std::string(dot_ ? "ternary_matmul_dot" : "ternary_matmul") + (f64_ ? "_f64" : ""), 8, 16,
+        std::vector<uint32_t>{mat_wg_, tpr_, mode, block ? kTokenTile : 1, scaled ? 1u : 0u});
   return *p;
 }
 
@@ -158,7 +162,8 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y, d ? *d : w, d2 ? *d2 : (d ? *d : w)};
   const uint32_t push[] = {rows, k, f32_bits(scale), f32_bits(scale2)};
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
-  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg),
+              block ? ceil_div(max_tokens, kTokenTile) : 1);
 }
 
 void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
@@ -171,9 +176,9 @@ void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   const uint32_t push[] = {heads, kv_heads, head_dim};
   const uint32_t b = max_tokens > 1 ? 1 : 0;
   if (normal && !rope_normal_[b])
-    rope_normal_[b] = std::make_unique<Pipeline>(
-        ctx_, std::string("rope_kv") + (f64_ ? "_f64" : ""), 7, 12,
-        std::vector<uint32_t>{b ? block_token_wg_ : token_wg_, kv_f16_ ? 1u : 0u, 1u});
+    rope_normal_[b] =
+        std::make_unique<Pipeline>(ctx_, std::string("rope_kv") + (f64_ ? "_f64" : ""), 7, 12,
+                                   std::vector<uint32_t>{b ? block_token_wg_ : token_wg_, kv_f16_ ? 1u : 0u, 1u});
   const Pipeline& p = normal ? *rope_normal_[b] : *rope_[b];
   cs.dispatch(p, da.make(p, r), push, sizeof push, max_tokens);
 }
@@ -202,8 +207,8 @@ void Kernels::attention(CommandSequence& cs, DescriptorAllocator& da, const Buff
   if (splits > 1) {
     const uint64_t need = attention_scratch_bytes(heads, head_dim, max_tokens, max_context);
     const uint64_t have = scratch->bytes();
-    require(have >= need, "attention: the split-K scratch holds " + std::to_string(have) +
-                                       " bytes, " + std::to_string(need) + " needed");
+    require(have >= need, "attention: the split-K scratch holds " + std::to_string(have) + " bytes, " +
+                              std::to_string(need) + " needed");
   }
   const BufferRange r[] = {params, q, k_cache, v_cache, out, splits > 1 ? *scratch : out};
   const uint32_t push[] = {heads, kv_heads, head_dim, splits};
@@ -224,18 +229,20 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   const BufferRange r[] = {params, table_chunk, x, logits, x, x, x, x, x, x, x, x, x, x};  // (bindings 4.. unused here)
   const uint32_t push[] = {rows, dim, row0, vocab, 0, 0, 0, 0};
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
-  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg), block ? ceil_div(max_tokens, kTokenTile) : 1);
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg),
+              block ? ceil_div(max_tokens, kTokenTile) : 1);
 }
 
 void Kernels::lm_head_normed(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                              const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                              const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
                              uint32_t rows_per_group, const HeadArgmax* argmax, const HeadBound* bound) {
-  require(lm_head_norms(dim), "lm_head_normed: no staged one-token LM head for a hidden size of " + std::to_string(dim));
+  require(lm_head_norms(dim),
+          "lm_head_normed: no staged one-token LM head for a hidden size of " + std::to_string(dim));
   const uint32_t rpw = lm_head_rpw(vocab, rows_per_group);
-  require(rpw > 0 && rpw % kLmHeadRowsInFlight == 0,
-          "lm_head_normed: " + std::to_string(rpw) + " rows per workgroup is not a multiple of " +
-              std::to_string(kLmHeadRowsInFlight));
+  require(rpw > 0 && rpw % kLmHeadRowsInFlight == 0, "lm_head_normed: " + std::to_string(rpw) +
+                                                         " rows per workgroup is not a multiple of " +
+                                                         std::to_string(kLmHeadRowsInFlight));
   const uint32_t groups = ceil_div(rows, rpw);
   if (argmax) {
     require(argmax->ring_size > 0, "lm_head_normed: an empty ring");
@@ -315,7 +322,8 @@ void Kernels::lm_head_topk(CommandSequence& cs, DescriptorAllocator& da, const B
                            const BufferRange& table_chunk, const BufferRange& x, const BufferRange& norm_w, float eps,
                            const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0, uint32_t vocab,
                            TopKPass pass, const HeadBound& bound, const HeadTopK& topk, uint32_t rows_per_group) {
-  require(lm_head_topk_fits(dim, vocab), "lm_head_topk: no sampled int8 head for a hidden size of " + std::to_string(dim));
+  require(lm_head_topk_fits(dim, vocab),
+          "lm_head_topk: no sampled int8 head for a hidden size of " + std::to_string(dim));
   const uint32_t rpw = lm_head_rpw(vocab, rows_per_group);
   require(rpw > 0 && rpw % kLmHeadRowsInFlight == 0, "lm_head_topk: " + std::to_string(rpw) +
                                                          " rows per workgroup is not a multiple of " +
@@ -406,9 +414,9 @@ const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {
   BlockAttention b;
   b.group = group;
   b.tile = tile;
-  b.pipe = std::make_unique<Pipeline>(ctx_, std::string("attention_block") + (f64_ ? "_f64" : ""), 5, 12,
-                                      std::vector<uint32_t>{kBlockAttentionWorkgroup, kv_f16_ ? 1u : 0u,
-                                                            kBlockAttentionChunk, group, tile, key_row});
+  b.pipe = std::make_unique<Pipeline>(
+      ctx_, std::string("attention_block") + (f64_ ? "_f64" : ""), 5, 12,
+      std::vector<uint32_t>{kBlockAttentionWorkgroup, kv_f16_ ? 1u : 0u, kBlockAttentionChunk, group, tile, key_row});
   attn_block_.push_back(std::move(b));
   return &attn_block_.back();
 }
@@ -417,14 +425,14 @@ uint64_t Kernels::greedy_scratch_bytes(uint32_t vocab) const {
   return 8 + 8 * uint64_t{ceil_div(vocab, wg_ * 4 * kGreedyWordsPerInvocation)};
 }
 
-void Kernels::greedy_step(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& step, const BufferRange& logits,
-                          const BufferRange& next_token, const BufferRange& ring, const BufferRange& scratch,
-                          uint32_t vocab, uint32_t ring_size) {
+void Kernels::greedy_step(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& step,
+                          const BufferRange& logits, const BufferRange& next_token, const BufferRange& ring,
+                          const BufferRange& scratch, uint32_t vocab, uint32_t ring_size) {
   require(vocab > 0 && ring_size > 0, "greedy_step: an empty vocabulary or ring");
   const uint64_t scratch_bytes = scratch.bytes();
-  require(scratch_bytes >= greedy_scratch_bytes(vocab),
-          "greedy_step: the scratch range holds " + std::to_string(scratch_bytes) + " bytes, " +
-              std::to_string(greedy_scratch_bytes(vocab)) + " needed");
+  require(scratch_bytes >= greedy_scratch_bytes(vocab), "greedy_step: the scratch range holds " +
+                                                            std::to_string(scratch_bytes) + " bytes, " +
+                                                            std::to_string(greedy_scratch_bytes(vocab)) + " needed");
   const BufferRange r[] = {step, logits, next_token, ring, scratch};
   const uint32_t push[] = {vocab, ring_size};
   cs.dispatch(*greedy_, da.make(*greedy_, r), push, sizeof push, ceil_div(vocab, wg_ * 4 * kGreedyWordsPerInvocation));

@@ -111,8 +111,8 @@ class Kernels {
   // and q null, only h (the final norm). k must be a multiple of 4. last_only: only the last submitted
   // token, written to output row 0.
   void rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& x,
-                     const BufferRange* w, const BufferRange* h, const BufferRange* q, const BufferRange* s,
-                     uint32_t k, float eps, uint32_t max_tokens, bool last_only = false);
+                     const BufferRange* w, const BufferRange* h, const BufferRange* q, const BufferRange* s, uint32_t k,
+                     float eps, uint32_t max_tokens, bool last_only = false);
 
   // y = ternary(W) . xq / s * scale (Store), y += that (Accumulate), or with W2: relu(W xq)^2 * (W2 xq)
   // (Gate), silu(W xq) * (W2 xq) (SiluGate). With block scales d (and d2 for W2: one float per 256
@@ -125,8 +125,8 @@ class Kernels {
                const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
                const BufferRange* d = nullptr, const BufferRange* d2 = nullptr, bool gemm = true);
 
-  // RoPE on q (in place) and k, then k, v appended to the caches at each token's position (vk::Params). normal: pairs (2i, 2i+1)
-  // (LLaMA) instead of NeoX's (i, i + head_dim/2).
+  // RoPE on q (in place) and k, then k, v appended to the caches at each token's position (vk::Params). normal: pairs
+  // (2i, 2i+1) (LLaMA) instead of NeoX's (i, i + head_dim/2).
   void rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                const BufferRange& k, const BufferRange& v, const BufferRange& rope_table, const BufferRange& k_cache,
                const BufferRange& v_cache, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_tokens,
@@ -229,7 +229,7 @@ class Kernels {
   uint32_t block_token_wg_ = 64;
   std::unique_ptr<Pipeline> ternary_[4][2][2];  // [mode][decode, block][block scales]; SiLU and scaled on first use
   const Pipeline& ternary_pipeline(uint32_t mode, uint32_t block, bool scaled);
-  std::unique_ptr<TernaryGemm> gemm_;        // blocks, where the int8 dot product is in use
+  std::unique_ptr<TernaryGemm> gemm_;         // blocks, where the int8 dot product is in use
   std::unique_ptr<TernaryGemm> scaled_gemm_;  // the dot-product GEMM for block scales beside a cooperative one
   std::unique_ptr<Pipeline> lm_head_[2];
   // The one-token LM head with x staged in shared memory, per hidden size, rows per workgroup and

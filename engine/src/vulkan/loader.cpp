@@ -26,7 +26,9 @@ namespace {
 
 #if defined(_WIN32)
 const std::vector<std::string> kLoaderNames = {"vulkan-1.dll"};
-void* open_library(const std::string& name) { return reinterpret_cast<void*>(LoadLibraryA(name.c_str())); }
+void* open_library(const std::string& name) {
+  return reinterpret_cast<void*>(LoadLibraryA(name.c_str()));
+}
 void* find_symbol(void* lib, const char* name) {
   return reinterpret_cast<void*>(GetProcAddress(static_cast<HMODULE>(lib), name));
 }
@@ -39,8 +41,12 @@ const std::vector<std::string> kLoaderNames = {"libvulkan.1.dylib", "libvulkan.d
 const std::vector<std::string> kLoaderNames = {"libvulkan.so.1", "libvulkan.so"};
 #endif
 // RTLD_LOCAL: the loader's symbols stay out of the global namespace, where they would meet our pointers.
-void* open_library(const std::string& name) { return dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL); }
-void* find_symbol(void* lib, const char* name) { return dlsym(lib, name); }
+void* open_library(const std::string& name) {
+  return dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+}
+void* find_symbol(void* lib, const char* name) {
+  return dlsym(lib, name);
+}
 #endif
 
 // PFN_vkVoidFunction to the specific PFN type: function pointer to function pointer, which is what
@@ -68,14 +74,15 @@ LoadResult open_loader() {
   // Never closed: the pointers must stay valid for the life of the process.
   void* gipa = find_symbol(lib, "vkGetInstanceProcAddr");
   if (!gipa)
-    return {"the Vulkan loader " + opened + " has no vkGetInstanceProcAddr: it is not a Vulkan loader or it is "
+    return {"the Vulkan loader " + opened +
+            " has no vkGetInstanceProcAddr: it is not a Vulkan loader or it is "
             "damaged; reinstall the libvulkan1 package"};
   // dlsym hands back an object pointer; POSIX guarantees it converts to a function pointer.
   vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(gipa);
   vkEnumerateInstanceVersion =
       as<PFN_vkEnumerateInstanceVersion>(vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkEnumerateInstanceVersion"));
-#define TRIT_VK_LOAD_GLOBAL(name)                                                 \
-  name = as<PFN_##name>(vkGetInstanceProcAddr(VK_NULL_HANDLE, #name));            \
+#define TRIT_VK_LOAD_GLOBAL(name)                                      \
+  name = as<PFN_##name>(vkGetInstanceProcAddr(VK_NULL_HANDLE, #name)); \
   if (!name) return {"the Vulkan loader " + opened + " does not provide " #name ": update libvulkan1"};
   TRIT_VK_GLOBAL_FUNCTIONS(TRIT_VK_LOAD_GLOBAL)
 #undef TRIT_VK_LOAD_GLOBAL
@@ -102,9 +109,10 @@ void load_vulkan_instance(VkInstance instance) {
   static std::once_flag once;
   static std::string error;
   std::call_once(once, [instance] {
-#define TRIT_VK_LOAD_INSTANCE(name)                                                            \
-  name = as<PFN_##name>(vkGetInstanceProcAddr(instance, #name));                               \
-  if (!name && error.empty()) error = "the Vulkan loader does not provide " #name ": update libvulkan1 (Trit needs Vulkan 1.2)";
+#define TRIT_VK_LOAD_INSTANCE(name)                              \
+  name = as<PFN_##name>(vkGetInstanceProcAddr(instance, #name)); \
+  if (!name && error.empty())                                    \
+    error = "the Vulkan loader does not provide " #name ": update libvulkan1 (Trit needs Vulkan 1.2)";
     TRIT_VK_INSTANCE_FUNCTIONS(TRIT_VK_LOAD_INSTANCE)
 #undef TRIT_VK_LOAD_INSTANCE
   });

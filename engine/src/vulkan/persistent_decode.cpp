@@ -9,7 +9,9 @@
 namespace trit::vk {
 namespace {
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+uint32_t ceil_div(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
 
 constexpr uint32_t kWorkgroup = 512;
 constexpr uint32_t kChunkKeys = 64, kThreadsPerKey = 8;  // decode_layer.glsl's CH, TPK
@@ -142,14 +144,29 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
   // Clustered subgroup adds for the row and key reductions where the device has them (the variant
   // hard-codes 16 lanes per row: a cluster size must be a literal).
   const bool clustered = dot && ctx.info().subgroup_clustered && layout.tpr == 16;
-  const std::string stem = std::string("decode_layer") + (dot ? "_dot" : "") + (clustered ? "_clustered" : "") +
-                           (f64 ? "_f64" : "");
-  std::vector<uint32_t> spec{layout.wg,       layout.tpr,       layout.groups,    shape.dim, shape.ffn,
-                             shape.heads,     shape.kv_heads,   shape.head_dim,   kv_f16 ? 1u : 0u,
-                             layout.max_splits, layout.prefetch, x.kmax,          x.xpt,     kSpinLimit,
-                             layout.value_parts, x.res_rows, x.res_lanes,
-                             shape.graph.silu ? 1u : 0u, shape.graph.normal_rope ? 1u : 0u,
-                             shape.graph.sub_norms ? 1u : 0u, shape.graph.block_scales ? 1u : 0u};
+  const std::string stem =
+      std::string("decode_layer") + (dot ? "_dot" : "") + (clustered ? "_clustered" : "") + (f64 ? "_f64" : "");
+  std::vector<uint32_t> spec{layout.wg,
+                             layout.tpr,
+                             layout.groups,
+                             shape.dim,
+                             shape.ffn,
+                             shape.heads,
+                             shape.kv_heads,
+                             shape.head_dim,
+                             kv_f16 ? 1u : 0u,
+                             layout.max_splits,
+                             layout.prefetch,
+                             x.kmax,
+                             x.xpt,
+                             kSpinLimit,
+                             layout.value_parts,
+                             x.res_rows,
+                             x.res_lanes,
+                             shape.graph.silu ? 1u : 0u,
+                             shape.graph.normal_rope ? 1u : 0u,
+                             shape.graph.sub_norms ? 1u : 0u,
+                             shape.graph.block_scales ? 1u : 0u};
   // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
   pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
   // The split counts of the KV heads, one arrival count per layer group (at most one per layer), then
@@ -203,18 +220,48 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
     throw VulkanError("persistent decode: layer group out of range");
   if (layers.cache_stride % 4) throw VulkanError("persistent decode: the cache stride is not word-aligned");
   if (embedding.rows && layers.first != 0) throw VulkanError("persistent decode: only layer 0 reads the embedding");
-  const Push push{vec4s(off.wq), vec4s(off.wk), vec4s(off.wv), vec4s(off.wo), vec4s(off.gate), vec4s(off.up),
-                  vec4s(off.down), vec4s(off.attn_norm), vec4s(off.attn_sub_norm), vec4s(off.ffn_norm),
-                  vec4s(off.ffn_sub_norm), eps, layers.first, layers.count, vec4s(layers.stride),
-                  static_cast<uint32_t>(layers.cache_stride / 4), shape_.kv_heads + group, embedding.rows,
-                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads, residency_check ? kProbeSpins : 0u,
-                  floats(off.wq_d), floats(off.wk_d), floats(off.wv_d), floats(off.wo_d), floats(off.gate_d),
-                  floats(off.up_d), floats(off.down_d)};
+  const Push push{vec4s(off.wq),
+                  vec4s(off.wk),
+                  vec4s(off.wv),
+                  vec4s(off.wo),
+                  vec4s(off.gate),
+                  vec4s(off.up),
+                  vec4s(off.down),
+                  vec4s(off.attn_norm),
+                  vec4s(off.attn_sub_norm),
+                  vec4s(off.ffn_norm),
+                  vec4s(off.ffn_sub_norm),
+                  eps,
+                  layers.first,
+                  layers.count,
+                  vec4s(layers.stride),
+                  static_cast<uint32_t>(layers.cache_stride / 4),
+                  shape_.kv_heads + group,
+                  embedding.rows,
+                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads,
+                  residency_check ? kProbeSpins : 0u,
+                  floats(off.wq_d),
+                  floats(off.wk_d),
+                  floats(off.wv_d),
+                  floats(off.wo_d),
+                  floats(off.gate_d),
+                  floats(off.up_d),
+                  floats(off.down_d)};
   wait();
-  const BufferRange r[] = {params,          layers.weights,  layers.weights,   x,
-                           act,             rope,            layers.k_cache,   layers.v_cache,
-                           partials,        {&sync_, 0, 0},  {&failed_, 0, 0}, {&scales_, 0, 0},
-                           embedding.table, embedding.tokens};
+  const BufferRange r[] = {params,
+                           layers.weights,
+                           layers.weights,
+                           x,
+                           act,
+                           rope,
+                           layers.k_cache,
+                           layers.v_cache,
+                           partials,
+                           {&sync_, 0, 0},
+                           {&failed_, 0, 0},
+                           {&scales_, 0, 0},
+                           embedding.table,
+                           embedding.tokens};
   cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, residency_check ? residency_check : layout_.groups);
 }
 

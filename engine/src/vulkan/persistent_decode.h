@@ -58,9 +58,9 @@ class PersistentDecode {
   };
   struct Layout {
     uint32_t wg = 0, tpr = 0, groups = 0;
-    uint32_t max_splits = 0;  // attention splits per KV head at most
-    uint32_t prefetch = 0;    // uvec4s per lane for the widest step
-    uint32_t value_parts = 4; // attention's value pass: key groups summed in shared memory
+    uint32_t max_splits = 0;    // attention splits per KV head at most
+    uint32_t prefetch = 0;      // uvec4s per lane for the widest step
+    uint32_t value_parts = 4;   // attention's value pass: key groups summed in shared memory
     uint32_t shared_bytes = 0;  // shared memory of a workgroup (the same at any grid)
   };
   // The layout for this shape on this device at `groups` workgroups (one per multiprocessor: the

@@ -17,7 +17,9 @@ constexpr uint32_t kDotRows = 64, kDotTokens = 64;
 // pp512 19,842 -> 20,260 tokens/s.
 constexpr uint32_t kCoopRows = 64, kCoopGateRows = 64, kCoopTokens = 64, kCoopSubgroups = 8;
 
-uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+uint32_t ceil_div(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
 
 const char* extension_name(TernaryGemm::Kind k) {
   return k == TernaryGemm::Kind::CoopKhr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix";
@@ -107,8 +109,8 @@ void TernaryGemm::make_pipeline(uint32_t mode) {
 
 void TernaryGemm::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
                          const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
-                         const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k,
-                         uint32_t max_tokens, const BufferRange* d, const BufferRange* d2) {
+                         const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
+                         const BufferRange* d, const BufferRange* d2) {
   const auto m = static_cast<uint32_t>(mode);
   if (d && !supports_block_scales()) throw VulkanError("the cooperative-matrix GEMM takes no block scales");
   if (!pipe_[m]) make_pipeline(m);
@@ -118,7 +120,8 @@ void TernaryGemm::record(CommandSequence& cs, DescriptorAllocator& da, const Buf
   const Pipeline& p = d ? *scaled_[m] : *pipe_[m];
   const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y, d ? *d : w, d2 ? *d2 : (d ? *d : w)};
   const uint32_t push[] = {rows, k, std::bit_cast<uint32_t>(scale), std::bit_cast<uint32_t>(scale2)};
-  cs.dispatch(p, da.make(p, std::span<const BufferRange>(r).first(p.bindings())), push, sizeof push, ceil_div(rows, tile_rows_[m]), ceil_div(max_tokens, tile_tokens_[m]));
+  cs.dispatch(p, da.make(p, std::span<const BufferRange>(r).first(p.bindings())), push, sizeof push,
+              ceil_div(rows, tile_rows_[m]), ceil_div(max_tokens, tile_tokens_[m]));
 }
 
 std::string TernaryGemm::describe() const {

@@ -61,7 +61,7 @@ class TernaryGemm {
 
  private:
   Kind kind_;
-  std::unique_ptr<Pipeline> pipe_[4];  // per mode; the SiLU gate's (LLaMA files) on first use
+  std::unique_ptr<Pipeline> pipe_[4];    // per mode; the SiLU gate's (LLaMA files) on first use
   std::unique_ptr<Pipeline> scaled_[4];  // the dot-product GEMM with block scales, per mode, on first use
   uint32_t tile_rows_[4] = {}, tile_tokens_[4] = {};
   CoopPlan plan_[4];

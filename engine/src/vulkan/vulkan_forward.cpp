@@ -16,10 +16,10 @@
 #include "gguf/ternary_blocks.h"
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
-#include "vulkan/occupancy.h"
-#include "vulkan/persistent_decode.h"
 #include "vulkan/gpu_sampler.h"
 #include "vulkan/kernels.h"
+#include "vulkan/occupancy.h"
+#include "vulkan/persistent_decode.h"
 
 namespace trit {
 namespace {
@@ -28,7 +28,9 @@ using vk::Buffer;
 using vk::BufferRange;
 using vk::MemoryUse;
 
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
 
 // Tokens per submit when every token's logits are wanted (eval with all_logits): those logits and their
 // host-visible copy take tokens x vocab x 4 bytes each (263 MB for 512 tokens of a 128k vocabulary, most
@@ -83,11 +85,12 @@ struct LayerSlots {
   uint64_t total = 0;
 
   vk::LayerOffsets offsets() const {
-    return {wq.offset,           wk.offset,          wv.offset,          wo.offset,
-            gate.offset,         up.offset,          down.offset,        attn_norm.offset,
-            attn_sub_norm.offset, ffn_norm.offset,   ffn_sub_norm.offset, wq.scales_offset,
-            wk.scales_offset,    wv.scales_offset,   wo.scales_offset,   gate.scales_offset,
-            up.scales_offset,    down.scales_offset};
+    return {wq.offset,          wk.offset,           wv.offset,
+            wo.offset,          gate.offset,         up.offset,
+            down.offset,        attn_norm.offset,    attn_sub_norm.offset,
+            ffn_norm.offset,    ffn_sub_norm.offset, wq.scales_offset,
+            wk.scales_offset,   wv.scales_offset,    wo.scales_offset,
+            gate.scales_offset, up.scales_offset,    down.scales_offset};
   }
 };
 
@@ -117,7 +120,7 @@ struct VulkanForward::Impl {
   // cannot run it, and after it once failed (the fused kernels take over).
   std::unique_ptr<vk::PersistentDecode> persistent;
   bool persistent_live = false;  // its kernel is compiled and the one-token command buffers use it
-  Buffer pact, ppart;  // its activations (q | o | a) and attention partials
+  Buffer pact, ppart;            // its activations (q | o | a) and attention partials
   std::unique_ptr<vk::DescriptorAllocator> da;
 
   std::vector<LayerSlots> slots;
@@ -143,7 +146,7 @@ struct VulkanForward::Impl {
   // the previous step's argmax or sampler), the ring the host reads tokens from, and the sampled steps'
   // draws (GpuSamplerDraw per ring slot, written by the host before each submit).
   Buffer step, next_token, ring, draws;
-  Buffer greedy_scratch;  // the greedy step's (or the head's argmax's) arrival count and workgroup bests
+  Buffer greedy_scratch;     // the greedy step's (or the head's argmax's) arrival count and workgroup bests
   uint32_t head_groups = 0;  // workgroups of the one-token staged LM head over all embedding chunks
   // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled.
   struct Chained {
@@ -200,7 +203,8 @@ struct VulkanForward::Impl {
   // The loop of decode_greedy and decode_sample on `seqs`: before_submit(first, n) runs before the
   // submit of steps first .. first + n - 1, restart(done, outs) before they are redone from step done
   // (outs: the tokens of steps 0 .. done - 1) once the persistent kernel failed.
-  int32_t chain(Chained& seqs, int32_t token, int32_t pos, int32_t max_steps, const std::function<bool(int32_t)>& on_token,
+  int32_t chain(Chained& seqs, int32_t token, int32_t pos, int32_t max_steps,
+                const std::function<bool(int32_t)>& on_token,
                 const std::function<void(int32_t, int32_t)>& before_submit,
                 const std::function<void(int32_t, const std::vector<int32_t>&)>& restart);
   void check_shape() const;
@@ -212,9 +216,7 @@ struct VulkanForward::Impl {
 };
 
 void VulkanForward::Impl::check_shape() const {
-  auto fail = [&](const std::string& why) {
-    throw VulkanError("the Vulkan engine cannot run this model: " + why);
-  };
+  auto fail = [&](const std::string& why) { throw VulkanError("the Vulkan engine cannot run this model: " + why); };
   if (cfg.dim % 128) fail("the hidden size " + std::to_string(cfg.dim) + " is not a multiple of 128");
   if (cfg.ffn % 128) fail("the FFN size " + std::to_string(cfg.ffn) + " is not a multiple of 128");
   if ((cfg.heads * cfg.head_dim) % 128) fail("heads x head_dim is not a multiple of 128");
@@ -411,8 +413,9 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
 
     // Block scales (TQ files) where the matrix has them.
     auto D = [&](const MatrixSlot& m) {
-      return m.scales_bytes ? std::optional<BufferRange>(BufferRange{lb.buffer, lb.offset + m.scales_offset, m.scales_bytes})
-                            : std::nullopt;
+      return m.scales_bytes
+                 ? std::optional<BufferRange>(BufferRange{lb.buffer, lb.offset + m.scales_offset, m.scales_bytes})
+                 : std::nullopt;
     };
     const Architecture& ar = cfg.arch;
     if (fused && (max_tokens == 1 || batch)) {
@@ -422,8 +425,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
       const BufferRange attn_sub = N(s.attn_sub_norm), ffn_sub = N(s.ffn_sub_norm);
       const uint32_t nb = batch ? max_tokens : 0;  // (0: the one-token kernels)
-      fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), kc, vc,
-             dim, qdim, cfg.kv_heads * cfg.head_dim, cfg.head_dim, nb);
+      fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), kc, vc, dim, qdim,
+             cfg.kv_heads * cfg.head_dim, cfg.head_dim, nb);
       cs.barrier();
       mark("norm+qkv+rope_kv");
       fd.attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
@@ -443,7 +446,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       continue;
     }
 
-    auto T = [&](vk::TernaryMode mode, const MatrixSlot& m, const MatrixSlot* m2, const BufferRange& out, uint32_t cols) {
+    auto T = [&](vk::TernaryMode mode, const MatrixSlot& m, const MatrixSlot* m2, const BufferRange& out,
+                 uint32_t cols) {
       const auto dm = D(m);
       std::optional<BufferRange> w2, d2;
       if (m2) w2 = M(*m2), d2 = D(*m2);
@@ -557,7 +561,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   }
 }
 
-VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& options) : impl_(std::make_unique<Impl>()) {
+VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& options)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.cfg = model.config();
   const ModelConfig& cfg = m.cfg;
@@ -581,10 +586,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.ctx = std::make_unique<vk::Context>(co);
   const bool f64 = options.precision == Precision::F64;
   if (f64 && !m.ctx->info().shader_float64)
-    throw VulkanError("double-precision activations (precision f64, the verification build) need shaderFloat64, which " +
-                      m.ctx->info().name + " does not offer; use fp32");
+    throw VulkanError(
+        "double-precision activations (precision f64, the verification build) need shaderFloat64, which " +
+        m.ctx->info().name + " does not offer; use fp32");
   m.kernels = std::make_unique<vk::Kernels>(*m.ctx, m.kv == KvPrecision::F16, f64,
-                                            !options.tuned_kernels       ? vk::DotProduct::Off
+                                            !options.tuned_kernels      ? vk::DotProduct::Off
                                             : options.force_dot_product ? vk::DotProduct::On
                                                                         : vk::DotProduct::Auto,
                                             options.tuned_kernels);
@@ -618,10 +624,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
-    const uint32_t grid = options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups)
-                                                        : m.ctx->multiprocessors();
-    if (options.persistent_groups < 0) m.persistent_why = "not used (option)";
-    else if (grid == 0) m.persistent_why = "the device neither reports its multiprocessors nor is a GPU to measure";
+    const uint32_t grid =
+        options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups) : m.ctx->multiprocessors();
+    if (options.persistent_groups < 0)
+      m.persistent_why = "not used (option)";
+    else if (grid == 0)
+      m.persistent_why = "the device neither reports its multiprocessors nor is a GPU to measure";
     if (options.persistent_groups >= 0 && grid > 0) {
       for (const LayerWeights& lw : model.weights().layers)
         for (const TernaryMatrix* t : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down})
@@ -689,19 +697,22 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   const uint64_t scratch_bytes =
       m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, 1, static_cast<uint32_t>(m.context));
   if (scratch_bytes > range)
-    throw VulkanError("the attention scratch (" + std::to_string(scratch_bytes) + " bytes) exceeds one storage binding; "
+    throw VulkanError("the attention scratch (" + std::to_string(scratch_bytes) +
+                      " bytes) exceeds one storage binding; "
                       "use a shorter context or a smaller block");
   // A batched step's split-K scratch: one token's for each sequence.
   const uint64_t batch_scratch_bytes =
-      seqs > 1 ? m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, seqs, static_cast<uint32_t>(m.context)) : 0;
+      seqs > 1 ? m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, seqs, static_cast<uint32_t>(m.context))
+               : 0;
   if (batch_scratch_bytes > range)
     throw VulkanError("the attention scratch of " + std::to_string(seqs) + " sequences (" +
-                      std::to_string(batch_scratch_bytes) + " bytes) exceeds one storage binding; use a shorter "
+                      std::to_string(batch_scratch_bytes) +
+                      " bytes) exceeds one storage binding; use a shorter "
                       "context or fewer sequences");
   total += act + scratch_bytes + batch_scratch_bytes;
   if (m.persistent) total += m.persistent->act_bytes() + m.persistent->partial_bytes();
-  m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) + " with a context of " +
-                                 std::to_string(m.context));
+  m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) +
+                                 " with a context of " + std::to_string(m.context));
   // The bounded head's int8 table (and the sampled steps' bounds, scratch and list), where it fits beside
   // everything else (else the F16 head).
   bool bounded = options.tuned_kernels && options.bounded_head && m.kernels->lm_head_bounds(cfg.dim, cfg.vocab);
@@ -789,10 +800,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   m.draws = Buffer(*m.ctx, kChainRing * sizeof(vk::GpuSamplerDraw), MemoryUse::Upload);
   // Shared by greedy_step and the head that takes its place (one or the other runs each step).
   for (const vk::RowChunk& ch : m.embd_chunks) m.head_groups += m.kernels->lm_head_groups(ch.rows, cfg.vocab);
-  m.greedy_scratch = Buffer(*m.ctx,
-                            std::max(m.kernels->greedy_scratch_bytes(cfg.vocab),
-                                     vk::Kernels::head_argmax_scratch_bytes(m.head_groups)),
-                            MemoryUse::Device);
+  m.greedy_scratch = Buffer(
+      *m.ctx,
+      std::max(m.kernels->greedy_scratch_bytes(cfg.vocab), vk::Kernels::head_argmax_scratch_bytes(m.head_groups)),
+      MemoryUse::Device);
   const uint32_t zero[2] = {0, 0};
   m.greedy_scratch.upload(zero, 8);  // the arrival count and the bounded head's threshold
   // Device-side sampling, where the device runs the sampler (else sessions sample on the host). Its
@@ -916,8 +927,8 @@ bool VulkanForward::Impl::persistent_resident(uint32_t grid) {
   persistent->clear_failure();  // (a grid that failed before left it raised)
   vk::CommandSequence cs(*ctx);
   cs.begin();
-  persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope),
-                     R(ppart), emb, /*residency_check=*/grid);
+  persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope), R(ppart),
+                     emb, /*residency_check=*/grid);
   cs.end();
   cs.run();
   return !persistent->failed();
@@ -1025,8 +1036,8 @@ int32_t VulkanForward::decode_greedy(int32_t token, int32_t pos, int32_t max_ste
                                      const std::function<bool(int32_t)>& on_token) {
   Impl& m = *impl_;
   if (!check_chain("decode_greedy", token, pos, max_steps, m.cfg.vocab, m.filled[0], m.context)) return 0;
-  return m.chain(m.greedy, token, pos, max_steps, on_token, [](int32_t, int32_t) {},
-                 [](int32_t, const std::vector<int32_t>&) {});
+  return m.chain(
+      m.greedy, token, pos, max_steps, on_token, [](int32_t, int32_t) {}, [](int32_t, const std::vector<int32_t>&) {});
 }
 
 int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, int32_t max_steps, Sampler& sampler,
@@ -1052,7 +1063,8 @@ int32_t VulkanForward::decode_sample(int32_t token, int32_t pos, int32_t max_ste
     for (int32_t i = first; i < first + n; ++i) {
       if (static_cast<size_t>(i) == draws.size()) draws.push_back(vk::GpuSampler::draw(sampler));
       const auto slot = static_cast<uint32_t>(pos + i) % kChainRing;
-      m.draws.upload(&draws[static_cast<size_t>(i)], sizeof(vk::GpuSamplerDraw), uint64_t{slot} * sizeof(vk::GpuSamplerDraw));
+      m.draws.upload(&draws[static_cast<size_t>(i)], sizeof(vk::GpuSamplerDraw),
+                     uint64_t{slot} * sizeof(vk::GpuSamplerDraw));
     }
   };
   return m.chain(m.sampled, token, pos, max_steps, on_token, before_submit, prepare);
@@ -1132,8 +1144,8 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
       m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kChainRing} * 4);
       if (tok >= m.cfg.vocab)
         throw VulkanError("the device chose token " + std::to_string(static_cast<int32_t>(tok)) + " at position " +
-                          std::to_string(pos + done + 1) + ", outside the vocabulary of " + std::to_string(m.cfg.vocab) +
-                          " (the GPU sampler failed)");
+                          std::to_string(pos + done + 1) + ", outside the vocabulary of " +
+                          std::to_string(m.cfg.vocab) + " (the GPU sampler failed)");
       input = tok;
       outs.push_back(static_cast<int32_t>(tok));
       ++done;
@@ -1166,7 +1178,8 @@ std::vector<KernelTime> VulkanForward::profile() const {
   std::vector<KernelTime> out;
   for (const SeqProfile* p : {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all, &m.prof_batch}) {
     for (const auto& [label, ns] : p->total_ns) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
       if (it == out.end()) {
         out.push_back({p->pass, label, ns / 1e6, p->submits});
       } else {
@@ -1179,20 +1192,37 @@ std::vector<KernelTime> VulkanForward::profile() const {
 }
 
 void VulkanForward::reset_profile() {
-  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all, &impl_->prof_batch}) {
+  for (SeqProfile* p :
+       {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all, &impl_->prof_batch}) {
     p->total_ns.clear();
     p->submits = 0;
   }
 }
 
-int32_t VulkanForward::context_length() const { return impl_->context; }
-int32_t VulkanForward::vocab_size() const { return static_cast<int32_t>(impl_->cfg.vocab); }
-const DeviceInfo& VulkanForward::device() const { return impl_->ctx->info(); }
-uint32_t VulkanForward::block_size() const { return impl_->block; }
-uint32_t VulkanForward::embedding_chunks() const { return static_cast<uint32_t>(impl_->embd_chunks.size()); }
-uint32_t VulkanForward::layer_groups() const { return static_cast<uint32_t>(impl_->groups.size()); }
-uint64_t VulkanForward::device_bytes() const { return impl_->device_bytes; }
-int32_t VulkanForward::cached_positions() const { return impl_->filled[0]; }
+int32_t VulkanForward::context_length() const {
+  return impl_->context;
+}
+int32_t VulkanForward::vocab_size() const {
+  return static_cast<int32_t>(impl_->cfg.vocab);
+}
+const DeviceInfo& VulkanForward::device() const {
+  return impl_->ctx->info();
+}
+uint32_t VulkanForward::block_size() const {
+  return impl_->block;
+}
+uint32_t VulkanForward::embedding_chunks() const {
+  return static_cast<uint32_t>(impl_->embd_chunks.size());
+}
+uint32_t VulkanForward::layer_groups() const {
+  return static_cast<uint32_t>(impl_->groups.size());
+}
+uint64_t VulkanForward::device_bytes() const {
+  return impl_->device_bytes;
+}
+int32_t VulkanForward::cached_positions() const {
+  return impl_->filled[0];
+}
 
 int32_t VulkanForward::cached_positions(int32_t seq) const {
   if (seq < 0 || seq >= impl_->sequences)
@@ -1201,7 +1231,9 @@ int32_t VulkanForward::cached_positions(int32_t seq) const {
   return impl_->filled[static_cast<size_t>(seq)];
 }
 
-int32_t VulkanForward::sequences() const { return impl_->sequences; }
+int32_t VulkanForward::sequences() const {
+  return impl_->sequences;
+}
 
 void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
   Impl& m = *impl_;
@@ -1214,7 +1246,8 @@ void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<fl
   std::vector<int32_t> tokens(n);
   for (uint32_t i = 0; i < n; ++i) {
     const BatchToken& b = batch[i];
-    const vk::BatchSlot slot{static_cast<uint32_t>(b.pos), static_cast<uint32_t>(b.seq) * static_cast<uint32_t>(m.context)};
+    const vk::BatchSlot slot{static_cast<uint32_t>(b.pos),
+                             static_cast<uint32_t>(b.seq) * static_cast<uint32_t>(m.context)};
     std::memcpy(params.data() + sizeof p + i * sizeof slot, &slot, sizeof slot);
     tokens[i] = b.token;
     m.filled[static_cast<size_t>(b.seq)] = b.pos;  // rewritten from pos on; if the submit fails it is gone
@@ -1226,13 +1259,21 @@ void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<fl
   m.readback.download(logits.data(), uint64_t{n} * m.cfg.vocab * 4);
   for (const BatchToken& b : batch) m.filled[static_cast<size_t>(b.seq)] = b.pos + 1;
 }
-Precision VulkanForward::precision() const { return impl_->kernels->f64() ? Precision::F64 : Precision::Fp32; }
-bool VulkanForward::fused_decode() const { return impl_->fused != nullptr; }
+Precision VulkanForward::precision() const {
+  return impl_->kernels->f64() ? Precision::F64 : Precision::Fp32;
+}
+bool VulkanForward::fused_decode() const {
+  return impl_->fused != nullptr;
+}
 void VulkanForward::debug_fail_persistent_decode() {
   if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
 }
-bool VulkanForward::bounded_head() const { return !impl_->head_q8.empty(); }
-bool VulkanForward::bounded_sampling_head() const { return impl_->sample_list.size() > 0; }
+bool VulkanForward::bounded_head() const {
+  return !impl_->head_q8.empty();
+}
+bool VulkanForward::bounded_sampling_head() const {
+  return impl_->sample_list.size() > 0;
+}
 
 uint64_t VulkanForward::sampled_head_f16_rows() const {
   const Impl& m = *impl_;
