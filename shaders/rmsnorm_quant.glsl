@@ -3,12 +3,14 @@
 // q = clamp(round_half_away(h * s), -128, 127), packed 4 per uint (element 4i+b in byte b).
 // Specialization: HAS_NORM = 0 quantizes x itself; WRITE_F32 stores h (the final norm feeding the
 // LM head); WRITE_Q8 stores q and s. With last_only, one workgroup normalizes the last submitted
-// token into output row 0 (the logits of a prompt need only its last token).
+// token into output row 0 (the logits of a prompt need only its last token). PERMUTED: q's words in
+// the order bitlinear_batch.glsl reads them (word 4i + b of group g of code uvec4 j at uvec4 g * k/64 + j).
 #include "common.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool HAS_NORM = true;
 layout(constant_id = 2) const bool WRITE_F32 = false;
 layout(constant_id = 3) const bool WRITE_Q8 = true;
+layout(constant_id = 4) const bool PERMUTED = false;
 layout(std430, binding = 1) readonly buffer X { real4 x[]; };
 layout(std430, binding = 2) readonly buffer W { vec4 w[]; };
 layout(std430, binding = 3) writeonly buffer H { real4 h[]; };
@@ -56,7 +58,9 @@ void main() {
       int r = int(clamp(round_half_away(v[b]), real(-128), real(127)));
       packed |= uint(r & 0xff) << (8 * b);
     }
-    q[obase + i] = packed;
+    // Natural word i is word i % 4 of group g of the row's code uvec4 j (ternary_matmul.glsl's layout).
+    const uint r = i % 32, g = r / 8, j = (i / 32) * 2 + (r % 8) / 4;
+    q[obase + (PERMUTED ? (g * (pc.k / 64) + j) * 4 + r % 4 : i)] = packed;
   }
   if (gl_LocalInvocationID.x == 0) s[t] = sc;
 }

@@ -9,12 +9,15 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "golden_support.h"
+#include "test_support.h"
 #include "trit/backend.h"
 #include "trit/cpu_forward.h"
 #include "trit/model.h"
+#include "trit/model_generator.h"
 #include "trit/reference_ops.h"
 #include "trit/vulkan_forward.h"
 
@@ -107,9 +110,14 @@ INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeGolden,
 
 // What ships (fp32): four sequences decode greedily together, joining and leaving at different steps;
 // four more hold the same prompts and take every step alone. Each row of a shared step equals, bit for
-// bit, the row of the same sequence's step alone, so a stream's tokens do not depend on the others.
-TEST(BatchDecode, EachRowEqualsItsStepAlone) {
-  const auto g = test::load_golden("golden-a");
+// bit, the row of the same sequence's step alone, so a stream's tokens do not depend on the others. (On
+// devices with the fused kernels, steps of three or four tokens run the batched small-matrix kernels and
+// steps of one the one-token kernels: this proves they compute the same bits, with per-matrix scales
+// (golden-a) and with block scales, whose float sums depend on the order (golden-d, TQ2_0).)
+class BatchDecodeRows : public testing::TestWithParam<std::string> {};
+
+TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
+  const auto g = test::load_golden(GetParam());
   auto model = Model::open(g.gguf);
   VulkanForward fwd(*model, batch_options(8, Precision::Fp32));
   const uint32_t vocab = g.vocab;
@@ -149,6 +157,63 @@ TEST(BatchDecode, EachRowEqualsItsStepAlone) {
     }
   }
   for (int32_t s = 0; s < 4; ++s) EXPECT_EQ(fwd.cached_positions(s), fwd.cached_positions(s + 4));
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeRows, testing::Values("golden-a", "golden-d"),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           std::string s = p.param;
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+// The batched steps' small-matrix kernels against the unfused kernels, in double, on a shape whose rows
+// split unevenly over a lane group's 8 lanes (1,280 and 1,792 inputs: 20 and 28 code uvec4s a row) with
+// steps of 3 and 4 tokens: the 2B4T graph (ReLU^2, sub-norms, NeoX RoPE) with per-matrix scales, LLaMA's
+// (SiLU, normal RoPE) with block scales.
+// The integer sums are exact and double keeps every float step the same, so the rows are equal bit for
+// bit.
+TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
+  const auto dir = test::scratch_dir("BatchUneven");
+  const std::pair<const char*, WeightFormat> variants[] = {{"bitnet-25", WeightFormat::I2_S},
+                                                           {"llama", WeightFormat::TQ2_0}};
+  for (const auto& [arch, f] : variants) {
+    SCOPED_TRACE(std::string(arch) + " " + weight_format_name(f));
+    GeneratorOptions go;
+    go.out = dir / (std::string(arch) + "-" + weight_format_name(f) + ".gguf");
+    go.shape = parse_generator_shape("1280,10,2,1792,1");
+    go.arch = arch;
+    go.format = f;
+    go.context = 64;
+    generate_model(go);
+    auto model = Model::open(go.out);
+    const uint32_t vocab = model->config().vocab;
+    std::vector<std::vector<float>> runs;
+    for (const bool tuned : {true, false}) {
+      VulkanForwardOptions o = batch_options(4, Precision::F64);
+      o.context = 32;
+      o.tuned_kernels = tuned;
+      VulkanForward fwd(*model, o);
+      ASSERT_EQ(fwd.fused_decode(), tuned);
+      std::vector<float> last(vocab), rows;
+      for (int32_t s = 0; s < 4; ++s) {
+        std::vector<int32_t> prompt(static_cast<size_t>(2 + s));
+        for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
+        fwd.eval_sequence(s, prompt, 0, last, false);
+      }
+      for (int32_t k = 0; k < 3; ++k) {  // steps of 4, 3 and 4 tokens
+        std::vector<BatchToken> batch;
+        for (int32_t s = 0; s < 4; ++s)
+          if (k != 1 || s != 2) batch.push_back({s, filler(s, 10 + k, vocab), 2 + s + k - (k == 2 && s == 2)});
+        std::vector<float> step(batch.size() * vocab);
+        fwd.decode_batch(batch, step);
+        rows.insert(rows.end(), step.begin(), step.end());
+      }
+      runs.push_back(std::move(rows));
+    }
+    ASSERT_EQ(runs[0].size(), runs[1].size());
+    for (size_t i = 0; i < runs[0].size(); ++i)
+      ASSERT_EQ(runs[0][i], runs[1][i]) << "logit " << i % vocab << " of row " << i / vocab;
+  }
 }
 
 // Nothing a bad batch names is touched: each error is specific and the caches keep their positions.

@@ -11,8 +11,6 @@ uint32_t ceil_div(uint32_t a, uint32_t b) {
   return (a + b - 1) / b;
 }
 
-constexpr uint32_t kQkv = 0, kResidual = 1, kGate = 2;
-
 // A matrix's block scales as bound (its codes where it has none: the kernel then reads none).
 BufferRange scales(const MatrixRef& m) {
   return m.block_scales ? *m.block_scales : m.codes;
@@ -185,11 +183,11 @@ void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const 
                             const BufferRange& out, const BufferRange& scratch, const BufferRange& arrived,
                             uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_context, uint32_t wg,
                             uint32_t split_keys, uint32_t tokens) {
-  const Pipeline& p = attention_pipeline(wg, split_keys, tokens > 1);
+  const Pipeline& p = attention_pipeline(wg, split_keys, tokens > 0);
   const uint32_t splits = ceil_div(max_context, split_keys);
   const BufferRange r[] = {params, q, k_cache, v_cache, out, scratch, arrived};
   const uint32_t push[] = {heads, kv_heads, head_dim, splits};
-  cs.dispatch(p, da.make(p, r), push, sizeof push, heads, tokens, splits);
+  cs.dispatch(p, da.make(p, r), push, sizeof push, heads, std::max(tokens, 1u), splits);
 }
 
 void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,

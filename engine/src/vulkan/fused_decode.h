@@ -67,12 +67,13 @@ class FusedDecode {
   // over key chunks of split_keys, the last split to finish merging the partials, so it is one step.
   // `arrived` holds one zeroed uint per head; `scratch` the partials (Kernels::attention_scratch_bytes).
   // wg and split_keys: the attention kernel's workgroup size and keys per split (Kernels::split_keys()).
-  // tokens > 1: a batched decode step, each token of its own sequence (common.glsl's batch mode): a
-  // zeroed uint per (token, head) in `arrived`, the partials of that many tokens in `scratch`.
+  // tokens > 0: a batched decode step of up to that many tokens, each of its own sequence (common.glsl's
+  // batch mode; one token too): a zeroed uint per (token, head) in `arrived`, the partials of that many
+  // tokens in `scratch`. 0: the one-token kernel (sequence 0 at params.pos0).
   void attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
                  const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
                  const BufferRange& scratch, const BufferRange& arrived, uint32_t heads, uint32_t kv_heads,
-                 uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys, uint32_t tokens = 1);
+                 uint32_t head_dim, uint32_t max_context, uint32_t wg, uint32_t split_keys, uint32_t tokens = 0);
 
   // y = relu(Wg h)^2 * (Wu h) (or silu(Wg h) * (Wu h) in a SiLU graph), h = int8(norm(x) * nw).
   void gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
@@ -86,18 +87,21 @@ class FusedDecode {
   // `batch` tokens: as many as fit beside the rest, at most 8 (0 for the one-token kernel).
   uint32_t tokens_per_pass(uint32_t mode, uint32_t k, uint32_t rows, uint32_t batch) const;
 
+  // The step kinds (bitlinear_decode.glsl MODE), and for a step of `rows` rows of k inputs: workgroup()
+  // on this device and the lanes per row (the batched step's kernels follow both for the same numerics).
+  static constexpr uint32_t kQkv = 0, kResidual = 1, kGate = 2;
+  uint32_t workgroup_for(uint32_t mode, uint32_t k, uint32_t rows) const;
+  // Lanes per row of a pipeline: the layout's, or twice as many for long rows (see the .cpp).
+  uint32_t lanes_per_row(uint32_t mode, uint32_t k) const;
+
  private:
   const Pipeline& pipeline(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm = true, uint32_t tokens = 0);
-  // workgroup() for a step of `rows` rows of k inputs on this device.
-  uint32_t workgroup_for(uint32_t mode, uint32_t k, uint32_t rows) const;
   const Pipeline& attention_pipeline(uint32_t wg, uint32_t split_keys, bool batched = false);
   const Context& ctx_;
   Layout layout_;
   bool kv_f16_, f64_, dot_;
   DecodeGraph graph_;
   uint32_t min_subgroup_;
-  // Lanes per row of a pipeline: the layout's, or twice as many for long rows (see the .cpp).
-  uint32_t lanes_per_row(uint32_t mode, uint32_t k) const;
   struct Entry {
     uint32_t mode, k;
     bool has_norm;

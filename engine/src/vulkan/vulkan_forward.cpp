@@ -14,6 +14,7 @@
 
 #include "cpu/parallel.h"
 #include "gguf/ternary_blocks.h"
+#include "vulkan/batched_bitlinear.h"
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
 #include "vulkan/gpu_sampler.h"
@@ -115,7 +116,8 @@ struct VulkanForward::Impl {
 
   std::unique_ptr<vk::Context> ctx;
   std::unique_ptr<vk::Kernels> kernels;
-  std::unique_ptr<vk::FusedDecode> fused;  // null: decode runs the unfused kernels
+  std::unique_ptr<vk::FusedDecode> fused;         // null: decode runs the unfused kernels
+  std::unique_ptr<vk::BatchedBitLinear> batched;  // a batched step's BitLinear kernels (with fused)
   // One dispatch per layer on persistent workgroups (vulkan/persistent_decode.h); null where the device
   // cannot run it, and after it once failed (the fused kernels take over).
   std::unique_ptr<vk::PersistentDecode> persistent;
@@ -160,10 +162,15 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
   // With several sequences: the batched decode step (one token of each of up to `sequences` of them,
   // every one's logits) and its split-K attention scratch.
-  std::unique_ptr<vk::CommandSequence> batch_step;
+  // batch_step_few: a step of up to kFewTokens, on the one-token kernels (the same bits as batch_step's
+  // with fewer dispatches; H100, 2B4T shape, tokens/s: a step of one 434-440 against 324-327 on the
+  // small-matrix kernels, of two 675-689 against 590-622; of three the small-matrix kernels win, 798-810
+  // against 689-761).
+  std::unique_ptr<vk::CommandSequence> batch_step, batch_step_few;
+  static constexpr uint32_t kFewTokens = 2;
   Buffer batch_scratch, batch_arrived;  // (the arrival counters of the fused kernels' attention)
   bool profiling = false;
-  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch;
+  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch, prof_batch_few;
 
   void plan_layers(const Model& model);
   void plan_groups();
@@ -418,6 +425,39 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                  : std::nullopt;
     };
     const Architecture& ar = cfg.arch;
+    if (fused && batched && batch && max_tokens > kFewTokens) {
+      // A batched step: five dependent steps per layer as one token's, each BitLinear two dispatches
+      // (the tokens' rows quantized once, then the weights read once for all of them). A step of a few
+      // tokens runs the one-token kernels below, which compute the same bits with fewer dispatches.
+      vk::BatchedBitLinear& bb = *batched;
+      vk::FusedDecode& fd = *fused;
+      auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
+      const BufferRange attn_norm = N(s.attn_norm), attn_sub = N(s.attn_sub_norm), ffn_norm = N(s.ffn_norm),
+                        ffn_sub = N(s.ffn_sub_norm);
+      const vk::BatchRows h{XQ, XS, max_tokens};
+      auto in = [&](const BufferRange& rows, const BufferRange* nw) {
+        return vk::BatchInput{rows, nw ? std::optional<BufferRange>(*nw) : std::nullopt, eps, h};
+      };
+      bb.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), in(X, &attn_norm), R(q), R(rope), kc, vc, dim, qdim,
+             cfg.kv_heads * cfg.head_dim, cfg.head_dim);
+      cs.barrier();
+      mark("norm+qkv+rope_kv");
+      fd.attention(cs, d, P, R(q), kc, vc, R(o), BufferRange{&batch_scratch, 0, 0}, R(batch_arrived), cfg.heads,
+                   cfg.kv_heads, cfg.head_dim, static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys(),
+                   max_tokens);
+      cs.barrier();
+      mark("attention");
+      bb.residual(cs, d, P, W(s.wo), in(R(o), ar.sub_norms ? &attn_sub : nullptr), X, s.wo.rows, qdim);
+      cs.barrier();
+      mark("norm+wo+residual");
+      bb.gate(cs, d, P, W(s.gate), W(s.up), in(X, &ffn_norm), R(a), s.gate.rows, dim);
+      cs.barrier();
+      mark(ar.ffn == FfnKind::SiluGated ? "norm+gate_up_silu" : "norm+gate_up_relu2");
+      bb.residual(cs, d, P, W(s.down), in(R(a), ar.sub_norms ? &ffn_sub : nullptr), X, s.down.rows, ffn);
+      cs.barrier();
+      mark("norm+down+residual");
+      continue;
+    }
     if (fused && (max_tokens == 1 || batch)) {
       // Decode: five dependent steps per layer (vulkan/fused_decode.h), for one token or for each token
       // of a batched step (the weights read once for all of them).
@@ -431,7 +471,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       mark("norm+qkv+rope_kv");
       fd.attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
                    batch ? R(batch_arrived) : R(arrived), cfg.heads, cfg.kv_heads, cfg.head_dim,
-                   static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys(), std::max(nb, 1u));
+                   static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys(), nb);
       cs.barrier();
       mark("attention");
       fd.residual(cs, d, P, W(s.wo), R(o), ar.sub_norms ? &attn_sub : nullptr, eps, X, s.wo.rows, qdim, nb);
@@ -622,6 +662,13 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     }
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
+    if (m.fused && m.sequences > 1 &&
+        vk::BatchedBitLinear::fits(cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim,
+                                   cfg.head_dim, graph.block_scales)) {
+      m.batched = std::make_unique<vk::BatchedBitLinear>(*m.ctx, *m.fused, m.kv == KvPrecision::F16, f64,
+                                                         m.kernels->dot_product(), graph);
+      m.batched->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim, cfg.ffn);
+    }
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid =
@@ -791,6 +838,9 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_arrived.upload(none.data(), none.size() * 4);
     m.batch_step = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.record(*m.batch_step, seqs, Head::All, P(m.prof_batch, "batch"), m.params, m.tokens, 1, true);
+    m.batch_step_few = std::make_unique<vk::CommandSequence>(*m.ctx);
+    m.record(*m.batch_step_few, std::min(seqs, Impl::kFewTokens), Head::All, P(m.prof_batch_few, "batch_few"), m.params,
+             m.tokens, 1, true);
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
   // other's tokens.
@@ -1176,7 +1226,8 @@ void VulkanForward::Impl::collect(SeqProfile& p) {
 std::vector<KernelTime> VulkanForward::profile() const {
   const Impl& m = *impl_;
   std::vector<KernelTime> out;
-  for (const SeqProfile* p : {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all, &m.prof_batch}) {
+  for (const SeqProfile* p :
+       {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all, &m.prof_batch, &m.prof_batch_few}) {
     for (const auto& [label, ns] : p->total_ns) {
       auto it = std::find_if(out.begin(), out.end(),
                              [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
@@ -1192,8 +1243,8 @@ std::vector<KernelTime> VulkanForward::profile() const {
 }
 
 void VulkanForward::reset_profile() {
-  for (SeqProfile* p :
-       {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all, &impl_->prof_batch}) {
+  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all, &impl_->prof_batch,
+                        &impl_->prof_batch_few}) {
     p->total_ns.clear();
     p->submits = 0;
   }
@@ -1254,8 +1305,9 @@ void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<fl
   }
   m.params.upload(params.data(), params.size());
   m.tokens.upload(tokens.data(), n * 4);
-  m.batch_step->run();
-  if (m.profiling) m.collect(m.prof_batch);
+  const bool few = n <= Impl::kFewTokens;
+  (few ? m.batch_step_few : m.batch_step)->run();
+  if (m.profiling) m.collect(few ? m.prof_batch_few : m.prof_batch);
   m.readback.download(logits.data(), uint64_t{n} * m.cfg.vocab * 4);
   for (const BatchToken& b : batch) m.filled[static_cast<size_t>(b.seq)] = b.pos + 1;
 }
@@ -1292,7 +1344,11 @@ std::string VulkanForward::prefill_kernels() const {
 
 std::vector<std::string> VulkanForward::kernel_statistics() {
   impl_->adopt_persistent(true);
-  return impl_->persistent_live ? impl_->persistent->statistics() : std::vector<std::string>{};
+  std::vector<std::string> out;
+  if (impl_->persistent_live) out = impl_->persistent->statistics();
+  if (impl_->batched)
+    for (std::string& st : impl_->batched->statistics()) out.push_back(std::move(st));
+  return out;
 }
 
 std::string VulkanForward::decode_kernels() const {

@@ -1,0 +1,184 @@
+// Pipelines and recording for a batched decode step's BitLinear kernels (vulkan/batched_bitlinear.h).
+#include "vulkan/batched_bitlinear.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+#include <string>
+
+namespace trit::vk {
+namespace {
+
+uint32_t ceil_div(uint32_t a, uint32_t b) {
+  return (a + b - 1) / b;
+}
+
+constexpr uint32_t kQkv = FusedDecode::kQkv, kResidual = FusedDecode::kResidual, kGate = FusedDecode::kGate;
+constexpr uint32_t kBindings = 13;
+
+struct ProductPush {
+  uint32_t rows, rows_kv, hd;
+  float scale0, scale1, scale2;
+};
+
+BufferRange scales(const MatrixRef& m) {
+  return m.block_scales ? *m.block_scales : m.codes;
+}
+
+// Tokens whose input rows a workgroup stages in shared memory and whose sums a lane holds at a time
+// (bitlinear_batch.glsl TOKENS): 4, or as many k-wide rows as fit beside the rest. Measured on the H100
+// (2B4T shape, tokens/s at 1 / 4 / 8 / 16 streams): 4 tokens 336 / 952 / 1,341 / 1,532, 8 tokens
+// 285 / 858 / 1,246 / 1,428.
+uint32_t tokens_per_pass(const DeviceInfo& d, uint32_t k) {
+  const uint32_t rest = 4096;  // the reductions' partials and MODE 0's sums
+  return std::clamp<uint32_t>(d.max_shared_memory > rest ? (d.max_shared_memory - rest) / k : 1, 1, 4);
+}
+
+}  // namespace
+
+bool BatchedBitLinear::fits(uint32_t dim, uint32_t ffn, uint32_t qdim, uint32_t kvdim, uint32_t head_dim,
+                            bool block_scales) {
+  const uint32_t block = block_scales ? 256 : 128;
+  for (uint32_t k : {dim, ffn, qdim})
+    if (k == 0 || k % block) return false;
+  return qdim % 4 == 0 && kvdim % 4 == 0 && head_dim % 4 == 0 && head_dim > 0;
+}
+
+BatchedBitLinear::BatchedBitLinear(const Context& ctx, const FusedDecode& one_token, bool kv_f16, bool f64, bool dot,
+                                   const DecodeGraph& graph)
+    : ctx_(ctx),
+      one_token_(one_token),
+      kv_f16_(kv_f16),
+      f64_(f64),
+      dot_(dot),
+      graph_(graph),
+      min_subgroup_(std::max(1u, ctx.info().min_subgroup_size)) {}
+
+BatchedBitLinear::~BatchedBitLinear() = default;
+
+// TPR lanes per group of SLOTS = 2 rows: with block scales the one-token kernel's lanes (its order of
+// float sums); else enough that a lane holds at most four code uvec4s of each row, within one subgroup
+// of the smallest size. Workgroups of 256, halved while the step would not give every multiprocessor
+// two of them, and (QKV: `unit`, the projections' common divisor) until their rows divide the
+// projections.
+BatchedBitLinear::Shape BatchedBitLinear::shape(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) const {
+  const uint32_t cols = k / 64, slots = 2;
+  const uint32_t tpr = graph_.block_scales ? one_token_.lanes_per_row(mode, k)
+                                           : std::min({std::bit_ceil(ceil_div(cols, 4)), 32u, min_subgroup_});
+  const DeviceInfo& d = ctx_.info();
+  uint32_t wg = std::min({256u, d.max_workgroup_invocations, 64 * min_subgroup_});
+  wg = std::max(wg / tpr, 1u) * tpr;
+  const uint32_t groups = ceil_div(rows, mode == kGate ? slots / 2 : slots);
+  const uint32_t mp = ctx_.multiprocessors();
+  while (mp > 0 && wg / 2 >= std::max(64u, tpr) && ceil_div(groups * tpr, wg) < 2 * mp) wg /= 2;
+  if (unit)
+    while (wg > tpr && (wg / tpr * slots % 4 || unit % (wg / tpr * slots))) wg /= 2;
+  return {tpr, ceil_div(cols, tpr), wg, slots};
+}
+
+const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) {
+  for (const auto& e : products_)
+    if (e.key == std::array<uint32_t, 3>{mode, k, rows}) return *e.pipe;
+  const uint32_t block = graph_.block_scales ? 256 : 128;
+  if (k == 0 || k % block)
+    throw VulkanError("batched decode: input width " + std::to_string(k) + " is not a multiple of " +
+                      std::to_string(block));
+  const Shape s = shape(mode, k, rows, unit);
+  const std::string stem = std::string("bitlinear_batch") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
+  products_.push_back({{mode, k, rows},
+                       std::make_unique<Pipeline>(
+                           ctx_, stem, kBindings, static_cast<uint32_t>(sizeof(ProductPush)),
+                           std::vector<uint32_t>{s.wg, s.tpr, mode, k, s.vpl, kv_f16_ ? 1u : 0u, graph_.silu ? 1u : 0u,
+                                                 graph_.normal_rope ? 1u : 0u, graph_.block_scales ? 1u : 0u,
+                                                 tokens_per_pass(ctx_.info(), k), s.slots})});
+  return *products_.back().pipe;
+}
+
+// rmsnorm_quant.glsl (HAS_NORM as asked, WRITE_F32 off, WRITE_Q8 on, PERMUTED) with the one-token
+// kernel's workgroup size for the step: the same sum of squares in the same order as that kernel's.
+const Pipeline& BatchedBitLinear::quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm) {
+  const uint32_t wg = one_token_.workgroup_for(mode, k, rows);
+  for (const auto& e : quantizers_)
+    if (e.key == std::array<uint32_t, 3>{wg, has_norm ? 1u : 0u, 0u}) return *e.pipe;
+  quantizers_.push_back({{wg, has_norm ? 1u : 0u, 0u},
+                         std::make_unique<Pipeline>(ctx_, std::string("rmsnorm_quant") + (f64_ ? "_f64" : ""), 6, 12,
+                                                    std::vector<uint32_t>{wg, has_norm ? 1u : 0u, 0, 1, 1})});
+  return *quantizers_.back().pipe;
+}
+
+std::vector<std::string> BatchedBitLinear::statistics() const {
+  std::vector<std::string> out;
+  for (const auto& e : products_)
+    for (const std::string& st : e.pipe->statistics())
+      out.push_back("bitlinear_batch mode " + std::to_string(e.key[0]) + " k " + std::to_string(e.key[1]) + ": " + st);
+  return out;
+}
+
+void BatchedBitLinear::prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn) {
+  product(kQkv, dim, qdim + 2 * kvdim, std::gcd(qdim, kvdim));
+  product(kResidual, qdim, dim, 0);
+  product(kResidual, ffn, dim, 0);
+  product(kGate, dim, ffn, 0);
+  quantizer(kQkv, dim, qdim + 2 * kvdim, true);
+  quantizer(kResidual, qdim, dim, graph_.sub_norms);
+  quantizer(kResidual, ffn, dim, graph_.sub_norms);
+  quantizer(kGate, dim, ffn, true);
+}
+
+void BatchedBitLinear::run(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                           BufferRange (&b)[13], const BatchInput& in, const void* push, uint32_t push_bytes,
+                           uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) {
+  const Pipeline& qp = quantizer(mode, k, rows, in.norm.has_value());
+  const BufferRange qr[] = {params, in.x, in.norm ? *in.norm : in.x, in.x, in.rows.q, in.rows.s};
+  struct {
+    uint32_t k;
+    float eps;
+    uint32_t last_only;
+  } qpush{k, in.eps, 0};
+  cs.dispatch(qp, da.make(qp, qr), &qpush, sizeof qpush, in.rows.tokens);
+  cs.barrier();
+
+  const Pipeline& p = product(mode, k, rows, unit);
+  b[0] = params;
+  b[4] = in.rows.q;
+  b[5] = in.rows.s;
+  const Shape s = shape(mode, k, rows, unit);
+  const uint32_t per_wg = s.wg / s.tpr * (mode == kGate ? s.slots / 2 : s.slots);
+  cs.dispatch(p, da.make(p, b), push, push_bytes, ceil_div(rows, per_wg));
+}
+
+void BatchedBitLinear::qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
+                           const MatrixRef& wk, const MatrixRef& wv, const BatchInput& in, const BufferRange& q,
+                           const BufferRange& rope, const BufferRange& k_cache, const BufferRange& v_cache,
+                           uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim) {
+  const uint32_t rows = qdim + 2 * kvdim, unit = std::gcd(qdim, kvdim);
+  const Shape sh = shape(kQkv, dim, rows, unit);
+  const uint32_t rpw = sh.wg / sh.tpr * sh.slots;
+  if (qdim % 4 || kvdim % 4 || head_dim % 4 || rpw % 4 || unit % rpw)
+    throw VulkanError("batched decode: projection widths " + std::to_string(qdim) + " / " + std::to_string(kvdim) +
+                      " and head dimension " + std::to_string(head_dim) + " do not suit " + std::to_string(rpw) +
+                      " rows per workgroup");
+  BufferRange b[13] = {params, wq.codes, wk.codes, wv.codes,   params,     params,    q,
+                       rope,   k_cache,  v_cache,  scales(wq), scales(wk), scales(wv)};
+  const ProductPush push{qdim, kvdim, head_dim, wq.scale, wk.scale, wv.scale};
+  run(cs, da, params, b, in, &push, sizeof push, kQkv, dim, rows, unit);
+}
+
+void BatchedBitLinear::residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                                const MatrixRef& w, const BatchInput& in, const BufferRange& y, uint32_t rows,
+                                uint32_t k) {
+  BufferRange b[13] = {params, w.codes, w.codes, w.codes, params, params, y, y, y, y, scales(w), scales(w), scales(w)};
+  const ProductPush push{rows, 0, 0, w.scale, 1.f, 1.f};
+  run(cs, da, params, b, in, &push, sizeof push, kResidual, k, rows, 0);
+}
+
+void BatchedBitLinear::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                            const MatrixRef& wg, const MatrixRef& wu, const BatchInput& in, const BufferRange& y,
+                            uint32_t rows, uint32_t k) {
+  BufferRange b[13] = {params, wg.codes, wu.codes, wg.codes,   params,     params,    y,
+                       y,      y,        y,        scales(wg), scales(wu), scales(wg)};
+  const ProductPush push{rows, 0, 0, wg.scale, wu.scale, 1.f};
+  run(cs, da, params, b, in, &push, sizeof push, kGate, k, rows, 0);
+}
+
+}  // namespace trit::vk

@@ -1,0 +1,92 @@
+#pragma once
+// The BitLinear steps of a batched decode step (one token of each of several sequences, common.glsl's
+// batch mode). Each is two dispatches: every token's input row normalized and quantized to int8 once
+// (rmsnorm_quant.glsl, in the order the product reads it), then a small matrix product that reads each
+// weight once for all the tokens and meets each loaded input with four rows (shaders/bitlinear_batch.glsl),
+// with the one-token kernels' epilogues: RoPE and the KV append, the residual, the gate.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vulkan/context.h"
+#include "vulkan/decode_graph.h"
+#include "vulkan/fused_decode.h"
+
+namespace trit::vk {
+
+// A BitLinear's input in a batched step: each token's row of x (k wide), normalized by `norm`'s weights
+// (none: quantized as it is). `rows`: where the int8 rows (as wide as the widest input) and a scale per
+// token go, for up to rows.tokens tokens (the dispatches cover that many; the step's count is
+// params.n_tokens).
+struct BatchRows {
+  BufferRange q, s;
+  uint32_t tokens = 0;
+};
+struct BatchInput {
+  BufferRange x;
+  std::optional<BufferRange> norm;
+  float eps = 0;
+  BatchRows rows;
+};
+
+class BatchedBitLinear {
+ public:
+  // Whether the kernels can serve a model of this shape: input widths multiples of 128 (256 with block
+  // scales), projection widths and the head dimension multiples of 4 (a lane group holds two RoPE pairs).
+  static bool fits(uint32_t dim, uint32_t ffn, uint32_t qdim, uint32_t kvdim, uint32_t head_dim, bool block_scales);
+
+  // one_token: the one-token kernels, whose numerics these follow (its workgroup sizes for the
+  // quantization, its lanes per row where float sums depend on them); it outlives this.
+  BatchedBitLinear(const Context& ctx, const FusedDecode& one_token, bool kv_f16, bool f64, bool dot,
+                   const DecodeGraph& graph);
+  ~BatchedBitLinear();
+
+  // The driver's statistics of each product kernel made so far (Pipeline::statistics), "bitlinear_batch
+  // mode M k K: name: value" lines.
+  std::vector<std::string> statistics() const;
+
+  // Starts compiling the kernels a model of this shape records (see FusedDecode::prepare).
+  void prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn);
+
+  // h = int8(norm(x) * nw) per token, then:
+  // q = rope(Wq h), rope(Wk h) and Wv h appended to the caches at each token's position of its sequence.
+  // dim: width of x; qdim / kvdim: rows of Wq and of Wk / Wv.
+  void qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
+           const MatrixRef& wk, const MatrixRef& wv, const BatchInput& in, const BufferRange& q,
+           const BufferRange& rope, const BufferRange& k_cache, const BufferRange& v_cache, uint32_t dim, uint32_t qdim,
+           uint32_t kvdim, uint32_t head_dim);
+  // y += W h (k: width of x, rows: of W).
+  void residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& w,
+                const BatchInput& in, const BufferRange& y, uint32_t rows, uint32_t k);
+  // y = relu(Wg h)^2 * (Wu h) (silu(Wg h) * (Wu h) in a SiLU graph).
+  void gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wg,
+            const MatrixRef& wu, const BatchInput& in, const BufferRange& y, uint32_t rows, uint32_t k);
+
+ private:
+  struct Shape {
+    uint32_t tpr, vpl, wg, slots;
+  };
+  Shape shape(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) const;
+  const Pipeline& product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit);
+  const Pipeline& quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm);
+  // The input's quantization, a barrier, then the product with bindings 1-3 and 6-12 as given.
+  void run(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, BufferRange (&bindings)[13],
+           const BatchInput& in, const void* push, uint32_t push_bytes, uint32_t mode, uint32_t k, uint32_t rows,
+           uint32_t unit);
+
+  const Context& ctx_;
+  const FusedDecode& one_token_;
+  bool kv_f16_, f64_, dot_;
+  DecodeGraph graph_;
+  uint32_t min_subgroup_;
+  struct Entry {
+    std::array<uint32_t, 3> key;
+    std::unique_ptr<Pipeline> pipe;
+  };
+  std::vector<Entry> products_, quantizers_;
+};
+
+}  // namespace trit::vk

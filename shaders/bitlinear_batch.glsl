@@ -1,0 +1,306 @@
+// The BitLinear kernels of a batched decode step (one token of each of several sequences, common.glsl's
+// batch mode) as a small matrix product: the step's input rows, normalized and quantized to int8 once
+// by rmsnorm_quant.glsl (PERMUTED word order, below), times the ternary matrix, with the one-token
+// kernel's epilogues (bitlinear_decode.glsl: RoPE and the KV append, the residual, the gate).
+//
+// Why not the one-token kernel with a loop over tokens: there every workgroup normalizes and quantizes
+// every token's row itself, a chain of loads and reductions per token that each workgroup waits through.
+// Here the rows arrive quantized, each workgroup stages TOKENS of them in shared memory at a time, each
+// lane holds the codes of SLOTS rows at the same columns and meets each input uvec4 it loads with all of
+// them, and each weight is read from memory once for up to TOKENS tokens (a step of more takes the
+// weights held in registers through the next TOKENS).
+//
+// Numerics are the one-token kernel's, bit for bit: the host quantizes with that kernel's workgroup size
+// (the same sum of squares, the same expressions), every integer sum is exact, a row's value is
+// (sum) / s * scale as there, and with BLOCK_SCALES (TQ files) each uvec4's sum times its block's scale
+// is summed per lane over its columns in the same order and over the same TPR lanes by the same shuffle
+// tree. So a token's result does not depend on the other tokens of the step, and a step of one token
+// may run the one-token kernel instead.
+//
+// Layout: TPR lanes per group of SLOTS rows (TPR divides the subgroup size; lane l takes the rows'
+// uvec4s l, l + TPR, ...), WG / TPR groups per workgroup. One uvec4 of codes is half a 128-element block
+// (words 4h..4h+3, group g at bits 6-2g of each byte); the input uvec4 that meets group g of code uvec4 j
+// is XQ[token][g * K/64 + j], which is how rmsnorm_quant.glsl's PERMUTED order lays the row out, so the
+// lanes of a group read consecutive uvec4s.
+//
+// MODE 0 (QKV): workgroup w takes visiting indices [w RPW, (w + 1) RPW) over the rows of Wq, then Wk,
+//   then Wv (RPW = WG / TPR * SLOTS; the widths are multiples of it). Rows of Wq and Wk are visited in
+//   RoPE pair order (dimension i next to i + hd/2 of the same head; with NORMAL_ROPE, LLaMA's 2i next to
+//   2i + 1), so the workgroup holds whole pairs: their sums meet in shared memory, and each invocation
+//   of the epilogue rotates two neighbouring pairs of a token (whole F16 words of the cache): q goes to
+//   Y, rotated k and v are appended to the KV cache at the token's position of its sequence.
+// MODE 1 (residual): Y[row] += W x, group G taking rows G SLOTS .. G SLOTS + SLOTS - 1.
+// MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), or silu(W1 x) * (W2 x) with SILU: group G takes
+//   rows G SLOTS/2 .. of W1 (binding 1) in its first SLOTS/2 slots and the same rows of W2 (binding 2)
+//   in the others.
+#include "common.glsl"
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
+#include "ternary_codes.glsl"
+#include "rope_f16.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint TPR = 16;
+layout(constant_id = 2) const uint MODE = 1;
+layout(constant_id = 3) const uint K = 2560;   // input width (a multiple of 128)
+layout(constant_id = 4) const uint VPL = 3;    // uvec4 columns per lane: ceil(K / 64 / TPR)
+layout(constant_id = 5) const bool KV_F16 = true;
+layout(constant_id = 6) const bool SILU = false;
+layout(constant_id = 7) const bool NORMAL_ROPE = false;
+layout(constant_id = 8) const bool BLOCK_SCALES = false;
+layout(constant_id = 9) const uint TOKENS = 8;  // tokens whose sums a lane holds at a time
+layout(constant_id = 10) const uint SLOTS = 2;  // rows per lane group (MODE 2: even; MODE 0: RPW % 4 == 0)
+
+
+layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
+layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
+layout(std430, binding = 3) readonly buffer W2 { uvec4 w2[]; };
+layout(std430, binding = 4) readonly buffer XQ { uvec4 xq[]; };  // [token][K / 16], PERMUTED
+layout(std430, binding = 5) readonly buffer XS { real xs[]; };   // [token]: 127 / max|h|
+layout(std430, binding = 6) buffer Y { real y[]; };
+layout(std430, binding = 7) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
+layout(std430, binding = 8) writeonly buffer KC { uint kc[]; };
+layout(std430, binding = 9) writeonly buffer VC { uint vc[]; };
+layout(std430, binding = 10) readonly buffer D0 { float d0[]; };
+layout(std430, binding = 11) readonly buffer D1 { float d1[]; };
+layout(std430, binding = 12) readonly buffer D2 { float d2[]; };
+// rows: rows of W0 (MODE 0: of Wq); rows_kv: rows of Wk and of Wv (MODE 0); hd: head dimension.
+layout(push_constant) uniform Push {
+  uint rows;
+  uint rows_kv;
+  uint hd;
+  float scale0;
+  float scale1;
+  float scale2;
+} pc;
+
+const uint COLS = K / 64;  // uvec4s of codes in a row
+// The input rows of TOKENS tokens, staged from XQ once per workgroup: the lanes then meet them at
+// shared-memory latency (consecutive lanes, consecutive uvec4s: no bank conflicts).
+shared uvec4 sx[TOKENS * (K / 16)];
+shared real ssc[TOKENS];  // their scales
+const uint RPW = gl_WorkGroupSize.x / TPR * SLOTS;  // rows (MODE 0: visiting indices) per workgroup
+shared real res[MODE == 0 ? TOKENS * RPW : 1];
+
+uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
+
+// The matrix (binding 1-3) of a slot: MODE 0 the workgroup's, MODE 2 W1 for the first half, W2 the rest.
+uint slot_mat(uint s, uint group_mat) { return MODE == 0 ? group_mat : MODE == 2 ? s / (SLOTS / 2) : 0u; }
+uvec4 codes(uint mat, uint at) { return mat == 0 ? w0[at] : mat == 1 ? w1[at] : w2[at]; }
+real block_scale(uint mat, uint at) { return real(mat == 0 ? d0[at] : mat == 1 ? d1[at] : d2[at]); }
+real tensor_scale(uint mat) { return real(mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2); }
+
+// Sum over the 64 products of code uvec4 w's group g and input uvec4 a.
+#ifdef TRIT_DOT
+int group_dot(int c[4], uvec4 a) {
+  return sdot4x8(c[0], int(a.x), 0) + sdot4x8(c[1], int(a.y), 0) + sdot4x8(c[2], int(a.z), 0) +
+         sdot4x8(c[3], int(a.w), 0);
+}
+#endif
+
+// MODE 0's epilogue for token tk: visiting indices vq..vq+3 of matrix mat (values val), two neighbouring
+// RoPE pairs of Wq or Wk rotated and written (q to Y, k to the cache), or four rows of Wv to the cache.
+void store_qkv(uint tk, uint mat, uint vq, real val[4]) {
+  const uint pos = token_pos(tk, FROM_BATCH);
+  const uint crow = token_kv(tk, FROM_BATCH) + pos;  // the cache row written
+  const uint kvdim = pc.rows_kv, half_hd = pc.hd / 2;
+  if (mat == 2) {
+    const uint dst = crow * kvdim + vq;
+    if (KV_F16) {
+      vc[dst / 2] = kv_bits(val[0]) | (kv_bits(val[1]) << 16);
+      vc[dst / 2 + 1] = kv_bits(val[2]) | (kv_bits(val[3]) << 16);
+    } else {
+      [[unroll]] for (uint s = 0; s < 4; ++s) vc[dst + s] = kv_bits(val[s]);
+    }
+    return;
+  }
+  const uint h = vq / pc.hd, within = vq % pc.hd, i = within / 2;
+  // Pairs i and i + 1: NeoX dimensions (i, i + hd/2) and (i + 1, i + 1 + hd/2); normal RoPE
+  // dimensions (within, within + 1) and (within + 2, within + 3) of the head.
+  const real2 r0 = rotate(val[0], val[1], cs[pos * half_hd + i]);
+  const real2 r1 = rotate(val[2], val[3], cs[pos * half_hd + i + 1]);
+  if (mat == 0) {
+    const uint qb = tk * pc.rows + h * pc.hd;
+    if (NORMAL_ROPE) {
+      y[qb + within] = r0.x;
+      y[qb + within + 1] = r0.y;
+      y[qb + within + 2] = r1.x;
+      y[qb + within + 3] = r1.y;
+    } else {
+      y[qb + i] = r0.x;
+      y[qb + i + 1] = r1.x;
+      y[qb + i + half_hd] = r0.y;
+      y[qb + i + 1 + half_hd] = r1.y;
+    }
+    return;
+  }
+  const uint kb = crow * kvdim + h * pc.hd;
+  if (NORMAL_ROPE) {
+    if (KV_F16) {
+      kc[(kb + within) / 2] = kv_bits(r0.x) | (kv_bits(r0.y) << 16);
+      kc[(kb + within) / 2 + 1] = kv_bits(r1.x) | (kv_bits(r1.y) << 16);
+    } else {
+      kc[kb + within] = kv_bits(r0.x);
+      kc[kb + within + 1] = kv_bits(r0.y);
+      kc[kb + within + 2] = kv_bits(r1.x);
+      kc[kb + within + 3] = kv_bits(r1.y);
+    }
+  } else if (KV_F16) {
+    kc[(kb + i) / 2] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
+    kc[(kb + i + half_hd) / 2] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
+  } else {
+    kc[kb + i] = kv_bits(r0.x);
+    kc[kb + i + 1] = kv_bits(r1.x);
+    kc[kb + i + half_hd] = kv_bits(r0.y);
+    kc[kb + i + 1 + half_hd] = kv_bits(r1.y);
+  }
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x, lane = tid % TPR;
+  const uint group = gl_WorkGroupID.x * (gl_WorkGroupSize.x / TPR) + tid / TPR;
+
+  // The group's slots: matrix, row, and whether the row exists.
+  const uint lg = tid / TPR;  // the group within the workgroup
+  uint gmat = 0, vbase = 0;   // MODE 0: the workgroup's matrix and its first visiting index in it
+  uint srow[SLOTS];
+  bool slive[SLOTS];
+  if (MODE == 0) {
+    vbase = gl_WorkGroupID.x * RPW;
+    if (vbase >= pc.rows + pc.rows_kv) {
+      gmat = 2;
+      vbase -= pc.rows + pc.rows_kv;
+    } else if (vbase >= pc.rows) {
+      gmat = 1;
+      vbase -= pc.rows;
+    }
+    const uint nrows = gmat == 0 ? pc.rows : pc.rows_kv;
+    [[unroll]] for (uint s = 0; s < SLOTS; ++s) {
+      const uint v = vbase + lg * SLOTS + s;
+      uint row = v;
+      if (gmat < 2 && !NORMAL_ROPE) {
+        const uint within = v % pc.hd;  // pair order: visiting 2p + half is dimension p + half * hd/2
+        row = v - within + within / 2 + (within % 2) * (pc.hd / 2);
+      }
+      srow[s] = row;
+      slive[s] = v < nrows;  // (workgroups past Wv: vbase >= rows_kv)
+    }
+  } else {
+    const uint per = MODE == 2 ? SLOTS / 2 : SLOTS;
+    [[unroll]] for (uint s = 0; s < SLOTS; ++s) {
+      srow[s] = group * per + s % per;
+      slive[s] = srow[s] < pc.rows;
+    }
+  }
+
+  // The weights first: they do not depend on the input.
+  uvec4 wv[VPL * SLOTS];
+  [[unroll]] for (uint i = 0; i < VPL; ++i) {
+    const uint j = lane + i * TPR;
+    [[unroll]] for (uint s = 0; s < SLOTS; ++s) {
+      wv[i * SLOTS + s] = uvec4(0);
+      if (slive[s] && j < COLS) wv[i * SLOTS + s] = codes(slot_mat(s, gmat), srow[s] * COLS + j);
+    }
+  }
+
+  const uint n_tok = params.n_tokens;
+  for (uint t0 = 0; t0 < n_tok; t0 += TOKENS) {
+    const uint tn = min(TOKENS, n_tok - t0);
+    for (uint e = tid; e < tn * (K / 16); e += gl_WorkGroupSize.x) sx[e] = xq[t0 * (K / 16) + e];
+    if (tid < tn) ssc[tid] = xs[t0 + tid];
+    barrier();
+    int acc[TOKENS * SLOTS];
+    precise real facc[TOKENS * SLOTS];  // no FMA: as ternary_matmul.glsl
+    [[unroll]] for (uint e = 0; e < TOKENS * SLOTS; ++e) {
+      acc[e] = 0;
+      facc[e] = real(0);
+    }
+    [[unroll]] for (uint i = 0; i < VPL; ++i) {
+      const uint j = lane + i * TPR;
+      if (j >= COLS) break;
+      int part[TOKENS * SLOTS];  // BLOCK_SCALES: this uvec4's sums, scaled once per block
+      [[unroll]] for (uint e = 0; e < TOKENS * SLOTS; ++e) part[e] = 0;
+      [[unroll]] for (uint g = 0; g < 4; ++g) {
+#ifdef TRIT_DOT
+        int c[SLOTS][4];
+        [[unroll]] for (uint s = 0; s < SLOTS; ++s)
+          [[unroll]] for (uint q = 0; q < 4; ++q) c[s][q] = int(ternary_word(wv[i * SLOTS + s][q], 6u - 2u * g));
+#endif
+        [[unroll]] for (uint t = 0; t < TOKENS; ++t) {
+          if (t0 + t < n_tok) {
+            const uvec4 a = sx[t * (K / 16) + g * COLS + j];
+            [[unroll]] for (uint s = 0; s < SLOTS; ++s) {
+#ifdef TRIT_DOT
+              const int r = group_dot(c[s], a);
+#else
+              const uvec4 w = wv[i * SLOTS + s];
+              const int r = dot4(w.x, 6u - 2u * g, a.x) + dot4(w.y, 6u - 2u * g, a.y) + dot4(w.z, 6u - 2u * g, a.z) +
+                            dot4(w.w, 6u - 2u * g, a.w);
+#endif
+              if (BLOCK_SCALES) {
+                part[t * SLOTS + s] += r;
+              } else {
+                acc[t * SLOTS + s] += r;
+              }
+            }
+          }
+        }
+      }
+      if (BLOCK_SCALES) {
+        [[unroll]] for (uint s = 0; s < SLOTS; ++s) {
+          const real dd = slive[s] ? block_scale(slot_mat(s, gmat), srow[s] * (K / 256) + j / 4) : real(0);
+          [[unroll]] for (uint t = 0; t < TOKENS; ++t) facc[t * SLOTS + s] += dd * real(part[t * SLOTS + s]);
+        }
+      }
+    }
+
+    // Each sum over the group's TPR lanes (shuffle tree), then the epilogue per token.
+    [[unroll]] for (uint t = 0; t < TOKENS; ++t) {
+      if (t0 + t >= n_tok) break;
+      const uint tk = t0 + t;
+      const real sc = ssc[t];
+      real val[SLOTS];
+      [[unroll]] for (uint s = 0; s < SLOTS; ++s) {
+        int a = acc[t * SLOTS + s];
+        precise real fa = facc[t * SLOTS + s];
+        for (uint off = TPR / 2; off > 0; off /= 2) {
+          if (BLOCK_SCALES) {
+            fa += subgroupShuffleXor(fa, off);
+          } else {
+            a += subgroupShuffleXor(a, off);
+          }
+        }
+        val[s] = BLOCK_SCALES ? fa / sc : real(a) / sc * tensor_scale(slot_mat(s, gmat));
+      }
+      if (lane != 0) continue;
+      if (MODE == 0) {
+        [[unroll]] for (uint s = 0; s < SLOTS; ++s) res[t * RPW + lg * SLOTS + s] = val[s];
+      } else if (MODE == 1) {
+        [[unroll]] for (uint s = 0; s < SLOTS; ++s)
+          if (slive[s]) y[tk * pc.rows + srow[s]] += val[s];
+      } else {
+        [[unroll]] for (uint s = 0; s < SLOTS / 2; ++s) {
+          if (!slive[s]) continue;
+          const real g = val[s], u = val[s + SLOTS / 2];
+          if (SILU) {
+            y[tk * pc.rows + srow[s]] = g / (real(1) + exp_real(-g)) * u;
+          } else {
+            const real r = max(g, real(0));
+            y[tk * pc.rows + srow[s]] = r * r * u;
+          }
+        }
+      }
+    }
+    if (MODE == 0) {
+      barrier();
+      // One invocation per token and four visiting indices (two neighbouring pairs) of the workgroup.
+      const uint quads = RPW / 4, t = tid / quads, vq = vbase + 4 * (tid % quads);
+      if (tid < quads * TOKENS && t0 + t < n_tok && vq < (gmat == 0 ? pc.rows : pc.rows_kv)) {
+        const uint tk = t0 + t;
+        real val[4];
+        [[unroll]] for (uint s = 0; s < 4; ++s) val[s] = res[t * RPW + 4 * (tid % quads) + s];
+        store_qkv(tk, gmat, vq, val);
+      }
+    }
+    barrier();  // sx and res are rewritten by the next tokens
+  }
+}

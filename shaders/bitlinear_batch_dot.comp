@@ -1,0 +1,5 @@
+#version 450
+// A batched decode step's BitLinear (the packed int8 dot product, fp32 activations); the body is bitlinear_batch.glsl.
+#extension GL_GOOGLE_include_directive : require
+#define TRIT_DOT 1
+#include "bitlinear_batch.glsl"
