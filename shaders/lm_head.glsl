@@ -1,6 +1,6 @@
 // Tied F16 LM head over one chunk of the embedding table: logits[t][row0 + r] = sum_d E[r][d] * x[t][d]
-// (`real` accumulation). The table is read as uvec4 (8 halves), TPR lanes per row, WG/TPR rows per
-// workgroup, NT tokens per workgroup in y. One dispatch per chunk (a chunk fits one binding).
+// (`real` accumulation). The table is read as uvec4 (8 halves), TPR lanes per RIF rows, WG/TPR * RIF
+// rows per workgroup, NT tokens per workgroup in y. One dispatch per chunk (a chunk fits one binding).
 //
 // Decode variant (XDIM > 0, one token): the 657 MB table is the largest read of a decode step, so the
 // token's x is staged once per workgroup in shared memory (XDIM = dim values) instead of being re-read
@@ -116,7 +116,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 const uint MAXNT = 8;
-shared real part[XDIM > 0 ? 1 : gl_WorkGroupSize.x * MAXNT];
+shared real part[XDIM > 0 ? 1 : gl_WorkGroupSize.x * MAXNT * RIF];
 shared real2 xs[XDIM > 0 ? XDIM / 2 : 1];
 shared real ssp[XDIM > 0 ? 64 : 1];  // per subgroup: its part of the sum of x^2
 shared bool s_last;
@@ -594,37 +594,46 @@ void main() {
     }
     return;
   }
+  // Each lane group takes RIF rows, so each x load it makes serves RIF rows (the block variant of a
+  // batched step or a prompt's every-row logits reads the table once for NT tokens); each (row, token)
+  // sums its products in the same order as with one row a group.
   const uint tid = gl_LocalInvocationID.x;
   const uint lane = tid % TPR;
-  const uint row = gl_WorkGroupID.x * (gl_WorkGroupSize.x / TPR) + tid / TPR;
+  const uint first = (gl_WorkGroupID.x * (gl_WorkGroupSize.x / TPR) + tid / TPR) * RIF;
   const uint t0 = gl_WorkGroupID.y * NT;
   const uint n = params.n_tokens;
   if (t0 >= n) return;
   const uint row_vecs = pc.dim / 8, x_vecs = pc.dim / 4;
-  real acc[MAXNT];
-  for (uint tt = 0; tt < NT; ++tt) acc[tt] = real(0);
-  if (row < pc.rows) {
+  real acc[MAXNT * RIF];
+  for (uint i = 0; i < NT * RIF; ++i) acc[i] = real(0);
+  if (first < pc.rows) {
     for (uint j = lane; j < row_vecs; j += TPR) {
-      const uvec4 w = e[row * row_vecs + j];
-      const real4 lo = real4(vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y)));
-      const real4 hi = real4(vec4(unpackHalf2x16(w.z), unpackHalf2x16(w.w)));
+      real4 lo[RIF], hi[RIF];
+      for (uint r = 0; r < RIF; ++r) {
+        const uvec4 w = first + r < pc.rows ? e[(first + r) * row_vecs + j] : uvec4(0);
+        lo[r] = real4(vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y)));
+        hi[r] = real4(vec4(unpackHalf2x16(w.z), unpackHalf2x16(w.w)));
+      }
       for (uint tt = 0; tt < NT; ++tt) {
         if (t0 + tt >= n) break;
         const uint xb = (t0 + tt) * x_vecs + 2 * j;
-        acc[tt] += dot(lo, x[xb]) + dot(hi, x[xb + 1]);
+        const real4 x0 = x[xb], x1 = x[xb + 1];
+        for (uint r = 0; r < RIF; ++r) acc[tt * RIF + r] += dot(lo[r], x0) + dot(hi[r], x1);
       }
     }
   }
-  for (uint tt = 0; tt < NT; ++tt) part[tt * gl_WorkGroupSize.x + tid] = acc[tt];
+  for (uint i = 0; i < NT * RIF; ++i) part[i * gl_WorkGroupSize.x + tid] = acc[i];
   barrier();
   for (uint stride = TPR / 2; stride > 0; stride /= 2) {
     if (lane < stride)
-      for (uint tt = 0; tt < NT; ++tt) part[tt * gl_WorkGroupSize.x + tid] += part[tt * gl_WorkGroupSize.x + tid + stride];
+      for (uint i = 0; i < NT * RIF; ++i) part[i * gl_WorkGroupSize.x + tid] += part[i * gl_WorkGroupSize.x + tid + stride];
     barrier();
   }
-  if (lane != 0 || row >= pc.rows) return;
+  if (lane != 0) return;
   for (uint tt = 0; tt < NT; ++tt) {
     if (t0 + tt >= n) break;
-    logits[(t0 + tt) * pc.vocab + pc.row0 + row] = float(part[tt * gl_WorkGroupSize.x + tid]);
+    for (uint r = 0; r < RIF; ++r)
+      if (first + r < pc.rows)
+        logits[(t0 + tt) * pc.vocab + pc.row0 + first + r] = float(part[(tt * RIF + r) * gl_WorkGroupSize.x + tid]);
   }
 }

@@ -17,7 +17,8 @@ uint32_t ceil_div(uint32_t a, uint32_t b) {
 
 // Rows each subgroup of the one-token LM head reads at once (shaders/lm_head.glsl RIF): independent
 // loads in flight that share one read of x from shared memory. On the H100 (2B4T head, 512-thread
-// workgroups): 2 rows 0.245 ms, 4 rows 0.229 ms, 8 rows 0.488 ms (registers).
+// workgroups): 2 rows 0.245 ms, 4 rows 0.229 ms, 8 rows 0.488 ms (registers). The head of a block or
+// a batched step takes as many rows a lane group, so each load of x serves that many rows.
 constexpr uint32_t kLmHeadRowsInFlight = 4;
 
 // Every lm_head pipeline declares the ARGMAX and TOPK variants' bindings and push constants
@@ -89,8 +90,9 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
   for (uint32_t mode = 0; mode < 3; ++mode)
     for (uint32_t b = 0; b < 2; ++b) ternary_pipeline(mode, b, false);
   for (uint32_t b = 0; b < 2; ++b)
-    lm_head_[b] = std::make_unique<Pipeline>(ctx, "lm_head" + sfx, kLmHeadBindings, kLmHeadPush,
-                                             std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1});
+    lm_head_[b] = std::make_unique<Pipeline>(
+        ctx, "lm_head" + sfx, kLmHeadBindings, kLmHeadPush,
+        std::vector<uint32_t>{mat_wg_, tpr_, b ? kTokenTile : 1, 0, 64, kLmHeadRowsInFlight});
   attn_ = std::make_unique<Pipeline>(ctx, "attention" + sfx, 6, 16,
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
@@ -228,7 +230,7 @@ void Kernels::lm_head(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   const Pipeline& p = *lm_head_[block ? 1 : 0];
   const BufferRange r[] = {params, table_chunk, x, logits, x, x, x, x, x, x, x, x, x, x};  // (bindings 4.. unused here)
   const uint32_t push[] = {rows, dim, row0, vocab, 0, 0, 0, 0};
-  const uint32_t rows_per_wg = mat_wg_ / tpr_;
+  const uint32_t rows_per_wg = mat_wg_ / tpr_ * kLmHeadRowsInFlight;
   cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg),
               block ? ceil_div(max_tokens, kTokenTile) : 1);
 }
