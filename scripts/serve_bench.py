@@ -6,7 +6,7 @@ Start a server first (`trit-cli serve MODEL --port 8080 --parallel 16 --queue 64
     scripts/serve_bench.py --url http://127.0.0.1:8080 --streams 1,2,4,8,16 --max-tokens 128 --prompt-words 400
 
 Standard library only (it runs on hosts with nothing but python3). Each stream is a streamed completion
-with temperature 0 and stream_options.include_usage; tokens are the server's usage.completion_tokens.
+with temperature 0 (or --temperature) and stream_options.include_usage; tokens are the server's usage.completion_tokens.
 Aggregate tokens/s = all tokens generated / wall time from the first request sent to the last stream's end.
 With the single-stream scheduler, streams queue: the aggregate stays near one stream's rate.
 
@@ -23,10 +23,10 @@ import time
 import urllib.parse
 
 
-def one_stream(url, model, prompt, max_tokens, key, out):
+def one_stream(url, model, prompt, max_tokens, key, out, temperature=0.0):
     u = urllib.parse.urlparse(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=600)
-    body = json.dumps({"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0,
+    body = json.dumps({"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
                        "stream": True, "stream_options": {"include_usage": True}})
     headers = {"Content-Type": "application/json"}
     if key:
@@ -61,6 +61,7 @@ def main():
     ap.add_argument("--prompt-words", type=int, default=400, help="prompt length in words (distinct per stream)")
     ap.add_argument("--late-prompt-words", type=int, default=0, help="a request with this long a prompt joins the streams")
     ap.add_argument("--late-after", type=float, default=1.0, help="seconds after the streams start")
+    ap.add_argument("--temperature", type=float, default=0.0, help="of the streams (0: greedy; the server's other sampling defaults)")
     args = ap.parse_args()
     u = urllib.parse.urlparse(args.url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
@@ -73,7 +74,8 @@ def main():
         t0 = time.perf_counter()
         for i in range(n):
             prompt = f"Stream {i} at {time.time()}: " + " ".join(["word"] * args.prompt_words)  # no shared cache
-            th = threading.Thread(target=one_stream, args=(args.url, model, prompt, args.max_tokens, args.api_key, results))
+            th = threading.Thread(target=one_stream,
+                                  args=(args.url, model, prompt, args.max_tokens, args.api_key, results, args.temperature))
             th.start()
             threads.append(th)
         late = []

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "engine_thread.h"
 #include "trit/reply.h"
@@ -178,7 +180,9 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   std::vector<BatchToken> batch;
   for (Stream* s : active) batch.push_back({s->seq, s->input, static_cast<int32_t>(s->cached.size())});
   const auto vocab = static_cast<size_t>(forward_->vocab_size());
-  std::vector<float> logits(batch.size() * vocab);
+  // The rows' buffer lives across steps: a fresh one of several MB a step cost its page faults.
+  if (step_logits_.size() < batch.size() * vocab) step_logits_.resize(batch.size() * vocab);
+  const std::span<float> logits = std::span<float>(step_logits_).first(batch.size() * vocab);
   try {
     forward_->decode_batch(batch, logits);
   } catch (const std::exception& e) {
@@ -190,17 +194,35 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
     }
     return;
   }
+  // Each stream samples its own row with its own sampler and history, so the rows may be sampled side
+  // by side: one thread a stream beyond the first where any row is sampled (a sampled row takes a few
+  // hundred us on the host, a greedy one tens), else all on this thread.
+  for (Stream* s : active) s->cached.push_back(s->input);
+  std::vector<int32_t> tokens(active.size());
+  std::vector<std::string> errors(active.size());
+  auto sample = [&](size_t i) {
+    try {
+      tokens[i] = active[i]->sampler->sample(logits.subspan(i * vocab, vocab), active[i]->cached);
+    } catch (const std::exception& e) {
+      errors[i] = e.what();
+    }
+  };
+  const bool sampled =
+      std::any_of(active.begin(), active.end(), [](const Stream* s) { return s->sampler->params().temperature > 0.f; });
+  std::vector<std::thread> workers;
+  if (sampled && std::thread::hardware_concurrency() > 1)
+    for (size_t i = 1; i < active.size(); ++i) workers.emplace_back(sample, i);
+  for (size_t i = 0; i < (workers.empty() ? active.size() : 1); ++i) sample(i);
+  for (std::thread& w : workers) w.join();
   for (size_t i = 0; i < active.size(); ++i) {
     Stream& s = *active[i];
-    s.cached.push_back(s.input);
-    const std::span<float> row = std::span<float>(logits).subspan(i * vocab, vocab);
     try {
-      const int32_t tok = s.sampler->sample(row, s.cached);
-      if (!s.reply->accept(tok, static_cast<int32_t>(s.cached.size()) >= context_)) {
+      if (!errors[i].empty()) throw std::runtime_error(errors[i]);
+      if (!s.reply->accept(tokens[i], static_cast<int32_t>(s.cached.size()) >= context_)) {
         end(s);
         continue;
       }
-      s.input = tok;
+      s.input = tokens[i];
     } catch (const std::exception& e) {
       s.error = e.what();
       end(s);

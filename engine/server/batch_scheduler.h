@@ -49,6 +49,7 @@ class BatchScheduler : public Scheduler {
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Forward> forward_;              // used on the engine thread only
   std::vector<std::unique_ptr<Stream>> streams_;  // one per sequence (engine thread)
+  std::vector<float> step_logits_;                // a step's rows of logits (engine thread)
   int32_t context_ = 0;
   int32_t slots_ = 0;
   size_t queue_limit_;

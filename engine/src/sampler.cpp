@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "modelgen/rng.h"
+#include "trit/reference_ops.h"
 
 namespace trit {
 
@@ -68,10 +69,7 @@ std::string SamplingParams::validate() const {
 
 int32_t argmax(std::span<const float> logits) {
   if (logits.empty()) throw std::invalid_argument("argmax of an empty logits vector");
-  size_t best = 0;
-  for (size_t i = 1; i < logits.size(); ++i)
-    if (logits[i] > logits[best]) best = i;
-  return static_cast<int32_t>(best);
+  return static_cast<int32_t>(ref::argmax(logits));
 }
 
 Sampler::Sampler(const SamplingParams& params) : params_(params) {

@@ -4,6 +4,8 @@
 // batched and one-by-one greedy requests on the Vulkan engine (lavapipe in CI) with a golden model.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -37,10 +39,13 @@ class BatchSchedulerTest : public ::testing::Test {
         },
         queue);
   }
-  std::shared_ptr<trit::server::Job> job(int32_t max_tokens, const std::string& prompt = "Hello") {
+  // temperature 0: greedy; else sampled with the engine's other defaults and `seed`.
+  std::shared_ptr<trit::server::Job> job(int32_t max_tokens, const std::string& prompt = "Hello", float temperature = 0,
+                                         uint64_t seed = 0) {
     trit::server::GenerationRequest g;
     g.prompt = model_->tokenizer().encode(prompt, false, true);
-    g.sampling.temperature = 0;
+    g.sampling.temperature = temperature;
+    g.sampling.seed = seed;
     g.max_tokens = max_tokens;
     return std::make_shared<trit::server::Job>(std::move(g));
   }
@@ -141,45 +146,54 @@ TEST_F(BatchSchedulerTest, AFailedJobEndsWithItsErrorAndTheOthersGoOn) {
   EXPECT_EQ(tg, "aaa");
 }
 
-// Eight greedy requests through four sequences of the Vulkan engine (they join as others leave) give the
-// tokens each gives when the requests run one by one.
-TEST_F(BatchSchedulerTest, ConcurrentGreedyRequestsEqualOneByOneOnVulkan) {
-  auto make = [this] {
+// Requests through four sequences of the Vulkan engine (eight greedy ones join as others leave; four
+// sampled ones, each with its seed, run in steps of four whose rows are sampled on threads of their own)
+// give the tokens each gives when the requests run one by one.
+void expect_together_equals_one_by_one(const std::shared_ptr<trit::Model>& model, size_t n,
+                                       const std::function<std::shared_ptr<trit::server::Job>(size_t)>& job_of) {
+  auto make = [&] {
     return std::make_unique<trit::server::BatchScheduler>(
-        model_,
-        [this] {
+        model,
+        [&] {
           trit::VulkanForwardOptions o;
           o.sequences = 4;
           o.context = 64;
-          return std::make_unique<trit::VulkanForward>(*model_, o);
+          return std::make_unique<trit::VulkanForward>(*model, o);
         },
         8);
   };
-  const std::vector<std::string> prompts{
-      "The sun", "A cat sat on", "Why", "Numbers: 1, 2,", "Once upon a time", "x", "Hello world, hello", "Tell me"};
-  auto jobs = [&] {
-    std::vector<std::shared_ptr<trit::server::Job>> js;
-    for (size_t i = 0; i < prompts.size(); ++i) js.push_back(job(3 + static_cast<int32_t>(i % 3) * 2, prompts[i]));
-    return js;
-  };
-  std::vector<std::string> together(prompts.size()), alone(prompts.size());
+  std::vector<std::string> together(n), alone(n);
   {
     auto s = make();
-    auto js = jobs();
+    std::vector<std::shared_ptr<trit::server::Job>> js;
+    for (size_t i = 0; i < n; ++i) js.push_back(job_of(i));
     for (auto& j : js) ASSERT_EQ(s->submit(j), Admission::Accepted);
     for (size_t i = 0; i < js.size(); ++i) EXPECT_TRUE(js[i]->wait_all(together[i]).error.empty());
   }
   {
     auto s = make();
-    auto js = jobs();
-    for (size_t i = 0; i < js.size(); ++i) {
-      ASSERT_EQ(s->submit(js[i]), Admission::Accepted);
-      const auto r = js[i]->wait_all(alone[i]);
+    for (size_t i = 0; i < n; ++i) {
+      auto j = job_of(i);
+      ASSERT_EQ(s->submit(j), Admission::Accepted);
+      const auto r = j->wait_all(alone[i]);
       EXPECT_TRUE(r.error.empty()) << r.error;
       EXPECT_EQ(r.completion_tokens, 3 + static_cast<int32_t>(i % 3) * 2);
     }
   }
-  for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(together[i], alone[i]) << "request " << i;
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ(together[i], alone[i]) << "request " << i;
+}
+
+const std::vector<std::string> kPrompts{"The sun", "A cat sat on",       "Why",    "Numbers: 1, 2,", "Once upon a time",
+                                        "x",       "Hello world, hello", "Tell me"};
+
+TEST_F(BatchSchedulerTest, ConcurrentGreedyRequestsEqualOneByOneOnVulkan) {
+  expect_together_equals_one_by_one(model_, 8,
+                                    [&](size_t i) { return job(3 + static_cast<int32_t>(i % 3) * 2, kPrompts[i]); });
+}
+
+TEST_F(BatchSchedulerTest, ConcurrentSampledRequestsEqualOneByOneOnVulkan) {
+  expect_together_equals_one_by_one(
+      model_, 4, [&](size_t i) { return job(3 + static_cast<int32_t>(i % 3) * 2, kPrompts[i], 1.5f, 1000 + i); });
 }
 
 }  // namespace

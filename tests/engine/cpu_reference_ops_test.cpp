@@ -454,4 +454,26 @@ TEST(CpuRefHead, ArgmaxTakesFirstOfTies) {
   EXPECT_THROW(ref::argmax(std::span<const float>()), std::invalid_argument);
 }
 
+// The two-pass argmax picks what `best = i wherever v[i] > v[best]` picks, on vectors of every length
+// up to 40 and of 128K made of few distinct values (ties everywhere), +0 and -0, infinities and NaNs
+// (at index 0 too).
+TEST(CpuRefHead, ArgmaxIsTheFirstGreaterScan) {
+  const float pool[] = {1.f, -1.f, 0.f, -0.f, 2.5f, INFINITY, -INFINITY, NAN, 2.5f, -3.f};
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<size_t> pick(0, std::size(pool) - 1);
+  for (size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17, 31, 40, 128256}) {
+    for (int rep = 0; rep < (n > 40 ? 20 : 400); ++rep) {
+      std::vector<float> v(n);
+      for (float& x : v) x = pool[pick(rng)];
+      if (rep % 3 == 0)
+        for (float& x : v)  // mostly ordinary values, the odd ones rarely
+          if (std::isnan(x) || std::isinf(x)) x = pool[pick(rng) % 5];
+      uint32_t want = 0;
+      for (uint32_t i = 1; i < n; ++i)
+        if (v[i] > v[want]) want = i;
+      ASSERT_EQ(ref::argmax(v), want) << "length " << n << ", repetition " << rep;
+    }
+  }
+}
+
 }  // namespace

@@ -255,12 +255,23 @@ void lm_head(const uint16_t* token_embd, uint32_t vocab, uint32_t dim, std::span
   cpu::lm_head_rows(token_embd, dim, x.data(), 1, logits.data(), vocab, 0, vocab);
 }
 
+// The same index as `best = i wherever values[i] > values[best]`: the first index of the largest value
+// that is a number (a NaN never compares greater), or 0 where values[0] is NaN (nothing compares greater
+// than it). In two passes, because that loop waits on its own load at every element (about 1.5 ns an
+// element: a batched step's host greedy took 0.2 ms a row of 128K logits): the maximum over four
+// independent lanes, then the first index holding it (+0 and -0 compare equal, as in the loop).
 uint32_t argmax(std::span<const float> values) {
   require(!values.empty(), "argmax", "empty input");
-  uint32_t best = 0;
-  for (uint32_t i = 1; i < values.size(); ++i)
-    if (values[i] > values[best]) best = i;
-  return best;
+  const size_t n = values.size();
+  float m[4] = {values[0], values[0], values[0], values[0]};
+  size_t i = 1;
+  for (; i + 4 <= n; i += 4)
+    for (size_t l = 0; l < 4; ++l) m[l] = values[i + l] > m[l] ? values[i + l] : m[l];
+  for (; i < n; ++i) m[0] = values[i] > m[0] ? values[i] : m[0];
+  const float top = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+  for (size_t k = 0; k < n; ++k)
+    if (values[k] == top) return static_cast<uint32_t>(k);
+  return 0;  // top is NaN: values[0] is, and every lane kept it
 }
 
 }  // namespace trit::ref
