@@ -168,15 +168,20 @@ INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeRows, testing::Values("golden-a", "g
 
 // The batched steps' small-matrix kernels against the unfused kernels, in double, on a shape whose rows
 // split unevenly over a lane group's 8 lanes (1,280 and 1,792 inputs: 20 and 28 code uvec4s a row) with
-// steps of 3 and 4 tokens: the 2B4T graph (ReLU^2, sub-norms, NeoX RoPE) with per-matrix scales, LLaMA's
-// (SiLU, normal RoPE) with block scales.
+// steps of 3 and 4 tokens: the 2B4T graph (ReLU^2, sub-norms, NeoX RoPE) with per-matrix scales and an
+// F16 cache, LLaMA's (SiLU, normal RoPE) with block scales and a full-precision cache.
 // The integer sums are exact and double keeps every float step the same, so the rows are equal bit for
 // bit.
 TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
   const auto dir = test::scratch_dir("BatchUneven");
-  const std::pair<const char*, WeightFormat> variants[] = {{"bitnet-25", WeightFormat::I2_S},
-                                                           {"llama", WeightFormat::TQ2_0}};
-  for (const auto& [arch, f] : variants) {
+  struct Variant {
+    const char* arch;
+    WeightFormat format;
+    KvPrecision kv;
+  };
+  const Variant variants[] = {{"bitnet-25", WeightFormat::I2_S, KvPrecision::F16},
+                              {"llama", WeightFormat::TQ2_0, KvPrecision::F32}};
+  for (const auto& [arch, f, kv] : variants) {
     SCOPED_TRACE(std::string(arch) + " " + weight_format_name(f));
     GeneratorOptions go;
     go.out = dir / (std::string(arch) + "-" + weight_format_name(f) + ".gguf");
