@@ -402,8 +402,8 @@ const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {
   // values; common.glsl adds its reduction slots.
   const DeviceInfo& d = ctx_.info();
   const uint64_t per_query = (kBlockAttentionMaxHeadDim + kBlockAttentionChunk + 3) * real_bytes();
-  // A staged key row: uvec4s of 8 F16 or 4 F32 values, plus one of padding.
-  const uint32_t key_row = kBlockAttentionMaxHeadDim / (kv_f16_ ? 8 : 4) + 1;
+  // A staged key row: its uvec4s (8 F16, 4 F32 or 2 double values each), plus one of padding.
+  const uint32_t key_row = kBlockAttentionMaxHeadDim * kv_bytes() / 16 + 1;
   // The staged key rows (padded) and value rows.
   const uint64_t fixed = 64 * (8 + 4) + 64 + uint64_t{kBlockAttentionChunk} * (2 * key_row - 1) * 16;
   const uint64_t fit = d.max_shared_memory > fixed ? (d.max_shared_memory - fixed) / per_query : 0;
