@@ -15,7 +15,7 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 layout(local_size_x_id = 0) in;                 // 256
 layout(constant_id = 1) const bool KV_F16 = true;
-layout(constant_id = 2) const uint CH = 32;     // keys per chunk
+layout(constant_id = 2) const uint CH = 32;     // keys per chunk (8 or 16 for wide rows: Kernels::attention_block)
 layout(constant_id = 3) const uint G = 4;       // query heads per KV head
 layout(constant_id = 4) const uint TT = 8;      // tokens per tile; Q = TT * G <= 32
 layout(constant_id = 5) const uint KROW = 17;   // uvec4s per staged key row: the row's, plus one of padding
