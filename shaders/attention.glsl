@@ -96,7 +96,7 @@ void main() {
             dotv += qs[2 * d2] * kk.x + qs[2 * d2 + 1] * kk.y;
           }
         } else {
-          for (uint d = kpart; d < pc.hd; d += TPK) dotv += qs[d] * real(uintBitsToFloat(kc[kb + d]));
+          for (uint d = kpart; d < pc.hd; d += TPK) dotv += qs[d] * KV_FULL_AT(kc, kv_word(kb + d));
         }
       }
       slice[tid] = dotv;
@@ -131,10 +131,10 @@ void main() {
       uint jj = 0;
       for (; jj + 8 <= cnt; jj += 8) {
         real vv[8];
-        for (uint i = 0; i < 8; ++i) vv[i] = cache_at(false, (kv0 + c0 + jj + i) * kvdim + kvoff + d);
+        for (uint i = 0; i < 8; ++i) vv[i] = KV_AT(vc, 0u, (kv0 + c0 + jj + i) * kvdim + kvoff + d);
         for (uint i = 0; i < 8; ++i) a += ps[jj + i] * vv[i];
       }
-      for (; jj < cnt; ++jj) a += ps[jj] * cache_at(false, (kv0 + c0 + jj) * kvdim + kvoff + d);
+      for (; jj < cnt; ++jj) a += ps[jj] * KV_AT(vc, 0u, (kv0 + c0 + jj) * kvdim + kvoff + d);
       acc[r] = a;
     }
     barrier();  // ps[] is rewritten by the next chunk

@@ -15,10 +15,11 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 layout(local_size_x_id = 0) in;                 // 256
 layout(constant_id = 1) const bool KV_F16 = true;
-layout(constant_id = 2) const uint CH = 32;     // keys per chunk
+layout(constant_id = 2) const uint CH = 32;     // keys per chunk (8 or 16 for wide rows: Kernels::attention_block)
 layout(constant_id = 3) const uint G = 4;       // query heads per KV head
 layout(constant_id = 4) const uint TT = 8;      // tokens per tile; Q = TT * G <= 32
 layout(constant_id = 5) const uint KROW = 17;   // uvec4s per staged key row: the row's, plus one of padding
+#include "kv_cache.glsl"
 layout(std430, binding = 1) readonly buffer Q { real q[]; };
 layout(std430, binding = 2) readonly buffer KC { uvec4 kc[]; };
 layout(std430, binding = 3) readonly buffer VC { uint vc[]; };
@@ -37,7 +38,7 @@ const real MASKED = real(-3.0e38);
 shared real4 qs[NQ * HDMAX / 4];  // the tile's queries, [query][dimension]
 shared real ps[NQ * CH];          // scores, then probabilities, [query][key]
 shared real qm[NQ], ql[NQ], qf[NQ];  // running max, sum and this chunk's rescale factor
-// The chunk's key rows as stored (F16 pairs or F32), staged with coalesced loads: in the score pass each
+// The chunk's key rows as stored (kv_cache.glsl), staged with coalesced loads: in the score pass each
 // invocation reads its own key's row, which straight from memory put a warp's 32 loads in 32 rows.
 // The padding puts neighbouring rows' same word in different banks.
 shared uvec4 ks[CH * KROW];
@@ -49,14 +50,16 @@ shared uint vs[CH * VW];
 // Query i of the tile: token t0 + i / G, head h0 + i % G.
 uint q_token(uint i) { return i / G; }
 
-// Dimensions 8w .. 8w + 7 (F16) or 4w .. 4w + 3 (F32) of staged key k, as reals.
+// Dimensions 8w .. 8w + 7 (F16: uvec4 w) or 4w .. 4w + 3 (full precision: KV_FULL_WORDS uvec4s from
+// KV_FULL_WORDS * w) of staged key k, as reals.
 void key_words(uint k, uint w, out real4 lo, out real4 hi) {
-  const uvec4 u = ks[k * KROW + w];
+  const uint at = k * KROW + (KV_F16 ? w : KV_FULL_WORDS * w);
+  const uvec4 u = ks[at];
   if (KV_F16) {
     lo = real4(unpackHalf2x16(u.x), unpackHalf2x16(u.y));
     hi = real4(unpackHalf2x16(u.z), unpackHalf2x16(u.w));
   } else {
-    lo = real4(uintBitsToFloat(u));
+    lo = kv_full4(u, ks[at + KV_FULL_WORDS - 1u]);
     hi = real4(0);
   }
 }
@@ -92,19 +95,19 @@ void main() {
   for (uint j = 0; j < QP; ++j) acc[j] = real2(0);
   // Softmax: invocation (query sq, slot ss).
   const uint sq = tid / TPQ, ss = tid % TPQ;
-  const uint words = KV_F16 ? hd / 8u : hd / 4u;
+  const uint words = KV_F16 ? hd / 8u : hd / 4u;  // key_words per key row
+  const uint kwords = hd / KV_PER_UVEC4, vwords = kv_word(hd);  // uvec4s of a key row, words of a value row
   barrier();
 
   for (uint c0 = 0; c0 < n_keys; c0 += CH) {
     const uint cnt = min(CH, n_keys - c0);
-    for (uint e = tid; e < cnt * words; e += WG) {
-      const uint k = e / words, w = e % words;
-      ks[k * KROW + w] = kc[((kv0 + c0 + k) * kvdim + kvoff) / (KV_F16 ? 8u : 4u) + w];
+    for (uint e = tid; e < cnt * kwords; e += WG) {
+      const uint k = e / kwords, w = e % kwords;
+      ks[k * KROW + w] = kc[((kv0 + c0 + k) * kvdim + kvoff) / KV_PER_UVEC4 + w];
     }
-    const uint vwords = KV_F16 ? hd / 2u : hd;
     for (uint e = tid; e < cnt * vwords; e += WG) {
       const uint k = e / vwords, w = e % vwords;
-      vs[k * VW + w] = vc[((kv0 + c0 + k) * kvdim + kvoff) / (KV_F16 ? 2u : 1u) + w];
+      vs[k * VW + w] = vc[kv_word((kv0 + c0 + k) * kvdim + kvoff) + w];
     }
     barrier();
     // Scores.
@@ -163,8 +166,7 @@ void main() {
         acc[j] *= qf[i];
       }
       for (uint k = 0; k < cnt; ++k) {
-        const real2 vv = KV_F16 ? real2(unpackHalf2x16(vs[k * VW + vp]))
-                                : real2(uintBitsToFloat(vs[k * VW + 2u * vp]), uintBitsToFloat(vs[k * VW + 2u * vp + 1u]));
+        const real2 vv = kv_unpack_pair(KV_LOAD_PAIR(vs, k * VW + KV_PAIR_WORDS * vp));
         for (uint j = 0; j < QP; ++j) {
           const uint i = min(vg * QP + j, NQ - 1u);
           acc[j] += ps[i * CH + k] * vv;

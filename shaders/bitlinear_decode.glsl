@@ -20,7 +20,7 @@
 // MODE 0 (QKV): workgroups [0, nq) take rows of Wq, then Wk, then Wv (bindings 1-3). Rows of Wq and Wk
 //   are visited in RoPE pair order (dimension i next to i + hd/2 of the same head), so a workgroup holds
 //   both halves of every pair it rotates; q goes to Y, rotated k and v are appended to the KV cache at
-//   the token's position of its sequence (F16 pairs rounded to nearest even, or F32).
+//   the token's position of its sequence (kv_cache.glsl: F16 pairs rounded to nearest even, or unrounded).
 //   NORMAL_ROPE (LLaMA): dimension 2i pairs with 2i + 1, so rows are visited in their own order.
 // MODE 1 (residual): Y[row] += W x (HAS_NORM false: x is quantized as it is, no norm before it).
 // MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), or silu(W1 x) * (W2 x) with SILU (LLaMA), W1 at
@@ -44,6 +44,7 @@ layout(constant_id = 9) const bool NORMAL_ROPE = false;
 layout(constant_id = 10) const bool BLOCK_SCALES = false;
 layout(constant_id = 11) const uint TOKENS = 1;   // input rows quantized into shared memory at a time
 layout(constant_id = 12) const bool BATCHED = false;  // a batched step's kernel (else one token per submit)
+#include "kv_cache.glsl"
 
 layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
 layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
@@ -93,8 +94,6 @@ int dot_block(uvec4 w, uint j, uint tt) {
 }
 #endif
 
-uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
-
 // MODE 0's epilogue for token t: its RPW results at res[r0..] (this workgroup's rows in visiting order)
 // rotated and written: q to its row of y, k and v to the cache at the token's position of its sequence.
 void rope_and_store(uint t, uint r0, uint mat, uint first, uint nrows) {
@@ -115,13 +114,7 @@ void rope_and_store(uint t, uint r0, uint mat, uint first, uint nrows) {
         y[qb + vv] = r.x;
         y[qb + vv + 1] = r.y;
       } else {
-        const uint dst = crow * kvdim + vv;
-        if (KV_F16) {
-          kc[dst / 2] = kv_bits(r.x) | (kv_bits(r.y) << 16);
-        } else {
-          kc[dst] = kv_bits(r.x);
-          kc[dst + 1] = kv_bits(r.y);
-        }
+        KV_STORE_PAIR(kc, 0u, crow * kvdim + vv, r.x, r.y)
       }
     }
   } else if (mat == 0) {
@@ -134,32 +127,19 @@ void rope_and_store(uint t, uint r0, uint mat, uint first, uint nrows) {
       y[qb + h * pc.hd + i + half_hd] = r.y;
     }
   } else if (mat == 1) {
-    // Two neighbouring pairs per invocation, so F16 pairs are written whole.
+    // Two neighbouring pairs per invocation, so cache pairs are written whole.
     if (tid < RPW / 4 && first + 4 * tid < nrows) {
       const uint vv = first + 4 * tid;
       const uint h = vv / pc.hd, i = (vv % pc.hd) / 2;
       const real2 r0v = rotate(res[r0 + 4 * tid], res[r0 + 4 * tid + 1], cs[pos * half_hd + i]);
       const real2 r1v = rotate(res[r0 + 4 * tid + 2], res[r0 + 4 * tid + 3], cs[pos * half_hd + i + 1]);
       const uint dst = crow * kvdim + h * pc.hd + i;
-      if (KV_F16) {
-        kc[dst / 2] = kv_bits(r0v.x) | (kv_bits(r1v.x) << 16);
-        kc[(dst + half_hd) / 2] = kv_bits(r0v.y) | (kv_bits(r1v.y) << 16);
-      } else {
-        kc[dst] = kv_bits(r0v.x);
-        kc[dst + 1] = kv_bits(r1v.x);
-        kc[dst + half_hd] = kv_bits(r0v.y);
-        kc[dst + half_hd + 1] = kv_bits(r1v.y);
-      }
+      KV_STORE_PAIR(kc, 0u, dst, r0v.x, r1v.x)
+      KV_STORE_PAIR(kc, 0u, dst + half_hd, r0v.y, r1v.y)
     }
   } else {
     if (tid < RPW / 2 && first + 2 * tid < nrows) {
-      const uint dst = crow * kvdim + first + 2 * tid;
-      if (KV_F16) {
-        vc[dst / 2] = kv_bits(res[r0 + 2 * tid]) | (kv_bits(res[r0 + 2 * tid + 1]) << 16);
-      } else {
-        vc[dst] = kv_bits(res[r0 + 2 * tid]);
-        vc[dst + 1] = kv_bits(res[r0 + 2 * tid + 1]);
-      }
+      KV_STORE_PAIR(vc, 0u, crow * kvdim + first + 2 * tid, res[r0 + 2 * tid], res[r0 + 2 * tid + 1])
     }
   }
 }

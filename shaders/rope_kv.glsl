@@ -3,12 +3,13 @@
 // Within a head, dimension i pairs with i + hd/2 (NeoX) or 2i with
 // 2i + 1 (NORMAL: LLaMA, llama.cpp's NORM); cos and sin of
 // pos * base^(-2i/hd) come from a table the host computed in double precision (GPU sin/cos are only
-// accurate near zero, and angles reach thousands of radians). KV_F16 stores the cache as packed F16
-// pairs (rounded to nearest even here, not by the driver's conversion), else as F32.
+// accurate near zero, and angles reach thousands of radians). The cache's element: kv_cache.glsl (F16
+// pairs rounded to nearest even here, not by the driver's conversion, or the activations unrounded).
 #include "common.glsl"
 #include "rope_f16.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool KV_F16 = true;
+#include "kv_cache.glsl"
 layout(constant_id = 2) const bool NORMAL = false;
 layout(std430, binding = 1) buffer Q { real q[]; };
 layout(std430, binding = 2) readonly buffer K { real k[]; };
@@ -36,20 +37,15 @@ void main() {
     q[o + partner] = r.y;
   }
   if (NORMAL) {
-    // A pair is two neighbouring dimensions: one F16 word.
+    // A pair is two neighbouring dimensions.
     for (uint idx = gl_LocalInvocationID.x; idx < pc.kv_heads * half_hd; idx += gl_WorkGroupSize.x) {
       const uint h = idx / half_hd, i = idx % half_hd;
       const uint src = t * kvdim + h * pc.hd + 2u * i, dst = row * kvdim + h * pc.hd + 2u * i;
       const real2 r = rotate(k[src], k[src + 1], cs[tab + i]);
-      if (KV_F16) {
-        kc[dst / 2] = pack_f16(r.x, r.y);
-      } else {
-        kc[dst] = floatBitsToUint(float(r.x));
-        kc[dst + 1] = floatBitsToUint(float(r.y));
-      }
+      KV_STORE_PAIR(kc, 0u, dst, r.x, r.y)
     }
   }
-  // K: two neighbouring dimensions (and their partners) per item, so F16 pairs are written whole.
+  // K: two neighbouring dimensions (and their partners) per item, so pairs are written whole.
   const uint quarter = half_hd / 2;
   for (uint idx = gl_LocalInvocationID.x; !NORMAL && idx < pc.kv_heads * quarter; idx += gl_WorkGroupSize.x) {
     const uint h = idx / quarter, i = 2 * (idx % quarter);
@@ -57,23 +53,11 @@ void main() {
     const real2 r0 = rotate(k[src], k[src + half_hd], cs[tab + i]);
     const real2 r1 = rotate(k[src + 1], k[src + 1 + half_hd], cs[tab + i + 1]);
     const uint dst = row * kvdim + h * pc.hd + i;
-    if (KV_F16) {
-      kc[dst / 2] = pack_f16(r0.x, r1.x);
-      kc[(dst + half_hd) / 2] = pack_f16(r0.y, r1.y);
-    } else {
-      kc[dst] = floatBitsToUint(float(r0.x));
-      kc[dst + 1] = floatBitsToUint(float(r1.x));
-      kc[dst + half_hd] = floatBitsToUint(float(r0.y));
-      kc[dst + half_hd + 1] = floatBitsToUint(float(r1.y));
-    }
+    KV_STORE_PAIR(kc, 0u, dst, r0.x, r1.x)
+    KV_STORE_PAIR(kc, 0u, dst + half_hd, r0.y, r1.y)
   }
   for (uint i = gl_LocalInvocationID.x; i < kvdim / 2; i += gl_WorkGroupSize.x) {
     const uint src = t * kvdim + 2 * i, dst = row * kvdim + 2 * i;
-    if (KV_F16) {
-      vc[dst / 2] = pack_f16(v[src], v[src + 1]);
-    } else {
-      vc[dst] = floatBitsToUint(float(v[src]));
-      vc[dst + 1] = floatBitsToUint(float(v[src + 1]));
-    }
+    KV_STORE_PAIR(vc, 0u, dst, v[src], v[src + 1])
   }
 }

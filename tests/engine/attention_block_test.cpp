@@ -2,9 +2,9 @@
 // a KV head in one workgroup) against the one-token kernel (attention.glsl without split-K) run token
 // by token over the same cache. The two sum in different orders, so they agree to rounding: within
 // 1e-12 in double and 2e-6 in float, on outputs of magnitude up to 2 (a wrong mask, scale, key or
-// softmax step moves them by far more). f32 and f64 activations, F16 and F32 caches, GQA groups of 1,
-// 3, 4, 5 and 8, blocks that cross key-chunk and tile edges, and submits of fewer tokens than the
-// recording's block (the rows past them stay untouched, bit for bit).
+// softmax step moves them by far more). f32 and f64 activations, F16 and F32 caches (of doubles in f64),
+// GQA groups of 1, 3, 4, 5 and 8, blocks that cross key-chunk and tile edges, and submits of fewer tokens
+// than the recording's block (the rows past them stay untouched, bit for bit).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -71,8 +71,16 @@ void expect_block_matches_tokens(bool kv_f16, const Shape& s) {
     k16[i] = trit::ref::f32_to_f16(kf[i]);
     v16[i] = trit::ref::f32_to_f16(vf[i]);
   }
-  Buffer qb = upload(ctx, q), kc = kv_f16 ? upload(ctx, k16) : upload(ctx, kf),
-         vc = kv_f16 ? upload(ctx, v16) : upload(ctx, vf);
+  // The cache as the kernels read it: F16 bits, floats, or in double doubles (shaders/kv_cache.glsl),
+  // there off the float grid.
+  auto cache = [&](const std::vector<float>& f, const std::vector<uint16_t>& h) {
+    if (kv_f16) return upload(ctx, h);
+    if (!f64) return upload(ctx, f);
+    std::vector<double> wide(f.size());
+    for (size_t i = 0; i < f.size(); ++i) wide[i] = f[i] * (1.0 + 1e-9);
+    return upload(ctx, wide);
+  };
+  Buffer qb = upload(ctx, q), kc = cache(kf, k16), vc = cache(vf, v16);
   const std::vector<R> sentinel(s.max_tokens * qdim, static_cast<R>(-7.25));
   Buffer block_out = upload(ctx, sentinel), token_out = upload(ctx, sentinel);
 

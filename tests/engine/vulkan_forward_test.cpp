@@ -96,12 +96,15 @@ INSTANTIATE_TEST_SUITE_P(
                     GoldenParam{"golden-a", KvPrecision::F32, 64, 0, Precision::Fp32},
                     GoldenParam{"golden-b", KvPrecision::F16, 64, 0, Precision::Fp32},
                     // The rest of the family (issue 27): llama with head dim 256 and an untied head
-                    // (c), TQ2_0 (d), TQ1_0 in the 2B4T graph (e); double and fp32. Not golden-e's F32
-                    // cache in double: the GPU's F32 cache holds floats in the double build too, a
-                    // rounding the reference's unrounded cache does not make, and on golden-e it moves
-                    // an int8 rounding at position 11 (0.276 off; the CPU reference keeps doubles).
+                    // (c), TQ2_0 (d), TQ1_0 in the 2B4T graph (e); double and fp32.
                     GoldenParam{"golden-c", KvPrecision::F16, 64, 0}, GoldenParam{"golden-d", KvPrecision::F16, 64, 0},
                     GoldenParam{"golden-e", KvPrecision::F16, 64, 0}, GoldenParam{"golden-d", KvPrecision::F32, 64, 0},
+                    // The double build's F32 cache holds doubles, as the reference's does: when it held
+                    // floats, golden-e's int8 rounding at position 11 moved (0.276 off). In blocks of 16
+                    // (the later ones attend to keys of earlier submits); golden-c's heads of 256 take the
+                    // one-token attention kernel over the doubles, its normal RoPE their other pairing.
+                    GoldenParam{"golden-e", KvPrecision::F32, 16, 0, Precision::F64, test::context_for(56)},
+                    GoldenParam{"golden-c", KvPrecision::F32, 64, 0, Precision::F64, test::context_for(64)},
                     GoldenParam{"golden-c", KvPrecision::F16, 64, 0, Precision::Fp32},
                     GoldenParam{"golden-d", KvPrecision::F32, 64, 0, Precision::Fp32},
                     GoldenParam{"golden-e", KvPrecision::F16, 64, 0, Precision::Fp32}),
@@ -146,8 +149,11 @@ INSTANTIATE_TEST_SUITE_P(
                     GoldenParam{"golden-a", KvPrecision::F16, 0, 0, Precision::Fp32},
                     // The family on the fused kernels (SiLU gate, normal RoPE, no
                     // sub-norms, heads of 256, block scales) and unfused; golden-e's
-                    // fused decode (TQ1_0 in the 2B4T graph) runs in VulkanGreedy.
+                    // fused decode (TQ1_0 in the 2B4T graph) runs in VulkanGreedy, and
+                    // here with the F32 cache (of doubles: see VulkanGolden), as golden-c's
+                    // (the normal RoPE pairing of the fused QKV epilogue).
                     GoldenParam{"golden-c", KvPrecision::F16, 1, 0}, GoldenParam{"golden-d", KvPrecision::F16, 1, 0},
+                    GoldenParam{"golden-e", KvPrecision::F32, 1, 0}, GoldenParam{"golden-c", KvPrecision::F32, 1, 0},
                     GoldenParam{"golden-d", KvPrecision::F32, 1, 0, Precision::Fp32},
                     GoldenParam{"golden-c", KvPrecision::F16, 0, 0}),
     param_name);

@@ -740,4 +740,79 @@ TEST(VulkanKernelsF64, KvCacheIsRoundedOnceFromDouble) {
   for (uint32_t i = 0; i < hd; ++i) EXPECT_EQ(got[2 * kv * hd + i], trit::ref::f64_to_f16(v[i])) << i;
 }
 
+// The double build's F32 cache keeps doubles (shaders/kv_cache.glsl), as the CPU reference and the
+// golden files' f32kv variant do: V exactly as it came, K rotated in double (the reference's
+// expression from the same angles: equal but for the order of two products' rounding), nothing
+// rounded to float, in both RoPE pairings. (It stored floats once: golden-e then left the tolerance.)
+TEST(VulkanKernelsF64, FullPrecisionKvCacheKeepsDoubles) {
+  for (const bool normal : {false, true}) {
+    SCOPED_TRACE(normal ? "normal RoPE" : "NeoX RoPE");
+    Gpu g(false, 0, true);
+    const uint32_t heads = 4, kv = 2, hd = 16, ctx = 6, pos = 3, kvdim = kv * hd;
+    const float base = 10000.f;
+    std::vector<double> q(heads * hd), k(kvdim), v(kvdim);
+    for (size_t i = 0; i < q.size(); ++i) q[i] = std::sin(0.7 * double(i) + 0.1) / 3.0;  // not floats
+    for (uint32_t i = 0; i < kvdim; ++i) {
+      k[i] = std::cos(1.3 * double(i) + 0.2) / 7.0;
+      v[i] = (double(i) - 13.5) / 11.0;
+    }
+    const auto table = trit::vk::make_rope_table_f64(ctx, hd, base);
+    Buffer qb = g.buf(q), kb = g.buf(k), vb = g.buf(v), rt = g.buf(table), kc = g.zeros(uint64_t{ctx} * kvdim * 8),
+           vc = g.zeros(uint64_t{ctx} * kvdim * 8);
+    g.run(pos, 1, [&](CommandSequence& cs, const BufferRange& p) {
+      g.k.rope_kv(cs, g.da, p, all(qb), all(kb), all(vb), all(rt), all(kc), all(vc), heads, kv, hd, 1, normal);
+    });
+    const auto gk = g.get<double>(kc, size_t{ctx} * kvdim), gv = g.get<double>(vc, size_t{ctx} * kvdim);
+    std::vector<double> want = k;
+    trit::cpu::rope(want.data(), want.size(), hd, static_cast<int32_t>(pos), base,
+                    normal ? trit::RopeStyle::Normal : trit::RopeStyle::NeoX);
+    for (uint32_t i = 0; i < kvdim; ++i) {
+      EXPECT_EQ(gv[pos * kvdim + i], v[i]) << i;
+      EXPECT_NEAR(gk[pos * kvdim + i], want[i], 1e-16) << i;
+    }
+    for (size_t i = 0; i < gk.size(); ++i) {  // other rows untouched
+      if (i / kvdim != pos) {
+        ASSERT_TRUE(gk[i] == 0.0 && gv[i] == 0.0) << i;
+      }
+    }
+  }
+}
+
+// Attention over the double build's F32 cache (doubles) against the double reference: one token split
+// over several key ranges (attention.glsl, merged by attention_combine), and blocks of tokens
+// (attention_block.glsl wherever its staged rows of doubles fit shared memory). Keys and values off the
+// float grid.
+void check_attention_full_f64(uint32_t heads, uint32_t kv, uint32_t hd, uint32_t pos0, uint32_t n, bool split) {
+  SCOPED_TRACE(testing::Message() << "heads " << heads << "/" << kv << " hd " << hd << " pos0 " << pos0 << " n " << n
+                                  << (split ? " split-K" : ""));
+  Gpu g(false, 0, true);
+  const uint32_t positions = pos0 + n;
+  const size_t kvdim = size_t{kv} * hd, qdim = size_t{heads} * hd;
+  std::mt19937 rng(heads * 7 + pos0);
+  std::uniform_real_distribution<double> d(-2.0, 2.0);
+  std::vector<double> q(n * qdim), kd(positions * kvdim), vd(kd.size());
+  for (auto* x : {&q, &kd, &vd})
+    for (double& e : *x) e = d(rng);
+  Buffer qb = g.buf(q), kc = g.buf(kd), vc = g.buf(vd), ob = g.zeros(n * qdim * 8);
+  const uint32_t max_ctx = positions + 300;
+  Buffer scratch = g.zeros(split ? g.k.attention_scratch_bytes(heads, hd, n, max_ctx) : 16);
+  const BufferRange sr = all(scratch);
+  g.run(pos0, n, [&](CommandSequence& cs, const BufferRange& p) {
+    g.k.attention(cs, g.da, p, all(qb), all(kc), all(vc), all(ob), heads, kv, hd, n, split ? max_ctx : 0,
+                  split ? &sr : nullptr);
+  });
+  const auto got = g.get<double>(ob, n * qdim);
+  std::vector<double> want(qdim);
+  for (uint32_t t = 0; t < n; ++t) {
+    trit::cpu::attention(q.data() + t * qdim, kd.data(), vd.data(), pos0 + t + 1, heads, kv, hd, want.data());
+    for (size_t i = 0; i < qdim; ++i) ASSERT_NEAR(got[t * qdim + i], want[i], 1e-12) << "token " << t << " elem " << i;
+  }
+}
+
+TEST(VulkanKernelsF64, AttentionReadsTheFullPrecisionCache) {
+  check_attention_full_f64(8, 2, 64, 300, 1, true);   // decode over three splits, the last partial
+  check_attention_full_f64(4, 1, 128, 60, 7, false);  // a block of GQA 4:1 over the widest rows, across chunks
+  check_attention_full_f64(6, 2, 64, 3, 20, false);   // groups of 3, a block from near position 0
+}
+
 }  // namespace

@@ -12,8 +12,8 @@
 namespace trit {
 
 // How K (after RoPE) and V are stored: rounded to F16, or not rounded (F32: kept at the activation
-// precision, so the CPU reference's double verification run keeps them in double, as the golden files'
-// "f32kv" variant does; a GPU build keeps F32).
+// precision, so the double verification build keeps them in double on every backend, as the golden
+// files' "f32kv" variant does; fp32 builds keep floats). Sizes: kv_element_bytes.
 enum class KvPrecision { F16, F32 };
 
 // Precision of the activations (everything but the exact integer ternary sums and the caches). fp32 is
@@ -26,6 +26,12 @@ enum class Precision { Fp32, F64 };
 const char* to_string(Precision p);  // "fp32", "f64"
 // "fp32" or "f64" (also "f32", "fp64", "double"); throws std::invalid_argument naming the choices.
 Precision parse_precision(const std::string& name);
+
+// Bytes of one cached K or V element: 2 for F16, else those of the activations (4 in fp32, 8 in f64).
+// The one rule for the caches' sizes (the GPU kernels' side of it: shaders/kv_cache.glsl).
+constexpr uint32_t kv_element_bytes(KvPrecision kv, Precision activations) {
+  return kv == KvPrecision::F16 ? 2 : activations == Precision::F64 ? 8 : 4;
+}
 
 // Thrown when positions would run past the session's context length.
 class ContextFullError : public std::runtime_error {

@@ -65,7 +65,8 @@ double ternary_bytes(const TernaryMatrix& m) {
 
 // int8_head: the head reads the int8 copy of the table and its per-row bounds (the few rows it then
 // reads in F16 are not counted, so the figure is a floor).
-double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, KvPrecision kv, bool int8_head) {
+double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, KvPrecision kv, Precision precision,
+                    bool int8_head) {
   double bytes = 0;
   for (const auto& l : w.layers) {
     for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) bytes += ternary_bytes(*m);
@@ -75,8 +76,7 @@ double decode_bytes(const ModelConfig& c, const ModelWeights& w, int32_t pos, Kv
   // The tied F16 LM head (the embedding row itself is negligible), or its int8 copy.
   bytes += int8_head ? 1.0 * c.vocab * c.dim + 16.0 * c.vocab : 2.0 * c.vocab * c.dim;
   bytes += 4.0 * c.dim;  // output norm
-  const double kv_elem = kv == KvPrecision::F16 ? 2.0 : 4.0;
-  bytes += static_cast<double>(c.layers) * 2.0 * c.kv_heads * c.head_dim * kv_elem * pos;
+  bytes += static_cast<double>(c.layers) * 2.0 * c.kv_heads * c.head_dim * kv_element_bytes(kv, precision) * pos;
   return bytes;
 }
 
@@ -216,7 +216,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       const bool int8_head = device && vk && (o.sample ? vk->bounded_sampling_head() : vk->bounded_head());
       if (device && o.sample && int8_head)
         f.f16_rows = static_cast<double>(vk->sampled_head_f16_rows() - f16_rows0) / (f.tokens * (o.reps + 1.0));
-      f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv, int8_head);
+      f.bytes_per_token = decode_bytes(cfg, model->weights(), depth + o.gen_tokens / 2, o.kv, o.precision, int8_head);
       if (rep.copy_bandwidth_gbs > 0) f.roofline = f.bytes_per_token * f.tokens_per_s / (rep.copy_bandwidth_gbs * 1e9);
       f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
       rep.figures.push_back(f);

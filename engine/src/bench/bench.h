@@ -90,9 +90,9 @@ struct BenchReport {
 
 // Bytes a decode step at position `pos` must read: every ternary weight byte, the F16 LM head (int8_head:
 // its int8 copy and per-row bounds, as the bounded head reads them), the KV cache up to pos (both K and
-// V, all layers) and the norms.
+// V, all layers, in elements of kv_element_bytes) and the norms.
 double decode_bytes(const ModelConfig& config, const ModelWeights& weights, int32_t pos, KvPrecision kv,
-                    bool int8_head = false);
+                    Precision precision, bool int8_head = false);
 
 // Read+write bandwidth of a large device-local buffer copy on the chosen Vulkan device, in GB/s.
 double measure_copy_bandwidth(int device);

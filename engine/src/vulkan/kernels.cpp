@@ -29,7 +29,8 @@ constexpr uint32_t kLmHeadBindings = 14, kLmHeadPush = 32;
 constexpr uint32_t kGreedyWordsPerInvocation = 4;
 
 // Block attention (shaders/attention_block.glsl): 256 invocations, chunks of 32 keys (32 keys x 8 query
-// groups in the score pass), head sizes up to 128 (the shared query rows are sized for it).
+// groups in the score pass; fewer for wide cache rows: Kernels::attention_block), head sizes up to 128
+// (the shared query rows are sized for it).
 constexpr uint32_t kBlockAttentionWorkgroup = 256, kBlockAttentionChunk = 32, kBlockAttentionMaxHeadDim = 128;
 
 uint32_t f32_bits(float f) {
@@ -403,13 +404,19 @@ const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {
   // keeps a row of kBlockAttentionMaxHeadDim values, a score per key of a chunk and three softmax
   // values; common.glsl adds its reduction slots.
   const DeviceInfo& d = ctx_.info();
-  const uint64_t per_query = (kBlockAttentionMaxHeadDim + kBlockAttentionChunk + 3) * real_bytes();
-  // A staged key row: uvec4s of 8 F16 or 4 F32 values, plus one of padding.
-  const uint32_t key_row = kBlockAttentionMaxHeadDim / (kv_f16_ ? 8 : 4) + 1;
-  // The staged key rows (padded) and value rows.
-  const uint64_t fixed = 64 * (8 + 4) + 64 + uint64_t{kBlockAttentionChunk} * (2 * key_row - 1) * 16;
-  const uint64_t fit = d.max_shared_memory > fixed ? (d.max_shared_memory - fixed) / per_query : 0;
-  const uint32_t tile = static_cast<uint32_t>(std::min<uint64_t>(32 / std::max(group, 1u), fit / std::max(group, 1u)));
+  // A staged key row: its uvec4s (8 F16, 4 F32 or 2 double values each), plus one of padding.
+  const uint32_t key_row = kBlockAttentionMaxHeadDim * kv_bytes() / 16 + 1;
+  // Keys per chunk: 32, halved (down to 8) while the chunk's staged key and value rows leave no room
+  // for a query of each head of the group. Only wide cache rows need less: rows of doubles, or F32 rows
+  // where shared memory is 32 KiB (lavapipe).
+  uint32_t chunk = kBlockAttentionChunk, tile = 0;
+  for (; chunk >= 8; chunk /= 2) {
+    const uint64_t per_query = (kBlockAttentionMaxHeadDim + chunk + 3) * real_bytes();
+    const uint64_t fixed = 64 * (8 + 4) + 64 + uint64_t{chunk} * (2 * key_row - 1) * 16;
+    const uint64_t fit = d.max_shared_memory > fixed ? (d.max_shared_memory - fixed) / per_query : 0;
+    tile = static_cast<uint32_t>(std::min<uint64_t>(32 / std::max(group, 1u), fit / std::max(group, 1u)));
+    if (tile > 0) break;
+  }
   if (group == 0 || tile == 0 || d.max_workgroup_invocations < kBlockAttentionWorkgroup || !d.subgroup_shuffle ||
       std::max(1u, d.min_subgroup_size) < 8)
     return nullptr;
@@ -418,7 +425,7 @@ const Kernels::BlockAttention* Kernels::attention_block(uint32_t group) {
   b.tile = tile;
   b.pipe = std::make_unique<Pipeline>(
       ctx_, std::string("attention_block") + (f64_ ? "_f64" : ""), 5, 12,
-      std::vector<uint32_t>{kBlockAttentionWorkgroup, kv_f16_ ? 1u : 0u, kBlockAttentionChunk, group, tile, key_row});
+      std::vector<uint32_t>{kBlockAttentionWorkgroup, kv_f16_ ? 1u : 0u, chunk, group, tile, key_row});
   attn_block_.push_back(std::move(b));
   return &attn_block_.back();
 }

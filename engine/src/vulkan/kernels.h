@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "trit/forward.h"
 #include "vulkan/context.h"
 #include "vulkan/ternary_gemm.h"
 
@@ -211,6 +212,10 @@ class Kernels {
   const TernaryGemm* gemm() const { return gemm_.get(); }
   // Bytes of one activation value (4 or 8).
   uint32_t real_bytes() const { return f64_ ? 8 : 4; }
+  // Bytes of one KV cache element (trit::kv_element_bytes: 2, or those of the activations).
+  uint32_t kv_bytes() const {
+    return kv_element_bytes(kv_f16_ ? KvPrecision::F16 : KvPrecision::F32, f64_ ? Precision::F64 : Precision::Fp32);
+  }
   // Largest head_dim the attention kernel takes.
   uint32_t max_head_dim() const { return 4 * attn_wg_; }
 

@@ -709,8 +709,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.block = std::max({m.block, seqs, 2u});
   }
 
-  const uint64_t kv_elem = m.kv == KvPrecision::F16 ? 2 : 4;
-  const uint64_t cache_bytes = uint64_t(m.context) * kvdim * kv_elem * seqs;
+  const uint64_t cache_bytes = uint64_t(m.context) * kvdim * kv_element_bytes(m.kv, options.precision) * seqs;
   if (cache_bytes > range)
     throw VulkanError("one layer's KV cache (" + std::to_string(cache_bytes) + " bytes for " +
                       (seqs > 1 ? std::to_string(seqs) + " sequences of " : std::string()) + "a context of " +
