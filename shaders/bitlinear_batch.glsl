@@ -51,6 +51,7 @@ layout(constant_id = 9) const uint TOKENS = 8;  // tokens whose sums a lane hold
 layout(constant_id = 10) const uint SLOTS = 2;  // rows per lane group (MODE 2: even; MODE 0: RPW % 4 == 0)
 
 
+#include "kv_cache.glsl"
 layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
 layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
 layout(std430, binding = 3) readonly buffer W2 { uvec4 w2[]; };
@@ -81,7 +82,6 @@ shared real ssc[TOKENS];  // their scales
 const uint RPW = gl_WorkGroupSize.x / TPR * SLOTS;  // rows (MODE 0: visiting indices) per workgroup
 shared real res[MODE == 0 ? TOKENS * RPW : 1];
 
-uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 
 // The matrix (binding 1-3) of a slot: MODE 0 the workgroup's, MODE 2 W1 for the first half, W2 the rest.
 uint slot_mat(uint s, uint group_mat) { return MODE == 0 ? group_mat : MODE == 2 ? s / (SLOTS / 2) : 0u; }
@@ -105,12 +105,8 @@ void store_qkv(uint tk, uint mat, uint vq, real val[4]) {
   const uint kvdim = pc.rows_kv, half_hd = pc.hd / 2;
   if (mat == 2) {
     const uint dst = crow * kvdim + vq;
-    if (KV_F16) {
-      vc[dst / 2] = kv_bits(val[0]) | (kv_bits(val[1]) << 16);
-      vc[dst / 2 + 1] = kv_bits(val[2]) | (kv_bits(val[3]) << 16);
-    } else {
-      [[unroll]] for (uint s = 0; s < 4; ++s) vc[dst + s] = kv_bits(val[s]);
-    }
+    KV_STORE_PAIR(vc, 0u, dst, val[0], val[1])
+    KV_STORE_PAIR(vc, 0u, dst + 2, val[2], val[3])
     return;
   }
   const uint h = vq / pc.hd, within = vq % pc.hd, i = within / 2;
@@ -135,23 +131,11 @@ void store_qkv(uint tk, uint mat, uint vq, real val[4]) {
   }
   const uint kb = crow * kvdim + h * pc.hd;
   if (NORMAL_ROPE) {
-    if (KV_F16) {
-      kc[(kb + within) / 2] = kv_bits(r0.x) | (kv_bits(r0.y) << 16);
-      kc[(kb + within) / 2 + 1] = kv_bits(r1.x) | (kv_bits(r1.y) << 16);
-    } else {
-      kc[kb + within] = kv_bits(r0.x);
-      kc[kb + within + 1] = kv_bits(r0.y);
-      kc[kb + within + 2] = kv_bits(r1.x);
-      kc[kb + within + 3] = kv_bits(r1.y);
-    }
-  } else if (KV_F16) {
-    kc[(kb + i) / 2] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
-    kc[(kb + i + half_hd) / 2] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
+    KV_STORE_PAIR(kc, 0u, kb + within, r0.x, r0.y)
+    KV_STORE_PAIR(kc, 0u, kb + within + 2, r1.x, r1.y)
   } else {
-    kc[kb + i] = kv_bits(r0.x);
-    kc[kb + i + 1] = kv_bits(r1.x);
-    kc[kb + i + half_hd] = kv_bits(r0.y);
-    kc[kb + i + 1 + half_hd] = kv_bits(r1.y);
+    KV_STORE_PAIR(kc, 0u, kb + i, r0.x, r1.x)
+    KV_STORE_PAIR(kc, 0u, kb + i + half_hd, r0.y, r1.y)
   }
 }
 

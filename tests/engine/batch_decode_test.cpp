@@ -196,6 +196,7 @@ TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
     for (const bool tuned : {true, false}) {
       VulkanForwardOptions o = batch_options(4, Precision::F64);
       o.context = 32;
+      o.kv = kv;
       o.tuned_kernels = tuned;
       VulkanForward fwd(*model, o);
       ASSERT_EQ(fwd.fused_decode(), tuned);
