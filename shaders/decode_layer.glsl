@@ -69,7 +69,6 @@ layout(constant_id = 17) const bool SILU = false;
 layout(constant_id = 18) const bool NORMAL_ROPE = false;
 layout(constant_id = 19) const bool SUB_NORMS = true;
 layout(constant_id = 20) const bool BLOCK_SCALES = false;
-#include "kv_cache.glsl"
 
 // The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
 layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
@@ -540,6 +539,12 @@ void prefetch_qkv(inout uvec4 pf[PF]) {
   }
 }
 
+// The KV cache's elements as kv_cache.glsl lays them out for the caches this kernel runs with: F16 pairs,
+// or floats in the fp32 build. The double build's full-precision cache (doubles) decodes on the fused
+// kernels (VulkanForward): this kernel's prefetched key and value words would not fit its registers in
+// double words, and on kv_cache.glsl's helpers it spilled 16 bytes in double even with an F16 cache.
+uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
+
 // Workgroups without a row chunk in a step skip it whole (the quantization too: every workgroup reads
 // the whole input row from L2 for it, and idle ones would only add to that traffic). Each chunk counts
 // in at its KV head when written (count_ready).
@@ -582,17 +587,37 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
         if (NORMAL_ROPE) {
           // Dimensions 2i .. 2i + 3: the pairs (r0.x, r0.y), (r1.x, r1.y) side by side.
           const uint dst = pos * KVDIM + h * HD + 2u * i;
-          KV_STORE_PAIR(kc, CB, dst, r0.x, r0.y)
-          KV_STORE_PAIR(kc, CB, dst + 2u, r1.x, r1.y)
+          if (KV_F16) {
+            kc[CB + dst / 2u] = kv_bits(r0.x) | (kv_bits(r0.y) << 16);
+            kc[CB + dst / 2u + 1u] = kv_bits(r1.x) | (kv_bits(r1.y) << 16);
+          } else {
+            kc[CB + dst] = kv_bits(r0.x);
+            kc[CB + dst + 1u] = kv_bits(r0.y);
+            kc[CB + dst + 2u] = kv_bits(r1.x);
+            kc[CB + dst + 3u] = kv_bits(r1.y);
+          }
         } else {
-          const uint dst = pos * KVDIM + h * HD + i;  // in elements; CB in words
-          KV_STORE_PAIR(kc, CB, dst, r0.x, r1.x)
-          KV_STORE_PAIR(kc, CB, dst + half_hd, r0.y, r1.y)
+        const uint dst = pos * KVDIM + h * HD + i;  // in elements; CB in words
+        if (KV_F16) {
+          kc[CB + dst / 2u] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
+          kc[CB + (dst + half_hd) / 2u] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
+        } else {
+          kc[CB + dst] = kv_bits(r0.x);
+          kc[CB + dst + 1u] = kv_bits(r1.x);
+          kc[CB + dst + half_hd] = kv_bits(r0.y);
+          kc[CB + dst + half_hd + 1u] = kv_bits(r1.y);
+        }
         }
       }
     } else {
       if (tid < RPW / 2u) {
-        KV_STORE_PAIR(vc, CB, pos * KVDIM + first + 2u * tid, res[2u * tid], res[2u * tid + 1u])
+        const uint dst = pos * KVDIM + first + 2u * tid;
+        if (KV_F16) {
+          vc[CB + dst / 2u] = kv_bits(res[2u * tid]) | (kv_bits(res[2u * tid + 1u]) << 16);
+        } else {
+          vc[CB + dst] = kv_bits(res[2u * tid]);
+          vc[CB + dst + 1u] = kv_bits(res[2u * tid + 1u]);
+        }
       }
     }
     // (Also the barrier before res[] is reused.)
@@ -616,13 +641,17 @@ const uint VRED = VPARTS > 4u ? VPARTS / 2u : VPARTS;
 shared real vred[VRED * GQ * HD];
 shared uint arrival;  // this workgroup's place among its head group's splits (0: first to finish)
 
-// The cache words of dimensions 2w, 2w + 1 of a row (kv_cache.glsl: F16 one packed word in .x, else
-// both elements' words).
-kv_pair_t k_word(uint row, uint g, uint w) {
-  return KV_LOAD_PAIR(kc, CB + kv_word(row * KVDIM + g * HD) + KV_PAIR_WORDS * w);
+// The cache words of dimensions 2w, 2w + 1 of a row (F16: one packed word in .x; F32: two words).
+uvec2 k_word(uint row, uint g, uint w) {
+  const uint b = row * KVDIM + g * HD;
+  return KV_F16 ? uvec2(kc[CB + b / 2u + w], 0u) : uvec2(kc[CB + b + 2u * w], kc[CB + b + 2u * w + 1u]);
 }
-kv_pair_t v_word(uint row, uint g, uint w) {
-  return KV_LOAD_PAIR(vc, CB + kv_word(row * KVDIM + g * HD) + KV_PAIR_WORDS * w);
+uvec2 v_word(uint row, uint g, uint w) {
+  const uint b = row * KVDIM + g * HD;
+  return KV_F16 ? uvec2(vc[CB + b / 2u + w], 0u) : uvec2(vc[CB + b + 2u * w], vc[CB + b + 2u * w + 1u]);
+}
+real2 pair_of(uvec2 w) {
+  return KV_F16 ? real2(unpackHalf2x16(w.x)) : real2(uintBitsToFloat(w.x), uintBitsToFloat(w.y));
 }
 
 // This invocation's key and value words of the chunk [c0, c0 + cnt) of KV head g. A work item's first
@@ -632,14 +661,14 @@ kv_pair_t v_word(uint row, uint g, uint w) {
 // kernel at its register cap, and measured ~1% slower at every context than loading each chunk at its
 // start; the keys alone, only over the value pass, ~1.5% faster than that.
 // Only rows in [lo, hi) are loaded: before the barrier the current token's row is not written yet.
-void load_keys(inout kv_pair_t kpre[KW], uint g, uint c0, uint cnt, uint lo, uint hi) {
+void load_keys(inout uvec2 kpre[KW], uint g, uint c0, uint cnt, uint lo, uint hi) {
   const uint kslot = tid / TPK, kpart = tid % TPK;
   const uint kr = c0 + kslot;
   if (kslot < cnt && kr >= lo && kr < hi)
     for (uint i = 0; i < KW; ++i) kpre[i] = k_word(kr, g, kpart + TPK * i);
 }
 
-void load_values(inout kv_pair_t vpre[VK], uint g, uint c0, uint cnt, uint lo, uint hi) {
+void load_values(inout uvec2 vpre[VK], uint g, uint c0, uint cnt, uint lo, uint hi) {
   const uint vw = tid % VW, vpart = tid / VW;
   if (vpart < VPARTS)
     for (uint i = 0; i < VK; ++i) {
@@ -648,7 +677,7 @@ void load_values(inout kv_pair_t vpre[VK], uint g, uint c0, uint cnt, uint lo, u
     }
 }
 
-void load_chunk(inout kv_pair_t kpre[KW], inout kv_pair_t vpre[VK], uint g, uint c0, uint cnt, uint lo, uint hi) {
+void load_chunk(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint c0, uint cnt, uint lo, uint hi) {
   load_keys(kpre, g, c0, cnt, lo, hi);
   load_values(vpre, g, c0, cnt, lo, hi);
 }
@@ -693,7 +722,7 @@ void put_score(uint h, uint slot, real s, bool exact) {
 // or (exact) online with the running maximum. kpre/vpre hold the first chunk's words except rows >=
 // `have` (loaded here). On return vred[] holds the value pass's partial sums (reduced by out_at), hm[]
 // / hl[] the heads' shift (0 unless exact) and sum of weights.
-void attend(inout kv_pair_t kpre[KW], inout kv_pair_t vpre[VK], uint g, uint k0, uint k1, uint have, bool exact) {
+void attend(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have, bool exact) {
   const real scale = real(1) / sqrt(real(HD));
   for (uint e = tid; e < GQ * HD; e += WG) qs[e] = act[(g * GQ) * HD + e];
   for (uint e = tid; e < GQ * CH; e += WG) lsum[e] = real(0);
@@ -716,7 +745,7 @@ void attend(inout kv_pair_t kpre[KW], inout kv_pair_t vpre[VK], uint g, uint k0,
     if (kslot < cnt)
       for (uint i = 0; i < KW; ++i) {
         const uint d2 = kpart + TPK * i;
-        const real2 kk = kv_unpack_pair(kpre[i]);
+        const real2 kk = pair_of(kpre[i]);
         for (uint h = 0; h < GQ; ++h) d[h] += qs[h * HD + 2u * d2] * kk.x + qs[h * HD + 2u * d2 + 1u] * kk.y;
       }
     if (GQ == 4u && TPK == 8u) {
@@ -775,7 +804,7 @@ void attend(inout kv_pair_t kpre[KW], inout kv_pair_t vpre[VK], uint g, uint k0,
       for (uint i = 0; i < VK; ++i) {
         const uint j = vpart + VPARTS * i;
         if (j >= cnt) break;
-        const real2 vv = kv_unpack_pair(vpre[i]);
+        const real2 vv = pair_of(vpre[i]);
         for (uint h = 0; h < GQ; ++h) {
           const real p = ps[h * CH + j];
           va[h][0] += p * vv.x;
@@ -815,7 +844,7 @@ void attend(inout kv_pair_t kpre[KW], inout kv_pair_t vpre[VK], uint g, uint k0,
 }
 
 // attend() without the shift, redone exactly where a head's sum left the range that keeps it lossless.
-void attend_item(inout kv_pair_t kpre[KW], inout kv_pair_t vpre[VK], uint g, uint k0, uint k1, uint have) {
+void attend_item(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint k0, uint k1, uint have) {
   // One copy of attend() in the kernel, its pass chosen at run time.
   for (uint pass = 0u; pass < 2u; ++pass) {
     attend(kpre, vpre, g, k0, k1, pass == 0u ? have : k0, pass == 1u);
@@ -866,7 +895,7 @@ void merge_head(uint g, uint h, uint n_splits) {
 }
 
 // Each work item first waits for its KV head's QKV rows of this layer (wait_ready).
-void step_attention(inout kv_pair_t kpre[KW], inout kv_pair_t vpre[VK], uint pos, uint layer, uint bar_base, inout bool gave_up) {
+void step_attention(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint pos, uint layer, uint bar_base, inout bool gave_up) {
   const uint n_all = pos + 1u;
   uint split, n_splits;
   attention_items(n_all, split, n_splits);
@@ -1033,7 +1062,7 @@ void main() {
   const uint pos = params.pos0;
   uvec4 pf[PF];        // this lane's weights for the current step, loaded a step ahead
   vec4 nvp[XPT];      // the current step's norm weights
-  kv_pair_t kpre[KW], vpre[VK];  // attention: the next chunk's key and value words
+  uvec2 kpre[KW], vpre[VK];  // attention: the next chunk's key and value words
   uint bar_base = 0u, bar_k = 0u;  // grid barriers (subgroup 0)
   bool gave_up = false;
   if (gl_SubgroupID == 0u) {

@@ -146,10 +146,11 @@ TEST_P(PersistentDecode, TokenByTokenMatchesGoldenAndTheFusedKernels) {
 
 INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                          testing::Values(Param{"golden-a", KvPrecision::F16},
-                                         // The variants of the kernel's reads (an F32 cache, the packed
-                                         // dot product) over the first 32 positions: every step of
-                                         // theirs runs there, in half of lavapipe's time.
-                                         Param{"golden-a", KvPrecision::F32, true, false, 32},
+                                         // The variants of the kernel's reads (an F32 cache, in fp32:
+                                         // the double build's full-precision one keeps the fused
+                                         // kernels; the packed dot product) over the first 32 positions:
+                                         // every step of theirs runs there, in half of lavapipe's time.
+                                         Param{"golden-a", KvPrecision::F32, false, false, 32},
                                          Param{"golden-a", KvPrecision::F16, false},
                                          Param{"golden-a", KvPrecision::F16, true, true, 32},
                                          // The llama graph: SiLU gate, normal RoPE, no sub-norms, heads of
@@ -164,6 +165,24 @@ INSTANTIATE_TEST_SUITE_P(Golden, PersistentDecode,
                                          // each variant of this kernel takes lavapipe ~50 s to compile.)
                                          Param{"golden-d", KvPrecision::F16, true, false, 32}),
                          param_name);
+
+// The double build's full-precision cache (four words a key or value pair) decodes on the fused kernels,
+// and says so: the persistent kernel holds a chunk's pairs in two words (decode_layer.glsl).
+TEST(PersistentDecodePlan, TheDoubleBuildsFullPrecisionCacheKeepsTheFusedKernels) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  for (const KvPrecision kv : {KvPrecision::F32, KvPrecision::F16}) {
+    VulkanForwardOptions o = for_golden(persistent_options(kv, true), g);
+    if (cpu_device()) o.persistent_groups = 1;
+    VulkanForward f(*model, o);
+    if (kv == KvPrecision::F32) {
+      EXPECT_EQ(f.persistent_groups(), 0u);
+      EXPECT_NE(f.decode_kernels().find("full-precision KV cache"), std::string::npos) << f.decode_kernels();
+    } else {
+      EXPECT_GT(f.persistent_groups(), 0u) << f.decode_kernels();
+    }
+  }
+}
 
 // Layers in groups smaller than the model (devices whose storage bindings cannot hold every layer's
 // weights, or caches, at once): one dispatch per group, each group with its own barrier count. Bindings

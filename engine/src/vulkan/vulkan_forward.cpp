@@ -673,11 +673,17 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid =
         options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups) : m.ctx->multiprocessors();
+    // The double build's full-precision cache (doubles) decodes on the fused kernels: the persistent
+    // kernel holds a chunk's keys and values in registers as one or two words a pair and writes floats
+    // there (decode_layer.glsl; the verification build, every other cache keeps the kernel).
+    const bool full_double_cache = f64 && m.kv == KvPrecision::F32;
     if (options.persistent_groups < 0)
       m.persistent_why = "not used (option)";
     else if (grid == 0)
       m.persistent_why = "the device neither reports its multiprocessors nor is a GPU to measure";
-    if (options.persistent_groups >= 0 && grid > 0) {
+    else if (full_double_cache)
+      m.persistent_why = "the double build's full-precision KV cache is not one it holds";
+    if (options.persistent_groups >= 0 && grid > 0 && !full_double_cache) {
       for (const LayerWeights& lw : model.weights().layers)
         for (const TernaryMatrix* t : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down})
           m.persistent_scales.push_back(t->scale);
