@@ -8,7 +8,9 @@
 //    reference and the golden files' f32kv variant keep K and V. The host sizes the caches by the same
 //    rule (trit::kv_element_bytes, trit/forward.h).
 // Keys and values are written as pairs of neighbouring elements (e, e + 1), e even (a pair is one F16
-// word): a new writer stores each pair with KV_STORE_PAIR and nothing else.
+// word): a new writer stores each pair with KV_STORE_PAIR and nothing else. (The one exception is the
+// persistent kernel, decode_layer.glsl, which runs only with F16 caches and fp32's floats and keeps its
+// own words for them: the double build's full-precision cache decodes on the fused kernels.)
 #ifdef TRIT_F64
 #define KV_FULL_WORDS 2u  // words of a full-precision element
 #define kv_pair_t uvec4   // a pair's words: F16 in .x; else element e in .xy, e + 1 in .zw
