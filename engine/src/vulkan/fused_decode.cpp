@@ -4,12 +4,10 @@
 #include <algorithm>
 #include <bit>
 
+#include "vulkan/ceil_div.h"
+
 namespace trit::vk {
 namespace {
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 constexpr uint32_t kQkv = 0, kResidual = 1, kGate = 2;
 

@@ -6,12 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "vulkan/ceil_div.h"
+
 namespace trit::vk {
 namespace {
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 constexpr uint32_t kWorkgroup = 512;
 constexpr uint32_t kChunkKeys = 64, kThreadsPerKey = 8;  // decode_layer.glsl's CH, TPK
