@@ -50,19 +50,26 @@ t_format=$(date +%s)
 
 # ---- clang-tidy
 # The build's compile database, made readable for clang: GCC's precompiled header is replaced by the
-# header it was made from, and GCC-only warning options are dropped (they are the compiler's business).
+# header it was made from, GCC-only warning options are dropped (they are the compiler's business), and
+# a unity build's translation unit (CMake's Unity/unity_N_cxx.cxx, which includes several sources) is
+# listed as each of its sources with the same command, so every source has its own entry.
 db="$build/lint"
 mkdir -p "$db"
 python3 - "$build/compile_commands.json" "$db/compile_commands.json" <<'EOF'
 import json, re, sys
-entries = json.load(open(sys.argv[1]))
-for e in entries:
+entries = []
+for e in json.load(open(sys.argv[1])):
     cmd = e["command"]
     pch = re.search(r"-include (\S+cmake_pch\.hxx)", cmd)
     if pch:
         header = re.search(r'#include "([^"]+)"', open(pch.group(1)).read())
         cmd = cmd.replace(pch.group(0), "-include " + header.group(1) if header else "")
-    e["command"] = re.sub(r" -Winvalid-pch| -Werror\S*| -Wno-error=\S+", "", cmd)
+    cmd = re.sub(r" -Winvalid-pch| -Werror\S*| -Wno-error=\S+", "", cmd)
+    if re.search(r"/Unity/unity_\d+_cxx\.cxx$", e["file"]):
+        for src in re.findall(r'^#include "([^"]+)"', open(e["file"]).read(), re.M):
+            entries.append(dict(e, file=src, command=cmd.replace(e["file"], src)))
+    else:
+        entries.append(dict(e, command=cmd))
 json.dump(entries, open(sys.argv[2], "w"))
 EOF
 tidy_log="$db/clang-tidy.log"

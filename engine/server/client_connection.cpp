@@ -16,13 +16,13 @@ namespace {
 
 // An address and port as a socket reports it, in the form cpp-httplib writes into Request (its
 // getnameinfo(NI_NUMERICHOST) text: "127.0.0.1", "::1", "::ffff:10.0.0.2").
-struct Endpoint {
+struct SocketAddress {
   sockaddr_storage addr{};
   bool valid = false;
 };
 
-Endpoint parse(std::string text, int port) {
-  Endpoint e;
+SocketAddress parse_address(std::string text, int port) {
+  SocketAddress e;
   if (port < 0 || port > 65535) return e;
   text = text.substr(0, text.find('%'));  // a link-local address's zone ("fe80::1%eth0")
   auto* v4 = reinterpret_cast<sockaddr_in*>(&e.addr);
@@ -39,7 +39,7 @@ Endpoint parse(std::string text, int port) {
   return e;
 }
 
-bool same(const sockaddr_storage& a, const Endpoint& b) {
+bool same(const sockaddr_storage& a, const SocketAddress& b) {
   if (!b.valid || a.ss_family != b.addr.ss_family) return false;
   if (a.ss_family == AF_INET) {
     const auto& x = reinterpret_cast<const sockaddr_in&>(a);
@@ -59,7 +59,7 @@ bool same(const sockaddr_storage& a, const Endpoint& b) {
 
 ClientConnection::ClientConnection(const std::string& local_addr, int local_port, const std::string& remote_addr,
                                    int remote_port) {
-  const Endpoint local = parse(local_addr, local_port), remote = parse(remote_addr, remote_port);
+  const SocketAddress local = parse_address(local_addr, local_port), remote = parse_address(remote_addr, remote_port);
   if (!local.valid || !remote.valid) return;
   DIR* dir = opendir("/proc/self/fd");
   if (!dir) return;

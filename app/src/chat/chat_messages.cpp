@@ -4,8 +4,8 @@
 
 namespace trit::chat {
 
-std::vector<ChatMessage> chatMessages(const QString& systemPrompt, const QList<ChatTurn>& turns) {
-  std::vector<ChatMessage> messages;
+std::vector<trit::ChatMessage> chatMessages(const QString& systemPrompt, const QList<ChatTurn>& turns) {
+  std::vector<trit::ChatMessage> messages;
   messages.reserve(static_cast<size_t>(turns.size()) + 1);
   messages.push_back({ChatRole::System, systemPrompt.toStdString()});
   for (const auto& turn : turns) {

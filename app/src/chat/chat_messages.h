@@ -13,9 +13,10 @@
 
 namespace trit::chat {
 
-// The system prompt (as a system message) then the turns; a reply keeps its sampled ids. Throws
+// The system prompt (as a system message) then the turns; a reply keeps its sampled ids. (The engine's
+// trit::ChatMessage, named in full: trit::chat::ChatMessage is the UI's row.) Throws
 // std::invalid_argument for a role other than "user" or "assistant".
-std::vector<ChatMessage> chatMessages(const QString& systemPrompt, const QList<ChatTurn>& turns);
+std::vector<trit::ChatMessage> chatMessages(const QString& systemPrompt, const QList<ChatTurn>& turns);
 
 // The prompt for the model: rendered in its chat format, or for a base model (no format) the text
 // continued. Throws TokenizerError as the engine does.

@@ -6,12 +6,10 @@
 #include <numeric>
 #include <string>
 
+#include "vulkan/ceil_div.h"
+
 namespace trit::vk {
 namespace {
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 constexpr uint32_t kQkv = FusedDecode::kQkv, kResidual = FusedDecode::kResidual, kGate = FusedDecode::kGate;
 constexpr uint32_t kBindings = 13;
@@ -20,10 +18,6 @@ struct ProductPush {
   uint32_t rows, rows_kv, hd;
   float scale0, scale1, scale2;
 };
-
-BufferRange scales(const MatrixRef& m) {
-  return m.block_scales ? *m.block_scales : m.codes;
-}
 
 // Tokens whose input rows a workgroup stages in shared memory and whose sums a lane holds at a time
 // (bitlinear_batch.glsl TOKENS): 4, or as many k-wide rows as fit beside the rest. Measured on the H100
@@ -158,8 +152,19 @@ void BatchedBitLinear::qkv(CommandSequence& cs, DescriptorAllocator& da, const B
     throw VulkanError("batched decode: projection widths " + std::to_string(qdim) + " / " + std::to_string(kvdim) +
                       " and head dimension " + std::to_string(head_dim) + " do not suit " + std::to_string(rpw) +
                       " rows per workgroup");
-  BufferRange b[13] = {params, wq.codes, wk.codes, wv.codes,   params,     params,    q,
-                       rope,   k_cache,  v_cache,  scales(wq), scales(wk), scales(wv)};
+  BufferRange b[13] = {params,
+                       wq.codes,
+                       wk.codes,
+                       wv.codes,
+                       params,
+                       params,
+                       q,
+                       rope,
+                       k_cache,
+                       v_cache,
+                       wq.scales_binding(),
+                       wk.scales_binding(),
+                       wv.scales_binding()};
   const ProductPush push{qdim, kvdim, head_dim, wq.scale, wk.scale, wv.scale};
   run(cs, da, params, b, in, &push, sizeof push, kQkv, dim, rows, unit);
 }
@@ -167,7 +172,19 @@ void BatchedBitLinear::qkv(CommandSequence& cs, DescriptorAllocator& da, const B
 void BatchedBitLinear::residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                                 const MatrixRef& w, const BatchInput& in, const BufferRange& y, uint32_t rows,
                                 uint32_t k) {
-  BufferRange b[13] = {params, w.codes, w.codes, w.codes, params, params, y, y, y, y, scales(w), scales(w), scales(w)};
+  BufferRange b[13] = {params,
+                       w.codes,
+                       w.codes,
+                       w.codes,
+                       params,
+                       params,
+                       y,
+                       y,
+                       y,
+                       y,
+                       w.scales_binding(),
+                       w.scales_binding(),
+                       w.scales_binding()};
   const ProductPush push{rows, 0, 0, w.scale, 1.f, 1.f};
   run(cs, da, params, b, in, &push, sizeof push, kResidual, k, rows, 0);
 }
@@ -175,8 +192,19 @@ void BatchedBitLinear::residual(CommandSequence& cs, DescriptorAllocator& da, co
 void BatchedBitLinear::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                             const MatrixRef& wg, const MatrixRef& wu, const BatchInput& in, const BufferRange& y,
                             uint32_t rows, uint32_t k) {
-  BufferRange b[13] = {params, wg.codes, wu.codes, wg.codes,   params,     params,    y,
-                       y,      y,        y,        scales(wg), scales(wu), scales(wg)};
+  BufferRange b[13] = {params,
+                       wg.codes,
+                       wu.codes,
+                       wg.codes,
+                       params,
+                       params,
+                       y,
+                       y,
+                       y,
+                       y,
+                       wg.scales_binding(),
+                       wu.scales_binding(),
+                       wg.scales_binding()};
   const ProductPush push{rows, 0, 0, wg.scale, wu.scale, 1.f};
   run(cs, da, params, b, in, &push, sizeof push, kGate, k, rows, 0);
 }

@@ -4,17 +4,10 @@
 #include <algorithm>
 #include <bit>
 
+#include "vulkan/ceil_div.h"
+
 namespace trit::vk {
 namespace {
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
-
-// A matrix's block scales as bound (its codes where it has none: the kernel then reads none).
-BufferRange scales(const MatrixRef& m) {
-  return m.block_scales ? *m.block_scales : m.codes;
-}
 
 struct Push {
   uint32_t rows, rows_kv, hd;
@@ -131,8 +124,19 @@ void FusedDecode::qkv(CommandSequence& cs, DescriptorAllocator& da, const Buffer
                       const BufferRange& v_cache, uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t head_dim,
                       uint32_t batch) {
   const Pipeline& p = pipeline(kQkv, dim, qdim + 2 * kvdim, true, tokens_per_pass(kQkv, dim, qdim + 2 * kvdim, batch));
-  const BufferRange r[] = {params, wq.codes, wk.codes, wv.codes,   x,          nw,        q,
-                           rope,   k_cache,  v_cache,  scales(wq), scales(wk), scales(wv)};
+  const BufferRange r[] = {params,
+                           wq.codes,
+                           wk.codes,
+                           wv.codes,
+                           x,
+                           nw,
+                           q,
+                           rope,
+                           k_cache,
+                           v_cache,
+                           wq.scales_binding(),
+                           wk.scales_binding(),
+                           wv.scales_binding()};
   const Push push{qdim, kvdim, head_dim, eps, wq.scale, wk.scale, wv.scale};
   const uint32_t rpw = layout_.rows_per_wg();
   cs.dispatch(p, da.make(p, r), &push, sizeof push, (qdim + 2 * kvdim) / rpw);
@@ -143,8 +147,19 @@ void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const B
                            uint32_t k, uint32_t batch) {
   const Pipeline& p = pipeline(kResidual, k, rows, nw != nullptr, tokens_per_pass(kResidual, k, rows, batch));
   const uint32_t rpw = workgroup_for(kResidual, k, rows) / lanes_per_row(kResidual, k);
-  const BufferRange r[] = {params, w.codes, w.codes, w.codes,   x,         nw ? *nw : x, y,
-                           y,      y,       y,       scales(w), scales(w), scales(w)};
+  const BufferRange r[] = {params,
+                           w.codes,
+                           w.codes,
+                           w.codes,
+                           x,
+                           nw ? *nw : x,
+                           y,
+                           y,
+                           y,
+                           y,
+                           w.scales_binding(),
+                           w.scales_binding(),
+                           w.scales_binding()};
   const Push push{rows, 0, 0, eps, w.scale, 1.f, 1.f};
   cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, rpw));
 }
@@ -195,7 +210,19 @@ void FusedDecode::gate(CommandSequence& cs, DescriptorAllocator& da, const Buffe
                        const BufferRange& y, uint32_t rows, uint32_t k, uint32_t batch) {
   const Pipeline& p = pipeline(kGate, k, rows, true, tokens_per_pass(kGate, k, rows, batch));
   const uint32_t rpw = workgroup_for(kGate, k, rows) / lanes_per_row(kGate, k);
-  const BufferRange r[] = {params, wg.codes, wu.codes, wg.codes, x, nw, y, y, y, y, scales(wg), scales(wu), scales(wg)};
+  const BufferRange r[] = {params,
+                           wg.codes,
+                           wu.codes,
+                           wg.codes,
+                           x,
+                           nw,
+                           y,
+                           y,
+                           y,
+                           y,
+                           wg.scales_binding(),
+                           wu.scales_binding(),
+                           wg.scales_binding()};
   const Push push{rows, 0, 0, eps, wg.scale, wu.scale, 1.f};
   cs.dispatch(p, da.make(p, r), &push, sizeof push, ceil_div(rows, rpw));
 }

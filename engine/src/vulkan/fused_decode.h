@@ -20,6 +20,8 @@ struct MatrixRef {
   BufferRange codes;
   float scale = 1.f;
   std::optional<BufferRange> block_scales;
+  // What the kernels bind for its block scales: them, or its codes where it has none (then unread).
+  BufferRange scales_binding() const { return block_scales ? *block_scales : codes; }
 };
 
 class FusedDecode {

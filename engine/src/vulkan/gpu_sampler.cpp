@@ -9,16 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "vulkan/ceil_div.h"
+
 namespace trit::vk {
 namespace {
 
 constexpr uint32_t kMinWorkgroup = 256;  // the radix select keeps one histogram bin per invocation
 // state, logits, candidates, draws, step, next token, ring, list (LIST; a placeholder otherwise).
 constexpr uint32_t kBindings = 8;
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 }  // namespace
 

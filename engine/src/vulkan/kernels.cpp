@@ -6,14 +6,11 @@
 #include <cmath>
 #include <string>
 
+#include "vulkan/ceil_div.h"
 #include "vulkan/gpu_sampler.h"
 
 namespace trit::vk {
 namespace {
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 // Rows each subgroup of the one-token LM head reads at once (shaders/lm_head.glsl RIF): independent
 // loads in flight that share one read of x from shared memory. On the H100 (2B4T head, 512-thread

@@ -6,23 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "vulkan/ceil_div.h"
+
 namespace trit::vk {
 namespace {
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 constexpr uint32_t kWorkgroup = 512;
 constexpr uint32_t kChunkKeys = 64, kThreadsPerKey = 8;  // decode_layer.glsl's CH, TPK
 // Polls of the barrier generation before a workgroup gives up: seconds on a GPU, where a normal wait
 // is a few microseconds.
-constexpr uint32_t kSpinLimit = 1u << 24;
+constexpr uint32_t kBarrierSpins = 1u << 24;
 // Polls of the residency check (decode_layer.glsl check_residency): far more than a resident grid needs
 // to start, milliseconds where it is not resident.
 constexpr uint32_t kProbeSpins = 8192;
 
-struct Push {
+struct LayersPush {  // decode_layer.glsl's push constants
   uint32_t wq, wk, wv, wo, wgate, wup, wdown;
   uint32_t n_attn, n_sub, n_ffn, n_fsub;
   float eps;
@@ -159,7 +157,7 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              layout.prefetch,
                              x.kmax,
                              x.xpt,
-                             kSpinLimit,
+                             kBarrierSpins,
                              layout.value_parts,
                              x.res_rows,
                              x.res_lanes,
@@ -168,7 +166,7 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              shape.graph.sub_norms ? 1u : 0u,
                              shape.graph.block_scales ? 1u : 0u};
   // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
-  pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(Push)), std::move(spec));
+  pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(LayersPush)), std::move(spec));
   // The split counts of the KV heads, one arrival count per layer group (at most one per layer), then
   // per layer group its KV heads' QKV-ready counts.
   const uint32_t words = shape.kv_heads + shape.layers + shape.layers * shape.kv_heads;
@@ -220,33 +218,33 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
     throw VulkanError("persistent decode: layer group out of range");
   if (layers.cache_stride % 4) throw VulkanError("persistent decode: the cache stride is not word-aligned");
   if (embedding.rows && layers.first != 0) throw VulkanError("persistent decode: only layer 0 reads the embedding");
-  const Push push{vec4s(off.wq),
-                  vec4s(off.wk),
-                  vec4s(off.wv),
-                  vec4s(off.wo),
-                  vec4s(off.gate),
-                  vec4s(off.up),
-                  vec4s(off.down),
-                  vec4s(off.attn_norm),
-                  vec4s(off.attn_sub_norm),
-                  vec4s(off.ffn_norm),
-                  vec4s(off.ffn_sub_norm),
-                  eps,
-                  layers.first,
-                  layers.count,
-                  vec4s(layers.stride),
-                  static_cast<uint32_t>(layers.cache_stride / 4),
-                  shape_.kv_heads + group,
-                  embedding.rows,
-                  shape_.kv_heads + shape_.layers + group * shape_.kv_heads,
-                  residency_check ? kProbeSpins : 0u,
-                  floats(off.wq_d),
-                  floats(off.wk_d),
-                  floats(off.wv_d),
-                  floats(off.wo_d),
-                  floats(off.gate_d),
-                  floats(off.up_d),
-                  floats(off.down_d)};
+  const LayersPush push{vec4s(off.wq),
+                        vec4s(off.wk),
+                        vec4s(off.wv),
+                        vec4s(off.wo),
+                        vec4s(off.gate),
+                        vec4s(off.up),
+                        vec4s(off.down),
+                        vec4s(off.attn_norm),
+                        vec4s(off.attn_sub_norm),
+                        vec4s(off.ffn_norm),
+                        vec4s(off.ffn_sub_norm),
+                        eps,
+                        layers.first,
+                        layers.count,
+                        vec4s(layers.stride),
+                        static_cast<uint32_t>(layers.cache_stride / 4),
+                        shape_.kv_heads + group,
+                        embedding.rows,
+                        shape_.kv_heads + shape_.layers + group * shape_.kv_heads,
+                        residency_check ? kProbeSpins : 0u,
+                        floats(off.wq_d),
+                        floats(off.wk_d),
+                        floats(off.wv_d),
+                        floats(off.wo_d),
+                        floats(off.gate_d),
+                        floats(off.up_d),
+                        floats(off.down_d)};
   wait();
   const BufferRange r[] = {params,
                            layers.weights,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "vulkan/ceil_div.h"
 #include "vulkan/kernels.h"
 
 namespace trit::vk {
@@ -16,10 +17,6 @@ constexpr uint32_t kDotRows = 64, kDotTokens = 64;
 // per 512-token block instead of 160 on 132 SMs); measured on the H100 with the prefetch in place,
 // pp512 19,842 -> 20,260 tokens/s.
 constexpr uint32_t kCoopRows = 64, kCoopGateRows = 64, kCoopTokens = 64, kCoopSubgroups = 8;
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 const char* extension_name(TernaryGemm::Kind k) {
   return k == TernaryGemm::Kind::CoopKhr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix";
