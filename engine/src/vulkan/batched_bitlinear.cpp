@@ -12,7 +12,7 @@ namespace trit::vk {
 namespace {
 
 constexpr uint32_t kQkv = FusedDecode::kQkv, kResidual = FusedDecode::kResidual, kGate = FusedDecode::kGate;
-constexpr uint32_t kBindings = 13;
+constexpr uint32_t kProductBindings = 13;
 
 struct ProductPush {
   uint32_t rows, rows_kv, hd;
@@ -81,7 +81,7 @@ const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t ro
   const std::string stem = std::string("bitlinear_batch") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
   products_.push_back({{mode, k, rows},
                        std::make_unique<Pipeline>(
-                           ctx_, stem, kBindings, static_cast<uint32_t>(sizeof(ProductPush)),
+                           ctx_, stem, kProductBindings, static_cast<uint32_t>(sizeof(ProductPush)),
                            std::vector<uint32_t>{s.wg, s.tpr, mode, k, s.vpl, kv_f16_ ? 1u : 0u, graph_.silu ? 1u : 0u,
                                                  graph_.normal_rope ? 1u : 0u, graph_.block_scales ? 1u : 0u,
                                                  tokens_per_pass(ctx_.info(), k), s.slots})});
