@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "modelgen/rng.h"
-#include "trit/reference_ops.h"
 
 namespace trit {
 
@@ -67,9 +66,23 @@ std::string SamplingParams::validate() const {
   return err.str();
 }
 
-int32_t argmax(std::span<const float> logits) {
-  if (logits.empty()) throw std::invalid_argument("argmax of an empty logits vector");
-  return static_cast<int32_t>(ref::argmax(logits));
+// The same index as `best = i wherever values[i] > values[best]`: the first index of the largest value
+// that is a number (a NaN never compares greater), or 0 where values[0] is NaN (nothing compares greater
+// than it). In two passes, because that loop waits on its own load at every element (about 1.5 ns an
+// element: a batched step's host greedy took 0.2 ms a row of 128K logits): the maximum over four
+// independent lanes, then the first index holding it (+0 and -0 compare equal, as in the loop).
+int32_t argmax(std::span<const float> values) {
+  if (values.empty()) throw std::invalid_argument("argmax of an empty logits vector");
+  const size_t n = values.size();
+  float m[4] = {values[0], values[0], values[0], values[0]};
+  size_t i = 1;
+  for (; i + 4 <= n; i += 4)
+    for (size_t l = 0; l < 4; ++l) m[l] = values[i + l] > m[l] ? values[i + l] : m[l];
+  for (; i < n; ++i) m[0] = values[i] > m[0] ? values[i] : m[0];
+  const float top = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+  for (size_t k = 0; k < n; ++k)
+    if (values[k] == top) return static_cast<int32_t>(k);
+  return 0;  // top is NaN: values[0] is, and every lane kept it
 }
 
 Sampler::Sampler(const SamplingParams& params) : params_(params) {

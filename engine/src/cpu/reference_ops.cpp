@@ -12,6 +12,7 @@
 #include "cpu/ops_impl.h"
 #include "cpu/ternary_rows.h"
 #include "gguf/ternary_blocks.h"
+#include "trit/sampler.h"
 
 namespace trit::ref {
 namespace {
@@ -255,23 +256,9 @@ void lm_head(const uint16_t* token_embd, uint32_t vocab, uint32_t dim, std::span
   cpu::lm_head_rows(token_embd, dim, x.data(), 1, logits.data(), vocab, 0, vocab);
 }
 
-// The same index as `best = i wherever values[i] > values[best]`: the first index of the largest value
-// that is a number (a NaN never compares greater), or 0 where values[0] is NaN (nothing compares greater
-// than it). In two passes, because that loop waits on its own load at every element (about 1.5 ns an
-// element: a batched step's host greedy took 0.2 ms a row of 128K logits): the maximum over four
-// independent lanes, then the first index holding it (+0 and -0 compare equal, as in the loop).
 uint32_t argmax(std::span<const float> values) {
   require(!values.empty(), "argmax", "empty input");
-  const size_t n = values.size();
-  float m[4] = {values[0], values[0], values[0], values[0]};
-  size_t i = 1;
-  for (; i + 4 <= n; i += 4)
-    for (size_t l = 0; l < 4; ++l) m[l] = values[i + l] > m[l] ? values[i + l] : m[l];
-  for (; i < n; ++i) m[0] = values[i] > m[0] ? values[i] : m[0];
-  const float top = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
-  for (size_t k = 0; k < n; ++k)
-    if (values[k] == top) return static_cast<uint32_t>(k);
-  return 0;  // top is NaN: values[0] is, and every lane kept it
+  return static_cast<uint32_t>(trit::argmax(values));
 }
 
 }  // namespace trit::ref
