@@ -662,7 +662,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     }
     if (m.fused)
       m.fused->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.ffn, m.decode_attention_wg(), m.kernels->split_keys());
-    if (m.fused && m.sequences > 1 &&
+    if (m.fused && m.sequences > static_cast<int32_t>(Impl::kFewTokens) &&
         vk::BatchedBitLinear::fits(cfg.dim, cfg.ffn, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim,
                                    cfg.head_dim, graph.block_scales)) {
       m.batched = std::make_unique<vk::BatchedBitLinear>(*m.ctx, *m.fused, m.kv == KvPrecision::F16, f64,
@@ -843,9 +843,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_arrived.upload(none.data(), none.size() * 4);
     m.batch_step = std::make_unique<vk::CommandSequence>(*m.ctx);
     m.record(*m.batch_step, seqs, Head::All, P(m.prof_batch, "batch"), m.params, m.tokens, 1, true);
-    m.batch_step_few = std::make_unique<vk::CommandSequence>(*m.ctx);
-    m.record(*m.batch_step_few, std::min(seqs, Impl::kFewTokens), Head::All, P(m.prof_batch_few, "batch_few"), m.params,
-             m.tokens, 1, true);
+    // (With no more sequences than a few, batch_step runs the one-token kernels already.)
+    if (seqs > Impl::kFewTokens) {
+      m.batch_step_few = std::make_unique<vk::CommandSequence>(*m.ctx);
+      m.record(*m.batch_step_few, Impl::kFewTokens, Head::All, P(m.prof_batch_few, "batch_few"), m.params, m.tokens, 1,
+               true);
+    }
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
   // other's tokens.
@@ -1310,7 +1313,7 @@ void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<fl
   }
   m.params.upload(params.data(), params.size());
   m.tokens.upload(tokens.data(), n * 4);
-  const bool few = n <= Impl::kFewTokens;
+  const bool few = m.batch_step_few && n <= Impl::kFewTokens;
   (few ? m.batch_step_few : m.batch_step)->run();
   if (m.profiling) m.collect(few ? m.prof_batch_few : m.prof_batch);
   m.readback.download(logits.data(), uint64_t{n} * m.cfg.vocab * 4);
