@@ -14,6 +14,10 @@
 // After K, the sums go through shared memory (column major: one token's rows contiguous) to an
 // epilogue that is ternary_matmul.glsl's, expression for expression: bit-identical results.
 // MODE 0 y = v, MODE 1 y += v, MODE 2 y = relu(g)^2 * u, MODE 3 y = silu(g) * u, with the second matrix at binding 2.
+// BLOCK_SCALES (TQ1_0 / TQ2_0 files): every 256 elements of a row have their own scale (bindings 6 and
+// 7, a float per block, row-major). After each 256-element stretch of K the subgroups store their exact
+// int32 sums to shared memory, and each thread adds its elements' sums times their row's block scale
+// to its `real` sums, block after block in order: ternary_gemm.glsl's arithmetic, so the same bits.
 #include "common.glsl"
 #include "ternary_codes.glsl"
 #extension GL_NV_cooperative_matrix : require
@@ -30,11 +34,14 @@ layout(constant_id = 5) const uint WR = 4;   // subgroups along rows, along toke
 layout(constant_id = 6) const uint WC = 2;
 layout(constant_id = 7) const uint FM = 2;   // fragments per subgroup along rows, along tokens
 layout(constant_id = 8) const uint FN = 4;
+layout(constant_id = 9) const bool BLOCK_SCALES = false;
 layout(std430, binding = 1) readonly buffer W { uvec4 wq[]; };
 layout(std430, binding = 2) readonly buffer W2 { uvec4 wq2[]; };
 layout(std430, binding = 3) readonly buffer XQ { uvec4 xq[]; };
 layout(std430, binding = 4) readonly buffer S { real s[]; };
 layout(std430, binding = 5) buffer Y { real y[]; };
+layout(std430, binding = 6) readonly buffer D { float d[]; };
+layout(std430, binding = 7) readonly buffer D2 { float d2[]; };
 layout(push_constant) uniform Push { uint rows; uint k; float scale; float scale2; } pc;
 
 const uint BM = WR * FM * CM, BN = WC * FN * CN;
@@ -115,6 +122,17 @@ void main() {
     acc2[i] = icoopmatNV<32, gl_ScopeSubgroup, CM, CN>(0);
   }
 
+  // BLOCK_SCALES: the sums so far of the elements this thread owns in the epilogue (element
+  // i = tid + u * WG of the tile). precise: each block's product is rounded before it is added, as on
+  // the CPU (a driver may otherwise fuse them into an FMA, which rounds once).
+  const uint EPT = (BM * BN + WG - 1) / WG;
+  precise real facc[BLOCK_SCALES ? EPT : 1], facc2[BLOCK_SCALES && MODE >= 2 ? EPT : 1];
+  if (BLOCK_SCALES)
+    for (uint u = 0; u < EPT; ++u) {
+      facc[u] = real(0);
+      if (MODE >= 2) facc2[u] = real(0);
+    }
+
   fetch(0, tid, row0, t0, n);
   for (uint kb = 0; kb < blocks; ++kb) {
     stage(tid);
@@ -136,30 +154,47 @@ void main() {
       }
     }
     barrier();
+    // The sums go to shared memory after K, or with block scales after each 256-element block (K is a
+    // multiple of 256 there), column major: element (r, c) at c * CSTRIDE + r.
+    if (BLOCK_SCALES ? kb % 2 == 0 : kb + 1 < blocks) continue;
+    for (uint i = 0; i < FM; ++i)
+      for (uint j = 0; j < FN; ++j) {
+        const uint r = (wr * FM + i) * CM, c = (wc * FN + j) * CN;
+        coopMatStoreNV(acc[i * FN + j], smem, (c * CSTRIDE + r) / 4, CSTRIDE / 4, true);
+        if (MODE >= 2) coopMatStoreNV(acc2[i * FN + j], smem, ((BN + c) * CSTRIDE + r) / 4, CSTRIDE / 4, true);
+      }
+    barrier();
+    if (!BLOCK_SCALES) break;
+    // The block's exact sums, scaled by their row's block scale, into the real sums; then the
+    // accumulators start the next block from zero.
+    for (uint u = 0; u < EPT; ++u) {
+      const uint i = tid + u * WG, r = i % BM, c = i / BM;
+      if (i >= BM * BN) break;
+      const uint at = min(row0 + r, pc.rows - 1) * (blocks / 2) + kb / 2;
+      facc[u] += real(d[at]) * real(c_at(0, c, r));
+      if (MODE >= 2) facc2[u] += real(d2[at]) * real(c_at(1, c, r));
+    }
+    for (uint i = 0; i < FM * FN; ++i) {
+      acc[i] = icoopmatNV<32, gl_ScopeSubgroup, CM, CN>(0);
+      acc2[i] = icoopmatNV<32, gl_ScopeSubgroup, CM, CN>(0);
+    }
+    barrier();  // before the next block is staged over the sums
   }
 
-  // Sums to shared memory, column major (element (r, c) at c * CSTRIDE + r).
-  for (uint i = 0; i < FM; ++i)
-    for (uint j = 0; j < FN; ++j) {
-      const uint r = (wr * FM + i) * CM, c = (wc * FN + j) * CN;
-      coopMatStoreNV(acc[i * FN + j], smem, (c * CSTRIDE + r) / 4, CSTRIDE / 4, true);
-      if (MODE >= 2) coopMatStoreNV(acc2[i * FN + j], smem, ((BN + c) * CSTRIDE + r) / 4, CSTRIDE / 4, true);
-    }
-  barrier();
-
-  for (uint i = tid; i < BM * BN; i += WG) {
-    const uint r = i % BM, c = i / BM, row = row0 + r, t = t0 + c;
+  for (uint u = 0; u < EPT; ++u) {
+    const uint i = tid + u * WG, r = i % BM, c = i / BM, row = row0 + r, t = t0 + c;
+    if (i >= BM * BN) break;
     if (row >= pc.rows || t >= n) continue;
-    const real v = real(c_at(0, c, r)) / s[t] * real(pc.scale);
+    const real v = BLOCK_SCALES ? facc[u] / s[t] : real(c_at(0, c, r)) / s[t] * real(pc.scale);
     const uint o = t * pc.rows + row;
     if (MODE == 0) {
       y[o] = v;
     } else if (MODE == 1) {
       y[o] += v;
     } else {
-      const real u = real(c_at(1, c, r)) / s[t] * real(pc.scale2);
+      const real u2 = BLOCK_SCALES ? facc2[u] / s[t] : real(c_at(1, c, r)) / s[t] * real(pc.scale2);
       const real rr = max(v, real(0));
-      y[o] = MODE == 2 ? rr * rr * u : v / (real(1) + exp_real(-v)) * u;
+      y[o] = MODE == 2 ? rr * rr * u2 : v / (real(1) + exp_real(-v)) * u2;
     }
   }
 }

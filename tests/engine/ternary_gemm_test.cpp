@@ -352,21 +352,26 @@ TEST(TernaryGemm, ChoosesNvThenKhrThenTheDotProduct) {
 
 namespace {
 
-// TQ1_0 / TQ2_0 matrices on the dot-product GEMM (BLOCK_SCALES): transcoded as the upload does, against
-// the CPU reference reading the file's own format. The GEMM adds the blocks' scaled sums in the CPU's
-// order, so in double store, residual and the ReLU2 gate agree bit for bit. In fp32 Vulkan lets a
-// division be 2.5 ulp off (the H100's is; lavapipe's is exact, and agrees bit for bit there): within
-// 1e-6 of the value (of the terms, for the residual's sum), eight ulps for the division carried through the gate's
-// square and product. The SiLU gate's exp is the device's (double: within 1e-14 of the value; fp32: 3e-5).
+// TQ1_0 / TQ2_0 matrices on each GEMM (BLOCK_SCALES): transcoded as the upload does, against the CPU
+// reference reading the file's own format. The GEMMs add the blocks' scaled sums in the CPU's order, so
+// in double store, residual and the ReLU2 gate agree bit for bit. In fp32 Vulkan lets a division be 2.5
+// ulp off (the H100's is; lavapipe's is exact, and agrees bit for bit there): within 1e-6 of the value
+// (of the terms, for the residual's sum), eight ulps for the division carried through the gate's square
+// and product. The SiLU gate's exp is the device's (double: within 1e-14 of the value; fp32: 3e-5). A
+// cooperative-matrix GEMM does the dot-product GEMM's float operations in its order, so where the
+// device has both, their double outputs have the same bits in every mode. (Not so in fp32: the H100's
+// driver lowers the 2.5-ulp division differently in the two shaders, and their accumulated outputs
+// were seen one ulp apart; each is held to the reference as above.)
 template <typename R>
-void expect_block_scales_match_the_reference(Rig& g) {
-  TernaryGemm* gemm = g.gemm(TernaryGemm::Kind::Dot);
-  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no integer dot product";
+void expect_block_scales_match_the_reference(Rig& g, TernaryGemm::Kind kind) {
+  TernaryGemm* gemm = g.gemm(kind);
+  if (!gemm) GTEST_SKIP() << g.ctx.info().name << " has no " << missing(kind);
+  TernaryGemm* dot = kind == TernaryGemm::Kind::Dot || sizeof(R) != 8 ? nullptr : g.gemm(TernaryGemm::Kind::Dot);
   struct TqCase {
     uint32_t rows, k, tokens, max_tokens;
   };
   for (auto f : {trit::WeightFormat::TQ2_0, trit::WeightFormat::TQ1_0})
-    for (const TqCase& c : {TqCase{37, 256, 5, 8}, TqCase{70, 768, 33, 64}})
+    for (const TqCase& c : {TqCase{37, 256, 5, 8}, TqCase{70, 768, 33, 64}, TqCase{130, 512, 100, 128}})
       for (auto mode : {TernaryMode::Store, TernaryMode::Accumulate, TernaryMode::Gate, TernaryMode::SiluGate}) {
         SCOPED_TRACE(testing::Message() << trit::weight_format_name(f) << " rows " << c.rows << " K " << c.k
                                         << " tokens " << c.tokens << " mode " << static_cast<int>(mode));
@@ -388,12 +393,24 @@ void expect_block_scales_match_the_reference(Rig& g) {
         Buffer w = g.buf(a.codes), w2 = g.buf(b.codes), db = g.buf(a.scales), db2 = g.buf(b.scales), xb = g.buf(xq),
                sb = g.buf(s), y = g.buf(y0);
         const BufferRange w2r = all(w2), dr = all(db), d2r = all(db2);
-        g.run(c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
-          gemm->record(cs, g.da, p, mode, all(w), 1.f, gate ? &w2r : nullptr, 1.f, all(xb), all(sb), all(y), c.rows,
-                       c.k, c.max_tokens, &dr, gate ? &d2r : nullptr);
-        });
-        std::vector<R> got(y0.size());
-        y.download(got.data(), got.size() * sizeof(R));
+        auto run = [&](TernaryGemm& on) {
+          y.upload(y0.data(), y0.size() * sizeof(R));
+          g.run(c.tokens, [&](CommandSequence& cs, const BufferRange& p) {
+            on.record(cs, g.da, p, mode, all(w), 1.f, gate ? &w2r : nullptr, 1.f, all(xb), all(sb), all(y), c.rows, c.k,
+                      c.max_tokens, &dr, gate ? &d2r : nullptr);
+          });
+          std::vector<R> out(y0.size());
+          y.download(out.data(), out.size() * sizeof(R));
+          return out;
+        };
+        const std::vector<R> got = run(*gemm);
+        if (dot) {
+          const std::vector<R> dot_got = run(*dot);
+          for (size_t i = 0; i < got.size(); ++i)
+            ASSERT_EQ(0, std::memcmp(&got[i], &dot_got[i], sizeof(R)))
+                << "token " << i / c.rows << " row " << i % c.rows << ": " << got[i] << " vs the dot-product GEMM's "
+                << dot_got[i];
+        }
         for (size_t i = 0; i < n; ++i) {
           if (mode != TernaryMode::SiluGate && sizeof(R) == 8) {
             ASSERT_EQ(got[i], want[i]) << "token " << i / c.rows << " row " << i % c.rows;
@@ -412,8 +429,20 @@ void expect_block_scales_match_the_reference(Rig& g) {
 }  // namespace
 
 TEST(TernaryGemmDot, BlockScalesMatchTheReferenceF32) {
-  expect_block_scales_match_the_reference<float>(rig(false));
+  expect_block_scales_match_the_reference<float>(rig(false), Kind::Dot);
 }
 TEST(TernaryGemmDot, BlockScalesMatchTheReferenceF64) {
-  expect_block_scales_match_the_reference<double>(rig(true));
+  expect_block_scales_match_the_reference<double>(rig(true), Kind::Dot);
+}
+TEST(TernaryGemmCoop, BlockScalesMatchTheReferenceF32) {
+  expect_block_scales_match_the_reference<float>(rig(false), Kind::Coop);
+}
+TEST(TernaryGemmCoop, BlockScalesMatchTheReferenceF64) {
+  expect_block_scales_match_the_reference<double>(rig(true), Kind::Coop);
+}
+TEST(TernaryGemmCoopKhr, BlockScalesMatchTheReferenceF32) {
+  expect_block_scales_match_the_reference<float>(rig(false), Kind::CoopKhr);
+}
+TEST(TernaryGemmCoopKhr, BlockScalesMatchTheReferenceF64) {
+  expect_block_scales_match_the_reference<double>(rig(true), Kind::CoopKhr);
 }

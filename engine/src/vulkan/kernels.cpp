@@ -148,16 +148,8 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   require(!scaled || (k % 256 == 0 && gate == (d2 != nullptr)),
           "ternary: block scales need K a multiple of 256 and, in a gate, scales for both matrices");
   const bool block = max_tokens > 1;
-  // Blocks take the GEMM; matrices with block scales the dot-product GEMM (the cooperative-matrix one
-  // has none), a second instance where the chosen GEMM is a cooperative-matrix one.
-  if (block && gemm && gemm_ && !scaled)
-    return gemm_->record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens);
-  if (block && gemm && gemm_ && scaled) {
-    if (!gemm_->supports_block_scales() && !scaled_gemm_)
-      scaled_gemm_ = std::make_unique<TernaryGemm>(ctx_, f64_, TernaryGemm::Kind::Dot);
-    TernaryGemm& g = gemm_->supports_block_scales() ? *gemm_ : *scaled_gemm_;
-    return g.record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens, d, d2);
-  }
+  if (block && gemm && gemm_)
+    return gemm_->record(cs, da, params, mode, w, scale, w2, scale2, xq, s, y, rows, k, max_tokens, d, d2);
   const Pipeline& p = ternary_pipeline(static_cast<uint32_t>(mode), block ? 1 : 0, scaled);
   const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y, d ? *d : w, d2 ? *d2 : (d ? *d : w)};
   const uint32_t push[] = {rows, k, f32_bits(scale), f32_bits(scale2)};

@@ -234,8 +234,7 @@ class Kernels {
   uint32_t block_token_wg_ = 64;
   std::unique_ptr<Pipeline> ternary_[4][2][2];  // [mode][decode, block][block scales]; SiLU and scaled on first use
   const Pipeline& ternary_pipeline(uint32_t mode, uint32_t block, bool scaled);
-  std::unique_ptr<TernaryGemm> gemm_;         // blocks, where the int8 dot product is in use
-  std::unique_ptr<TernaryGemm> scaled_gemm_;  // the dot-product GEMM for block scales beside a cooperative one
+  std::unique_ptr<TernaryGemm> gemm_;  // blocks, where the int8 dot product is in use
   std::unique_ptr<Pipeline> lm_head_[2];
   // The one-token LM head with x staged in shared memory, per hidden size, rows per workgroup and
   // whether it ends a greedy step (made on first use).

@@ -80,14 +80,15 @@ TernaryGemm::Kind TernaryGemm::choose(const DeviceInfo& d) {
 TernaryGemm::TernaryGemm(const Context& ctx, bool f64, Kind kind) : kind_(kind), ctx_(ctx), f64_(f64) {
   if (kind == Kind::Dot && !ctx.info().integer_dot_product)
     throw VulkanError(ctx.info().name + " has no integer dot product in shaders, which the prefill GEMM needs");
-  for (uint32_t mode = 0; mode < 3; ++mode) make_pipeline(mode);
+  for (uint32_t mode = 0; mode < 3; ++mode) make_pipeline(mode, false);
 }
 
-void TernaryGemm::make_pipeline(uint32_t mode) {
+void TernaryGemm::make_pipeline(uint32_t mode, bool scaled) {
   const DeviceInfo& d = ctx_.info();
   const std::string sfx = f64_ ? "_f64" : "";
+  auto& pipe = scaled ? scaled_[mode] : pipe_[mode];
   if (kind_ == Kind::Dot) {
-    pipe_[mode] = std::make_unique<Pipeline>(ctx_, "ternary_gemm" + sfx, 8, 16, std::vector<uint32_t>{256, mode, 0});
+    pipe = std::make_unique<Pipeline>(ctx_, "ternary_gemm" + sfx, 8, 16, std::vector<uint32_t>{256, mode, scaled});
     tile_rows_[mode] = kDotRows;
     tile_tokens_[mode] = kDotTokens;
     return;
@@ -97,9 +98,9 @@ void TernaryGemm::make_pipeline(uint32_t mode) {
   if (!coop_plan(d, kind_, mode >= 2, p))
     throw VulkanError(d.name + " offers no int8 cooperative-matrix shape (" + extension_name(kind_) +
                       ") the prefill GEMM can tile");
-  pipe_[mode] = std::make_unique<Pipeline>(
-      ctx_, "ternary_gemm_coop" + sfx + (khr ? "_khr" : ""), 6, 16,
-      std::vector<uint32_t>{p.wr * p.wc * d.subgroup_size, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn});
+  pipe = std::make_unique<Pipeline>(
+      ctx_, "ternary_gemm_coop" + sfx + (khr ? "_khr" : ""), 8, 16,
+      std::vector<uint32_t>{p.wr * p.wc * d.subgroup_size, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn, scaled});
   tile_rows_[mode] = p.rows();
   tile_tokens_[mode] = p.tokens();
 }
@@ -109,16 +110,12 @@ void TernaryGemm::record(CommandSequence& cs, DescriptorAllocator& da, const Buf
                          const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
                          const BufferRange* d, const BufferRange* d2) {
   const auto m = static_cast<uint32_t>(mode);
-  if (d && !supports_block_scales()) throw VulkanError("the cooperative-matrix GEMM takes no block scales");
-  if (!pipe_[m]) make_pipeline(m);
-  if (d && !scaled_[m])
-    scaled_[m] = std::make_unique<Pipeline>(ctx_, std::string("ternary_gemm") + (f64_ ? "_f64" : ""), 8, 16,
-                                            std::vector<uint32_t>{256, m, 1});
-  const Pipeline& p = d ? *scaled_[m] : *pipe_[m];
+  auto& pipe = d ? scaled_[m] : pipe_[m];
+  if (!pipe) make_pipeline(m, d != nullptr);
   const BufferRange r[] = {params, w, w2 ? *w2 : w, xq, s, y, d ? *d : w, d2 ? *d2 : (d ? *d : w)};
   const uint32_t push[] = {rows, k, std::bit_cast<uint32_t>(scale), std::bit_cast<uint32_t>(scale2)};
-  cs.dispatch(p, da.make(p, std::span<const BufferRange>(r).first(p.bindings())), push, sizeof push,
-              ceil_div(rows, tile_rows_[m]), ceil_div(max_tokens, tile_tokens_[m]));
+  cs.dispatch(*pipe, da.make(*pipe, r), push, sizeof push, ceil_div(rows, tile_rows_[m]),
+              ceil_div(max_tokens, tile_tokens_[m]));
 }
 
 std::string TernaryGemm::describe() const {

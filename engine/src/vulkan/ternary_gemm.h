@@ -46,14 +46,13 @@ class TernaryGemm {
   // Throws VulkanError when the device lacks what `kind` needs.
   TernaryGemm(const Context& ctx, bool f64, Kind kind);
 
-  // As Kernels::ternary for a block of up to max_tokens tokens (the caller has checked the arguments).
-  // Block scales d, d2 (TQ files) only on the dot-product GEMM (supports_block_scales()). The SiLU
-  // gate's and the block-scaled pipelines are made on first use.
+  // As Kernels::ternary for a block of up to max_tokens tokens (the caller has checked the arguments),
+  // with block scales d, d2 for TQ files. The SiLU gate's and the block-scaled pipelines are made on
+  // first use.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, TernaryMode mode,
               const BufferRange& w, float scale, const BufferRange* w2, float scale2, const BufferRange& xq,
               const BufferRange& s, const BufferRange& y, uint32_t rows, uint32_t k, uint32_t max_tokens,
               const BufferRange* d = nullptr, const BufferRange* d2 = nullptr);
-  bool supports_block_scales() const { return kind_ == Kind::Dot; }
 
   Kind kind() const { return kind_; }
   // "dot-product GEMM, ..." or "cooperative-matrix GEMM (VK_KHR_cooperative_matrix), int8 16x8x32, ...".
@@ -62,12 +61,12 @@ class TernaryGemm {
  private:
   Kind kind_;
   std::unique_ptr<Pipeline> pipe_[4];    // per mode; the SiLU gate's (LLaMA files) on first use
-  std::unique_ptr<Pipeline> scaled_[4];  // the dot-product GEMM with block scales, per mode, on first use
+  std::unique_ptr<Pipeline> scaled_[4];  // with block scales (TQ files), per mode, on first use
   uint32_t tile_rows_[4] = {}, tile_tokens_[4] = {};
   CoopPlan plan_[4];
   const Context& ctx_;
   bool f64_;
-  void make_pipeline(uint32_t mode);
+  void make_pipeline(uint32_t mode, bool scaled);
 };
 
 }  // namespace trit::vk
