@@ -23,11 +23,14 @@ import time
 import urllib.parse
 
 
-def one_stream(url, model, prompt, max_tokens, key, out, temperature=0.0):
+def one_stream(url, model, prompt, max_tokens, key, out, temperature=0.0, repeat_penalty=None):
     u = urllib.parse.urlparse(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=600)
-    body = json.dumps({"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
-                       "stream": True, "stream_options": {"include_usage": True}})
+    request = {"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
+               "stream": True, "stream_options": {"include_usage": True}}
+    if repeat_penalty is not None:
+        request["repeat_penalty"] = repeat_penalty
+    body = json.dumps(request)
     headers = {"Content-Type": "application/json"}
     if key:
         headers["Authorization"] = "Bearer " + key
@@ -62,6 +65,8 @@ def main():
     ap.add_argument("--late-prompt-words", type=int, default=0, help="a request with this long a prompt joins the streams")
     ap.add_argument("--late-after", type=float, default=1.0, help="seconds after the streams start")
     ap.add_argument("--temperature", type=float, default=0.0, help="of the streams (0: greedy; the server's other sampling defaults)")
+    ap.add_argument("--repeat-penalty", type=float, default=None,
+                    help="of the streams (default: the server's, 1.1; 1 makes greedy streams plain argmax)")
     args = ap.parse_args()
     u = urllib.parse.urlparse(args.url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
@@ -75,7 +80,8 @@ def main():
         for i in range(n):
             prompt = f"Stream {i} at {time.time()}: " + " ".join(["word"] * args.prompt_words)  # no shared cache
             th = threading.Thread(target=one_stream,
-                                  args=(args.url, model, prompt, args.max_tokens, args.api_key, results, args.temperature))
+                                  args=(args.url, model, prompt, args.max_tokens, args.api_key, results, args.temperature,
+                                        args.repeat_penalty))
             th.start()
             threads.append(th)
         late = []

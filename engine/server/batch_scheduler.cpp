@@ -180,11 +180,20 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   std::vector<BatchToken> batch;
   for (Stream* s : active) batch.push_back({s->seq, s->input, static_cast<int32_t>(s->cached.size())});
   const auto vocab = static_cast<size_t>(forward_->vocab_size());
+  std::vector<int32_t> tokens(active.size());
+  std::vector<std::string> errors(active.size());
+  // A step of plain greedy streams only needs each row's argmax, which the device finds itself (no
+  // rows read back; a greedy sampler draws nothing, so skipping it changes no stream's random state).
+  const bool argmax_only =
+      std::all_of(active.begin(), active.end(), [](const Stream* s) { return s->sampler->params().plain_greedy(); });
   // The rows' buffer lives across steps: a fresh one of several MB a step cost its page faults.
-  if (step_logits_.size() < batch.size() * vocab) step_logits_.resize(batch.size() * vocab);
-  const std::span<float> logits = std::span<float>(step_logits_).first(batch.size() * vocab);
+  if (!argmax_only && step_logits_.size() < batch.size() * vocab) step_logits_.resize(batch.size() * vocab);
+  const std::span<float> logits = std::span<float>(step_logits_).first(argmax_only ? 0 : batch.size() * vocab);
   try {
-    forward_->decode_batch(batch, logits);
+    if (argmax_only)
+      forward_->decode_batch_argmax(batch, tokens);
+    else
+      forward_->decode_batch(batch, logits);
   } catch (const std::exception& e) {
     // Whatever the step wrote is lost: every stream in it ends with the error, its cache forgotten.
     for (Stream* s : active) {
@@ -198,8 +207,6 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   // by side: one thread a stream beyond the first where any row is sampled (a sampled row takes a few
   // hundred us on the host, a greedy one tens), else all on this thread.
   for (Stream* s : active) s->cached.push_back(s->input);
-  std::vector<int32_t> tokens(active.size());
-  std::vector<std::string> errors(active.size());
   auto sample = [&](size_t i) {
     try {
       tokens[i] = active[i]->sampler->sample(logits.subspan(i * vocab, vocab), active[i]->cached);
@@ -212,7 +219,8 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   std::vector<std::thread> workers;
   if (sampled && std::thread::hardware_concurrency() > 1)
     for (size_t i = 1; i < active.size(); ++i) workers.emplace_back(sample, i);
-  for (size_t i = 0; i < (workers.empty() ? active.size() : 1); ++i) sample(i);
+  if (!argmax_only)
+    for (size_t i = 0; i < (workers.empty() ? active.size() : 1); ++i) sample(i);
   for (std::thread& w : workers) w.join();
   for (size_t i = 0; i < active.size(); ++i) {
     Stream& s = *active[i];

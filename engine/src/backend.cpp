@@ -7,6 +7,7 @@
 
 #include "sequence_set.h"
 #include "trit/cpu_forward.h"
+#include "trit/sampler.h"
 #include "trit/vulkan_forward.h"
 
 namespace trit {
@@ -38,15 +39,15 @@ void Forward::eval_sequence(int32_t seq, std::span<const int32_t> tokens, int32_
   eval(tokens, pos, logits, all_logits);
 }
 
-void Forward::check_batch(std::span<const BatchToken> batch, std::span<const float> logits) const {
+void Forward::check_batch(std::span<const BatchToken> batch, size_t outputs, size_t per_entry) const {
   const int32_t n = static_cast<int32_t>(batch.size()), vocab = vocab_size();
   if (n == 0) throw std::invalid_argument("decode_batch: no tokens to decode");
   if (n > max_batch())
     throw std::invalid_argument("decode_batch: " + std::to_string(n) + " entries, at most " +
                                 std::to_string(max_batch()) + " per step");
-  if (logits.size() != batch.size() * static_cast<size_t>(vocab))
-    throw std::invalid_argument("decode_batch: logits span has " + std::to_string(logits.size()) +
-                                " entries, expected " + std::to_string(batch.size() * static_cast<size_t>(vocab)));
+  if (outputs != batch.size() * per_entry)
+    throw std::invalid_argument("decode_batch: the output span has " + std::to_string(outputs) + " entries, expected " +
+                                std::to_string(batch.size() * per_entry));
   std::vector<bool> seen(static_cast<size_t>(sequences()));
   for (int32_t i = 0; i < n; ++i) {
     const BatchToken& b = batch[static_cast<size_t>(i)];
@@ -72,11 +73,20 @@ void Forward::check_batch(std::span<const BatchToken> batch, std::span<const flo
 }
 
 void Forward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
-  check_batch(batch, logits);
   const auto vocab = static_cast<size_t>(vocab_size());
+  check_batch(batch, logits.size(), vocab);
   for (size_t i = 0; i < batch.size(); ++i)
     eval_sequence(batch[i].seq, std::span<const int32_t>(&batch[i].token, 1), batch[i].pos,
                   logits.subspan(i * vocab, vocab), false);
+}
+
+void Forward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax) {
+  check_batch(batch, argmax.size(), 1);
+  const auto vocab = static_cast<size_t>(vocab_size());
+  std::vector<float> rows(batch.size() * vocab);
+  decode_batch(batch, rows);
+  for (size_t i = 0; i < batch.size(); ++i)
+    argmax[i] = trit::argmax(std::span<const float>(rows).subspan(i * vocab, vocab));
 }
 
 Precision parse_precision(const std::string& name) {

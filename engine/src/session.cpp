@@ -162,7 +162,7 @@ GenerateResult Session::generate(std::span<const int32_t> prompt, const Generate
   Forward& fw = *forward_;
   const bool on_device = fw.decodes_on_device();
   const SamplingParams& sp = options.sampling;
-  const bool plain_greedy = sp.temperature <= 0.f && (sp.repeat_penalty == 1.f || sp.repeat_last_n == 0);
+  const bool plain_greedy = sp.plain_greedy();
   const bool device_sampling = on_device && fw.samples_on_device(sp);
   bool go = options.max_tokens > 0;
   if (go && cancel_.load()) {

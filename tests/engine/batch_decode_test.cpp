@@ -141,8 +141,14 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
     std::vector<BatchToken> batch;
     for (int32_t s : {3, 0, 2, 1})
       if (active(s, k)) batch.push_back({s, next[static_cast<size_t>(s)], pos[static_cast<size_t>(s)]});
+    // The same step taken by argmax on the device (it writes the same cache entries again), then with
+    // every row back: each row's token is the host's argmax of that row.
+    std::vector<int32_t> argmax(batch.size());
+    fwd.decode_batch_argmax(batch, argmax);
     fwd.decode_batch(batch, std::span<float>(shared).first(batch.size() * vocab));
     for (size_t i = 0; i < batch.size(); ++i) {
+      ASSERT_EQ(argmax[i], static_cast<int32_t>(ref::argmax(row(shared, i, vocab))))
+          << "step " << k << " sequence " << batch[i].seq << " in a step of " << batch.size();
       const int32_t s = batch[i].seq, twin = s + 4;
       const BatchToken one{twin, next[static_cast<size_t>(twin)], pos[static_cast<size_t>(twin)]};
       ASSERT_EQ(one.token, batch[i].token) << "step " << k << " sequence " << s;
@@ -251,6 +257,9 @@ TEST(BatchDecode, BadBatchesThrowAndTouchNothing) {
   EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 8}}, 2), ContextFullError);                             // sequence 1 is full
   EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 7}, {2, 1, 0}, {2, 1, 0}}, 4), std::invalid_argument);  // more than 3
   EXPECT_THROW(bad({{0, 1, 3}}, 2), std::invalid_argument);  // logits of the wrong size
+  std::vector<int32_t> tokens(2);
+  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}}, tokens), std::invalid_argument);
+  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}, {1, 1, 8}}, tokens), ContextFullError);
   EXPECT_THROW(fwd.eval_sequence(3, prompt, 0, last, false), std::out_of_range);
   EXPECT_THROW(fwd.cached_positions(-1), std::out_of_range);
   expect_untouched();
@@ -302,6 +311,11 @@ TEST(BatchDecodeCpu, RowsEqualTheReferenceAlone) {
   set->decode_batch(batch, rows);
   alone.eval(std::span<const int32_t>(&g.sequence[6], 1), 6, want, false);
   EXPECT_EQ(0, std::memcmp(rows.data() + vocab, want.data(), vocab * sizeof(float)));
+  // The default argmax step (the same positions again): the rows' argmax.
+  std::vector<int32_t> tokens(2);
+  set->decode_batch_argmax(batch, tokens);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(tokens[i], static_cast<int32_t>(ref::argmax(std::span<const float>(rows).subspan(i * vocab, vocab))));
   EXPECT_EQ(set->cached_positions(0), 7);
   EXPECT_EQ(set->cached_positions(1), 4);
   EXPECT_THROW(set->eval_sequence(2, std::span<const int32_t>(g.sequence).first(1), 0, last, false), std::out_of_range);

@@ -567,6 +567,55 @@ TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
   cs.end();
 }
 
+// A batched step's argmax (argmax_rows + argmax_of_slices): the rows of greedy_step's test side by side
+// in one buffer, each row's token equal to the CPU's, and the rows past the submitted count untouched.
+TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
+  Gpu g;
+  for (uint32_t count : {128256u, 4097u, 1003u, 6u, 1u}) {
+    SCOPED_TRACE(count);
+    std::vector<std::vector<float>> rows;
+    rows.push_back(random_floats(count, count, -5.f, 5.f));
+    rows.push_back(rows[0]);
+    rows.push_back(rows[0]);
+    rows.push_back(std::vector<float>(count, 2.5f));             // every logit tied: the first wins
+    rows.push_back(random_floats(count, count + 1, -5.f, 5.f));  // not submitted
+    if (count > 1) {
+      rows[0][count - 1] = 9.f;
+      // Ties within a slice and across slices: the first index wins.
+      for (uint32_t j = count / 7; j < count; j += 61) rows[1][j] = 9.5f;
+      rows[1][count - 1] = 9.5f;
+      rows[2][0] = std::numeric_limits<float>::quiet_NaN();  // NaN first, then -0 and +0 tied on top
+      for (auto& v : rows[2]) v = std::min(v, -1.f);
+      rows[2][count - 1] = 0.f;
+      if (count > 2) rows[2][count / 3 + 1] = -0.f;
+      if (count > 4) rows[2][1] = -std::numeric_limits<float>::infinity();
+    }
+    std::vector<float> all_rows;
+    for (const auto& r : rows) all_rows.insert(all_rows.end(), r.begin(), r.end());
+    Buffer lb = g.buf(all_rows);
+    const uint32_t slices = g.k.argmax_slices(count);
+    const std::vector<uint32_t> sentinel(size_t{5} * slices * 2, 0xdeadbeefu);
+    Buffer best = g.buf(sentinel);
+    g.run(0, 4, [&](CommandSequence& cs, const BufferRange& p) {
+      g.k.argmax_rows(cs, g.da, p, all(lb), all(best), count, 5);
+    });
+    const auto got = g.get<uint32_t>(best, sentinel.size());
+    for (uint32_t i = 0; i < 4; ++i) {
+      std::vector<float> cpu = rows[i];
+      if (i == 2 && count > 1) cpu[0] = -std::numeric_limits<float>::infinity();  // the CPU keeps a NaN at 0
+      const auto pairs = std::span<const uint32_t>(got).subspan(size_t{i} * slices * 2, size_t{slices} * 2);
+      EXPECT_EQ(trit::vk::Kernels::argmax_of_slices(pairs), static_cast<int32_t>(trit::ref::argmax(cpu)))
+          << "row " << i;
+    }
+    for (size_t j = size_t{4} * slices * 2; j < got.size(); ++j) ASSERT_EQ(got[j], 0xdeadbeefu) << "row 4 was written";
+  }
+  Buffer lb = g.zeros(64), best = g.zeros(16);
+  CommandSequence cs(g.ctx);
+  cs.begin();
+  EXPECT_THROW(g.k.argmax_rows(cs, g.da, all(lb), all(lb), all(best), 128256, 2), trit::VulkanError);  // best too small
+  cs.end();
+}
+
 // ---- RoPE + KV cache, attention ---------------------------------------------------------------------
 
 void check_rope_kv(bool f16, bool normal = false) {

@@ -93,12 +93,19 @@ class Forward {
   // checked first (as eval: std::invalid_argument, std::out_of_range, ContextFullError); on an error no
   // cache is touched. The default evaluates the entries one after another.
   virtual void decode_batch(std::span<const BatchToken> batch, std::span<float> logits);
+  // decode_batch for a step whose rows are all taken greedily: argmax[i] is trit::argmax of row i
+  // (the first largest logit; on a row holding NaN the device's order, where NaN ranks lowest, may pick
+  // another), the same token whatever else the step holds. A backend may find it without handing back
+  // the rows (the Vulkan one: no read-back of the logits); the default takes decode_batch's rows.
+  virtual void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax);
   // The most entries one decode_batch takes (sequences() by default).
   virtual int32_t max_batch() const { return sequences(); }
 
  protected:
   // decode_batch's argument rules, in one place for every backend: throws as decode_batch documents.
-  void check_batch(std::span<const BatchToken> batch, std::span<const float> logits) const;
+  // `outputs`: the size of the caller's span, which must hold per_entry values an entry (decode_batch:
+  // a row of logits; decode_batch_argmax: one token).
+  void check_batch(std::span<const BatchToken> batch, size_t outputs, size_t per_entry) const;
 };
 
 }  // namespace trit

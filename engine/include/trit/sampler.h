@@ -19,6 +19,8 @@ struct SamplingParams {
 
   // Empty when valid, else a sentence naming the bad value.
   std::string validate() const;
+  // Whether the choice is the logits' argmax (trit::argmax): greedy with no penalty that applies.
+  bool plain_greedy() const { return temperature <= 0.f && (repeat_penalty == 1.f || repeat_last_n == 0); }
 };
 
 class Sampler {

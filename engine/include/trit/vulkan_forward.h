@@ -103,6 +103,8 @@ class VulkanForward final : public Forward {
   // sequence, split-K attention token by token, every entry's logits. Every token's arithmetic is the
   // same whatever else the step holds. With one sequence, the entry's own step (eval).
   void decode_batch(std::span<const BatchToken> batch, std::span<float> logits) override;
+  // Each row's argmax on the device (shaders/argmax_rows.comp): only the slices' bests come back.
+  void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax) override;
 
   int32_t context_length() const override;
   int32_t vocab_size() const override;

@@ -229,7 +229,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     f.test = "tg" + std::to_string(o.gen_tokens) + "x" + std::to_string(n) + "@d" + std::to_string(prompt);
     f.depth = prompt;
     f.tokens = n * o.gen_tokens;
-    std::vector<float> rows(static_cast<size_t>(n) * logits.size());
+    std::vector<int32_t> next(static_cast<size_t>(n));
     for (int r = 0; r <= o.reps; ++r) {
       std::vector<BatchToken> batch;
       for (int32_t s = 0; s < n; ++s) {
@@ -242,9 +242,10 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       if (vf && r == 1) vf->reset_profile();
       const auto t0 = Clock::now();
       for (int32_t i = 0; i < o.gen_tokens; ++i) {
-        fwd->decode_batch(batch, rows);
+        // Greedy, as the server steps plain greedy streams: each row's argmax found on the device.
+        fwd->decode_batch_argmax(batch, next);
         for (size_t e = 0; e < batch.size(); ++e) {
-          batch[e].token = argmax(std::span<const float>(rows).subspan(e * logits.size(), logits.size()));
+          batch[e].token = next[e];
           ++batch[e].pos;
         }
       }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "trit/sampler.h"
 #include "vulkan/ceil_div.h"
 #include "vulkan/gpu_sampler.h"
 
@@ -24,6 +25,8 @@ constexpr uint32_t kLmHeadBindings = 14, kLmHeadPush = 32;
 
 // 16-byte words of logits per invocation of the greedy step (shaders/greedy_step.comp PER).
 constexpr uint32_t kGreedyWordsPerInvocation = 4;
+// Logits per invocation of a batched step's argmax (shaders/argmax_rows.comp PER).
+constexpr uint32_t kArgmaxRowsPerInvocation = 8;
 
 // Block attention (shaders/attention_block.glsl): 256 invocations, chunks of 32 keys (32 keys x 8 query
 // groups in the score pass; fewer for wide cache rows: Kernels::attention_block), head sizes up to 128
@@ -95,6 +98,8 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
   greedy_ = std::make_unique<Pipeline>(ctx, "greedy_step", 5, 8, std::vector<uint32_t>{wg_, kGreedyWordsPerInvocation});
+  argmax_rows_ =
+      std::make_unique<Pipeline>(ctx, "argmax_rows", 3, 8, std::vector<uint32_t>{wg_, kArgmaxRowsPerInvocation});
 }
 
 const Pipeline& Kernels::ternary_pipeline(uint32_t mode, uint32_t block, bool scaled) {
@@ -434,6 +439,26 @@ void Kernels::greedy_step(CommandSequence& cs, DescriptorAllocator& da, const Bu
   const BufferRange r[] = {step, logits, next_token, ring, scratch};
   const uint32_t push[] = {vocab, ring_size};
   cs.dispatch(*greedy_, da.make(*greedy_, r), push, sizeof push, ceil_div(vocab, wg_ * 4 * kGreedyWordsPerInvocation));
+}
+
+uint32_t Kernels::argmax_slices(uint32_t vocab) const {
+  return ceil_div(vocab, wg_ * kArgmaxRowsPerInvocation);
+}
+
+void Kernels::argmax_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                          const BufferRange& logits, const BufferRange& best, uint32_t vocab, uint32_t max_rows) {
+  require(vocab > 0 && max_rows > 0, "argmax_rows: an empty vocabulary or no rows");
+  const uint32_t slices = argmax_slices(vocab);
+  require(best.bytes() >= uint64_t{max_rows} * slices * 8, "argmax_rows: the best range holds too few slices");
+  const BufferRange r[] = {params, logits, best};
+  const uint32_t push[] = {vocab, slices};
+  cs.dispatch(*argmax_rows_, da.make(*argmax_rows_, r), push, sizeof push, slices, max_rows);
+}
+
+int32_t Kernels::argmax_of_slices(std::span<const uint32_t> pairs) {
+  std::vector<float> values(pairs.size() / 2);
+  for (size_t s = 0; s < values.size(); ++s) values[s] = std::bit_cast<float>(pairs[2 * s]);
+  return static_cast<int32_t>(pairs[2 * static_cast<size_t>(trit::argmax(values)) + 1]);
 }
 
 std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max_range) {

@@ -202,6 +202,16 @@ class Kernels {
                    const BufferRange& next_token, const BufferRange& ring, const BufferRange& scratch, uint32_t vocab,
                    uint32_t ring_size);
   uint64_t greedy_scratch_bytes(uint32_t vocab) const;
+  // The argmax of each of a batched step's first n_tokens rows of logits ([rows][vocab]), without
+  // reading them back (shaders/argmax_rows.comp): the best of slice s of row t, in greedy_step's order,
+  // lands in best[t * argmax_slices(vocab) + s] as (float bits, index), which argmax_of_slices() turns
+  // into the row's token. best: max_rows * argmax_slices(vocab) * 8 bytes.
+  void argmax_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& logits,
+                   const BufferRange& best, uint32_t vocab, uint32_t max_rows);
+  uint32_t argmax_slices(uint32_t vocab) const;
+  // A row's token from its slices' (float bits, index) pairs: the first largest value (trit::argmax over
+  // the slices, which cover ascending ranges of the row), so the row's first largest logit.
+  static int32_t argmax_of_slices(std::span<const uint32_t> pairs);
   // The scratch of a head whose chunks' dispatches have `groups` workgroups in all (HeadArgmax).
   static uint64_t head_argmax_scratch_bytes(uint32_t groups) { return 8 + 8 * uint64_t{groups}; }
 
@@ -227,7 +237,7 @@ class Kernels {
   bool staged_lm_head_ = true;
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64, token_wg_ = 64;
   uint32_t lm_wg_ = 64;  // threads (and rows) per workgroup of the one-token LM head
-  std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, greedy_;
+  std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, greedy_, argmax_rows_;
   // One workgroup per token, [one token, block]: a block's workgroups are narrower (block_token_wg_).
   std::unique_ptr<Pipeline> norm_q8_[2], quant_q8_[2], norm_f32_[2], rope_[2];
   std::unique_ptr<Pipeline> rope_normal_[2];  // made on first use (LLaMA files)

@@ -44,7 +44,8 @@ constexpr int32_t kMaxSequences = static_cast<int32_t>(kAllLogitsBlock);
 // Which logits a recorded pass computes: none (a prefill block before the last), the last token's,
 // every token's, or the last token's reduced on the device to the next token, which the device feeds
 // to the next step: by argmax (Greedy) or by the GPU sampler (Sample).
-enum class Head { None, Last, All, Greedy, Sample };
+// All: every row's logits, copied for the host; Argmax: every row's argmax instead (argmax_rows).
+enum class Head { None, Last, All, Argmax, Greedy, Sample };
 
 // Device-side decoding (greedy or sampled): submits of kChainSteps steps each (one of a single step
 // where fewer remain), kChainsInFlight of them queued at once, their tokens published through a ring of
@@ -167,10 +168,18 @@ struct VulkanForward::Impl {
   // small-matrix kernels, of two 675-689 against 590-622; of three the small-matrix kernels win, 798-810
   // against 689-761).
   std::unique_ptr<vk::CommandSequence> batch_step, batch_step_few;
+  // The same steps ending in each row's argmax instead of the rows' copy (decode_batch_argmax), and
+  // where argmax_rows leaves the slices' bests for the host.
+  std::unique_ptr<vk::CommandSequence> batch_argmax, batch_argmax_few;
+  Buffer batch_best;
   static constexpr uint32_t kFewTokens = 2;
   Buffer batch_scratch, batch_arrived;  // (the arrival counters of the fused kernels' attention)
   bool profiling = false;
-  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch, prof_batch_few;
+  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch, prof_batch_few, prof_argmax, prof_argmax_few;
+  std::array<SeqProfile*, 8> profiles() {
+    return {&prof_decode, &prof_none,      &prof_last,   &prof_all,
+            &prof_batch,  &prof_batch_few, &prof_argmax, &prof_argmax_few};
+  }
 
   void plan_layers(const Model& model);
   void plan_groups();
@@ -195,6 +204,8 @@ struct VulkanForward::Impl {
   void record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
                    const Buffer& tokens_buf, bool batch);
   void collect(SeqProfile& p);
+  // A batched step's submit (decode_batch, decode_batch_argmax): its slots and tokens up, the step run.
+  void submit_batch(std::span<const BatchToken> batch, bool argmax);
   void record_decoders();
   void adopt_persistent(bool wait);
   // A persistent kernel for `groups` workgroups (compiling in the background), where the plan allows.
@@ -537,7 +548,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   }
   if (head != Head::None) {
     const BufferRange on = R(output_norm), H = R(hn);
-    const bool last = head != Head::All;
+    const bool last = head != Head::All && head != Head::Argmax;
     // The last token's logits: the staged one-token head applies the final norm itself (no norm
     // dispatch), where the device runs it.
     const bool normed = last && kn.lm_head_norms(dim);
@@ -593,6 +604,12 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     if (head == Head::Greedy) {
       kn.greedy_step(cs, d, P, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, R(next_token), R(ring),
                      R(greedy_scratch), cfg.vocab, kChainRing);
+      return;
+    }
+    if (head == Head::Argmax) {
+      kn.argmax_rows(cs, d, P, R(logits), R(batch_best), cfg.vocab, rows_out);
+      if (prof) cs.barrier(true);  // only so the timestamp waits for it; end() orders it for the host
+      mark("argmax");
       return;
     }
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
@@ -841,13 +858,19 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_arrived = Buffer(*m.ctx, uint64_t{seqs} * cfg.heads * 4, MemoryUse::Device);
     const std::vector<uint32_t> none(uint64_t{seqs} * cfg.heads, 0u);
     m.batch_arrived.upload(none.data(), none.size() * 4);
-    m.batch_step = std::make_unique<vk::CommandSequence>(*m.ctx);
-    m.record(*m.batch_step, seqs, Head::All, P(m.prof_batch, "batch"), m.params, m.tokens, 1, true);
-    // (With no more sequences than a few, batch_step runs the one-token kernels already.)
-    if (seqs > Impl::kFewTokens) {
-      m.batch_step_few = std::make_unique<vk::CommandSequence>(*m.ctx);
-      m.record(*m.batch_step_few, Impl::kFewTokens, Head::All, P(m.prof_batch_few, "batch_few"), m.params, m.tokens, 1,
-               true);
+    m.batch_best = Buffer(*m.ctx, uint64_t{seqs} * m.kernels->argmax_slices(cfg.vocab) * 8, MemoryUse::Readback);
+    for (const Head head : {Head::All, Head::Argmax}) {
+      const bool all = head == Head::All;
+      auto& step = all ? m.batch_step : m.batch_argmax;
+      step = std::make_unique<vk::CommandSequence>(*m.ctx);
+      m.record(*step, seqs, head, P(all ? m.prof_batch : m.prof_argmax, "batch"), m.params, m.tokens, 1, true);
+      // (With no more sequences than a few, the step runs the one-token kernels already.)
+      if (seqs > Impl::kFewTokens) {
+        auto& few = all ? m.batch_step_few : m.batch_argmax_few;
+        few = std::make_unique<vk::CommandSequence>(*m.ctx);
+        m.record(*few, Impl::kFewTokens, head, P(all ? m.prof_batch_few : m.prof_argmax_few, "batch_few"), m.params,
+                 m.tokens, 1, true);
+      }
     }
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
@@ -1232,10 +1255,8 @@ void VulkanForward::Impl::collect(SeqProfile& p) {
 }
 
 std::vector<KernelTime> VulkanForward::profile() const {
-  const Impl& m = *impl_;
   std::vector<KernelTime> out;
-  for (const SeqProfile* p :
-       {&m.prof_decode, &m.prof_none, &m.prof_last, &m.prof_all, &m.prof_batch, &m.prof_batch_few}) {
+  for (const SeqProfile* p : impl_->profiles()) {
     for (const auto& [label, ns] : p->total_ns) {
       auto it = std::find_if(out.begin(), out.end(),
                              [&](const KernelTime& k) { return k.pass == p->pass && k.kernel == label; });
@@ -1251,8 +1272,7 @@ std::vector<KernelTime> VulkanForward::profile() const {
 }
 
 void VulkanForward::reset_profile() {
-  for (SeqProfile* p : {&impl_->prof_decode, &impl_->prof_none, &impl_->prof_last, &impl_->prof_all, &impl_->prof_batch,
-                        &impl_->prof_batch_few}) {
+  for (SeqProfile* p : impl_->profiles()) {
     p->total_ns.clear();
     p->submits = 0;
   }
@@ -1294,30 +1314,46 @@ int32_t VulkanForward::sequences() const {
   return impl_->sequences;
 }
 
-void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
-  Impl& m = *impl_;
-  if (!m.batch_step) return Forward::decode_batch(batch, logits);  // one sequence: its own step
-  check_batch(batch, logits);
+void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, bool argmax) {
   const auto n = static_cast<uint32_t>(batch.size());
-  std::vector<uint8_t> params(sizeof(vk::Params) + n * sizeof(vk::BatchSlot));
+  std::vector<uint8_t> step_params(sizeof(vk::Params) + n * sizeof(vk::BatchSlot));
   const vk::Params p{0, n, 0, 1};
-  std::memcpy(params.data(), &p, sizeof p);
-  std::vector<int32_t> tokens(n);
+  std::memcpy(step_params.data(), &p, sizeof p);
+  std::vector<int32_t> input(n);
   for (uint32_t i = 0; i < n; ++i) {
     const BatchToken& b = batch[i];
     const vk::BatchSlot slot{static_cast<uint32_t>(b.pos),
-                             static_cast<uint32_t>(b.seq) * static_cast<uint32_t>(m.context)};
-    std::memcpy(params.data() + sizeof p + i * sizeof slot, &slot, sizeof slot);
-    tokens[i] = b.token;
-    m.filled[static_cast<size_t>(b.seq)] = b.pos;  // rewritten from pos on; if the submit fails it is gone
+                             static_cast<uint32_t>(b.seq) * static_cast<uint32_t>(context)};
+    std::memcpy(step_params.data() + sizeof p + i * sizeof slot, &slot, sizeof slot);
+    input[i] = b.token;
+    filled[static_cast<size_t>(b.seq)] = b.pos;  // rewritten from pos on; if the submit fails it is gone
   }
-  m.params.upload(params.data(), params.size());
-  m.tokens.upload(tokens.data(), n * 4);
-  const bool few = m.batch_step_few && n <= Impl::kFewTokens;
-  (few ? m.batch_step_few : m.batch_step)->run();
-  if (m.profiling) m.collect(few ? m.prof_batch_few : m.prof_batch);
-  m.readback.download(logits.data(), uint64_t{n} * m.cfg.vocab * 4);
-  for (const BatchToken& b : batch) m.filled[static_cast<size_t>(b.seq)] = b.pos + 1;
+  params.upload(step_params.data(), step_params.size());
+  tokens.upload(input.data(), n * 4);
+  const bool few = batch_step_few && n <= kFewTokens;
+  (argmax ? (few ? batch_argmax_few : batch_argmax) : (few ? batch_step_few : batch_step))->run();
+  if (profiling) collect(argmax ? (few ? prof_argmax_few : prof_argmax) : (few ? prof_batch_few : prof_batch));
+  for (const BatchToken& b : batch) filled[static_cast<size_t>(b.seq)] = b.pos + 1;
+}
+
+void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
+  Impl& m = *impl_;
+  if (!m.batch_step) return Forward::decode_batch(batch, logits);  // one sequence: its own step
+  check_batch(batch, logits.size(), m.cfg.vocab);
+  m.submit_batch(batch, false);
+  m.readback.download(logits.data(), uint64_t{batch.size()} * m.cfg.vocab * 4);
+}
+
+void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax) {
+  Impl& m = *impl_;
+  if (!m.batch_argmax) return Forward::decode_batch_argmax(batch, argmax);  // one sequence: its own step
+  check_batch(batch, argmax.size(), 1);
+  m.submit_batch(batch, true);
+  const uint32_t slices = m.kernels->argmax_slices(m.cfg.vocab);
+  std::vector<uint32_t> best(batch.size() * slices * 2);
+  m.batch_best.download(best.data(), best.size() * 4);
+  for (size_t i = 0; i < batch.size(); ++i)
+    argmax[i] = vk::Kernels::argmax_of_slices(std::span<const uint32_t>(best).subspan(i * slices * 2, slices * 2));
 }
 Precision VulkanForward::precision() const {
   return impl_->kernels->f64() ? Precision::F64 : Precision::Fp32;

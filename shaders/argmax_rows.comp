@@ -1,0 +1,38 @@
+#version 450
+// The argmax of each row of a batched step's logits, found without reading the rows back
+// (VulkanForward::decode_batch_argmax): workgroup (s, t) takes slice s (WG * PER logits) of row t and
+// writes its best in argmax.glsl's order as (float bits, index) to best[t * slices + s]. The host takes
+// the first largest value among a row's slices, which is the row's first largest logit: trit::argmax's
+// token. Rows at or past the step's n_tokens do nothing.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "argmax.glsl"
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint PER = 8;  // logits per invocation, all loads issued before any compare
+layout(std430, binding = 1) readonly buffer L { float logits[]; };
+layout(std430, binding = 2) writeonly buffer B { uvec2 best[]; };
+layout(push_constant) uniform Push { uint vocab; uint slices; } pc;
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x, s = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
+  if (t >= params.n_tokens) return;  // whole workgroup
+  const uint WG = gl_WorkGroupSize.x, lo = s * WG * PER, row = t * pc.vocab;
+  float v[PER];
+  for (uint p = 0u; p < PER; ++p) {
+    const uint i = lo + p * WG + tid;
+    v[p] = i < pc.vocab ? logits[row + i] : 0.0;
+  }
+  // Each invocation's logits in ascending order, so the first of equals stays.
+  uint bk = 0u, bi = NONE;
+  for (uint p = 0u; p < PER; ++p) {
+    const uint i = lo + p * WG + tid;
+    if (i >= pc.vocab) break;
+    const uint k = order_key(v[p]);
+    if (bi == NONE || k > bk) {
+      bk = k;
+      bi = i;
+    }
+  }
+  const uvec2 b = workgroup_best(bk, bi);
+  if (tid == 0u) best[t * pc.slices + s] = uvec2(floatBitsToUint(logits[row + b.y]), b.y);
+}
