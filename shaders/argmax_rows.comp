@@ -4,13 +4,20 @@
 // writes its best in argmax.glsl's order as (float bits, index) to best[t * slices + s]. The host takes
 // the first largest value among a row's slices, which is the row's first largest logit: trit::argmax's
 // token. Rows at or past the step's n_tokens do nothing.
+// A row's penalised tokens (its repetition window: list t holds their count, then the ids) take no
+// part in its slices' bests; their logits go to gathered[t * P_MAX + j] instead, for the host to
+// penalise with the sampler's own arithmetic and weigh against the slices' bests. A slice with no other
+// logit leaves (-inf, NONE).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "argmax.glsl"
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint PER = 8;  // logits per invocation, all loads issued before any compare
+layout(constant_id = 1) const uint PER = 8;      // logits per invocation, all loads issued before any compare
+layout(constant_id = 2) const uint P_MAX = 256;  // most penalised tokens a row
 layout(std430, binding = 1) readonly buffer L { float logits[]; };
 layout(std430, binding = 2) writeonly buffer B { uvec2 best[]; };
+layout(std430, binding = 3) readonly buffer Pen { uint list[]; };  // per row: count, ids[P_MAX]
+layout(std430, binding = 4) writeonly buffer G { float gathered[]; };
 layout(push_constant) uniform Push { uint vocab; uint slices; } pc;
 
 void main() {
@@ -22,11 +29,22 @@ void main() {
     const uint i = lo + p * WG + tid;
     v[p] = i < pc.vocab ? logits[row + i] : 0.0;
   }
+  // The penalised tokens among this invocation's logits: out of the running, their values gathered.
+  uint out_of_running = 0u;
+  const uint lb = t * (P_MAX + 1u), count = min(list[lb], P_MAX);
+  for (uint j = 0u; j < count; ++j) {
+    const uint i = list[lb + 1u + j] - lo;  // ids below the slice wrap to huge values
+    if (i < WG * PER && i % WG == tid) {
+      out_of_running |= 1u << (i / WG);
+      gathered[t * P_MAX + j] = logits[row + lo + i];
+    }
+  }
   // Each invocation's logits in ascending order, so the first of equals stays.
   uint bk = 0u, bi = NONE;
   for (uint p = 0u; p < PER; ++p) {
     const uint i = lo + p * WG + tid;
     if (i >= pc.vocab) break;
+    if ((out_of_running & (1u << p)) != 0u) continue;
     const uint k = order_key(v[p]);
     if (bi == NONE || k > bk) {
       bk = k;
@@ -34,5 +52,7 @@ void main() {
     }
   }
   const uvec2 b = workgroup_best(bk, bi);
-  if (tid == 0u) best[t * pc.slices + s] = uvec2(floatBitsToUint(logits[row + b.y]), b.y);
+  if (tid == 0u)
+    best[t * pc.slices + s] = b.y == NONE ? uvec2(0xff800000u, NONE)  // -inf
+                                          : uvec2(floatBitsToUint(logits[row + b.y]), b.y);
 }

@@ -180,18 +180,26 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   std::vector<BatchToken> batch;
   for (Stream* s : active) batch.push_back({s->seq, s->input, static_cast<int32_t>(s->cached.size())});
   const auto vocab = static_cast<size_t>(forward_->vocab_size());
+  // The step consumes each stream's input: its history for the repetition penalty from here on.
+  for (Stream* s : active) s->cached.push_back(s->input);
   std::vector<int32_t> tokens(active.size());
   std::vector<std::string> errors(active.size());
-  // A step of plain greedy streams only needs each row's argmax, which the device finds itself (no
-  // rows read back; a greedy sampler draws nothing, so skipping it changes no stream's random state).
-  const bool argmax_only =
-      std::all_of(active.begin(), active.end(), [](const Stream* s) { return s->sampler->params().plain_greedy(); });
+  // A step of greedy streams only needs each row's argmax after its penalty, which the device finds
+  // itself (no rows read back; a greedy sampler draws nothing, so skipping it changes no stream's
+  // random state).
+  const bool argmax_only = std::all_of(active.begin(), active.end(),
+                                       [](const Stream* s) { return s->sampler->params().temperature <= 0.f; });
+  std::vector<RowPenalty> penalties;
+  if (argmax_only)
+    for (Stream* s : active)
+      penalties.push_back(
+          {s->sampler->penalised_tokens(s->cached, static_cast<int32_t>(vocab)), s->sampler->params().repeat_penalty});
   // The rows' buffer lives across steps: a fresh one of several MB a step cost its page faults.
   if (!argmax_only && step_logits_.size() < batch.size() * vocab) step_logits_.resize(batch.size() * vocab);
   const std::span<float> logits = std::span<float>(step_logits_).first(argmax_only ? 0 : batch.size() * vocab);
   try {
     if (argmax_only)
-      forward_->decode_batch_argmax(batch, tokens);
+      forward_->decode_batch_argmax(batch, tokens, penalties);
     else
       forward_->decode_batch(batch, logits);
   } catch (const std::exception& e) {
@@ -206,7 +214,6 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   // Each stream samples its own row with its own sampler and history, so the rows may be sampled side
   // by side: one thread a stream beyond the first where any row is sampled (a sampled row takes a few
   // hundred us on the host, a greedy one tens), else all on this thread.
-  for (Stream* s : active) s->cached.push_back(s->input);
   auto sample = [&](size_t i) {
     try {
       tokens[i] = active[i]->sampler->sample(logits.subspan(i * vocab, vocab), active[i]->cached);

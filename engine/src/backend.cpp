@@ -80,13 +80,22 @@ void Forward::decode_batch(std::span<const BatchToken> batch, std::span<float> l
                   logits.subspan(i * vocab, vocab), false);
 }
 
-void Forward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax) {
+void Forward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
+                                  std::span<const RowPenalty> penalties) {
   check_batch(batch, argmax.size(), 1);
+  if (!penalties.empty() && penalties.size() != batch.size())
+    throw std::invalid_argument("decode_batch_argmax: " + std::to_string(penalties.size()) + " penalties for " +
+                                std::to_string(batch.size()) + " entries");
   const auto vocab = static_cast<size_t>(vocab_size());
   std::vector<float> rows(batch.size() * vocab);
   decode_batch(batch, rows);
-  for (size_t i = 0; i < batch.size(); ++i)
-    argmax[i] = trit::argmax(std::span<const float>(rows).subspan(i * vocab, vocab));
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const std::span<float> row = std::span<float>(rows).subspan(i * vocab, vocab);
+    if (!penalties.empty())
+      for (int32_t t : penalties[i].tokens)
+        row[static_cast<size_t>(t)] = repeat_penalised(row[static_cast<size_t>(t)], penalties[i].penalty);
+    argmax[i] = trit::argmax(row);
+  }
 }
 
 Precision parse_precision(const std::string& name) {

@@ -143,21 +143,25 @@ int32_t Sampler::sample_with_uniform(std::span<float> logits, std::span<const in
   return choose(logits, history, &uniform);
 }
 
+std::span<const int32_t> Sampler::penalised_tokens(std::span<const int32_t> history, int32_t vocab) {
+  seen_.clear();
+  if (params_.repeat_penalty == 1.f || params_.repeat_last_n <= 0) return {};
+  const size_t n = std::min(history.size(), static_cast<size_t>(params_.repeat_last_n));
+  // Each distinct token once, however often it repeats (CTRL-style penalty).
+  seen_.assign(history.end() - static_cast<std::ptrdiff_t>(n), history.end());
+  std::sort(seen_.begin(), seen_.end());
+  seen_.erase(std::unique(seen_.begin(), seen_.end()), seen_.end());
+  std::erase_if(seen_, [&](int32_t t) { return t < 0 || t >= vocab; });
+  return seen_;
+}
+
 int32_t Sampler::choose(std::span<float> logits, std::span<const int32_t> history, const double* uniform) {
   if (logits.empty()) throw std::invalid_argument("cannot sample from an empty logits vector");
   const auto vocab = static_cast<int32_t>(logits.size());
 
-  if (params_.repeat_penalty != 1.f && params_.repeat_last_n > 0) {
-    const size_t n = std::min(history.size(), static_cast<size_t>(params_.repeat_last_n));
-    // Penalise each distinct token once, however often it repeats (CTRL-style penalty).
-    seen_.assign(history.end() - static_cast<std::ptrdiff_t>(n), history.end());
-    std::sort(seen_.begin(), seen_.end());
-    seen_.erase(std::unique(seen_.begin(), seen_.end()), seen_.end());
-    for (int32_t t : seen_) {
-      if (t < 0 || t >= vocab) continue;
-      float& l = logits[static_cast<size_t>(t)];
-      l = l > 0.f ? l / params_.repeat_penalty : l * params_.repeat_penalty;
-    }
+  for (int32_t t : penalised_tokens(history, vocab)) {
+    float& l = logits[static_cast<size_t>(t)];
+    l = repeat_penalised(l, params_.repeat_penalty);
   }
 
   if (params_.temperature <= 0.f) return argmax(logits);

@@ -19,6 +19,7 @@
 #include "trit/model.h"
 #include "trit/model_generator.h"
 #include "trit/reference_ops.h"
+#include "trit/sampler.h"
 #include "trit/vulkan_forward.h"
 
 namespace {
@@ -142,13 +143,28 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
     for (int32_t s : {3, 0, 2, 1})
       if (active(s, k)) batch.push_back({s, next[static_cast<size_t>(s)], pos[static_cast<size_t>(s)]});
     // The same step taken by argmax on the device (it writes the same cache entries again), then with
-    // every row back: each row's token is the host's argmax of that row.
-    std::vector<int32_t> argmax(batch.size());
-    fwd.decode_batch_argmax(batch, argmax);
+    // a repetition penalty on each row's winner and two other tokens, then with every row back: each
+    // row's token is the host's greedy choice from that row, with and without the penalty.
+    std::vector<int32_t> argmax(batch.size()), penalised_argmax(batch.size());
+    fwd.decode_batch_argmax(batch, argmax, {});
+    std::vector<std::vector<int32_t>> windows(batch.size());
+    std::vector<RowPenalty> penalties;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      windows[i] = {argmax[i], batch[i].token, 7};
+      std::sort(windows[i].begin(), windows[i].end());
+      windows[i].erase(std::unique(windows[i].begin(), windows[i].end()), windows[i].end());
+      penalties.push_back({windows[i], 1.7f});
+    }
+    fwd.decode_batch_argmax(batch, penalised_argmax, penalties);
     fwd.decode_batch(batch, std::span<float>(shared).first(batch.size() * vocab));
     for (size_t i = 0; i < batch.size(); ++i) {
       ASSERT_EQ(argmax[i], static_cast<int32_t>(ref::argmax(row(shared, i, vocab))))
           << "step " << k << " sequence " << batch[i].seq << " in a step of " << batch.size();
+      std::vector<float> penalised(row(shared, i, vocab).begin(), row(shared, i, vocab).end());
+      for (int32_t t : windows[i])
+        penalised[static_cast<size_t>(t)] = repeat_penalised(penalised[static_cast<size_t>(t)], 1.7f);
+      ASSERT_EQ(penalised_argmax[i], static_cast<int32_t>(ref::argmax(penalised)))
+          << "step " << k << " sequence " << batch[i].seq << " penalised";
       const int32_t s = batch[i].seq, twin = s + 4;
       const BatchToken one{twin, next[static_cast<size_t>(twin)], pos[static_cast<size_t>(twin)]};
       ASSERT_EQ(one.token, batch[i].token) << "step " << k << " sequence " << s;
@@ -258,8 +274,15 @@ TEST(BatchDecode, BadBatchesThrowAndTouchNothing) {
   EXPECT_THROW(bad({{0, 1, 3}, {1, 1, 7}, {2, 1, 0}, {2, 1, 0}}, 4), std::invalid_argument);  // more than 3
   EXPECT_THROW(bad({{0, 1, 3}}, 2), std::invalid_argument);  // logits of the wrong size
   std::vector<int32_t> tokens(2);
-  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}}, tokens), std::invalid_argument);
-  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}, {1, 1, 8}}, tokens), ContextFullError);
+  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}}, tokens, {}), std::invalid_argument);
+  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}, {1, 1, 8}}, tokens, {}), ContextFullError);
+  const std::vector<int32_t> outside{static_cast<int32_t>(vocab)};
+  const std::vector<RowPenalty> bad_penalty{{outside, 1.5f}, {}};
+  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}, {2, 1, 0}}, tokens, bad_penalty),
+               std::out_of_range);
+  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}, {2, 1, 0}}, tokens,
+                                       std::span<const RowPenalty>(bad_penalty).first(1)),
+               std::invalid_argument);  // a penalty for one entry of two
   EXPECT_THROW(fwd.eval_sequence(3, prompt, 0, last, false), std::out_of_range);
   EXPECT_THROW(fwd.cached_positions(-1), std::out_of_range);
   expect_untouched();
@@ -313,7 +336,7 @@ TEST(BatchDecodeCpu, RowsEqualTheReferenceAlone) {
   EXPECT_EQ(0, std::memcmp(rows.data() + vocab, want.data(), vocab * sizeof(float)));
   // The default argmax step (the same positions again): the rows' argmax.
   std::vector<int32_t> tokens(2);
-  set->decode_batch_argmax(batch, tokens);
+  set->decode_batch_argmax(batch, tokens, {});
   for (size_t i = 0; i < 2; ++i)
     EXPECT_EQ(tokens[i], static_cast<int32_t>(ref::argmax(std::span<const float>(rows).subspan(i * vocab, vocab))));
   EXPECT_EQ(set->cached_positions(0), 7);

@@ -21,6 +21,7 @@
 #include "gguf/ternary_blocks.h"
 #include "tq_test_matrix.h"
 #include "trit/reference_ops.h"
+#include "trit/sampler.h"
 #include "vulkan/context.h"
 #include "vulkan/kernels.h"
 
@@ -568,12 +569,16 @@ TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
 }
 
 // A batched step's argmax (argmax_rows + argmax_of_slices): the rows of greedy_step's test side by side
-// in one buffer, each row's token equal to the CPU's, and the rows past the submitted count untouched.
+// in one buffer, some with penalised tokens, each row's token equal to the CPU's greedy choice (the
+// penalty applied, then the first largest), and the rows past the submitted count untouched.
 TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
   Gpu g;
+  constexpr uint32_t kMax = trit::vk::Kernels::kArgmaxPenalisedMax;
   for (uint32_t count : {128256u, 4097u, 1003u, 6u, 1u}) {
     SCOPED_TRACE(count);
     std::vector<std::vector<float>> rows;
+    std::vector<std::vector<int32_t>> penalised(5);
+    std::vector<float> penalty(5, 1.f);
     rows.push_back(random_floats(count, count, -5.f, 5.f));
     rows.push_back(rows[0]);
     rows.push_back(rows[0]);
@@ -589,22 +594,42 @@ TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
       rows[2][count - 1] = 0.f;
       if (count > 2) rows[2][count / 3 + 1] = -0.f;
       if (count > 4) rows[2][1] = -std::numeric_limits<float>::infinity();
+      // Penalties: the maximum of row 0 halved (the runner-up wins); the last of row 1's ties doubled
+      // (p < 1: it wins, though not the first); row 3's first logit, or all of a short row, lowered.
+      penalised[0] = {static_cast<int32_t>(count - 1), static_cast<int32_t>(count / 2)};
+      penalty[0] = 2.f;
+      penalised[1] = {static_cast<int32_t>(count - 1)};
+      penalty[1] = 0.5f;
+      for (uint32_t j = 0; j < (count <= 6 ? count : 1); ++j) penalised[3].push_back(static_cast<int32_t>(j));
+      penalty[3] = 1.25f;
     }
     std::vector<float> all_rows;
     for (const auto& r : rows) all_rows.insert(all_rows.end(), r.begin(), r.end());
-    Buffer lb = g.buf(all_rows);
+    std::vector<uint32_t> lists(size_t{5} * (kMax + 1), 0u);
+    for (size_t i = 0; i < 5; ++i) {
+      lists[i * (kMax + 1)] = static_cast<uint32_t>(penalised[i].size());
+      for (size_t j = 0; j < penalised[i].size(); ++j)
+        lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(penalised[i][j]);
+    }
+    Buffer lb = g.buf(all_rows), pen = g.buf(lists), gathered = g.zeros(size_t{5} * kMax * 4);
     const uint32_t slices = g.k.argmax_slices(count);
     const std::vector<uint32_t> sentinel(size_t{5} * slices * 2, 0xdeadbeefu);
     Buffer best = g.buf(sentinel);
     g.run(0, 4, [&](CommandSequence& cs, const BufferRange& p) {
-      g.k.argmax_rows(cs, g.da, p, all(lb), all(best), count, 5);
+      g.k.argmax_rows(cs, g.da, p, all(lb), all(best), all(pen), all(gathered), count, 5);
     });
     const auto got = g.get<uint32_t>(best, sentinel.size());
+    const auto gath = g.get<float>(gathered, size_t{5} * kMax);
     for (uint32_t i = 0; i < 4; ++i) {
       std::vector<float> cpu = rows[i];
       if (i == 2 && count > 1) cpu[0] = -std::numeric_limits<float>::infinity();  // the CPU keeps a NaN at 0
+      for (int32_t t : penalised[i])
+        cpu[static_cast<size_t>(t)] = trit::repeat_penalised(cpu[static_cast<size_t>(t)], penalty[i]);
       const auto pairs = std::span<const uint32_t>(got).subspan(size_t{i} * slices * 2, size_t{slices} * 2);
-      EXPECT_EQ(trit::vk::Kernels::argmax_of_slices(pairs), static_cast<int32_t>(trit::ref::argmax(cpu)))
+      EXPECT_EQ(trit::vk::Kernels::argmax_of_slices(
+                    pairs, penalised[i], std::span<const float>(gath).subspan(size_t{i} * kMax, penalised[i].size()),
+                    penalty[i]),
+                static_cast<int32_t>(trit::ref::argmax(cpu)))
           << "row " << i;
     }
     for (size_t j = size_t{4} * slices * 2; j < got.size(); ++j) ASSERT_EQ(got[j], 0xdeadbeefu) << "row 4 was written";
@@ -612,7 +637,8 @@ TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
   Buffer lb = g.zeros(64), best = g.zeros(16);
   CommandSequence cs(g.ctx);
   cs.begin();
-  EXPECT_THROW(g.k.argmax_rows(cs, g.da, all(lb), all(lb), all(best), 128256, 2), trit::VulkanError);  // best too small
+  EXPECT_THROW(g.k.argmax_rows(cs, g.da, all(lb), all(lb), all(best), all(lb), all(lb), 128256, 2),
+               trit::VulkanError);  // best too small
   cs.end();
 }
 

@@ -39,6 +39,13 @@ class ContextFullError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A row's repetition penalty in Forward::decode_batch_argmax: the distinct tokens its sampler
+// penalises (Sampler::penalised_tokens) and the factor.
+struct RowPenalty {
+  std::span<const int32_t> tokens;
+  float penalty = 1.f;
+};
+
 // One token of one sequence in a batched decode step (Forward::decode_batch).
 struct BatchToken {
   int32_t seq = 0;    // which of the forward pass's sequences
@@ -93,11 +100,13 @@ class Forward {
   // checked first (as eval: std::invalid_argument, std::out_of_range, ContextFullError); on an error no
   // cache is touched. The default evaluates the entries one after another.
   virtual void decode_batch(std::span<const BatchToken> batch, std::span<float> logits);
-  // decode_batch for a step whose rows are all taken greedily: argmax[i] is trit::argmax of row i
-  // (the first largest logit; on a row holding NaN the device's order, where NaN ranks lowest, may pick
-  // another), the same token whatever else the step holds. A backend may find it without handing back
-  // the rows (the Vulkan one: no read-back of the logits); the default takes decode_batch's rows.
-  virtual void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax);
+  // decode_batch for a step whose rows are all taken greedily: argmax[i] is trit::argmax of row i after
+  // penalties[i] (none where `penalties` is empty; else one per entry), i.e. a greedy Sampler's choice
+  // (on a row holding NaN the device's order, where NaN ranks lowest, may pick another), the same token
+  // whatever else the step holds. A backend may find it without handing back the rows (the Vulkan one:
+  // no read-back of the logits); the default takes decode_batch's rows.
+  virtual void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
+                                   std::span<const RowPenalty> penalties);
   // The most entries one decode_batch takes (sequences() by default).
   virtual int32_t max_batch() const { return sequences(); }
 

@@ -44,6 +44,10 @@ class Sampler {
   // from here, so a session that mixes GPU and CPU sampling keeps one random stream.
   double draw_uniform() { return next_uniform(); }
 
+  // The tokens sample() penalises after `history`: the distinct ones among its last repeat_last_n
+  // inside [0, vocab), ascending; empty with the penalty off. Valid until the next call on this sampler.
+  std::span<const int32_t> penalised_tokens(std::span<const int32_t> history, int32_t vocab);
+
  private:
   double next_uniform();  // [0, 1), platform-independent
   SamplingParams params_;
@@ -72,5 +76,11 @@ class Sampler {
 
 // Index of the largest value; the lowest index wins ties (matches the GPU argmax).
 int32_t argmax(std::span<const float> logits);
+
+// A penalised token's logit under the repetition penalty p, as sample() computes it: l / p for a
+// positive logit, l * p otherwise.
+inline float repeat_penalised(float logit, float p) {
+  return logit > 0.f ? logit / p : logit * p;
+}
 
 }  // namespace trit

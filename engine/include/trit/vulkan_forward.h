@@ -104,7 +104,8 @@ class VulkanForward final : public Forward {
   // same whatever else the step holds. With one sequence, the entry's own step (eval).
   void decode_batch(std::span<const BatchToken> batch, std::span<float> logits) override;
   // Each row's argmax on the device (shaders/argmax_rows.comp): only the slices' bests come back.
-  void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax) override;
+  void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
+                           std::span<const RowPenalty> penalties) override;
 
   int32_t context_length() const override;
   int32_t vocab_size() const override;

@@ -243,7 +243,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
       const auto t0 = Clock::now();
       for (int32_t i = 0; i < o.gen_tokens; ++i) {
         // Greedy, as the server steps plain greedy streams: each row's argmax found on the device.
-        fwd->decode_batch_argmax(batch, next);
+        fwd->decode_batch_argmax(batch, next, {});
         for (size_t e = 0; e < batch.size(); ++e) {
           batch[e].token = next[e];
           ++batch[e].pos;

@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "trit/sampler.h"
 #include "vulkan/ceil_div.h"
@@ -98,8 +100,8 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
   greedy_ = std::make_unique<Pipeline>(ctx, "greedy_step", 5, 8, std::vector<uint32_t>{wg_, kGreedyWordsPerInvocation});
-  argmax_rows_ =
-      std::make_unique<Pipeline>(ctx, "argmax_rows", 3, 8, std::vector<uint32_t>{wg_, kArgmaxRowsPerInvocation});
+  argmax_rows_ = std::make_unique<Pipeline>(ctx, "argmax_rows", 5, 8,
+                                            std::vector<uint32_t>{wg_, kArgmaxRowsPerInvocation, kArgmaxPenalisedMax});
 }
 
 const Pipeline& Kernels::ternary_pipeline(uint32_t mode, uint32_t block, bool scaled) {
@@ -446,19 +448,33 @@ uint32_t Kernels::argmax_slices(uint32_t vocab) const {
 }
 
 void Kernels::argmax_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
-                          const BufferRange& logits, const BufferRange& best, uint32_t vocab, uint32_t max_rows) {
+                          const BufferRange& logits, const BufferRange& best, const BufferRange& penalised,
+                          const BufferRange& gathered, uint32_t vocab, uint32_t max_rows) {
   require(vocab > 0 && max_rows > 0, "argmax_rows: an empty vocabulary or no rows");
   const uint32_t slices = argmax_slices(vocab);
   require(best.bytes() >= uint64_t{max_rows} * slices * 8, "argmax_rows: the best range holds too few slices");
-  const BufferRange r[] = {params, logits, best};
+  require(penalised.bytes() >= uint64_t{max_rows} * (kArgmaxPenalisedMax + 1) * 4 &&
+              gathered.bytes() >= uint64_t{max_rows} * kArgmaxPenalisedMax * 4,
+          "argmax_rows: the penalised tokens' ranges are too small");
+  const BufferRange r[] = {params, logits, best, penalised, gathered};
   const uint32_t push[] = {vocab, slices};
   cs.dispatch(*argmax_rows_, da.make(*argmax_rows_, r), push, sizeof push, slices, max_rows);
 }
 
-int32_t Kernels::argmax_of_slices(std::span<const uint32_t> pairs) {
-  std::vector<float> values(pairs.size() / 2);
-  for (size_t s = 0; s < values.size(); ++s) values[s] = std::bit_cast<float>(pairs[2 * s]);
-  return static_cast<int32_t>(pairs[2 * static_cast<size_t>(trit::argmax(values)) + 1]);
+int32_t Kernels::argmax_of_slices(std::span<const uint32_t> pairs, std::span<const int32_t> penalised,
+                                  std::span<const float> gathered, float penalty) {
+  constexpr uint32_t kNone = 0xffffffffu;              // argmax.glsl's NONE: a slice of penalised tokens only
+  std::vector<std::pair<uint32_t, float>> candidates;  // (index, value)
+  for (size_t s = 0; s + 1 < pairs.size(); s += 2)
+    if (pairs[s + 1] != kNone) candidates.emplace_back(pairs[s + 1], std::bit_cast<float>(pairs[s]));
+  for (size_t j = 0; j < penalised.size(); ++j)
+    candidates.emplace_back(static_cast<uint32_t>(penalised[j]), repeat_penalised(gathered[j], penalty));
+  if (candidates.empty()) return 0;  // (not reached: some logit of the row is a candidate)
+  // In index order, the first largest value is the row's first largest.
+  std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<float> values(candidates.size());
+  for (size_t c = 0; c < candidates.size(); ++c) values[c] = candidates[c].second;
+  return static_cast<int32_t>(candidates[static_cast<size_t>(trit::argmax(values))].first);
 }
 
 std::vector<RowChunk> split_rows(uint32_t rows, uint64_t row_bytes, uint64_t max_range) {

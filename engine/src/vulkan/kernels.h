@@ -205,13 +205,19 @@ class Kernels {
   // The argmax of each of a batched step's first n_tokens rows of logits ([rows][vocab]), without
   // reading them back (shaders/argmax_rows.comp): the best of slice s of row t, in greedy_step's order,
   // lands in best[t * argmax_slices(vocab) + s] as (float bits, index), which argmax_of_slices() turns
-  // into the row's token. best: max_rows * argmax_slices(vocab) * 8 bytes.
+  // into the row's token. Row t's penalised tokens (penalised[t * (kArgmaxPenalisedMax + 1)]: their
+  // count, then their ids) stay out of its slices; their logits land in gathered[t * kArgmaxPenalisedMax
+  // + j]. best: max_rows * argmax_slices(vocab) * 8 bytes; penalised and gathered as laid out.
   void argmax_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& logits,
-                   const BufferRange& best, uint32_t vocab, uint32_t max_rows);
+                   const BufferRange& best, const BufferRange& penalised, const BufferRange& gathered, uint32_t vocab,
+                   uint32_t max_rows);
   uint32_t argmax_slices(uint32_t vocab) const;
-  // A row's token from its slices' (float bits, index) pairs: the first largest value (trit::argmax over
-  // the slices, which cover ascending ranges of the row), so the row's first largest logit.
-  static int32_t argmax_of_slices(std::span<const uint32_t> pairs);
+  static constexpr uint32_t kArgmaxPenalisedMax = 256;
+  // A row's token from its slices' (float bits, index) pairs and its penalised tokens' gathered logits:
+  // the first largest of the slices' bests and the penalised logits under `penalty` (repeat_penalised),
+  // which is trit::argmax of the penalised row (the slices cover ascending ranges of it).
+  static int32_t argmax_of_slices(std::span<const uint32_t> pairs, std::span<const int32_t> penalised = {},
+                                  std::span<const float> gathered = {}, float penalty = 1.f);
   // The scratch of a head whose chunks' dispatches have `groups` workgroups in all (HeadArgmax).
   static uint64_t head_argmax_scratch_bytes(uint32_t groups) { return 8 + 8 * uint64_t{groups}; }
 

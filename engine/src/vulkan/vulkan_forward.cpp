@@ -168,10 +168,10 @@ struct VulkanForward::Impl {
   // small-matrix kernels, of two 675-689 against 590-622; of three the small-matrix kernels win, 798-810
   // against 689-761).
   std::unique_ptr<vk::CommandSequence> batch_step, batch_step_few;
-  // The same steps ending in each row's argmax instead of the rows' copy (decode_batch_argmax), and
-  // where argmax_rows leaves the slices' bests for the host.
+  // The same steps ending in each row's argmax instead of the rows' copy (decode_batch_argmax): the
+  // rows' penalised tokens for argmax_rows, and where it leaves the slices' bests and those tokens' logits.
   std::unique_ptr<vk::CommandSequence> batch_argmax, batch_argmax_few;
-  Buffer batch_best;
+  Buffer batch_best, batch_penalised, batch_gathered;
   static constexpr uint32_t kFewTokens = 2;
   Buffer batch_scratch, batch_arrived;  // (the arrival counters of the fused kernels' attention)
   bool profiling = false;
@@ -607,7 +607,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       return;
     }
     if (head == Head::Argmax) {
-      kn.argmax_rows(cs, d, P, R(logits), R(batch_best), cfg.vocab, rows_out);
+      kn.argmax_rows(cs, d, P, R(logits), R(batch_best), R(batch_penalised), R(batch_gathered), cfg.vocab, rows_out);
       if (prof) cs.barrier(true);  // only so the timestamp waits for it; end() orders it for the host
       mark("argmax");
       return;
@@ -859,6 +859,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     const std::vector<uint32_t> none(uint64_t{seqs} * cfg.heads, 0u);
     m.batch_arrived.upload(none.data(), none.size() * 4);
     m.batch_best = Buffer(*m.ctx, uint64_t{seqs} * m.kernels->argmax_slices(cfg.vocab) * 8, MemoryUse::Readback);
+    m.batch_penalised = Buffer(*m.ctx, uint64_t{seqs} * (vk::Kernels::kArgmaxPenalisedMax + 1) * 4, MemoryUse::Upload);
+    m.batch_gathered = Buffer(*m.ctx, uint64_t{seqs} * vk::Kernels::kArgmaxPenalisedMax * 4, MemoryUse::Readback);
     for (const Head head : {Head::All, Head::Argmax}) {
       const bool all = head == Head::All;
       auto& step = all ? m.batch_step : m.batch_argmax;
@@ -1344,17 +1346,46 @@ void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<fl
   m.readback.download(logits.data(), uint64_t{batch.size()} * m.cfg.vocab * 4);
 }
 
-void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax) {
+void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
+                                        std::span<const RowPenalty> penalties) {
   Impl& m = *impl_;
-  if (!m.batch_argmax) return Forward::decode_batch_argmax(batch, argmax);  // one sequence: its own step
+  constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
+  // One sequence (its own step), or a window the kernel does not hold: the rows on the host.
+  const bool wide =
+      std::any_of(penalties.begin(), penalties.end(), [](const RowPenalty& p) { return p.tokens.size() > kMax; });
+  if (!m.batch_argmax || wide) return Forward::decode_batch_argmax(batch, argmax, penalties);
   check_batch(batch, argmax.size(), 1);
+  if (!penalties.empty() && penalties.size() != batch.size())
+    throw std::invalid_argument("decode_batch_argmax: " + std::to_string(penalties.size()) + " penalties for " +
+                                std::to_string(batch.size()) + " entries");
+  const uint32_t vocab = m.cfg.vocab;
+  std::vector<uint32_t> lists(batch.size() * (kMax + 1), 0u);
+  for (size_t i = 0; i < penalties.size(); ++i) {
+    const RowPenalty& p = penalties[i];
+    lists[i * (kMax + 1)] = p.penalty == 1.f ? 0u : static_cast<uint32_t>(p.tokens.size());
+    for (size_t j = 0; j < p.tokens.size(); ++j) {
+      if (p.tokens[j] < 0 || static_cast<uint32_t>(p.tokens[j]) >= vocab)
+        throw std::out_of_range("decode_batch_argmax: entry " + std::to_string(i) + ": penalised token " +
+                                std::to_string(p.tokens[j]) + " is outside the vocabulary");
+      lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(p.tokens[j]);
+    }
+  }
+  m.batch_penalised.upload(lists.data(), lists.size() * 4);
   m.submit_batch(batch, true);
-  const uint32_t slices = m.kernels->argmax_slices(m.cfg.vocab);
+  const uint32_t slices = m.kernels->argmax_slices(vocab);
   std::vector<uint32_t> best(batch.size() * slices * 2);
   m.batch_best.download(best.data(), best.size() * 4);
-  for (size_t i = 0; i < batch.size(); ++i)
-    argmax[i] = vk::Kernels::argmax_of_slices(std::span<const uint32_t>(best).subspan(i * slices * 2, slices * 2));
+  std::vector<float> gathered(batch.size() * kMax);
+  if (!penalties.empty()) m.batch_gathered.download(gathered.data(), gathered.size() * 4);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const size_t n = lists[i * (kMax + 1)];
+    argmax[i] = vk::Kernels::argmax_of_slices(std::span<const uint32_t>(best).subspan(i * slices * 2, slices * 2),
+                                              n ? penalties[i].tokens : std::span<const int32_t>{},
+                                              std::span<const float>(gathered).subspan(i * kMax, n),
+                                              n ? penalties[i].penalty : 1.f);
+  }
 }
+
 Precision VulkanForward::precision() const {
   return impl_->kernels->f64() ? Precision::F64 : Precision::Fp32;
 }
