@@ -191,7 +191,8 @@ INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeRows, testing::Values("golden-a", "g
 // The batched steps' small-matrix kernels against the unfused kernels, in double, on a shape whose rows
 // split unevenly over a lane group's 8 lanes (1,280 and 1,792 inputs: 20 and 28 code uvec4s a row) with
 // steps of 3 and 4 tokens: the 2B4T graph (ReLU^2, sub-norms, NeoX RoPE) with per-matrix scales and an
-// F16 cache, LLaMA's (SiLU, normal RoPE) with block scales and a full-precision cache.
+// F16 cache, LLaMA's (SiLU, normal RoPE) with block scales and a full-precision cache; one sequence past
+// its first 64-key split, whose partials the fused attention's last split merges.
 // The integer sums are exact and double keeps every float step the same, so the rows are equal bit for
 // bit.
 TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
@@ -210,28 +211,29 @@ TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
     go.shape = parse_generator_shape("1280,10,2,1792,1");
     go.arch = arch;
     go.format = f;
-    go.context = 64;
+    go.context = 128;
     generate_model(go);
     auto model = Model::open(go.out);
     const uint32_t vocab = model->config().vocab;
     std::vector<std::vector<float>> runs;
     for (const bool tuned : {true, false}) {
       VulkanForwardOptions o = batch_options(4, Precision::F64);
-      o.context = 32;
+      o.context = 80;
       o.kv = kv;
       o.tuned_kernels = tuned;
       VulkanForward fwd(*model, o);
       ASSERT_EQ(fwd.fused_decode(), tuned);
       std::vector<float> last(vocab), rows;
       for (int32_t s = 0; s < 4; ++s) {
-        std::vector<int32_t> prompt(static_cast<size_t>(2 + s));
+        std::vector<int32_t> prompt(static_cast<size_t>(s == 3 ? 70 : 2 + s));
         for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
         fwd.eval_sequence(s, prompt, 0, last, false);
       }
       for (int32_t k = 0; k < 3; ++k) {  // steps of 4, 3 and 4 tokens
         std::vector<BatchToken> batch;
         for (int32_t s = 0; s < 4; ++s)
-          if (k != 1 || s != 2) batch.push_back({s, filler(s, 10 + k, vocab), 2 + s + k - (k == 2 && s == 2)});
+          if (k != 1 || s != 2)
+            batch.push_back({s, filler(s, 10 + k, vocab), (s == 3 ? 70 : 2 + s) + k - (k == 2 && s == 2)});
         std::vector<float> step(batch.size() * vocab);
         fwd.decode_batch(batch, step);
         rows.insert(rows.end(), step.begin(), step.end());

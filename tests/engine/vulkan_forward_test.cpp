@@ -505,8 +505,8 @@ TEST(VulkanForward, DeviceSideGreedyStopsWhereToldAndLeavesTheCacheExact) {
 namespace {
 
 // Decode of each position on the fused kernels against the unfused ones, in double (the integer sums
-// and, with block scales, their exact products make the two equal bit for bit).
-void expect_fused_equals_unfused(const std::filesystem::path& file) {
+// and, with block scales, their exact products make the two equal bit for bit): `positions` tokens.
+void expect_fused_equals_unfused(const std::filesystem::path& file, size_t positions = 6) {
   auto model = Model::open(file);
   const uint32_t vocab = model->config().vocab;
   std::vector<std::vector<float>> runs;
@@ -517,7 +517,8 @@ void expect_fused_equals_unfused(const std::filesystem::path& file) {
     o.persistent_groups = -1;  // the fused kernels, not the persistent one, where the device has both
     VulkanForward fwd(*model, o);
     ASSERT_EQ(fwd.fused_decode(), tuned);
-    const std::vector<int32_t> toks{model->config().bos, 40, 41, 300, 7, 99};
+    std::vector<int32_t> toks{model->config().bos, 40, 41, 300, 7, 99};
+    for (size_t i = toks.size(); i < positions; ++i) toks.push_back(static_cast<int32_t>((i * 37) % 200 + 3));
     std::vector<float> logits(toks.size() * vocab);
     for (size_t t = 0; t < toks.size(); ++t)
       fwd.eval(std::span<const int32_t>(&toks[t], 1), static_cast<int32_t>(t),
@@ -549,6 +550,19 @@ TEST(VulkanForward, FusedDecodeOfLongRowsEqualsUnfused) {
     generate_model(o);
     expect_fused_equals_unfused(o.out);
   }
+}
+
+// One token's fused attention past its first 64-key split (the last split to finish merges the others'
+// partials) against the unfused kernels (a second dispatch merges them): 70 positions, four query heads
+// a KV head, in double, bit for bit.
+TEST(VulkanForward, FusedDecodePastTheFirstSplitEqualsUnfused) {
+  const auto dir = test::scratch_dir("FusedPastSplit");
+  GeneratorOptions o;
+  o.out = dir / "split.gguf";
+  o.shape = parse_generator_shape("512,8,2,1024,1");
+  o.context = 80;
+  generate_model(o);
+  expect_fused_equals_unfused(o.out, 70);
 }
 
 // The workgroups of a long-row step: one wave over the multiprocessors where that is wider than the
