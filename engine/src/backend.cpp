@@ -1,6 +1,7 @@
 // Backend factory (trit/backend.h). New backends add a branch here and a name to backend_names().
 #include "trit/backend.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,6 +73,22 @@ void Forward::check_batch(std::span<const BatchToken> batch, size_t outputs, siz
   }
 }
 
+void Forward::check_penalties(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties) const {
+  if (!penalties.empty() && penalties.size() != batch.size())
+    throw std::invalid_argument("decode_batch_argmax: " + std::to_string(penalties.size()) + " penalties for " +
+                                std::to_string(batch.size()) + " entries");
+  for (size_t i = 0; i < penalties.size(); ++i) {
+    const std::string at = "decode_batch_argmax: entry " + std::to_string(i) + ": ";
+    std::vector<int32_t> ids(penalties[i].tokens.begin(), penalties[i].tokens.end());
+    for (int32_t t : ids)
+      if (t < 0 || t >= vocab_size())
+        throw std::out_of_range(at + "penalised token " + std::to_string(t) + " is outside the vocabulary");
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end())
+      throw std::invalid_argument(at + "a penalised token appears twice");
+  }
+}
+
 void Forward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
   const auto vocab = static_cast<size_t>(vocab_size());
   check_batch(batch, logits.size(), vocab);
@@ -83,9 +100,7 @@ void Forward::decode_batch(std::span<const BatchToken> batch, std::span<float> l
 void Forward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
                                   std::span<const RowPenalty> penalties) {
   check_batch(batch, argmax.size(), 1);
-  if (!penalties.empty() && penalties.size() != batch.size())
-    throw std::invalid_argument("decode_batch_argmax: " + std::to_string(penalties.size()) + " penalties for " +
-                                std::to_string(batch.size()) + " entries");
+  check_penalties(batch, penalties);
   const auto vocab = static_cast<size_t>(vocab_size());
   std::vector<float> rows(batch.size() * vocab);
   decode_batch(batch, rows);

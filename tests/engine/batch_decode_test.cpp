@@ -285,6 +285,10 @@ TEST(BatchDecode, BadBatchesThrowAndTouchNothing) {
   EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}, {2, 1, 0}}, tokens,
                                        std::span<const RowPenalty>(bad_penalty).first(1)),
                std::invalid_argument);  // a penalty for one entry of two
+  const std::vector<int32_t> twice{5, 9, 5};
+  EXPECT_THROW(fwd.decode_batch_argmax(std::vector<BatchToken>{{0, 1, 3}, {2, 1, 0}}, tokens,
+                                       std::vector<RowPenalty>{{}, {twice, 1.5f}}),
+               std::invalid_argument);  // a token penalised twice
   EXPECT_THROW(fwd.eval_sequence(3, prompt, 0, last, false), std::out_of_range);
   EXPECT_THROW(fwd.cached_positions(-1), std::out_of_range);
   expect_untouched();
@@ -341,6 +345,10 @@ TEST(BatchDecodeCpu, RowsEqualTheReferenceAlone) {
   set->decode_batch_argmax(batch, tokens, {});
   for (size_t i = 0; i < 2; ++i)
     EXPECT_EQ(tokens[i], static_cast<int32_t>(ref::argmax(std::span<const float>(rows).subspan(i * vocab, vocab))));
+  // Its penalties are checked before anything runs.
+  const std::vector<int32_t> outside{-1};
+  EXPECT_THROW(set->decode_batch_argmax(batch, tokens, std::vector<RowPenalty>{{outside, 1.2f}, {}}),
+               std::out_of_range);
   EXPECT_EQ(set->cached_positions(0), 7);
   EXPECT_EQ(set->cached_positions(1), 4);
   EXPECT_THROW(set->eval_sequence(2, std::span<const int32_t>(g.sequence).first(1), 0, last, false), std::out_of_range);

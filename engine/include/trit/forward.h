@@ -101,10 +101,10 @@ class Forward {
   // cache is touched. The default evaluates the entries one after another.
   virtual void decode_batch(std::span<const BatchToken> batch, std::span<float> logits);
   // decode_batch for a step whose rows are all taken greedily: argmax[i] is trit::argmax of row i after
-  // penalties[i] (none where `penalties` is empty; else one per entry), i.e. a greedy Sampler's choice
-  // (on a row holding NaN the device's order, where NaN ranks lowest, may pick another), the same token
-  // whatever else the step holds. A backend may find it without handing back the rows (the Vulkan one:
-  // no read-back of the logits); the default takes decode_batch's rows.
+  // penalties[i] (none where `penalties` is empty; else one per entry, of distinct tokens), i.e. a greedy Sampler's
+  // choice (on a row holding NaN the device's order, where NaN ranks lowest, may pick another), the same token whatever
+  // else the step holds. A backend may find it without handing back the rows (the Vulkan one: no read-back of the
+  // logits); the default takes decode_batch's rows.
   virtual void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
                                    std::span<const RowPenalty> penalties);
   // The most entries one decode_batch takes (sequences() by default).
@@ -115,6 +115,9 @@ class Forward {
   // `outputs`: the size of the caller's span, which must hold per_entry values an entry (decode_batch:
   // a row of logits; decode_batch_argmax: one token).
   void check_batch(std::span<const BatchToken> batch, size_t outputs, size_t per_entry) const;
+  // decode_batch_argmax's penalties: none, or one per entry, each of distinct tokens inside the
+  // vocabulary; throws std::invalid_argument or std::out_of_range naming the entry.
+  void check_penalties(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties) const;
 };
 
 }  // namespace trit

@@ -1351,24 +1351,18 @@ void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::
   Impl& m = *impl_;
   constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
   // One sequence (its own step), or a window the kernel does not hold: the rows on the host.
-  const bool wide =
-      std::any_of(penalties.begin(), penalties.end(), [](const RowPenalty& p) { return p.tokens.size() > kMax; });
+  const bool wide = std::any_of(penalties.begin(), penalties.end(),
+                                [](const RowPenalty& p) { return p.penalty != 1.f && p.tokens.size() > kMax; });
   if (!m.batch_argmax || wide) return Forward::decode_batch_argmax(batch, argmax, penalties);
   check_batch(batch, argmax.size(), 1);
-  if (!penalties.empty() && penalties.size() != batch.size())
-    throw std::invalid_argument("decode_batch_argmax: " + std::to_string(penalties.size()) + " penalties for " +
-                                std::to_string(batch.size()) + " entries");
+  check_penalties(batch, penalties);
   const uint32_t vocab = m.cfg.vocab;
   std::vector<uint32_t> lists(batch.size() * (kMax + 1), 0u);
   for (size_t i = 0; i < penalties.size(); ++i) {
     const RowPenalty& p = penalties[i];
-    lists[i * (kMax + 1)] = p.penalty == 1.f ? 0u : static_cast<uint32_t>(p.tokens.size());
-    for (size_t j = 0; j < p.tokens.size(); ++j) {
-      if (p.tokens[j] < 0 || static_cast<uint32_t>(p.tokens[j]) >= vocab)
-        throw std::out_of_range("decode_batch_argmax: entry " + std::to_string(i) + ": penalised token " +
-                                std::to_string(p.tokens[j]) + " is outside the vocabulary");
-      lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(p.tokens[j]);
-    }
+    if (p.penalty == 1.f) continue;  // (a count of 0: nothing penalised)
+    lists[i * (kMax + 1)] = static_cast<uint32_t>(p.tokens.size());
+    for (size_t j = 0; j < p.tokens.size(); ++j) lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(p.tokens[j]);
   }
   m.batch_penalised.upload(lists.data(), lists.size() * 4);
   m.submit_batch(batch, true);
