@@ -510,6 +510,32 @@ TEST(VulkanKernels, LmHeadFullLlama3Vocabulary) {
   check_lm_head(128256, 128, 1, 1, 4 << 20);  // 128,256 rows in 8 chunks of a 4 MiB limit
 }
 
+// Rows a greedy choice must get right, for count logits: random with the largest last (in the partial
+// last 16-byte word where count % 4 != 0); ties (every 61st element from a seventh of the row on, and
+// the last), where the first index wins within a slice and across slices, so the invocations that merge
+// several slices see ties too; NaN first, then -0 and +0 tied on top. Row 2's NaN is where the CPU's
+// argmax differs from the device's order (NaN ranks lowest there): cpu_view() gives the row the CPU
+// should be asked about.
+std::vector<std::vector<float>> greedy_rows(uint32_t count) {
+  std::vector<std::vector<float>> rows(3, random_floats(count, count, -5.f, 5.f));
+  if (count > 1) {
+    rows[0][count - 1] = 9.f;
+    for (uint32_t j = count / 7; j < count; j += 61) rows[1][j] = 9.5f;
+    rows[1][count - 1] = 9.5f;
+    rows[2][0] = std::numeric_limits<float>::quiet_NaN();
+    for (auto& v : rows[2]) v = std::min(v, -1.f);
+    rows[2][count - 1] = 0.f;
+    if (count > 2) rows[2][count / 3 + 1] = -0.f;
+    if (count > 4) rows[2][1] = -std::numeric_limits<float>::infinity();
+  }
+  return rows;
+}
+std::vector<float> cpu_view(std::vector<float> row) {
+  if (row.size() > 1 && std::isnan(row[0]))
+    row[0] = -std::numeric_limits<float>::infinity();  // the CPU keeps a NaN at 0
+  return row;
+}
+
 // The greedy step over workgroups of slices: the first largest logit (as trit::argmax) wherever it
 // lies (the last element, in the partial last 16-byte word, a tie across slices), -0 and +0 alike, NaN
 // never chosen over a number; it lands in the next input and in the ring slot of the position, and the
@@ -523,23 +549,7 @@ TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
   for (uint32_t count : {128256u, 4097u, 1003u, 6u, 1u}) {
     SCOPED_TRACE(count);
     Buffer scratch = g.zeros(g.k.greedy_scratch_bytes(count));
-    std::vector<std::vector<float>> rows;
-    rows.push_back(random_floats(count, count, -5.f, 5.f));
-    rows.push_back(rows[0]);
-    rows.push_back(rows[0]);
-    if (count > 1) {
-      rows[0][count - 1] = 9.f;  // the last element (in the partial last word where count % 4 != 0)
-      // Ties: the first index wins, within a slice and across slices (every 61st element from a
-      // seventh of the row on: most slices' bests tie, so the invocations that merge several slices
-      // see ties too).
-      for (uint32_t j = count / 7; j < count; j += 61) rows[1][j] = 9.5f;
-      rows[1][count - 1] = 9.5f;
-      rows[2][0] = std::numeric_limits<float>::quiet_NaN();  // NaN first, then -0 and +0 tied on top
-      for (auto& v : rows[2]) v = std::min(v, -1.f);
-      rows[2][count - 1] = 0.f;
-      if (count > 2) rows[2][count / 3 + 1] = -0.f;
-      if (count > 4) rows[2][1] = -std::numeric_limits<float>::infinity();
-    }
+    const std::vector<std::vector<float>> rows = greedy_rows(count);
     for (uint32_t i = 0; i < rows.size(); ++i) {
       const uint32_t pos = 40 + 7 * i;
       const trit::vk::Params p{pos, 1};
@@ -551,9 +561,7 @@ TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
                       BufferRange{&next, 0, 0}, BufferRange{&ring, 0, 0}, BufferRange{&scratch, 0, 0}, count, kRing);
       cs.end();
       cs.run();
-      std::vector<float> cpu = rows[i];
-      if (i == 2 && count > 1) cpu[0] = -std::numeric_limits<float>::infinity();  // the CPU keeps a NaN at 0
-      const auto want = static_cast<uint32_t>(trit::ref::argmax(cpu));
+      const auto want = static_cast<uint32_t>(trit::ref::argmax(cpu_view(rows[i])));
       EXPECT_EQ(g.get<uint32_t>(next, 1)[0], want) << "row " << i;
       EXPECT_EQ(g.get<uint32_t>(ring, kRing)[pos % kRing], want) << "row " << i;
       EXPECT_EQ(g.get<uint32_t>(step, 1)[0], pos + 1) << "row " << i;
@@ -576,24 +584,12 @@ TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
   constexpr uint32_t kMax = trit::vk::Kernels::kArgmaxPenalisedMax;
   for (uint32_t count : {128256u, 4097u, 1003u, 6u, 1u}) {
     SCOPED_TRACE(count);
-    std::vector<std::vector<float>> rows;
+    std::vector<std::vector<float>> rows = greedy_rows(count);
     std::vector<std::vector<int32_t>> penalised(5);
     std::vector<float> penalty(5, 1.f);
-    rows.push_back(random_floats(count, count, -5.f, 5.f));
-    rows.push_back(rows[0]);
-    rows.push_back(rows[0]);
     rows.push_back(std::vector<float>(count, 2.5f));             // every logit tied: the first wins
     rows.push_back(random_floats(count, count + 1, -5.f, 5.f));  // not submitted
     if (count > 1) {
-      rows[0][count - 1] = 9.f;
-      // Ties within a slice and across slices: the first index wins.
-      for (uint32_t j = count / 7; j < count; j += 61) rows[1][j] = 9.5f;
-      rows[1][count - 1] = 9.5f;
-      rows[2][0] = std::numeric_limits<float>::quiet_NaN();  // NaN first, then -0 and +0 tied on top
-      for (auto& v : rows[2]) v = std::min(v, -1.f);
-      rows[2][count - 1] = 0.f;
-      if (count > 2) rows[2][count / 3 + 1] = -0.f;
-      if (count > 4) rows[2][1] = -std::numeric_limits<float>::infinity();
       // Penalties: the maximum of row 0 halved (the runner-up wins); the last of row 1's ties doubled
       // (p < 1: it wins, though not the first); row 3's first logit, or all of a short row, lowered.
       penalised[0] = {static_cast<int32_t>(count - 1), static_cast<int32_t>(count / 2)};
@@ -621,8 +617,7 @@ TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
     const auto got = g.get<uint32_t>(best, sentinel.size());
     const auto gath = g.get<float>(gathered, size_t{5} * kMax);
     for (uint32_t i = 0; i < 4; ++i) {
-      std::vector<float> cpu = rows[i];
-      if (i == 2 && count > 1) cpu[0] = -std::numeric_limits<float>::infinity();  // the CPU keeps a NaN at 0
+      std::vector<float> cpu = cpu_view(rows[i]);
       for (int32_t t : penalised[i])
         cpu[static_cast<size_t>(t)] = trit::repeat_penalised(cpu[static_cast<size_t>(t)], penalty[i]);
       const auto pairs = std::span<const uint32_t>(got).subspan(size_t{i} * slices * 2, size_t{slices} * 2);
