@@ -33,8 +33,16 @@
 // MODE 2 (FFN gate): Y[row] = relu(W1 x)^2 * (W2 x), or silu(W1 x) * (W2 x) with SILU: group G takes
 //   rows G SLOTS/2 .. of W1 (binding 1) in its first SLOTS/2 slots and the same rows of W2 (binding 2)
 //   in the others.
+// WAIT: the quantization runs in the dispatch just before this one with no barrier between, so the two
+// overlap (these workgroups load their weights while the rows are quantized) and a step saves a dispatch
+// boundary per BitLinear. Each workgroup waits for the step's count of quantized rows (ready[pc.slot],
+// rmsnorm_quant.glsl SIGNAL) before it stages them. The wait is bounded, as the persistent kernel's: one
+// that gives up (the quantization never ran beside it) raises `failed`, and the host redoes the step
+// with a barrier in between (VulkanForward). The arithmetic is the same either way.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_control_flow_attributes : require
 #include "ternary_codes.glsl"
 #include "rope_f16.glsl"
@@ -49,14 +57,17 @@ layout(constant_id = 7) const bool NORMAL_ROPE = false;
 layout(constant_id = 8) const bool BLOCK_SCALES = false;
 layout(constant_id = 9) const uint TOKENS = 8;  // tokens whose sums a lane holds at a time
 layout(constant_id = 10) const uint SLOTS = 2;  // rows per lane group (MODE 2: even; MODE 0: RPW % 4 == 0)
+layout(constant_id = 11) const bool WAIT = false;
+layout(constant_id = 12) const uint SPIN_LIMIT = 1u << 22;
 
 
 #include "kv_cache.glsl"
 layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
 layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
 layout(std430, binding = 3) readonly buffer W2 { uvec4 w2[]; };
-layout(std430, binding = 4) readonly buffer XQ { uvec4 xq[]; };  // [token][K / 16], PERMUTED
-layout(std430, binding = 5) readonly buffer XS { real xs[]; };   // [token]: 127 / max|h|
+// (coherent: with WAIT they are read after the count, from L2, never a stale L1 line)
+layout(std430, binding = 4) coherent readonly buffer XQ { uvec4 xq[]; };  // [token][K / 16], PERMUTED
+layout(std430, binding = 5) coherent readonly buffer XS { real xs[]; };   // [token]: 127 / max|h|
 layout(std430, binding = 6) buffer Y { real y[]; };
 layout(std430, binding = 7) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
 layout(std430, binding = 8) writeonly buffer KC { uint kc[]; };
@@ -64,7 +75,11 @@ layout(std430, binding = 9) writeonly buffer VC { uint vc[]; };
 layout(std430, binding = 10) readonly buffer D0 { float d0[]; };
 layout(std430, binding = 11) readonly buffer D1 { float d1[]; };
 layout(std430, binding = 12) readonly buffer D2 { float d2[]; };
-// rows: rows of W0 (MODE 0: of Wq); rows_kv: rows of Wk and of Wv (MODE 0); hd: head dimension.
+// WAIT: the step's counts of quantized rows (zero at the step's start) and the flag a wait that gave up raises.
+layout(std430, binding = 13) volatile coherent buffer Ready { uint ready[]; };
+layout(std430, binding = 14) coherent buffer Failed { uint failed; };
+// rows: rows of W0 (MODE 0: of Wq); rows_kv: rows of Wk and of Wv (MODE 0); hd: head dimension; slot:
+// this BitLinear's count in ready[] (WAIT).
 layout(push_constant) uniform Push {
   uint rows;
   uint rows_kv;
@@ -72,6 +87,7 @@ layout(push_constant) uniform Push {
   float scale0;
   float scale1;
   float scale2;
+  uint slot;
 } pc;
 
 const uint COLS = K / 64;  // uvec4s of codes in a row
@@ -139,6 +155,23 @@ void store_qkv(uint tk, uint mat, uint vq, real val[4]) {
   }
 }
 
+// WAIT: until all n rows are counted in; subgroup 0 polls (as one: each invocation follows the first
+// one's load, so the subgroup leaves the loop together), then the workgroup's reads see the rows.
+void wait_for_rows(uint n) {
+  if (gl_SubgroupID == 0u) {
+    uint spins = 0u;
+    while (subgroupBroadcastFirst(ready[pc.slot]) < n) {
+      if (++spins >= SPIN_LIMIT) {
+        if (subgroupElect()) failed = 1u;
+        break;
+      }
+    }
+    memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+  }
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
+}
+
 void main() {
   const uint tid = gl_LocalInvocationID.x, lane = tid % TPR;
   const uint group = gl_WorkGroupID.x * (gl_WorkGroupSize.x / TPR) + tid / TPR;
@@ -187,6 +220,7 @@ void main() {
   }
 
   const uint n_tok = params.n_tokens;
+  if (WAIT) wait_for_rows(n_tok);
   for (uint t0 = 0; t0 < n_tok; t0 += TOKENS) {
     const uint tn = min(TOKENS, n_tok - t0);
     for (uint e = tid; e < tn * (K / 16); e += gl_WorkGroupSize.x) sx[e] = xq[t0 * (K / 16) + e];

@@ -5,22 +5,89 @@
 // LM head); WRITE_Q8 stores q and s. With last_only, one workgroup normalizes the last submitted
 // token into output row 0 (the logits of a prompt need only its last token). PERMUTED: q's words in
 // the order bitlinear_batch.glsl reads them (word 4i + b of group g of code uvec4 j at uvec4 g * k/64 + j).
+// SIGNAL (with WRITE_Q8): the product that reads q and s is dispatched right after this with no barrier
+// between (bitlinear_batch.glsl WAIT), so each workgroup counts its token in at ready[pc.slot] once its
+// row is written and published.
 #include "common.glsl"
+#extension GL_KHR_memory_scope_semantics : require
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool HAS_NORM = true;
 layout(constant_id = 2) const bool WRITE_F32 = false;
 layout(constant_id = 3) const bool WRITE_Q8 = true;
 layout(constant_id = 4) const bool PERMUTED = false;
+layout(constant_id = 5) const bool SIGNAL = false;
+// XPT > 0: the row (k <= 4 XPT WG) is read once into registers, x and the norm weights, instead of once a
+// pass: three dependent rounds of loads become one (a batched step quantizes four rows a layer, each on
+// its step's critical path). The same values in the same order: the same bits.
+layout(constant_id = 6) const uint XPT = 0;
 layout(std430, binding = 1) readonly buffer X { real4 x[]; };
 layout(std430, binding = 2) readonly buffer W { vec4 w[]; };
 layout(std430, binding = 3) writeonly buffer H { real4 h[]; };
-layout(std430, binding = 4) writeonly buffer Q { uint q[]; };
-layout(std430, binding = 5) writeonly buffer S { real s[]; };
-layout(push_constant) uniform Push { uint k; float eps; uint last_only; } pc;
+layout(std430, binding = 4) coherent writeonly buffer Q { uint q[]; };
+layout(std430, binding = 5) coherent writeonly buffer S { real s[]; };
+layout(std430, binding = 6) coherent buffer Ready { uint ready[]; };
+layout(push_constant) uniform Push { uint k; float eps; uint last_only; uint slot; } pc;
 
 real4 normed(uint base, uint i, real inv) {
   real4 v = x[base + i];
   return HAS_NORM ? v * inv * real4(w[i]) : v;
+}
+
+// The packed word of four quantized values, at the word PERMUTED (or not) puts natural word i.
+void store_q(uint obase, uint i, real4 v) {
+  uint packed = 0u;
+  for (int b = 0; b < 4; ++b) {
+    int r = int(clamp(round_half_away(v[b]), real(-128), real(127)));
+    packed |= uint(r & 0xff) << (8 * b);
+  }
+  // Natural word i is word i % 4 of group g of the row's code uvec4 j (ternary_matmul.glsl's layout).
+  const uint r = i % 32, g = r / 8, j = (i / 32) * 2 + (r % 8) / 4;
+  q[obase + (PERMUTED ? (g * (pc.k / 64) + j) * 4 + r % 4 : i)] = packed;
+}
+
+// Counts the token's row in for the product waiting on it (SIGNAL).
+void signal_row() {
+  // Every invocation's words are written before invocation 0's device-scope release, then the count
+  // (decode_layer.glsl publishes a step's writes the same way).
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+  if (gl_LocalInvocationID.x == 0) {
+    memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    atomicAdd(ready[pc.slot], 1u);
+  }
+}
+
+// XPT > 0 (WRITE_Q8 without WRITE_F32): main's arithmetic on the row held in registers.
+void quantize_held(uint k4, uint base, uint obase, uint t) {
+  real4 v[XPT > 0u ? XPT : 1u];
+  vec4 nw[XPT > 0u ? XPT : 1u];
+  for (uint c = 0u; c < XPT; ++c) {
+    const uint i = gl_LocalInvocationID.x + c * gl_WorkGroupSize.x;
+    v[c] = i < k4 ? x[base + i] : real4(0);
+    nw[c] = HAS_NORM && i < k4 ? w[i] : vec4(0);
+  }
+  real inv = real(1);
+  if (HAS_NORM) {
+    real ss = real(0);
+    for (uint c = 0u; c < XPT; ++c)
+      if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x < k4) ss += dot(v[c], v[c]);
+    ss = wg_sum(ss);
+    inv = real(1) / sqrt(ss / real(pc.k) + real(pc.eps));
+  }
+  real amax = real(0);
+  for (uint c = 0u; c < XPT; ++c) {
+    if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x >= k4) break;
+    if (HAS_NORM) v[c] = v[c] * inv * real4(nw[c]);
+    const real4 a = abs(v[c]);
+    amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
+  }
+  amax = wg_max(amax);
+  real sc = real(127) / max(amax, real(1e-5));  // real(1e-5): the float 1e-5f widened, as the reference
+  for (uint c = 0u; c < XPT; ++c) {
+    const uint i = gl_LocalInvocationID.x + c * gl_WorkGroupSize.x;
+    if (i < k4) store_q(obase, i, v[c] * sc);
+  }
+  if (gl_LocalInvocationID.x == 0) s[t] = sc;
+  if (SIGNAL) signal_row();
 }
 
 void main() {
@@ -32,6 +99,10 @@ void main() {
     t = 0;
   }
   uint k4 = pc.k / 4, base = t_in * k4, obase = t * k4;
+  if (XPT > 0u) {
+    quantize_held(k4, base, obase, t);
+    return;
+  }
   real inv = real(1);
   if (HAS_NORM) {
     real ss = real(0);
@@ -51,16 +122,7 @@ void main() {
   if (!WRITE_Q8) return;
   amax = wg_max(amax);
   real sc = real(127) / max(amax, real(1e-5));  // real(1e-5): the float 1e-5f widened, as the reference
-  for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
-    real4 v = normed(base, i, inv) * sc;
-    uint packed = 0u;
-    for (int b = 0; b < 4; ++b) {
-      int r = int(clamp(round_half_away(v[b]), real(-128), real(127)));
-      packed |= uint(r & 0xff) << (8 * b);
-    }
-    // Natural word i is word i % 4 of group g of the row's code uvec4 j (ternary_matmul.glsl's layout).
-    const uint r = i % 32, g = r / 8, j = (i / 32) * 2 + (r % 8) / 4;
-    q[obase + (PERMUTED ? (g * (pc.k / 64) + j) * 4 + r % 4 : i)] = packed;
-  }
+  for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) store_q(obase, i, normed(base, i, inv) * sc);
   if (gl_LocalInvocationID.x == 0) s[t] = sc;
+  if (SIGNAL) signal_row();
 }

@@ -179,6 +179,8 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
     }
   }
   for (int32_t s = 0; s < 4; ++s) EXPECT_EQ(fwd.cached_positions(s), fwd.cached_positions(s + 4));
+  // The steps of three and four tokens ran their products beside their quantizations, and no wait gave up.
+  EXPECT_TRUE(fwd.overlapped_batch_steps());
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeRows, testing::Values("golden-a", "golden-d"),
@@ -187,6 +189,38 @@ INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeRows, testing::Values("golden-a", "g
                            std::replace(s.begin(), s.end(), '-', '_');
                            return s;
                          });
+
+// A product that gave up waiting for its quantized rows (forced here) leaves garbage: the engine redoes
+// the step with a barrier before each product and keeps the barriers. Its steps give the bits of an
+// engine that keeps the overlap, that step and the ones after it.
+TEST(BatchDecode, AStepWhoseProductGaveUpWaitingIsRedoneWithBarriers) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForward a(*model, batch_options(4, Precision::Fp32)), b(*model, batch_options(4, Precision::Fp32));
+  ASSERT_TRUE(a.overlapped_batch_steps());
+  const uint32_t vocab = g.vocab;
+  std::vector<float> la(4 * vocab), lb(4 * vocab), last(vocab);
+  std::vector<BatchToken> batch;
+  for (int32_t s = 0; s < 4; ++s) {
+    std::vector<int32_t> prompt(static_cast<size_t>(2 + 3 * s));
+    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
+    a.eval_sequence(s, prompt, 0, last, false);
+    b.eval_sequence(s, prompt, 0, last, false);
+    batch.push_back({s, static_cast<int32_t>(ref::argmax(last)), static_cast<int32_t>(prompt.size())});
+  }
+  a.debug_fail_batch_overlap();
+  for (int32_t k = 0; k < 3; ++k) {
+    a.decode_batch(batch, la);
+    b.decode_batch(batch, lb);
+    EXPECT_FALSE(a.overlapped_batch_steps()) << "the engine must stop overlapping once a wait gave up";
+    ASSERT_EQ(0, std::memcmp(la.data(), lb.data(), la.size() * sizeof(float))) << "step " << k;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      batch[i].token = static_cast<int32_t>(ref::argmax(row(la, i, vocab)));
+      ++batch[i].pos;
+    }
+  }
+  EXPECT_TRUE(b.overlapped_batch_steps());
+}
 
 // The batched steps' small-matrix kernels against the unfused kernels, in double, on a shape whose rows
 // split unevenly over a lane group's 8 lanes (1,280 and 1,792 inputs: 20 and 28 code uvec4s a row) with

@@ -165,6 +165,11 @@ class VulkanForward final : public Forward {
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();
+  // Whether batched steps of more than two tokens run each BitLinear's product beside its quantization
+  // (no barrier between; false once a product gave up waiting, and where no batched kernels run).
+  bool overlapped_batch_steps() const;
+  // Tests: makes the next such step look as if a product gave up waiting for its rows.
+  void debug_fail_batch_overlap();
   int32_t cached_positions() const;  // sequence 0's
 
   // With pipeline_statistics: the driver's statistics of the persistent decode kernels and of the

@@ -12,12 +12,7 @@ namespace trit::vk {
 namespace {
 
 constexpr uint32_t kQkv = FusedDecode::kQkv, kResidual = FusedDecode::kResidual, kGate = FusedDecode::kGate;
-constexpr uint32_t kProductBindings = 13;
-
-struct ProductPush {
-  uint32_t rows, rows_kv, hd;
-  float scale0, scale1, scale2;
-};
+constexpr uint32_t kProductBindings = 15;
 
 // Tokens whose input rows a workgroup stages in shared memory and whose sums a lane holds at a time
 // (bitlinear_batch.glsl TOKENS): 4, or as many k-wide rows as fit beside the rest. Measured on the H100
@@ -29,6 +24,12 @@ uint32_t tokens_per_pass(const DeviceInfo& d, uint32_t k) {
 }
 
 }  // namespace
+
+struct BatchedBitLinear::ProductPush {
+  uint32_t rows, rows_kv, hd;
+  float scale0, scale1, scale2;
+  uint32_t slot = 0;
+};
 
 bool BatchedBitLinear::fits(uint32_t dim, uint32_t ffn, uint32_t qdim, uint32_t kvdim, uint32_t head_dim,
                             bool block_scales) {
@@ -70,33 +71,35 @@ BatchedBitLinear::Shape BatchedBitLinear::shape(uint32_t mode, uint32_t k, uint3
   return {tpr, ceil_div(cols, tpr), wg, slots};
 }
 
-const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) {
+const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit, bool wait) {
   for (const auto& e : products_)
-    if (e.key == std::array<uint32_t, 3>{mode, k, rows}) return *e.pipe;
+    if (e.key == std::array<uint32_t, 4>{mode, k, rows, wait ? 1u : 0u}) return *e.pipe;
   const uint32_t block = graph_.block_scales ? 256 : 128;
   if (k == 0 || k % block)
     throw VulkanError("batched decode: input width " + std::to_string(k) + " is not a multiple of " +
                       std::to_string(block));
   const Shape s = shape(mode, k, rows, unit);
   const std::string stem = std::string("bitlinear_batch") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
-  products_.push_back({{mode, k, rows},
+  products_.push_back({{mode, k, rows, wait ? 1u : 0u},
                        std::make_unique<Pipeline>(
                            ctx_, stem, kProductBindings, static_cast<uint32_t>(sizeof(ProductPush)),
                            std::vector<uint32_t>{s.wg, s.tpr, mode, k, s.vpl, kv_f16_ ? 1u : 0u, graph_.silu ? 1u : 0u,
                                                  graph_.normal_rope ? 1u : 0u, graph_.block_scales ? 1u : 0u,
-                                                 tokens_per_pass(ctx_.info(), k), s.slots})});
+                                                 tokens_per_pass(ctx_.info(), k), s.slots, wait ? 1u : 0u})});
   return *products_.back().pipe;
 }
 
-// rmsnorm_quant.glsl (HAS_NORM as asked, WRITE_F32 off, WRITE_Q8 on, PERMUTED) with the one-token
-// kernel's workgroup size for the step: the same sum of squares in the same order as that kernel's.
-const Pipeline& BatchedBitLinear::quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm) {
-  const uint32_t wg = one_token_.workgroup_for(mode, k, rows);
+// rmsnorm_quant.glsl (HAS_NORM as asked, WRITE_F32 off, WRITE_Q8 on, PERMUTED, the row held in
+// registers) with the one-token kernel's workgroup size for the step: the same sum of squares in the
+// same order as that kernel's.
+const Pipeline& BatchedBitLinear::quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm, bool signal) {
+  const uint32_t wg = one_token_.workgroup_for(mode, k, rows), xpt = ceil_div(k / 4, wg);  // (the row in registers)
+  const std::array<uint32_t, 4> key{wg, has_norm ? 1u : 0u, signal ? 1u : 0u, xpt};
   for (const auto& e : quantizers_)
-    if (e.key == std::array<uint32_t, 3>{wg, has_norm ? 1u : 0u, 0u}) return *e.pipe;
-  quantizers_.push_back({{wg, has_norm ? 1u : 0u, 0u},
-                         std::make_unique<Pipeline>(ctx_, std::string("rmsnorm_quant") + (f64_ ? "_f64" : ""), 6, 12,
-                                                    std::vector<uint32_t>{wg, has_norm ? 1u : 0u, 0, 1, 1})});
+    if (e.key == key) return *e.pipe;
+  quantizers_.push_back(
+      {key, std::make_unique<Pipeline>(ctx_, std::string("rmsnorm_quant") + (f64_ ? "_f64" : ""), 7, 16,
+                                       std::vector<uint32_t>{wg, has_norm ? 1u : 0u, 0, 1, 1, signal ? 1u : 0u, xpt})});
   return *quantizers_.back().pipe;
 }
 
@@ -108,37 +111,44 @@ std::vector<std::string> BatchedBitLinear::statistics() const {
   return out;
 }
 
-void BatchedBitLinear::prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn) {
-  product(kQkv, dim, qdim + 2 * kvdim, std::gcd(qdim, kvdim));
-  product(kResidual, qdim, dim, 0);
-  product(kResidual, ffn, dim, 0);
-  product(kGate, dim, ffn, 0);
-  quantizer(kQkv, dim, qdim + 2 * kvdim, true);
-  quantizer(kResidual, qdim, dim, graph_.sub_norms);
-  quantizer(kResidual, ffn, dim, graph_.sub_norms);
-  quantizer(kGate, dim, ffn, true);
+void BatchedBitLinear::prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn, bool overlap) {
+  product(kQkv, dim, qdim + 2 * kvdim, std::gcd(qdim, kvdim), overlap);
+  product(kResidual, qdim, dim, 0, overlap);
+  product(kResidual, ffn, dim, 0, overlap);
+  product(kGate, dim, ffn, 0, overlap);
+  quantizer(kQkv, dim, qdim + 2 * kvdim, true, overlap);
+  quantizer(kResidual, qdim, dim, graph_.sub_norms, overlap);
+  quantizer(kResidual, ffn, dim, graph_.sub_norms, overlap);
+  quantizer(kGate, dim, ffn, true, overlap);
 }
 
 void BatchedBitLinear::run(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
-                           BufferRange (&b)[13], const BatchInput& in, const void* push, uint32_t push_bytes,
-                           uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) {
-  const Pipeline& qp = quantizer(mode, k, rows, in.norm.has_value());
-  const BufferRange qr[] = {params, in.x, in.norm ? *in.norm : in.x, in.x, in.rows.q, in.rows.s};
+                           BufferRange (&b)[15], const BatchInput& in, ProductPush push, uint32_t mode, uint32_t k,
+                           uint32_t rows, uint32_t unit) {
+  const bool overlap = in.overlap.has_value();
+  const Pipeline& qp = quantizer(mode, k, rows, in.norm.has_value(), overlap);
+  const BufferRange qr[] = {params,    in.x,      in.norm ? *in.norm : in.x,         in.x,
+                            in.rows.q, in.rows.s, overlap ? in.overlap->ready : in.x};
   struct {
     uint32_t k;
     float eps;
-    uint32_t last_only;
-  } qpush{k, in.eps, 0};
+    uint32_t last_only, slot;
+  } qpush{k, in.eps, 0, overlap ? in.overlap->slot : 0};
   cs.dispatch(qp, da.make(qp, qr), &qpush, sizeof qpush, in.rows.tokens);
-  cs.barrier();
+  // With an overlap the product starts beside the quantization and waits for its rows' count: on the
+  // H100 it could otherwise begin only after the last quantizing workgroup drained (3-4 us a boundary).
+  if (!overlap) cs.barrier();
 
-  const Pipeline& p = product(mode, k, rows, unit);
+  const Pipeline& p = product(mode, k, rows, unit, overlap);
   b[0] = params;
   b[4] = in.rows.q;
   b[5] = in.rows.s;
+  b[13] = overlap ? in.overlap->ready : params;
+  b[14] = overlap ? in.overlap->failed : params;
+  push.slot = overlap ? in.overlap->slot : 0;
   const Shape s = shape(mode, k, rows, unit);
   const uint32_t per_wg = s.wg / s.tpr * (mode == kGate ? s.slots / 2 : s.slots);
-  cs.dispatch(p, da.make(p, b), push, push_bytes, ceil_div(rows, per_wg));
+  cs.dispatch(p, da.make(p, b), &push, sizeof push, ceil_div(rows, per_wg));
 }
 
 void BatchedBitLinear::qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,
@@ -152,7 +162,7 @@ void BatchedBitLinear::qkv(CommandSequence& cs, DescriptorAllocator& da, const B
     throw VulkanError("batched decode: projection widths " + std::to_string(qdim) + " / " + std::to_string(kvdim) +
                       " and head dimension " + std::to_string(head_dim) + " do not suit " + std::to_string(rpw) +
                       " rows per workgroup");
-  BufferRange b[13] = {params,
+  BufferRange b[15] = {params,
                        wq.codes,
                        wk.codes,
                        wv.codes,
@@ -164,15 +174,16 @@ void BatchedBitLinear::qkv(CommandSequence& cs, DescriptorAllocator& da, const B
                        v_cache,
                        wq.scales_binding(),
                        wk.scales_binding(),
-                       wv.scales_binding()};
-  const ProductPush push{qdim, kvdim, head_dim, wq.scale, wk.scale, wv.scale};
-  run(cs, da, params, b, in, &push, sizeof push, kQkv, dim, rows, unit);
+                       wv.scales_binding(),
+                       params,
+                       params};
+  run(cs, da, params, b, in, ProductPush{qdim, kvdim, head_dim, wq.scale, wk.scale, wv.scale}, kQkv, dim, rows, unit);
 }
 
 void BatchedBitLinear::residual(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                                 const MatrixRef& w, const BatchInput& in, const BufferRange& y, uint32_t rows,
                                 uint32_t k) {
-  BufferRange b[13] = {params,
+  BufferRange b[15] = {params,
                        w.codes,
                        w.codes,
                        w.codes,
@@ -184,15 +195,16 @@ void BatchedBitLinear::residual(CommandSequence& cs, DescriptorAllocator& da, co
                        y,
                        w.scales_binding(),
                        w.scales_binding(),
-                       w.scales_binding()};
-  const ProductPush push{rows, 0, 0, w.scale, 1.f, 1.f};
-  run(cs, da, params, b, in, &push, sizeof push, kResidual, k, rows, 0);
+                       w.scales_binding(),
+                       params,
+                       params};
+  run(cs, da, params, b, in, ProductPush{rows, 0, 0, w.scale, 1.f, 1.f}, kResidual, k, rows, 0);
 }
 
 void BatchedBitLinear::gate(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                             const MatrixRef& wg, const MatrixRef& wu, const BatchInput& in, const BufferRange& y,
                             uint32_t rows, uint32_t k) {
-  BufferRange b[13] = {params,
+  BufferRange b[15] = {params,
                        wg.codes,
                        wu.codes,
                        wg.codes,
@@ -204,9 +216,10 @@ void BatchedBitLinear::gate(CommandSequence& cs, DescriptorAllocator& da, const 
                        y,
                        wg.scales_binding(),
                        wu.scales_binding(),
-                       wg.scales_binding()};
-  const ProductPush push{rows, 0, 0, wg.scale, wu.scale, 1.f};
-  run(cs, da, params, b, in, &push, sizeof push, kGate, k, rows, 0);
+                       wg.scales_binding(),
+                       params,
+                       params};
+  run(cs, da, params, b, in, ProductPush{rows, 0, 0, wg.scale, wu.scale, 1.f}, kGate, k, rows, 0);
 }
 
 }  // namespace trit::vk

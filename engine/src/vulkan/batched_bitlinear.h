@@ -3,7 +3,10 @@
 // batch mode). Each is two dispatches: every token's input row normalized and quantized to int8 once
 // (rmsnorm_quant.glsl, in the order the product reads it), then a small matrix product that reads each
 // weight once for all the tokens and meets each loaded input with four rows (shaders/bitlinear_batch.glsl),
-// with the one-token kernels' epilogues: RoPE and the KV append, the residual, the gate.
+// with the one-token kernels' epilogues: RoPE and the KV append, the residual, the gate. With an overlap
+// (BatchInput::overlap) no barrier separates the two: the product's workgroups load their weights while
+// the rows are quantized and wait for a count of them (H100, 2B4T shape: a barrier there cost a step of
+// 4 tokens a fifth of its time).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -25,11 +28,19 @@ struct BatchRows {
   BufferRange q, s;
   uint32_t tokens = 0;
 };
+// A step whose product kernels overlap their quantization (no barrier between the two; see run):
+// `ready` holds a count per BitLinear of the step, zero at its start, `failed` the flag a wait that gave
+// up raises; `slot` is this BitLinear's count.
+struct BatchOverlap {
+  BufferRange ready, failed;
+  uint32_t slot = 0;
+};
 struct BatchInput {
   BufferRange x;
   std::optional<BufferRange> norm;
   float eps = 0;
   BatchRows rows;
+  std::optional<BatchOverlap> overlap;  // none: a barrier between the quantization and the product
 };
 
 class BatchedBitLinear {
@@ -49,7 +60,8 @@ class BatchedBitLinear {
   std::vector<std::string> statistics() const;
 
   // Starts compiling the kernels a model of this shape records (see FusedDecode::prepare).
-  void prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn);
+  // overlap: the kernels of steps whose products overlap their quantization (BatchInput::overlap).
+  void prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn, bool overlap);
 
   // h = int8(norm(x) * nw) per token, then:
   // q = rope(Wq h), rope(Wk h) and Wv h appended to the caches at each token's position of its sequence.
@@ -70,12 +82,13 @@ class BatchedBitLinear {
     uint32_t tpr, vpl, wg, slots;
   };
   Shape shape(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) const;
-  const Pipeline& product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit);
-  const Pipeline& quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm);
-  // The input's quantization, a barrier, then the product with bindings 1-3 and 6-12 as given.
-  void run(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, BufferRange (&bindings)[13],
-           const BatchInput& in, const void* push, uint32_t push_bytes, uint32_t mode, uint32_t k, uint32_t rows,
-           uint32_t unit);
+  struct ProductPush;
+  const Pipeline& product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit, bool wait);
+  const Pipeline& quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm, bool signal);
+  // The input's quantization, a barrier (none with an overlap: the product waits for its count), then
+  // the product with bindings 1-3 and 6-12 as given.
+  void run(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, BufferRange (&bindings)[15],
+           const BatchInput& in, ProductPush push, uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit);
 
   const Context& ctx_;
   const FusedDecode& one_token_;
@@ -83,7 +96,7 @@ class BatchedBitLinear {
   DecodeGraph graph_;
   uint32_t min_subgroup_;
   struct Entry {
-    std::array<uint32_t, 3> key;
+    std::array<uint32_t, 4> key;
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<Entry> products_, quantizers_;

@@ -653,6 +653,10 @@ void CommandSequence::barrier(bool with_transfer) {
   vkCmdPipelineBarrier(cb_, st, st, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
+void CommandSequence::fill(const Buffer& dst, uint64_t offset, uint64_t bytes, uint32_t value) {
+  vkCmdFillBuffer(cb_, dst.handle(), offset, bytes, value);
+}
+
 void CommandSequence::copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
                            uint64_t bytes) {
   VkBufferCopy c{src_offset, dst_offset, bytes};

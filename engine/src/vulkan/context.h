@@ -217,6 +217,8 @@ class CommandSequence {
   // is all the forward pass needs between kernels and the narrowest dependency for the driver.
   void barrier(bool with_transfer = false);
   void copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes);
+  // `bytes` (a multiple of 4) of dst from `offset` set to the word `value` (a transfer: barrier(true) orders it).
+  void fill(const Buffer& dst, uint64_t offset, uint64_t bytes, uint32_t value);
   void timestamp(VkQueryPool pool, uint32_t query);
   void end();
   // Submits and waits.

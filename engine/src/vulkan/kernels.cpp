@@ -84,9 +84,9 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
   embed_ = std::make_unique<Pipeline>(ctx, "embed" + sfx, 4, 12, std::vector<uint32_t>{wg_});
   for (uint32_t b = 0; b < 2; ++b) {
     const uint32_t twg = b ? block_token_wg_ : token_wg_;
-    norm_q8_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{twg, 1, 0, 1});
-    quant_q8_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{twg, 0, 0, 1});
-    norm_f32_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 6, 12, std::vector<uint32_t>{twg, 1, 1, 0});
+    norm_q8_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 7, 16, std::vector<uint32_t>{twg, 1, 0, 1});
+    quant_q8_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 7, 16, std::vector<uint32_t>{twg, 0, 0, 1});
+    norm_f32_[b] = std::make_unique<Pipeline>(ctx, "rmsnorm_quant" + sfx, 7, 16, std::vector<uint32_t>{twg, 1, 1, 0});
     rope_[b] = std::make_unique<Pipeline>(ctx, "rope_kv" + sfx, 7, 12, std::vector<uint32_t>{twg, kv_f16 ? 1u : 0u});
   }
   // The 2B4T graph's variants compile now, beside the others; the rest of the family's on first use.
@@ -135,12 +135,12 @@ void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const 
     require(w && h, "rmsnorm_quant: the f32 variant needs a weight and an output");
     p = norm_f32_[block].get();
   }
-  const BufferRange r[] = {params, x, w ? *w : x, h ? *h : x, q ? *q : x, s ? *s : x};
+  const BufferRange r[] = {params, x, w ? *w : x, h ? *h : x, q ? *q : x, s ? *s : x, x};  // (binding 6: SIGNAL only)
   struct {
     uint32_t k;
     float eps;
-    uint32_t last_only;
-  } push{k, eps, last_only ? 1u : 0u};
+    uint32_t last_only, slot;
+  } push{k, eps, last_only ? 1u : 0u, 0};
   cs.dispatch(*p, da.make(*p, r), &push, sizeof push, last_only ? 1 : max_tokens);
 }
 

@@ -81,6 +81,7 @@
   X(vkCmdDispatch)                            \
   X(vkCmdPipelineBarrier)                     \
   X(vkCmdCopyBuffer)                          \
+  X(vkCmdFillBuffer)                          \
   X(vkCmdResetQueryPool)                      \
   X(vkCmdWriteTimestamp)
 

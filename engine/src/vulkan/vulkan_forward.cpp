@@ -174,6 +174,12 @@ struct VulkanForward::Impl {
   Buffer batch_best, batch_penalised, batch_gathered;
   static constexpr uint32_t kFewTokens = 2;
   Buffer batch_scratch, batch_arrived;  // (the arrival counters of the fused kernels' attention)
+  // Batched steps of more than a few tokens run each BitLinear's product beside its quantization (no
+  // barrier between: vk::BatchOverlap), with a count per BitLinear of the step and the flag a wait that
+  // gave up raises. Then the step is redone and the steps are re-recorded with barriers for good.
+  bool batch_overlap = false;
+  Buffer batch_ready, batch_failed;
+  bool batch_overlap_failed();
   bool profiling = false;
   SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch, prof_batch_few, prof_argmax, prof_argmax_few;
   std::array<SeqProfile*, 8> profiles() {
@@ -404,6 +410,12 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     if (prof->labels.size() >= prof->pool->count()) throw VulkanError("profile: too many timestamps for the pool");
     cs.timestamp(prof->pool->handle(), static_cast<uint32_t>(prof->labels.size()));
   };
+  // A batched step whose products overlap their quantizations starts with its counts at zero.
+  const bool overlapped = batch_overlap && fused && batched && batch && max_tokens > kFewTokens;
+  if (overlapped) {
+    cs.fill(batch_ready, 0, batch_ready.size(), 0);
+    cs.barrier(true);
+  }
   // Decode on the persistent kernel reads the embedding itself where the table is one binding.
   const bool persistent_decode = persistent_live && max_tokens == 1 && !batch;
   const bool embed_in_layers = persistent_decode && embd_chunks.size() == 1;
@@ -446,10 +458,13 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       const BufferRange attn_norm = N(s.attn_norm), attn_sub = N(s.attn_sub_norm), ffn_norm = N(s.ffn_norm),
                         ffn_sub = N(s.ffn_sub_norm);
       const vk::BatchRows h{XQ, XS, max_tokens};
-      auto in = [&](const BufferRange& rows, const BufferRange* nw) {
-        return vk::BatchInput{rows, nw ? std::optional<BufferRange>(*nw) : std::nullopt, eps, h};
+      // (which: the layer's BitLinear 0-3, for its count in batch_ready)
+      auto in = [&](const BufferRange& rows, const BufferRange* nw, uint32_t which) {
+        std::optional<vk::BatchOverlap> ov;
+        if (overlapped) ov = vk::BatchOverlap{R(batch_ready), R(batch_failed), 4 * l + which};
+        return vk::BatchInput{rows, nw ? std::optional<BufferRange>(*nw) : std::nullopt, eps, h, ov};
       };
-      bb.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), in(X, &attn_norm), R(q), R(rope), kc, vc, dim, qdim,
+      bb.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), in(X, &attn_norm, 0), R(q), R(rope), kc, vc, dim, qdim,
              cfg.kv_heads * cfg.head_dim, cfg.head_dim);
       cs.barrier();
       mark("norm+qkv+rope_kv");
@@ -458,13 +473,13 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                    max_tokens);
       cs.barrier();
       mark("attention");
-      bb.residual(cs, d, P, W(s.wo), in(R(o), ar.sub_norms ? &attn_sub : nullptr), X, s.wo.rows, qdim);
+      bb.residual(cs, d, P, W(s.wo), in(R(o), ar.sub_norms ? &attn_sub : nullptr, 1), X, s.wo.rows, qdim);
       cs.barrier();
       mark("norm+wo+residual");
-      bb.gate(cs, d, P, W(s.gate), W(s.up), in(X, &ffn_norm), R(a), s.gate.rows, dim);
+      bb.gate(cs, d, P, W(s.gate), W(s.up), in(X, &ffn_norm, 2), R(a), s.gate.rows, dim);
       cs.barrier();
       mark(ar.ffn == FfnKind::SiluGated ? "norm+gate_up_silu" : "norm+gate_up_relu2");
-      bb.residual(cs, d, P, W(s.down), in(R(a), ar.sub_norms ? &ffn_sub : nullptr), X, s.down.rows, ffn);
+      bb.residual(cs, d, P, W(s.down), in(R(a), ar.sub_norms ? &ffn_sub : nullptr, 3), X, s.down.rows, ffn);
       cs.barrier();
       mark("norm+down+residual");
       continue;
@@ -684,7 +699,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                                    cfg.head_dim, graph.block_scales)) {
       m.batched = std::make_unique<vk::BatchedBitLinear>(*m.ctx, *m.fused, m.kv == KvPrecision::F16, f64,
                                                          m.kernels->dot_product(), graph);
-      m.batched->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim, cfg.ffn);
+      m.batch_overlap = true;
+      m.batched->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim, cfg.ffn, m.batch_overlap);
     }
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
@@ -861,6 +877,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_best = Buffer(*m.ctx, uint64_t{seqs} * m.kernels->argmax_slices(cfg.vocab) * 8, MemoryUse::Readback);
     m.batch_penalised = Buffer(*m.ctx, uint64_t{seqs} * (vk::Kernels::kArgmaxPenalisedMax + 1) * 4, MemoryUse::Upload);
     m.batch_gathered = Buffer(*m.ctx, uint64_t{seqs} * vk::Kernels::kArgmaxPenalisedMax * 4, MemoryUse::Readback);
+    if (m.batch_overlap) {
+      m.batch_ready = Buffer(*m.ctx, uint64_t{4} * 4 * cfg.layers, MemoryUse::Device);
+      m.batch_failed = Buffer(*m.ctx, 16, MemoryUse::Upload);
+      const uint32_t zero = 0;
+      m.batch_failed.upload(&zero, 4);
+    }
     for (const Head head : {Head::All, Head::Argmax}) {
       const bool all = head == Head::All;
       auto& step = all ? m.batch_step : m.batch_argmax;
@@ -1026,6 +1048,21 @@ bool VulkanForward::Impl::persistent_failed() {
   persistent_why = "a wait gave up (a workgroup was not resident)";
   persistent_live = false;
   record_decoders();
+  return true;
+}
+
+// After a batched step finished: whether one of its products gave up waiting for its quantized rows (its
+// results are then garbage). The steps are re-recorded with a barrier before each product, for good, and
+// the caller redoes the step (it starts from the embedding: nothing it overwrote is read first).
+bool VulkanForward::Impl::batch_overlap_failed() {
+  if (!batch_overlap) return false;
+  uint32_t f = 0;
+  batch_failed.download(&f, 4);
+  if (f == 0) return false;
+  batch_overlap = false;
+  for (const Head head : {Head::All, Head::Argmax})
+    record(*(head == Head::All ? batch_step : batch_argmax), static_cast<uint32_t>(sequences), head,
+           profiling ? (head == Head::All ? &prof_batch : &prof_argmax) : nullptr, params, tokens, 1, true);
   return true;
 }
 
@@ -1333,7 +1370,9 @@ void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, bool a
   params.upload(step_params.data(), step_params.size());
   tokens.upload(input.data(), n * 4);
   const bool few = batch_step_few && n <= kFewTokens;
-  (argmax ? (few ? batch_argmax_few : batch_argmax) : (few ? batch_step_few : batch_step))->run();
+  vk::CommandSequence& run = *(argmax ? (few ? batch_argmax_few : batch_argmax) : (few ? batch_step_few : batch_step));
+  run.run();
+  if (!few && batch_overlap_failed()) run.run();  // redone with barriers (re-recorded in place)
   if (profiling) collect(argmax ? (few ? prof_argmax_few : prof_argmax) : (few ? prof_batch_few : prof_batch));
   for (const BatchToken& b : batch) filled[static_cast<size_t>(b.seq)] = b.pos + 1;
 }
@@ -1388,6 +1427,13 @@ bool VulkanForward::fused_decode() const {
 }
 void VulkanForward::debug_fail_persistent_decode() {
   if (impl_->persistent_live) impl_->persistent->raise_failure_for_test();
+}
+bool VulkanForward::overlapped_batch_steps() const {
+  return impl_->batch_overlap;
+}
+void VulkanForward::debug_fail_batch_overlap() {
+  const uint32_t one = 1;
+  if (impl_->batch_overlap) impl_->batch_failed.upload(&one, 4);
 }
 bool VulkanForward::bounded_head() const {
   return !impl_->head_q8.empty();
