@@ -28,10 +28,17 @@ layout(std430, binding = 5) coherent writeonly buffer S { real s[]; };
 layout(std430, binding = 6) coherent buffer Ready { uint ready[]; };
 layout(push_constant) uniform Push { uint k; float eps; uint last_only; uint slot; } pc;
 
-real4 normed(uint base, uint i, real inv) {
-  real4 v = x[base + i];
-  return HAS_NORM ? v * inv * real4(w[i]) : v;
+// The rules both ways of reading the row share: 1 / rms from the sum of squares, the normalized value,
+// a value's largest magnitude, the int8 scale from the row's largest.
+real inv_rms(real ss) { return real(1) / sqrt(ss / real(pc.k) + real(pc.eps)); }
+real4 apply_norm(real4 v, real inv, vec4 nw) { return HAS_NORM ? v * inv * real4(nw) : v; }
+real max_abs(real4 v) {
+  const real4 a = abs(v);
+  return max(max(a.x, a.y), max(a.z, a.w));
 }
+real q_scale(real amax) { return real(127) / max(amax, real(1e-5)); }  // real(1e-5): the float 1e-5f widened, as the reference
+
+real4 normed(uint base, uint i, real inv) { return apply_norm(x[base + i], inv, HAS_NORM ? w[i] : vec4(0)); }
 
 // The packed word of four quantized values, at the word PERMUTED (or not) puts natural word i.
 void store_q(uint obase, uint i, real4 v) {
@@ -70,18 +77,15 @@ void quantize_held(uint k4, uint base, uint obase, uint t) {
     real ss = real(0);
     for (uint c = 0u; c < XPT; ++c)
       if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x < k4) ss += dot(v[c], v[c]);
-    ss = wg_sum(ss);
-    inv = real(1) / sqrt(ss / real(pc.k) + real(pc.eps));
+    inv = inv_rms(wg_sum(ss));
   }
   real amax = real(0);
   for (uint c = 0u; c < XPT; ++c) {
     if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x >= k4) break;
-    if (HAS_NORM) v[c] = v[c] * inv * real4(nw[c]);
-    const real4 a = abs(v[c]);
-    amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
+    v[c] = apply_norm(v[c], inv, nw[c]);
+    amax = max(amax, max_abs(v[c]));
   }
-  amax = wg_max(amax);
-  real sc = real(127) / max(amax, real(1e-5));  // real(1e-5): the float 1e-5f widened, as the reference
+  const real sc = q_scale(wg_max(amax));
   for (uint c = 0u; c < XPT; ++c) {
     const uint i = gl_LocalInvocationID.x + c * gl_WorkGroupSize.x;
     if (i < k4) store_q(obase, i, v[c] * sc);
@@ -110,18 +114,15 @@ void main() {
       real4 v = x[base + i];
       ss += dot(v, v);
     }
-    ss = wg_sum(ss);
-    inv = real(1) / sqrt(ss / real(pc.k) + real(pc.eps));
+    inv = inv_rms(wg_sum(ss));
   }
   real amax = real(0);
   for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
-    real4 v = abs(normed(base, i, inv));
-    amax = max(amax, max(max(v.x, v.y), max(v.z, v.w)));
+    amax = max(amax, max_abs(normed(base, i, inv)));
     if (WRITE_F32) h[obase + i] = normed(base, i, inv);
   }
   if (!WRITE_Q8) return;
-  amax = wg_max(amax);
-  real sc = real(127) / max(amax, real(1e-5));  // real(1e-5): the float 1e-5f widened, as the reference
+  const real sc = q_scale(wg_max(amax));
   for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) store_q(obase, i, normed(base, i, inv) * sc);
   if (gl_LocalInvocationID.x == 0) s[t] = sc;
   if (SIGNAL) signal_row();

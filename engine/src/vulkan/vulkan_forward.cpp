@@ -213,6 +213,12 @@ struct VulkanForward::Impl {
   // A batched step's submit (decode_batch, decode_batch_argmax): its slots and tokens up, the step run.
   void submit_batch(std::span<const BatchToken> batch, bool argmax);
   void record_decoders();
+  void record_batch_steps();
+  // `s`, made on first use (a recorded sequence is re-recorded, not replaced: callers hold references).
+  vk::CommandSequence& made(std::unique_ptr<vk::CommandSequence>& s) {
+    if (!s) s = std::make_unique<vk::CommandSequence>(*ctx);
+    return *s;
+  }
   void adopt_persistent(bool wait);
   // A persistent kernel for `groups` workgroups (compiling in the background), where the plan allows.
   // forced: the caller's grid (tests), taken even where its weights would spill registers.
@@ -883,19 +889,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       const uint32_t zero = 0;
       m.batch_failed.upload(&zero, 4);
     }
-    for (const Head head : {Head::All, Head::Argmax}) {
-      const bool all = head == Head::All;
-      auto& step = all ? m.batch_step : m.batch_argmax;
-      step = std::make_unique<vk::CommandSequence>(*m.ctx);
-      m.record(*step, seqs, head, P(all ? m.prof_batch : m.prof_argmax, "batch"), m.params, m.tokens, 1, true);
-      // (With no more sequences than a few, the step runs the one-token kernels already.)
-      if (seqs > Impl::kFewTokens) {
-        auto& few = all ? m.batch_step_few : m.batch_argmax_few;
-        few = std::make_unique<vk::CommandSequence>(*m.ctx);
-        m.record(*few, Impl::kFewTokens, head, P(all ? m.prof_batch_few : m.prof_argmax_few, "batch_few"), m.params,
-                 m.tokens, 1, true);
-      }
-    }
+    m.record_batch_steps();
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
   // other's tokens.
@@ -945,20 +939,32 @@ VulkanForward::~VulkanForward() = default;
 // sampled where the device runs the GPU sampler). Recorded at load, and again if the persistent decode
 // kernel fails and the fused kernels take over.
 void VulkanForward::Impl::record_decoders() {
-  // (Re-recorded, not replaced, where a sequence exists: callers hold references to them.)
-  auto make = [&](std::unique_ptr<vk::CommandSequence>& s) {
-    if (!s) s = std::make_unique<vk::CommandSequence>(*ctx);
-    return s.get();
-  };
-  record(*make(decode), 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
+  record(made(decode), 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
   auto chained = [&](Chained& c, Head head) {
     for (uint32_t i = 0; i < kChainsInFlight; ++i) {
-      record(*make(c.single[i]), 1, head, nullptr, step, next_token);
-      record(*make(c.chain[i]), 1, head, nullptr, step, next_token, kChainSteps);
+      record(made(c.single[i]), 1, head, nullptr, step, next_token);
+      record(made(c.chain[i]), 1, head, nullptr, step, next_token, kChainSteps);
     }
   };
   chained(greedy, Head::Greedy);
   if (sampler) chained(sampled, Head::Sample);
+}
+
+// The batched steps of several sequences: with every row's logits, and ending in each row's argmax;
+// steps of up to kFewTokens recorded apart where there are more sequences (they run the one-token
+// kernels already). Recorded at load, and again once an overlapped step's wait gave up.
+void VulkanForward::Impl::record_batch_steps() {
+  prof_batch.pass = prof_argmax.pass = "batch";
+  prof_batch_few.pass = prof_argmax_few.pass = "batch_few";
+  for (const Head head : {Head::All, Head::Argmax}) {
+    const bool all = head == Head::All;
+    auto prof = [&](SeqProfile& p) { return profiling ? &p : nullptr; };
+    record(made(all ? batch_step : batch_argmax), static_cast<uint32_t>(sequences), head,
+           prof(all ? prof_batch : prof_argmax), params, tokens, 1, true);
+    if (sequences > static_cast<int32_t>(kFewTokens))
+      record(made(all ? batch_step_few : batch_argmax_few), kFewTokens, head,
+             prof(all ? prof_batch_few : prof_argmax_few), params, tokens, 1, true);
+  }
 }
 
 // Switches the one-token command buffers to the persistent kernel once it is compiled (it compiles on
@@ -1060,9 +1066,7 @@ bool VulkanForward::Impl::batch_overlap_failed() {
   batch_failed.download(&f, 4);
   if (f == 0) return false;
   batch_overlap = false;
-  for (const Head head : {Head::All, Head::Argmax})
-    record(*(head == Head::All ? batch_step : batch_argmax), static_cast<uint32_t>(sequences), head,
-           profiling ? (head == Head::All ? &prof_batch : &prof_argmax) : nullptr, params, tokens, 1, true);
+  record_batch_steps();
   return true;
 }
 
