@@ -7,8 +7,9 @@
 // every token's row itself, a chain of loads and reductions per token that each workgroup waits through.
 // Here the rows arrive quantized, each workgroup stages TOKENS of them in shared memory at a time, each
 // lane holds the codes of SLOTS rows at the same columns and meets each input uvec4 it loads with all of
-// them, and each weight is read from memory once for up to TOKENS tokens (a step of more takes the
-// weights held in registers through the next TOKENS).
+// them, and each weight is read from memory once for up to TOKENS tokens. A step of more tokens takes
+// them in passes of TOKENS: workgroup y of the dispatch takes passes y, y + gl_NumWorkGroups.y, ...
+// (the host puts the passes side by side or in one workgroup's loop: BatchedBitLinear::side_by_side).
 //
 // Numerics are the one-token kernel's, bit for bit: the host quantizes with that kernel's workgroup size
 // (the same sum of squares, the same expressions), every integer sum is exact, a row's value is
@@ -209,6 +210,9 @@ void main() {
     }
   }
 
+  const uint n_tok = params.n_tokens;
+  if (gl_WorkGroupID.y * TOKENS >= n_tok) return;  // (no pass of this step's tokens)
+
   // The weights first: they do not depend on the input.
   uvec4 wv[VPL * SLOTS];
   [[unroll]] for (uint i = 0; i < VPL; ++i) {
@@ -219,9 +223,8 @@ void main() {
     }
   }
 
-  const uint n_tok = params.n_tokens;
   if (WAIT) wait_for_rows(n_tok);
-  for (uint t0 = 0; t0 < n_tok; t0 += TOKENS) {
+  for (uint t0 = gl_WorkGroupID.y * TOKENS; t0 < n_tok; t0 += TOKENS * gl_NumWorkGroups.y) {
     const uint tn = min(TOKENS, n_tok - t0);
     for (uint e = tid; e < tn * (K / 16); e += gl_WorkGroupSize.x) sx[e] = xq[t0 * (K / 16) + e];
     if (tid < tn) ssc[tid] = xs[t0 + tid];

@@ -109,38 +109,41 @@ INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeGolden,
                            return s;
                          });
 
-// What ships (fp32): four sequences decode greedily together, joining and leaving at different steps;
-// four more hold the same prompts and take every step alone. Each row of a shared step equals, bit for
+// What ships (fp32): six sequences decode greedily together, joining and leaving at different steps;
+// six more hold the same prompts and take every step alone. Each row of a shared step equals, bit for
 // bit, the row of the same sequence's step alone, so a stream's tokens do not depend on the others. (On
-// devices with the fused kernels, steps of three or four tokens run the batched small-matrix kernels and
-// steps of one the one-token kernels: this proves they compute the same bits, with per-matrix scales
-// (golden-a) and with block scales, whose float sums depend on the order (golden-d, TQ2_0).)
+// devices with the fused kernels, steps of three to six tokens run the batched small-matrix kernels (five
+// and six: more tokens than a pass takes, so passes side by side) and steps of one the one-token kernels:
+// this proves they compute the same bits, with per-matrix scales (golden-a) and with block scales, whose
+// float sums depend on the order (golden-d, TQ2_0).)
 class BatchDecodeRows : public testing::TestWithParam<std::string> {};
 
 TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
   const auto g = test::load_golden(GetParam());
   auto model = Model::open(g.gguf);
-  VulkanForward fwd(*model, batch_options(8, Precision::Fp32));
+  constexpr int32_t kShared = 6;
+  VulkanForward fwd(*model, batch_options(2 * kShared, Precision::Fp32));
   const uint32_t vocab = g.vocab;
-  // Sequence s and its twin s + 4: prompts of different lengths.
-  const int32_t lengths[4] = {3, 9, 1, 14};
-  std::vector<int32_t> next(8), pos(8);
+  // Sequence s and its twin s + kShared: prompts of different lengths.
+  const int32_t lengths[kShared] = {3, 9, 1, 14, 5, 2};
+  std::vector<int32_t> next(2 * kShared), pos(2 * kShared);
   std::vector<float> last(vocab);
-  for (int32_t s = 0; s < 4; ++s) {
+  for (int32_t s = 0; s < kShared; ++s) {
     std::vector<int32_t> prompt(static_cast<size_t>(lengths[s]));
     for (int32_t i = 0; i < lengths[s]; ++i) prompt[static_cast<size_t>(i)] = filler(s, i, vocab);
-    for (int32_t twin : {s, s + 4}) {
+    for (int32_t twin : {s, s + kShared}) {
       fwd.eval_sequence(twin, prompt, 0, last, false);
       next[static_cast<size_t>(twin)] = static_cast<int32_t>(ref::argmax(last));
       pos[static_cast<size_t>(twin)] = lengths[s];
     }
   }
-  // Step k: which of sequences 0..3 take part (2 joins late, 3 leaves early).
-  auto active = [](int32_t s, int32_t k) { return s == 2 ? k >= 2 : s == 3 ? k < 4 : true; };
-  std::vector<float> shared(4 * vocab), alone(vocab);
+  // Step k: which sequences take part (2 joins late, 4 and 5 later, 3 leaves early): steps of 3, 3, 4, 6,
+  // 5 and 5 tokens.
+  auto active = [](int32_t s, int32_t k) { return s == 2 ? k >= 2 : s == 3 ? k < 4 : s >= 4 ? k >= 3 : true; };
+  std::vector<float> shared(kShared * vocab), alone(vocab);
   for (int32_t k = 0; k < 6; ++k) {
     std::vector<BatchToken> batch;
-    for (int32_t s : {3, 0, 2, 1})
+    for (int32_t s : {3, 0, 5, 2, 1, 4})
       if (active(s, k)) batch.push_back({s, next[static_cast<size_t>(s)], pos[static_cast<size_t>(s)]});
     // The same step taken by argmax on the device (it writes the same cache entries again), then with
     // a repetition penalty on each row's winner and two other tokens, then with every row back: each
@@ -165,7 +168,7 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
         penalised[static_cast<size_t>(t)] = repeat_penalised(penalised[static_cast<size_t>(t)], 1.7f);
       ASSERT_EQ(penalised_argmax[i], static_cast<int32_t>(ref::argmax(penalised)))
           << "step " << k << " sequence " << batch[i].seq << " penalised";
-      const int32_t s = batch[i].seq, twin = s + 4;
+      const int32_t s = batch[i].seq, twin = s + kShared;
       const BatchToken one{twin, next[static_cast<size_t>(twin)], pos[static_cast<size_t>(twin)]};
       ASSERT_EQ(one.token, batch[i].token) << "step " << k << " sequence " << s;
       fwd.decode_batch(std::span<const BatchToken>(&one, 1), alone);
@@ -178,8 +181,8 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
       }
     }
   }
-  for (int32_t s = 0; s < 4; ++s) EXPECT_EQ(fwd.cached_positions(s), fwd.cached_positions(s + 4));
-  // The steps of three and four tokens ran their products beside their quantizations, and no wait gave up.
+  for (int32_t s = 0; s < kShared; ++s) EXPECT_EQ(fwd.cached_positions(s), fwd.cached_positions(s + kShared));
+  // The steps of three to six tokens ran their products beside their quantizations, and no wait gave up.
   EXPECT_TRUE(fwd.overlapped_batch_steps());
 }
 

@@ -23,7 +23,21 @@ uint32_t tokens_per_pass(const DeviceInfo& d, uint32_t k) {
   return std::clamp<uint32_t>(d.max_shared_memory > rest ? (d.max_shared_memory - rest) / k : 1, 1, 4);
 }
 
+// Passes of a step's tokens that run side by side, each in its own workgroups (bitlinear_batch.glsl's
+// y): all of them where a workgroup holds few weights, else one after another in the same workgroups.
+// Side by side, a step of more tokens than a pass takes waits out one pass's chain (stage the rows, sum,
+// reduce, store) instead of several, but every pass reads the workgroup's weights again (from L2 after
+// the first). Measured on the H100 (2B4T shape, 8 sequences, ms a token by product): QKV and wo, whose
+// workgroups hold 5 KB of weights, 0.067 -> 0.060 and 0.067 -> 0.053; gate/up (20 KB) 0.086 -> 0.085;
+// down (14 KB) 0.088 -> 0.101.
+constexpr uint32_t kSideBySideWeightBytes = 8192;
+
 }  // namespace
+
+uint32_t BatchedBitLinear::side_by_side(const Shape& s, uint32_t k, uint32_t tokens) const {
+  const uint32_t weight_bytes = s.wg / s.tpr * s.slots * (k / 4);  // 2-bit codes of each slot's row
+  return weight_bytes <= kSideBySideWeightBytes ? ceil_div(std::max(tokens, 1u), tokens_per_pass(ctx_.info(), k)) : 1;
+}
 
 struct BatchedBitLinear::ProductPush {
   uint32_t rows, rows_kv, hd;
@@ -148,7 +162,7 @@ void BatchedBitLinear::run(CommandSequence& cs, DescriptorAllocator& da, const B
   push.slot = overlap ? in.overlap->slot : 0;
   const Shape s = shape(mode, k, rows, unit);
   const uint32_t per_wg = s.wg / s.tpr * (mode == kGate ? s.slots / 2 : s.slots);
-  cs.dispatch(p, da.make(p, b), &push, sizeof push, ceil_div(rows, per_wg));
+  cs.dispatch(p, da.make(p, b), &push, sizeof push, ceil_div(rows, per_wg), side_by_side(s, k, in.rows.tokens));
 }
 
 void BatchedBitLinear::qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,

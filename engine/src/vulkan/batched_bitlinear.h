@@ -82,6 +82,8 @@ class BatchedBitLinear {
     uint32_t tpr, vpl, wg, slots;
   };
   Shape shape(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit) const;
+  // Workgroups in y of a product for up to `tokens` tokens (see the .cpp).
+  uint32_t side_by_side(const Shape& s, uint32_t k, uint32_t tokens) const;
   struct ProductPush;
   const Pipeline& product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit, bool wait);
   const Pipeline& quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm, bool signal);
