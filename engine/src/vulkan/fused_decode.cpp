@@ -167,22 +167,17 @@ void FusedDecode::residual(CommandSequence& cs, DescriptorAllocator& da, const B
 const Pipeline& FusedDecode::attention_pipeline(uint32_t wg, uint32_t split_keys, bool batched) {
   // attention.glsl's TOKENS_FROM: common.glsl's FROM_BATCH (1) for a batched step, FROM_POS0 (2) for one
   // token, so the one-token kernel's chain of reads has no other load in it.
-  auto make = [&](uint32_t from) {
-    return std::make_unique<Pipeline>(ctx_, std::string("attention_decode") + (f64_ ? "_f64" : ""), 7, 16,
-                                      std::vector<uint32_t>{wg, kv_f16_ ? 1u : 0u, split_keys, from});
-  };
-  if (!attention_) {
-    attention_ = make(2u);
-    attention_wg_ = wg;
-    attention_split_ = split_keys;
-  } else if (wg != attention_wg_ || split_keys != attention_split_) {
-    throw VulkanError("fused decode: attention asked for workgroups of " + std::to_string(wg) + " and splits of " +
-                      std::to_string(split_keys) + " keys, its kernel was made for " + std::to_string(attention_wg_) +
-                      " and " + std::to_string(attention_split_));
-  }
-  if (!batched) return *attention_;
-  if (!attention_batch_) attention_batch_ = make(1u);
-  return *attention_batch_;
+  const uint32_t from = batched ? 1u : 2u;
+  if (attention_split_ == 0) attention_split_ = split_keys;
+  if (split_keys != attention_split_)
+    throw VulkanError("fused decode: attention asked for splits of " + std::to_string(split_keys) +
+                      " keys, its kernels were made for " + std::to_string(attention_split_));
+  for (const auto& a : attention_)
+    if (a.wg == wg && a.from == from) return *a.pipe;
+  attention_.push_back({wg, from,
+                        std::make_unique<Pipeline>(ctx_, std::string("attention_decode") + (f64_ ? "_f64" : ""), 7, 16,
+                                                   std::vector<uint32_t>{wg, kv_f16_ ? 1u : 0u, split_keys, from})});
+  return *attention_.back().pipe;
 }
 
 void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t attention_wg, uint32_t split_keys) {

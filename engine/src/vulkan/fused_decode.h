@@ -68,7 +68,8 @@ class FusedDecode {
   // One token's attention over positions [0, params.pos0] (attention.glsl with TRIT_SELF_COMBINE): split
   // over key chunks of split_keys, the last split to finish merging the partials, so it is one step.
   // `arrived` holds one zeroed uint per head; `scratch` the partials (Kernels::attention_scratch_bytes).
-  // wg and split_keys: the attention kernel's workgroup size and keys per split (Kernels::split_keys()).
+  // wg and split_keys: the attention kernel's workgroup size and keys per split (Kernels::split_keys(),
+  // the same for every call; the workgroup size may differ, one kernel made per size).
   // tokens > 0: a batched decode step of up to that many tokens, each of its own sequence (common.glsl's
   // batch mode; one token too): a zeroed uint per (token, head) in `arrived`, the partials of that many
   // tokens in `scratch`. 0: the one-token kernel (sequence 0 at params.pos0).
@@ -111,8 +112,12 @@ class FusedDecode {
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<Entry> pipes_;
-  std::unique_ptr<Pipeline> attention_, attention_batch_;  // one token; a batched step's (on first use)
-  uint32_t attention_wg_ = 0, attention_split_ = 0;        // what attention_ was made for
+  struct Attention {
+    uint32_t wg, from;  // workgroup size; attention.glsl's TOKENS_FROM
+    std::unique_ptr<Pipeline> pipe;
+  };
+  std::vector<Attention> attention_;  // made on first use
+  uint32_t attention_split_ = 0;      // keys per split of every attention kernel (0: none made yet)
 };
 
 }  // namespace trit::vk
