@@ -116,7 +116,11 @@ layout(push_constant) uniform Push {
 } pc;
 
 const uint MAXNT = 8;
-shared real part[XDIM > 0 ? 1 : gl_WorkGroupSize.x * MAXNT * RIF];
+// Block variant (XDIM = 0): the tokens' x, CHJ column uvec4s of the table at a time (for each token
+// two planes of real4: elements 8j..8j+3, then 8j+4..8j+7), then the lanes' sums for the reduction.
+const uint CHJ = 2 * TPR;
+const uint BLK_SUMS = gl_WorkGroupSize.x * RIF / 4;  // real4s of lanes' sums per token
+shared real4 blk[XDIM > 0 ? 1 : NT * (2 * CHJ > BLK_SUMS ? 2 * CHJ : BLK_SUMS)];
 shared real2 xs[XDIM > 0 ? XDIM / 2 : 1];
 shared real ssp[XDIM > 0 ? 64 : 1];  // per subgroup: its part of the sum of x^2
 shared bool s_last;
@@ -594,20 +598,30 @@ void main() {
     }
     return;
   }
-  // Each lane group takes RIF rows, so each x load it makes serves RIF rows (the block variant of a
+  // Each lane group takes RIF rows, so each x value it reads serves RIF rows (the block variant of a
   // batched step or a prompt's every-row logits reads the table once for NT tokens); each (row, token)
-  // sums its products in the same order as with one row a group.
-  const uint tid = gl_LocalInvocationID.x;
+  // sums its products in the same order as with one row a group. The tokens' x is staged in shared
+  // memory a chunk of columns at a time, read from memory once per workgroup instead of once per lane
+  // group (each re-read of the whole x per four rows had made its reads several times the table's).
+  const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   const uint lane = tid % TPR;
-  const uint first = (gl_WorkGroupID.x * (gl_WorkGroupSize.x / TPR) + tid / TPR) * RIF;
+  const uint first = (gl_WorkGroupID.x * (wg / TPR) + tid / TPR) * RIF;
   const uint t0 = gl_WorkGroupID.y * NT;
   const uint n = params.n_tokens;
-  if (t0 >= n) return;
+  if (t0 >= n) return;  // (the whole workgroup)
   const uint row_vecs = pc.dim / 8, x_vecs = pc.dim / 4;
   real acc[MAXNT * RIF];
   for (uint i = 0; i < NT * RIF; ++i) acc[i] = real(0);
-  if (first < pc.rows) {
-    for (uint j = lane; j < row_vecs; j += TPR) {
+  for (uint jc = 0; jc < row_vecs; jc += CHJ) {
+    const uint cw = min(CHJ, row_vecs - jc);
+    barrier();  // (the previous chunk is consumed)
+    for (uint el = tid; el < NT * 2 * CHJ; el += wg) {
+      const uint tt = el / (2 * CHJ), v = el % (2 * CHJ);  // v: real4 v of the chunk's 2 cw
+      blk[(2 * tt + v % 2) * CHJ + v / 2] = t0 + tt < n && v < 2 * cw ? x[(t0 + tt) * x_vecs + 2 * jc + v] : real4(0);
+    }
+    barrier();
+    if (first >= pc.rows) continue;
+    for (uint j = jc + lane; j < jc + cw; j += TPR) {
       real4 lo[RIF], hi[RIF];
       for (uint r = 0; r < RIF; ++r) {
         const uvec4 w = first + r < pc.rows ? e[(first + r) * row_vecs + j] : uvec4(0);
@@ -616,24 +630,28 @@ void main() {
       }
       for (uint tt = 0; tt < NT; ++tt) {
         if (t0 + tt >= n) break;
-        const uint xb = (t0 + tt) * x_vecs + 2 * j;
-        const real4 x0 = x[xb], x1 = x[xb + 1];
+        const real4 x0 = blk[2 * tt * CHJ + j - jc], x1 = blk[(2 * tt + 1) * CHJ + j - jc];
         for (uint r = 0; r < RIF; ++r) acc[tt * RIF + r] += dot(lo[r], x0) + dot(hi[r], x1);
       }
     }
   }
-  for (uint i = 0; i < NT * RIF; ++i) part[i * gl_WorkGroupSize.x + tid] = acc[i];
+  // The sums over each group's TPR lanes, four (row, token) sums a real4 (RIF is a multiple of 4).
+  barrier();
+  for (uint q = 0; q < NT * RIF / 4; ++q)
+    blk[q * wg + tid] = real4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
   barrier();
   for (uint stride = TPR / 2; stride > 0; stride /= 2) {
     if (lane < stride)
-      for (uint i = 0; i < NT * RIF; ++i) part[i * gl_WorkGroupSize.x + tid] += part[i * gl_WorkGroupSize.x + tid + stride];
+      for (uint q = 0; q < NT * RIF / 4; ++q) blk[q * wg + tid] += blk[q * wg + tid + stride];
     barrier();
   }
   if (lane != 0) return;
   for (uint tt = 0; tt < NT; ++tt) {
     if (t0 + tt >= n) break;
     for (uint r = 0; r < RIF; ++r)
-      if (first + r < pc.rows)
-        logits[(t0 + tt) * pc.vocab + pc.row0 + first + r] = float(part[(tt * RIF + r) * gl_WorkGroupSize.x + tid]);
+      if (first + r < pc.rows) {
+        const uint i = tt * RIF + r;
+        logits[(t0 + tt) * pc.vocab + pc.row0 + first + r] = float(blk[(i / 4) * wg + tid][i % 4]);
+      }
   }
 }
