@@ -610,14 +610,15 @@ void main() {
   const uint n = params.n_tokens;
   if (t0 >= n) return;  // (the whole workgroup)
   const uint row_vecs = pc.dim / 8, x_vecs = pc.dim / 4;
+  const uint nt = min(NT, n - t0);  // the tile's tokens (only these are staged and read)
   real acc[MAXNT * RIF];
   for (uint i = 0; i < NT * RIF; ++i) acc[i] = real(0);
   for (uint jc = 0; jc < row_vecs; jc += CHJ) {
     const uint cw = min(CHJ, row_vecs - jc);
     barrier();  // (the previous chunk is consumed)
-    for (uint el = tid; el < NT * 2 * CHJ; el += wg) {
+    for (uint el = tid; el < nt * 2 * CHJ; el += wg) {
       const uint tt = el / (2 * CHJ), v = el % (2 * CHJ);  // v: real4 v of the chunk's 2 cw
-      blk[(2 * tt + v % 2) * CHJ + v / 2] = t0 + tt < n && v < 2 * cw ? x[(t0 + tt) * x_vecs + 2 * jc + v] : real4(0);
+      blk[(2 * tt + v % 2) * CHJ + v / 2] = v < 2 * cw ? x[(t0 + tt) * x_vecs + 2 * jc + v] : real4(0);
     }
     barrier();
     if (first >= pc.rows) continue;
@@ -629,7 +630,7 @@ void main() {
         hi[r] = real4(vec4(unpackHalf2x16(w.z), unpackHalf2x16(w.w)));
       }
       for (uint tt = 0; tt < NT; ++tt) {
-        if (t0 + tt >= n) break;
+        if (tt >= nt) break;
         const real4 x0 = blk[2 * tt * CHJ + j - jc], x1 = blk[(2 * tt + 1) * CHJ + j - jc];
         for (uint r = 0; r < RIF; ++r) acc[tt * RIF + r] += dot(lo[r], x0) + dot(hi[r], x1);
       }
