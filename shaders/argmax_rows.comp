@@ -8,16 +8,23 @@
 // part in its slices' bests; their logits go to gathered[t * P_MAX + j] instead, for the host to
 // penalise with the sampler's own arithmetic and weigh against the slices' bests. A slice with no other
 // logit leaves (-inf, NONE).
+// K > 1 (the top rows of sampled steps, VulkanForward::decode_batch_top): each slice leaves its best K in
+// the same order, best first, at best[(t * slices + s) * K + r] ((-inf, NONE) past its last), and
+// nan[t * slices + s] says whether the slice holds a NaN (where this order and the sampler's differ).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "argmax.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint PER = 8;      // logits per invocation, all loads issued before any compare
 layout(constant_id = 2) const uint P_MAX = 256;  // most penalised tokens a row
+layout(constant_id = 3) const uint K = 1;        // bests a slice leaves
 layout(std430, binding = 1) readonly buffer L { float logits[]; };
 layout(std430, binding = 2) writeonly buffer B { uvec2 best[]; };
 layout(std430, binding = 3) readonly buffer Pen { uint list[]; };  // per row: count, ids[P_MAX]
 layout(std430, binding = 4) writeonly buffer G { float gathered[]; };
+layout(std430, binding = 5) writeonly buffer NaN { uint nan[]; };  // (K > 1)
+shared uvec2 s_win;
+shared uint s_nan;
 layout(push_constant) uniform Push { uint vocab; uint slices; } pc;
 
 void main() {
@@ -39,20 +46,49 @@ void main() {
       gathered[t * P_MAX + j] = logits[row + lo + i];
     }
   }
-  // Each invocation's logits in ascending order, so the first of equals stays.
-  uint bk = 0u, bi = NONE;
-  for (uint p = 0u; p < PER; ++p) {
-    const uint i = lo + p * WG + tid;
-    if (i >= pc.vocab) break;
-    if ((out_of_running & (1u << p)) != 0u) continue;
-    const uint k = order_key(v[p]);
-    if (bi == NONE || k > bk) {
-      bk = k;
-      bi = i;
+  // Each invocation's logits in ascending order, so the first of equals stays. Round r takes the best
+  // of what the rounds before left.
+  uint taken = out_of_running;
+  const uint out0 = (t * pc.slices + s) * K;
+  for (uint r = 0u; r < K; ++r) {
+    uint bk = 0u, bi = NONE;
+    for (uint p = 0u; p < PER; ++p) {
+      const uint i = lo + p * WG + tid;
+      if (i >= pc.vocab) break;
+      if ((taken & (1u << p)) != 0u) continue;
+      const uint k = order_key(v[p]);
+      if (bi == NONE || k > bk) {
+        bk = k;
+        bi = i;
+      }
     }
+    const uvec2 b = workgroup_best(bk, bi);
+    if (K == 1u) {
+      if (tid == 0u)
+        best[out0] = b.y == NONE ? uvec2(0xff800000u, NONE)  // -inf
+                                 : uvec2(floatBitsToUint(logits[row + b.y]), b.y);
+      break;
+    }
+    if (tid == 0u) {
+      s_win = b;
+      best[out0 + r] = b.y == NONE ? uvec2(0xff800000u, NONE) : uvec2(floatBitsToUint(logits[row + b.y]), b.y);
+    }
+    barrier();
+    const uvec2 w = s_win;
+    barrier();  // (s_win and workgroup_best's memory are rewritten next round)
+    if (w.y == NONE) {
+      for (uint q = r + 1u + tid; q < K; q += WG) best[out0 + q] = uvec2(0xff800000u, NONE);
+      break;
+    }
+    if (w.y >= lo && (w.y - lo) % WG == tid) taken |= 1u << ((w.y - lo) / WG);
   }
-  const uvec2 b = workgroup_best(bk, bi);
-  if (tid == 0u)
-    best[t * pc.slices + s] = b.y == NONE ? uvec2(0xff800000u, NONE)  // -inf
-                                          : uvec2(floatBitsToUint(logits[row + b.y]), b.y);
+  if (K > 1u) {
+    bool has_nan = false;
+    for (uint p = 0u; p < PER; ++p) has_nan = has_nan || (lo + p * WG + tid < pc.vocab && isnan(v[p]));
+    if (tid == 0u) s_nan = 0u;
+    barrier();
+    if (has_nan) atomicOr(s_nan, 1u);
+    barrier();
+    if (tid == 0u) nan[t * pc.slices + s] = s_nan;
+  }
 }

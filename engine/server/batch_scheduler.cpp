@@ -189,8 +189,19 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   // random state).
   const bool argmax_only = std::all_of(active.begin(), active.end(),
                                        [](const Stream* s) { return s->sampler->params().temperature <= 0.f; });
+  // A step whose sampled streams cut to their best top_k (the default) needs each row's best k only,
+  // which the device finds (Sampler::sample_top: the same tokens, the same draws); greedy rows take the
+  // first of theirs.
+  bool from_top = !argmax_only && std::all_of(active.begin(), active.end(), [&](const Stream* s) {
+    return s->sampler->params().temperature <= 0.f || s->sampler->samples_from_top(static_cast<int32_t>(vocab));
+  });
+  size_t top_k = 1;
+  for (const Stream* s : active)
+    if (s->sampler->params().temperature > 0.f)
+      top_k = std::max(top_k, static_cast<size_t>(std::max(s->sampler->params().top_k, 1)));
+  std::vector<std::vector<TopLogit>> tops;
   std::vector<RowPenalty> penalties;
-  if (argmax_only)
+  if (argmax_only || from_top)
     for (Stream* s : active)
       penalties.push_back(
           {s->sampler->penalised_tokens(s->cached, static_cast<int32_t>(vocab)), s->sampler->params().repeat_penalty});
@@ -198,10 +209,13 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   if (!argmax_only && step_logits_.size() < batch.size() * vocab) step_logits_.resize(batch.size() * vocab);
   const std::span<float> logits = std::span<float>(step_logits_).first(argmax_only ? 0 : batch.size() * vocab);
   try {
-    if (argmax_only)
+    if (argmax_only) {
       forward_->decode_batch_argmax(batch, tokens, penalties);
-    else
-      forward_->decode_batch(batch, logits);
+    } else {
+      // (A row holding a NaN: the rows after all, the step taken again.)
+      if (from_top) from_top = forward_->decode_batch_top(batch, penalties, top_k, tops);
+      if (!from_top) forward_->decode_batch(batch, logits);
+    }
   } catch (const std::exception& e) {
     // Whatever the step wrote is lost: every stream in it ends with the error, its cache forgotten.
     for (Stream* s : active) {
@@ -216,7 +230,15 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   // hundred us on the host, a greedy one tens), else all on this thread.
   auto sample = [&](size_t i) {
     try {
-      tokens[i] = active[i]->sampler->sample(logits.subspan(i * vocab, vocab), active[i]->cached);
+      Sampler& sampler = *active[i]->sampler;
+      if (from_top) {
+        const auto k = static_cast<size_t>(sampler.params().top_k);
+        tokens[i] = sampler.params().temperature <= 0.f
+                        ? tops[i].front().id
+                        : sampler.sample_top(std::span<const TopLogit>(tops[i]).first(k), static_cast<int32_t>(vocab));
+        return;
+      }
+      tokens[i] = sampler.sample(logits.subspan(i * vocab, vocab), active[i]->cached);
     } catch (const std::exception& e) {
       errors[i] = e.what();
     }
@@ -224,7 +246,7 @@ void BatchScheduler::step(std::vector<Stream*>& active) {
   const bool sampled =
       std::any_of(active.begin(), active.end(), [](const Stream* s) { return s->sampler->params().temperature > 0.f; });
   std::vector<std::thread> workers;
-  if (sampled && std::thread::hardware_concurrency() > 1)
+  if (sampled && !from_top && std::thread::hardware_concurrency() > 1)
     for (size_t i = 1; i < active.size(); ++i) workers.emplace_back(sample, i);
   if (!argmax_only)
     for (size_t i = 0; i < (workers.empty() ? active.size() : 1); ++i) sample(i);

@@ -113,6 +113,35 @@ void Forward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<i
   }
 }
 
+bool Forward::decode_batch_top(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties, size_t k,
+                               std::vector<std::vector<TopLogit>>& tops) {
+  check_batch(batch, batch.size(), 1);
+  check_penalties(batch, penalties);
+  const auto vocab = static_cast<size_t>(vocab_size());
+  if (k == 0 || k >= vocab)
+    throw std::invalid_argument("decode_batch_top: k " + std::to_string(k) + " is not in 1.." +
+                                std::to_string(vocab - 1));
+  std::vector<float> rows(batch.size() * vocab);
+  decode_batch(batch, rows);
+  tops.assign(batch.size(), {});
+  bool finite_order = true;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const std::span<float> row = std::span<float>(rows).subspan(i * vocab, vocab);
+    if (!penalties.empty())
+      for (int32_t t : penalties[i].tokens)
+        row[static_cast<size_t>(t)] = repeat_penalised(row[static_cast<size_t>(t)], penalties[i].penalty);
+    std::vector<TopLogit>& top = tops[i];
+    top.reserve(vocab);
+    for (size_t t = 0; t < vocab; ++t) {
+      finite_order = finite_order && row[t] == row[t];
+      top.push_back({row[t], static_cast<int32_t>(t)});
+    }
+    std::partial_sort(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(k), top.end(), TopLogit::before);
+    top.resize(k);
+  }
+  return finite_order;
+}
+
 Precision parse_precision(const std::string& name) {
   if (name == "fp32" || name == "f32") return Precision::Fp32;
   if (name == "f64" || name == "fp64" || name == "double") return Precision::F64;

@@ -13,13 +13,6 @@ namespace trit {
 
 namespace {
 
-// sample()'s candidate order: highest logit first, equal logits by lowest id. The GPU sampler
-// (vulkan/gpu_sampler.h) orders its candidates the same way, and the tests hold both to it.
-template <class C>
-bool by_logit(const C& a, const C& b) {
-  return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-}
-
 // A candidate whose scaled logit x = (logit - max) / T is below this has the softmax term
 // exp(x) < 1.2e-17: less than half a rounding step (2^-54 = 5.6e-17) of every double sum sample() adds it
 // to, the normaliser (at least 1: the top candidate's own term is exp(0)) and the kept mass (within
@@ -312,7 +305,7 @@ int32_t Sampler::sample_sorted(std::span<const float> logits, const double* unif
   if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < keep) {
     keep = static_cast<size_t>(params_.top_k);
     std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(keep), candidates_.end(),
-                      by_logit<Candidate>);
+                      TopLogit::before);
   } else {
     // Without top-k, min-p bounds the candidates before the full sort: p_i >= min_p * p_max is
     // logit_i >= max + T * ln(min_p).
@@ -325,10 +318,34 @@ int32_t Sampler::sample_sorted(std::span<const float> logits, const double* unif
       candidates_.erase(end, candidates_.end());
       keep = candidates_.size();
     }
-    std::sort(candidates_.begin(), candidates_.end(), by_logit<Candidate>);
+    std::sort(candidates_.begin(), candidates_.end(), TopLogit::before);
   }
   candidates_.resize(keep);
+  return draw_sorted(uniform);
+}
 
+bool Sampler::samples_from_top(int32_t vocab) const {
+  return params_.temperature > 0.f && params_.top_k > 0 && params_.top_k <= few_best() && params_.top_k < vocab;
+}
+
+int32_t Sampler::few_best() {
+  return static_cast<int32_t>(kFewBest);
+}
+
+int32_t Sampler::sample_top(std::span<const TopLogit> top, int32_t vocab) {
+  if (!samples_from_top(vocab) || top.size() != static_cast<size_t>(params_.top_k)) {
+    std::ostringstream err;
+    err << "sample_top: " << top.size() << " candidates for top-k " << params_.top_k << " at temperature "
+        << params_.temperature << " over " << vocab << " logits (needs top-k in 1.." << kFewBest
+        << ", below the vocabulary, a temperature above 0 and exactly top-k candidates)";
+    throw std::invalid_argument(err.str());
+  }
+  candidates_.assign(top.begin(), top.end());
+  return draw_sorted(nullptr);
+}
+
+int32_t Sampler::draw_sorted(const double* uniform) {
+  size_t keep = candidates_.size();
   // Softmax at temperature T, in double for a stable cumulative sum.
   probs_.resize(keep);
   const double inv_t = 1.0 / params_.temperature;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -187,6 +188,70 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeRows, testing::Values("golden-a", "golden-d"),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           std::string s = p.param;
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+// Sampled steps take each row's best k from the device (decode_batch_top: the slices' best 64, merged
+// with the penalised tokens on the host): the same logits, bit for bit, and the same ids in the same
+// order as the best k of decode_batch's rows after the penalty (Forward's default), with a penalty on
+// each row's winner and on tokens around it; k past the slices' 64 takes the default.
+class BatchDecodeTop : public testing::TestWithParam<std::string> {};
+
+TEST_P(BatchDecodeTop, TopRowsEqualTheBestOfTheRows) {
+  const auto g = test::load_golden(GetParam());
+  auto model = Model::open(g.gguf);
+  VulkanForward fwd(*model, batch_options(4, Precision::Fp32));
+  const uint32_t vocab = g.vocab;
+  std::vector<int32_t> next(4), pos(4);
+  std::vector<float> last(vocab);
+  for (int32_t s = 0; s < 4; ++s) {
+    std::vector<int32_t> prompt(static_cast<size_t>(2 + 3 * s));
+    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
+    fwd.eval_sequence(s, prompt, 0, last, false);
+    next[static_cast<size_t>(s)] = static_cast<int32_t>(ref::argmax(last));
+    pos[static_cast<size_t>(s)] = static_cast<int32_t>(prompt.size());
+  }
+  size_t compared = 0;
+  std::vector<std::vector<TopLogit>> device, host;
+  for (int32_t k = 0; k < 3; ++k) {
+    std::vector<BatchToken> batch;
+    for (int32_t s : {2, 0, 3, 1})
+      if (k < 2 || s != 3) batch.push_back({s, next[static_cast<size_t>(s)], pos[static_cast<size_t>(s)]});
+    std::vector<std::vector<int32_t>> windows(batch.size());
+    std::vector<RowPenalty> penalties;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      windows[i] = {batch[i].token, static_cast<int32_t>((batch[i].token + 1) % vocab), 3};
+      std::sort(windows[i].begin(), windows[i].end());
+      windows[i].erase(std::unique(windows[i].begin(), windows[i].end()), windows[i].end());
+      penalties.push_back({windows[i], i % 2 ? 1.4f : 1.f});
+    }
+    for (size_t want : {size_t{1}, size_t{40}, size_t{64}, size_t{65}}) {
+      ASSERT_TRUE(fwd.decode_batch_top(batch, penalties, want, device));
+      ASSERT_TRUE(fwd.Forward::decode_batch_top(batch, penalties, want, host));
+      ASSERT_EQ(device.size(), batch.size());
+      for (size_t i = 0; i < batch.size(); ++i) {
+        ASSERT_EQ(device[i].size(), want);
+        for (size_t j = 0; j < want; ++j) {
+          ASSERT_EQ(device[i][j].id, host[i][j].id) << "step " << k << " row " << i << " rank " << j << " of " << want;
+          ASSERT_EQ(std::bit_cast<uint32_t>(device[i][j].logit), std::bit_cast<uint32_t>(host[i][j].logit));
+          ++compared;
+        }
+      }
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      next[static_cast<size_t>(batch[i].seq)] = device[i][0].id;
+      ++pos[static_cast<size_t>(batch[i].seq)];
+    }
+  }
+  EXPECT_EQ(compared, (4 + 4 + 3) * size_t{1 + 40 + 64 + 65});
+  EXPECT_THROW(fwd.decode_batch_top(std::vector<BatchToken>{{0, 1, pos[0]}}, {}, 0, device), std::invalid_argument);
+  EXPECT_THROW(fwd.decode_batch_top(std::vector<BatchToken>{{0, 1, pos[0]}}, {}, vocab, device), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeTop, testing::Values("golden-a", "golden-d"),
                          [](const testing::TestParamInfo<std::string>& p) {
                            std::string s = p.param;
                            std::replace(s.begin(), s.end(), '-', '_');

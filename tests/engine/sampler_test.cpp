@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 #include <trit/sampler.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <random>
+#include <span>
 #include <vector>
 
 using trit::Sampler;
@@ -150,4 +154,65 @@ TEST(Sampler, HandlesFullLlama3VocabularyWithoutTopK) {
     ASSERT_LT(id, 128256);
     EXPECT_GE(logits[static_cast<size_t>(id)], 9.99f + 0.7f * std::log(0.05f) - 1e-3f);
   }
+}
+
+// sample_top (a batched step's sampled rows, from their best top_k found on the device) picks what
+// sample() picks from the whole row, drawing the same uniforms: rows with ties, -0 and +0, infinities,
+// a penalty moving tokens in and out of the top k, and each cut (top-p, min-p) on.
+TEST(Sampler, SampleTopEqualsSampleOnTheWholeRow) {
+  std::mt19937 rng(7);
+  const int32_t vocab = 300;
+  int checked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> row(static_cast<size_t>(vocab));
+    const int kind = trial % 4;
+    for (int32_t i = 0; i < vocab; ++i) {
+      float v = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
+      if (kind == 1) v = std::round(v * 2.f) / 2.f;  // many ties
+      if (kind == 2 && i % 50 == 7) v = (i % 100 == 7) ? 0.f : -0.f;
+      if (kind == 3 && i == 123)
+        v = trial % 8 == 3 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+      row[static_cast<size_t>(i)] = v;
+    }
+    SamplingParams p = plain(0.3f + 0.2f * static_cast<float>(trial % 7));
+    p.top_k = std::vector<int32_t>{1, 2, 5, 40, 64, 299}[static_cast<size_t>(trial % 6)];
+    p.top_p = trial % 3 == 0 ? 0.8f : 1.f;
+    p.min_p = trial % 5 == 0 ? 0.1f : 0.f;
+    p.repeat_penalty = trial % 2 == 0 ? 1.3f : 1.f;
+    p.seed = static_cast<uint64_t>(trial);
+    std::vector<int32_t> history;
+    for (int i = 0; i < 30; ++i) history.push_back(static_cast<int32_t>(rng() % vocab));
+    Sampler whole(p), top(p);
+    ASSERT_TRUE(top.samples_from_top(vocab));
+    for (int draw_i = 0; draw_i < 5; ++draw_i) {
+      std::vector<float> a = row;
+      const int32_t want = whole.sample(a, history);  // (a is penalised now)
+      std::vector<trit::TopLogit> all;
+      for (int32_t i = 0; i < vocab; ++i) all.push_back({a[static_cast<size_t>(i)], i});
+      std::sort(all.begin(), all.end(), trit::TopLogit::before);
+      all.resize(static_cast<size_t>(p.top_k));
+      ASSERT_EQ(top.sample_top(all, vocab), want) << "trial " << trial << " draw " << draw_i;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 1000);
+}
+
+TEST(Sampler, SampleTopRefusesWhatSampleWouldNotTakeFromTheTop) {
+  SamplingParams p = plain(0.8f);
+  p.top_k = 4;
+  const std::vector<trit::TopLogit> four{{3.f, 1}, {2.f, 0}, {1.f, 5}, {0.f, 2}};
+  Sampler s(p);
+  EXPECT_THROW(s.sample_top(std::span<const trit::TopLogit>(four).first(3), 10), std::invalid_argument);
+  EXPECT_THROW(s.sample_top(four, 4), std::invalid_argument);  // top-k not below the vocabulary
+  EXPECT_FALSE(s.samples_from_top(4));
+  EXPECT_TRUE(s.samples_from_top(5));
+  p.top_k = 0;
+  EXPECT_FALSE(Sampler(p).samples_from_top(10));
+  p.top_k = Sampler::few_best() + 1;
+  EXPECT_FALSE(Sampler(p).samples_from_top(1 << 20));
+  p = plain(0.f);
+  p.top_k = 4;
+  EXPECT_FALSE(Sampler(p).samples_from_top(10));
+  EXPECT_THROW(Sampler(p).sample_top(four, 10), std::invalid_argument);
 }

@@ -637,6 +637,86 @@ TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
   cs.end();
 }
 
+// A sampled step's best k (argmax_rows with K: each slice's best kTopRowsMax, then top_of_slices): for
+// rows with ties within and across slices, penalised tokens moving in and out of the best, an all-equal
+// row and rows shorter than k, the first k of the penalised row in TopLogit::before order, logits bit for
+// bit; a row with a NaN is refused (row 2 of greedy_rows), and the merge refuses a penalised NaN too.
+TEST(VulkanKernels, TopRowsFindEachRowsBestK) {
+  Gpu g;
+  constexpr uint32_t kMax = trit::vk::Kernels::kArgmaxPenalisedMax, kTop = trit::vk::Kernels::kTopRowsMax;
+  for (uint32_t count : {128256u, 4097u, 1003u, 70u, 6u}) {
+    SCOPED_TRACE(count);
+    std::vector<std::vector<float>> rows = greedy_rows(count);
+    rows.push_back(std::vector<float>(count, 2.5f));  // every logit tied: in id order
+    std::vector<std::vector<int32_t>> penalised(4);
+    std::vector<float> penalty(4, 1.f);
+    penalised[0] = {0, static_cast<int32_t>(count - 1), static_cast<int32_t>(count / 2)};
+    penalty[0] = 2.f;
+    penalised[1] = {static_cast<int32_t>(count - 1)};
+    penalty[1] = 0.5f;
+    if (count > 5) penalised[3] = {1, 3, 5};
+    penalty[3] = 1.25f;
+    for (auto& pl : penalised) {
+      std::sort(pl.begin(), pl.end());
+      pl.erase(std::unique(pl.begin(), pl.end()), pl.end());
+    }
+    std::vector<float> all_rows;
+    for (const auto& r : rows) all_rows.insert(all_rows.end(), r.begin(), r.end());
+    std::vector<uint32_t> lists(size_t{4} * (kMax + 1), 0u);
+    for (size_t i = 0; i < 4; ++i) {
+      lists[i * (kMax + 1)] = static_cast<uint32_t>(penalised[i].size());
+      for (size_t j = 0; j < penalised[i].size(); ++j)
+        lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(penalised[i][j]);
+    }
+    const uint32_t slices = g.k.argmax_slices(count);
+    Buffer lb = g.buf(all_rows), pen = g.buf(lists), gathered = g.zeros(size_t{4} * kMax * 4),
+           top = g.zeros(size_t{4} * slices * kTop * 8), nan = g.zeros(size_t{4} * slices * 4);
+    g.run(0, 4, [&](CommandSequence& cs, const BufferRange& p) {
+      g.k.top_rows(cs, g.da, p, all(lb), all(top), all(pen), all(gathered), all(nan), count, 4);
+    });
+    const auto got = g.get<uint32_t>(top, size_t{4} * slices * kTop * 2);
+    const auto flags = g.get<uint32_t>(nan, size_t{4} * slices);
+    const auto gath = g.get<float>(gathered, size_t{4} * kMax);
+    for (uint32_t i = 0; i < 4; ++i) {
+      const size_t per_row = size_t{slices} * kTop * 2;
+      std::vector<trit::TopLogit> out;
+      const bool ok = trit::vk::Kernels::top_of_slices(
+          std::span<const uint32_t>(got).subspan(i * per_row, per_row),
+          std::span<const uint32_t>(flags).subspan(size_t{i} * slices, slices), penalised[i],
+          std::span<const float>(gath).subspan(size_t{i} * kMax, penalised[i].size()), penalty[i], kTop, out);
+      if (i == 2 && count > 1) {
+        EXPECT_FALSE(ok) << "the NaN row";
+        continue;
+      }
+      ASSERT_TRUE(ok) << "row " << i;
+      std::vector<trit::TopLogit> want;
+      for (uint32_t t = 0; t < count; ++t) want.push_back({rows[i][t], static_cast<int32_t>(t)});
+      for (int32_t t : penalised[i])
+        want[static_cast<size_t>(t)].logit = trit::repeat_penalised(want[static_cast<size_t>(t)].logit, penalty[i]);
+      std::sort(want.begin(), want.end(), trit::TopLogit::before);
+      want.resize(std::min<size_t>(kTop, count));
+      ASSERT_EQ(out.size(), want.size()) << "row " << i;
+      for (size_t j = 0; j < want.size(); ++j) {
+        ASSERT_EQ(out[j].id, want[j].id) << "row " << i << " rank " << j;
+        ASSERT_EQ(std::bit_cast<uint32_t>(out[j].logit), std::bit_cast<uint32_t>(want[j].logit)) << "row " << i;
+      }
+    }
+  }
+  std::vector<trit::TopLogit> out;
+  const uint32_t pairs[] = {0x40000000u, 3u};  // 2.0 at id 3
+  const uint32_t no_nan[] = {0u};
+  const int32_t pen[] = {5};
+  const float nan_logit[] = {std::numeric_limits<float>::quiet_NaN()};
+  EXPECT_FALSE(trit::vk::Kernels::top_of_slices(pairs, no_nan, pen, nan_logit, 1.5f, 2, out));
+  Buffer small = g.zeros(64);
+  CommandSequence cs(g.ctx);
+  cs.begin();
+  EXPECT_THROW(
+      g.k.top_rows(cs, g.da, all(small), all(small), all(small), all(small), all(small), all(small), 128256, 2),
+      trit::VulkanError);  // top too small
+  cs.end();
+}
+
 // ---- RoPE + KV cache, attention ---------------------------------------------------------------------
 
 void check_rope_kv(bool f16, bool normal = false) {

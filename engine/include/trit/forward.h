@@ -107,6 +107,14 @@ class Forward {
   // logits); the default takes decode_batch's rows.
   virtual void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
                                    std::span<const RowPenalty> penalties);
+  // A batched step whose rows are sampled from their best k (Sampler::sample_top): entry i's best k logits
+  // after its penalty (penalties as decode_batch_argmax takes them), in TopLogit::before order, in
+  // tops[i] (the first k of decode_batch's row, penalised). 0 < k < vocab_size(). False where a row holds
+  // a NaN (tops unspecified; the caller takes decode_batch's rows: the step may be run again, writing the
+  // same cache entries). A backend may find them without handing back the rows (the Vulkan one for k up
+  // to vk::Kernels::kTopRowsMax); the default takes decode_batch's rows.
+  virtual bool decode_batch_top(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties, size_t k,
+                                std::vector<std::vector<TopLogit>>& tops);
   // The most entries one decode_batch takes (sequences() by default).
   virtual int32_t max_batch() const { return sequences(); }
 

@@ -23,6 +23,17 @@ struct SamplingParams {
   bool plain_greedy() const { return temperature <= 0.f && (repeat_penalty == 1.f || repeat_last_n == 0); }
 };
 
+// A logit and its token, in the order sampling ranks candidates: the higher logit first, equal logits by
+// the lower id (-0 and +0 alike). The GPU samplers (vulkan/gpu_sampler.h, argmax_rows.comp) order theirs
+// the same way, and the tests hold them to it.
+struct TopLogit {
+  float logit = 0.f;
+  int32_t id = 0;
+  static bool before(const TopLogit& a, const TopLogit& b) {
+    return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+  }
+};
+
 class Sampler {
  public:
   explicit Sampler(const SamplingParams& params);
@@ -36,6 +47,16 @@ class Sampler {
   // stays untouched. Tests use it to reach the extremes of the draw (the largest uniform lands on the
   // least likely kept candidates); a caller with its own random stream can use it too.
   int32_t sample_with_uniform(std::span<float> logits, std::span<const int32_t> history, double uniform);
+
+  // sample() of a row of more than top_k logits with no NaN, from its top_k best after the penalty
+  // alone (`top`: exactly those, in TopLogit::before order), where 0 < top_k <= few_best(): the same
+  // token, drawing the same uniform. Throws std::invalid_argument where these do not hold (checkable
+  // here: the sampling, top_k, the size of `top` and vocab).
+  int32_t sample_top(std::span<const TopLogit> top, int32_t vocab);
+  // Whether sample_top() can stand for sample() with these settings and vocabulary.
+  bool samples_from_top(int32_t vocab) const;
+  // The largest top_k for which sample() sorts its best top_k only (and sample_top() applies).
+  static int32_t few_best();
 
   const SamplingParams& params() const { return params_; }
 
@@ -52,10 +73,7 @@ class Sampler {
   double next_uniform();  // [0, 1), platform-independent
   SamplingParams params_;
   uint64_t state_;
-  struct Candidate {
-    float logit;
-    int32_t id;
-  };
+  using Candidate = TopLogit;
   std::vector<Candidate> candidates_;  // reused between calls: no per-token allocation
   std::vector<double> probs_;
   // The fast path sorts order keys of logit values only (sampler.cpp, descending_key): equal logits
@@ -68,6 +86,8 @@ class Sampler {
   // where top-k is on). sample() takes it for a top-k of at most 1024 (already fast) and for logits
   // with a NaN or no finite maximum, where the fast path's bounds do not hold.
   int32_t sample_sorted(std::span<const float> logits, const double* uniform);
+  // sample_sorted() after its sort: softmax, top-p, min-p and the draw over candidates_ (sorted, cut).
+  int32_t draw_sorted(const double* uniform);
   // sample() with the draw's uniform given, or taken from the stream where `uniform` is null.
   int32_t choose(std::span<float> logits, std::span<const int32_t> history, const double* uniform);
   // Sorts the first n keys_ ascending (highest logit first).

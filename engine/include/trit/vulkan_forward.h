@@ -106,6 +106,8 @@ class VulkanForward final : public Forward {
   // Each row's argmax on the device (shaders/argmax_rows.comp): only the slices' bests come back.
   void decode_batch_argmax(std::span<const BatchToken> batch, std::span<int32_t> argmax,
                            std::span<const RowPenalty> penalties) override;
+  bool decode_batch_top(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties, size_t k,
+                        std::vector<std::vector<TopLogit>>& tops) override;
 
   int32_t context_length() const override;
   int32_t vocab_size() const override;

@@ -100,8 +100,10 @@ Kernels::Kernels(const Context& ctx, bool kv_f16, bool f64, DotProduct dot, bool
                                      std::vector<uint32_t>{attn_wg_, kv_f16 ? 1u : 0u, split_keys()});
   attn_combine_ = std::make_unique<Pipeline>(ctx, "attention_combine" + sfx, 3, 12, std::vector<uint32_t>{attn_wg_});
   greedy_ = std::make_unique<Pipeline>(ctx, "greedy_step", 5, 8, std::vector<uint32_t>{wg_, kGreedyWordsPerInvocation});
-  argmax_rows_ = std::make_unique<Pipeline>(ctx, "argmax_rows", 5, 8,
-                                            std::vector<uint32_t>{wg_, kArgmaxRowsPerInvocation, kArgmaxPenalisedMax});
+  argmax_rows_ = std::make_unique<Pipeline>(
+      ctx, "argmax_rows", 6, 8, std::vector<uint32_t>{wg_, kArgmaxRowsPerInvocation, kArgmaxPenalisedMax, 1});
+  top_rows_ = std::make_unique<Pipeline>(
+      ctx, "argmax_rows", 6, 8, std::vector<uint32_t>{wg_, kArgmaxRowsPerInvocation, kArgmaxPenalisedMax, kTopRowsMax});
 }
 
 const Pipeline& Kernels::ternary_pipeline(uint32_t mode, uint32_t block, bool scaled) {
@@ -456,9 +458,45 @@ void Kernels::argmax_rows(CommandSequence& cs, DescriptorAllocator& da, const Bu
   require(penalised.bytes() >= uint64_t{max_rows} * (kArgmaxPenalisedMax + 1) * 4 &&
               gathered.bytes() >= uint64_t{max_rows} * kArgmaxPenalisedMax * 4,
           "argmax_rows: the penalised tokens' ranges are too small");
-  const BufferRange r[] = {params, logits, best, penalised, gathered};
+  const BufferRange r[] = {params, logits, best, penalised, gathered, best};
   const uint32_t push[] = {vocab, slices};
   cs.dispatch(*argmax_rows_, da.make(*argmax_rows_, r), push, sizeof push, slices, max_rows);
+}
+
+void Kernels::top_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                       const BufferRange& logits, const BufferRange& top, const BufferRange& penalised,
+                       const BufferRange& gathered, const BufferRange& nan, uint32_t vocab, uint32_t max_rows) {
+  require(vocab > 0 && max_rows > 0, "top_rows: an empty vocabulary or no rows");
+  const uint32_t slices = argmax_slices(vocab);
+  require(
+      top.bytes() >= uint64_t{max_rows} * slices * kTopRowsMax * 8 && nan.bytes() >= uint64_t{max_rows} * slices * 4,
+      "top_rows: the top or NaN range holds too few slices");
+  require(penalised.bytes() >= uint64_t{max_rows} * (kArgmaxPenalisedMax + 1) * 4 &&
+              gathered.bytes() >= uint64_t{max_rows} * kArgmaxPenalisedMax * 4,
+          "top_rows: the penalised tokens' ranges are too small");
+  const BufferRange r[] = {params, logits, top, penalised, gathered, nan};
+  const uint32_t push[] = {vocab, slices};
+  cs.dispatch(*top_rows_, da.make(*top_rows_, r), push, sizeof push, slices, max_rows);
+}
+
+bool Kernels::top_of_slices(std::span<const uint32_t> pairs, std::span<const uint32_t> nan,
+                            std::span<const int32_t> penalised, std::span<const float> gathered, float penalty,
+                            size_t k, std::vector<TopLogit>& out) {
+  constexpr uint32_t kNone = 0xffffffffu;
+  out.clear();
+  for (uint32_t f : nan)
+    if (f != 0) return false;
+  for (size_t s = 0; s + 1 < pairs.size(); s += 2)
+    if (pairs[s + 1] != kNone) out.push_back({std::bit_cast<float>(pairs[s]), static_cast<int32_t>(pairs[s + 1])});
+  for (size_t j = 0; j < penalised.size(); ++j) {
+    const float l = repeat_penalised(gathered[j], penalty);
+    if (l != l) return false;
+    out.push_back({l, penalised[j]});
+  }
+  k = std::min(k, out.size());
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), out.end(), TopLogit::before);
+  out.resize(k);
+  return true;
 }
 
 int32_t Kernels::argmax_of_slices(std::span<const uint32_t> pairs, std::span<const int32_t> penalised,

@@ -218,6 +218,21 @@ class Kernels {
   // which is trit::argmax of the penalised row (the slices cover ascending ranges of it).
   static int32_t argmax_of_slices(std::span<const uint32_t> pairs, std::span<const int32_t> penalised = {},
                                   std::span<const float> gathered = {}, float penalty = 1.f);
+  // The best kTopRowsMax of each slice of a batched step's rows (argmax_rows.comp with K), for sampled
+  // steps: slice s of row t leaves them, best first in argmax_rows' order, at top[(t * slices + s) *
+  // kTopRowsMax + r] as (float bits, index), and nan[t * slices + s] = 1 where the slice holds a NaN;
+  // penalised tokens as argmax_rows. top_of_slices() turns a row's into its top k.
+  void top_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& logits,
+                const BufferRange& top, const BufferRange& penalised, const BufferRange& gathered,
+                const BufferRange& nan, uint32_t vocab, uint32_t max_rows);
+  static constexpr uint32_t kTopRowsMax = 64;
+  // A row's best k (k <= kTopRowsMax) after its penalty, in TopLogit::before order, from its slices'
+  // pairs and flags and its penalised tokens' gathered logits: the first k of the penalised row in that
+  // order (every one of them is among its slice's best or penalised). False, with `out` unspecified,
+  // where the row holds a NaN (the two orders differ there).
+  static bool top_of_slices(std::span<const uint32_t> pairs, std::span<const uint32_t> nan,
+                            std::span<const int32_t> penalised, std::span<const float> gathered, float penalty,
+                            size_t k, std::vector<TopLogit>& out);
   // The scratch of a head whose chunks' dispatches have `groups` workgroups in all (HeadArgmax).
   static uint64_t head_argmax_scratch_bytes(uint32_t groups) { return 8 + 8 * uint64_t{groups}; }
 
@@ -243,7 +258,7 @@ class Kernels {
   bool staged_lm_head_ = true;
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64, token_wg_ = 64;
   uint32_t lm_wg_ = 64;  // threads (and rows) per workgroup of the one-token LM head
-  std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, greedy_, argmax_rows_;
+  std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, greedy_, argmax_rows_, top_rows_;
   // One workgroup per token, [one token, block]: a block's workgroups are narrower (block_token_wg_).
   std::unique_ptr<Pipeline> norm_q8_[2], quant_q8_[2], norm_f32_[2], rope_[2];
   std::unique_ptr<Pipeline> rope_normal_[2];  // made on first use (LLaMA files)

@@ -172,6 +172,12 @@ struct VulkanForward::Impl {
   // rows' penalised tokens for argmax_rows, and where it leaves the slices' bests and those tokens' logits.
   std::unique_ptr<vk::CommandSequence> batch_argmax, batch_argmax_few;
   Buffer batch_best, batch_penalised, batch_gathered;
+  // Sampled steps (decode_batch_top): each row's slices' best kTopRowsMax and NaN flags, found by
+  // `batch_top_rows` over the logits a batch_argmax step leaves.
+  Buffer batch_top, batch_nan;
+  std::unique_ptr<vk::CommandSequence> batch_top_rows;
+  // The penalised tokens' lists for argmax_rows (a count, then the ids, per row), uploaded.
+  std::vector<uint32_t> upload_penalties(std::span<const RowPenalty> penalties, size_t rows);
   static constexpr uint32_t kFewTokens = 2;
   Buffer batch_scratch, batch_arrived;  // (the arrival counters of the fused kernels' attention)
   // Batched steps of more than a few tokens run each BitLinear's product beside its quantization (no
@@ -896,6 +902,18 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_best = Buffer(*m.ctx, uint64_t{seqs} * m.kernels->argmax_slices(cfg.vocab) * 8, MemoryUse::Readback);
     m.batch_penalised = Buffer(*m.ctx, uint64_t{seqs} * (vk::Kernels::kArgmaxPenalisedMax + 1) * 4, MemoryUse::Upload);
     m.batch_gathered = Buffer(*m.ctx, uint64_t{seqs} * vk::Kernels::kArgmaxPenalisedMax * 4, MemoryUse::Readback);
+    const uint32_t slices = m.kernels->argmax_slices(cfg.vocab);
+    m.batch_top = Buffer(*m.ctx, uint64_t{seqs} * slices * vk::Kernels::kTopRowsMax * 8, MemoryUse::Readback);
+    m.batch_nan = Buffer(*m.ctx, uint64_t{seqs} * slices * 4, MemoryUse::Readback);
+    {
+      vk::CommandSequence& cs = m.made(m.batch_top_rows);
+      auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
+      cs.begin();
+      cs.barrier();  // (after the step's submission: its logits)
+      m.kernels->top_rows(cs, *m.da, R(m.params), R(m.logits), R(m.batch_top), R(m.batch_penalised),
+                          R(m.batch_gathered), R(m.batch_nan), cfg.vocab, static_cast<uint32_t>(seqs));
+      cs.end();
+    }
     if (m.batch_overlap) {
       m.batch_ready = Buffer(*m.ctx, uint64_t{4} * 4 * cfg.layers, MemoryUse::Device);
       m.batch_failed = Buffer(*m.ctx, 16, MemoryUse::Upload);
@@ -1413,14 +1431,7 @@ void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::
   check_batch(batch, argmax.size(), 1);
   check_penalties(batch, penalties);
   const uint32_t vocab = m.cfg.vocab;
-  std::vector<uint32_t> lists(batch.size() * (kMax + 1), 0u);
-  for (size_t i = 0; i < penalties.size(); ++i) {
-    const RowPenalty& p = penalties[i];
-    if (p.penalty == 1.f) continue;  // (a count of 0: nothing penalised)
-    lists[i * (kMax + 1)] = static_cast<uint32_t>(p.tokens.size());
-    for (size_t j = 0; j < p.tokens.size(); ++j) lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(p.tokens[j]);
-  }
-  m.batch_penalised.upload(lists.data(), lists.size() * 4);
+  const std::vector<uint32_t> lists = m.upload_penalties(penalties, batch.size());
   m.submit_batch(batch, true);
   const uint32_t slices = m.kernels->argmax_slices(vocab);
   std::vector<uint32_t> best(batch.size() * slices * 2);
@@ -1434,6 +1445,57 @@ void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::
                                               std::span<const float>(gathered).subspan(i * kMax, n),
                                               n ? penalties[i].penalty : 1.f);
   }
+}
+
+std::vector<uint32_t> VulkanForward::Impl::upload_penalties(std::span<const RowPenalty> penalties, size_t rows) {
+  constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
+  std::vector<uint32_t> lists(rows * (kMax + 1), 0u);
+  for (size_t i = 0; i < penalties.size(); ++i) {
+    const RowPenalty& p = penalties[i];
+    if (p.penalty == 1.f) continue;  // (a count of 0: nothing penalised)
+    lists[i * (kMax + 1)] = static_cast<uint32_t>(p.tokens.size());
+    for (size_t j = 0; j < p.tokens.size(); ++j) lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(p.tokens[j]);
+  }
+  batch_penalised.upload(lists.data(), lists.size() * 4);
+  return lists;
+}
+
+bool VulkanForward::decode_batch_top(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties, size_t k,
+                                     std::vector<std::vector<TopLogit>>& tops) {
+  Impl& m = *impl_;
+  constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
+  const bool wide = std::any_of(penalties.begin(), penalties.end(),
+                                [](const RowPenalty& p) { return p.penalty != 1.f && p.tokens.size() > kMax; });
+  // One sequence (its own step), a window the kernel does not hold, or more than the slices keep.
+  if (!m.batch_argmax || !m.batch_top_rows || wide || k > vk::Kernels::kTopRowsMax)
+    return Forward::decode_batch_top(batch, penalties, k, tops);
+  check_batch(batch, batch.size(), 1);
+  check_penalties(batch, penalties);
+  const uint32_t vocab = m.cfg.vocab;
+  if (k == 0 || k >= vocab)
+    throw std::invalid_argument("decode_batch_top: k " + std::to_string(k) + " is not in 1.." +
+                                std::to_string(vocab - 1));
+  const std::vector<uint32_t> lists = m.upload_penalties(penalties, batch.size());
+  m.submit_batch(batch, true);  // (the logits stay on the device; its argmax is not read)
+  m.batch_top_rows->run();
+  const uint32_t slices = m.kernels->argmax_slices(vocab), per_row = slices * vk::Kernels::kTopRowsMax * 2;
+  std::vector<uint32_t> pairs(batch.size() * per_row), nan(batch.size() * slices);
+  m.batch_top.download(pairs.data(), pairs.size() * 4);
+  m.batch_nan.download(nan.data(), nan.size() * 4);
+  std::vector<float> gathered(batch.size() * kMax);
+  if (!penalties.empty()) m.batch_gathered.download(gathered.data(), gathered.size() * 4);
+  tops.assign(batch.size(), {});
+  bool ok = true;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const size_t n = lists[i * (kMax + 1)];
+    ok = vk::Kernels::top_of_slices(std::span<const uint32_t>(pairs).subspan(i * per_row, per_row),
+                                    std::span<const uint32_t>(nan).subspan(i * slices, slices),
+                                    n ? penalties[i].tokens : std::span<const int32_t>{},
+                                    std::span<const float>(gathered).subspan(i * kMax, n),
+                                    n ? penalties[i].penalty : 1.f, k, tops[i]) &&
+         ok;
+  }
+  return ok;
 }
 
 Precision VulkanForward::precision() const {
