@@ -4,9 +4,11 @@
 // free sequence before the next step and joins it; one that ends (end of turn, stop string, max_tokens,
 // the context, or its client gone) leaves at once and frees its sequence. Each sequence keeps what its
 // last request left in its cache, and a new request takes the free sequence that keeps the most (the
-// prefix it shares with the prompt, against the history it would overwrite; the rest is prefilled). Tokens are sampled
-// on the host from each row's logits with the request's own sampler, so a request's tokens are what it gets alone: the
-// step's rows do not depend on one another (Forward::decode_batch) and neither do the samplers.
+// prefix it shares with the prompt, against the history it would overwrite; the rest is prefilled). Tokens are chosen
+// on the host with the request's own sampler, from each row's argmax or best top_k found on the device
+// (Forward::decode_batch_argmax, decode_batch_top: what the whole row gives) or from the row itself, so a request's
+// tokens are what it gets alone: the step's rows do not depend on one another (Forward::decode_batch) and neither do
+// the samplers.
 #include <condition_variable>
 #include <deque>
 #include <functional>
