@@ -486,16 +486,47 @@ bool Kernels::top_of_slices(std::span<const uint32_t> pairs, std::span<const uin
   out.clear();
   for (uint32_t f : nan)
     if (f != 0) return false;
-  for (size_t s = 0; s + 1 < pairs.size(); s += 2)
-    if (pairs[s + 1] != kNone) out.push_back({std::bit_cast<float>(pairs[s]), static_cast<int32_t>(pairs[s + 1])});
+  std::vector<TopLogit> pen;
   for (size_t j = 0; j < penalised.size(); ++j) {
     const float l = repeat_penalised(gathered[j], penalty);
     if (l != l) return false;
-    out.push_back({l, penalised[j]});
+    pen.push_back({l, penalised[j]});
   }
-  k = std::min(k, out.size());
-  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), out.end(), TopLogit::before);
-  out.resize(k);
+  std::sort(pen.begin(), pen.end(), TopLogit::before);
+  // Each slice's list is in TopLogit::before order already (argmax_rows' order on numbers), and so is
+  // `pen`: the first k of their merge are the row's. No list is needed past k entries (k <= its length).
+  const size_t per = 2 * size_t{kTopRowsMax}, lists = (pairs.size() + per - 1) / per;
+  auto at = [&](size_t list, size_t pos, TopLogit& v) {
+    if (list == lists) {
+      if (pos >= pen.size()) return false;
+      v = pen[pos];
+      return true;
+    }
+    const size_t e = list * per + 2 * pos;
+    if (pos >= kTopRowsMax || e + 1 >= pairs.size() || pairs[e + 1] == kNone) return false;
+    v = {std::bit_cast<float>(pairs[e]), static_cast<int32_t>(pairs[e + 1])};
+    return true;
+  };
+  struct Head {
+    TopLogit v;
+    size_t list, pos;
+  };
+  auto later = [](const Head& a, const Head& b) { return TopLogit::before(b.v, a.v); };  // (a max-heap)
+  std::vector<Head> heap;
+  TopLogit v;
+  for (size_t list = 0; list <= lists; ++list)
+    if (at(list, 0, v)) heap.push_back({v, list, 0});
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (out.size() < k && !heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Head h = heap.back();
+    heap.pop_back();
+    out.push_back(h.v);
+    if (at(h.list, h.pos + 1, v)) {
+      heap.push_back({v, h.list, h.pos + 1});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
   return true;
 }
 

@@ -227,9 +227,10 @@ class Kernels {
                 const BufferRange& nan, uint32_t vocab, uint32_t max_rows);
   static constexpr uint32_t kTopRowsMax = 64;
   // A row's best k (k <= kTopRowsMax) after its penalty, in TopLogit::before order, from its slices'
-  // pairs and flags and its penalised tokens' gathered logits: the first k of the penalised row in that
-  // order (every one of them is among its slice's best or penalised). False, with `out` unspecified,
-  // where the row holds a NaN (the two orders differ there).
+  // pairs (kTopRowsMax a slice) and flags and its penalised tokens' gathered logits: the first k of the
+  // penalised row in that order (every one of them is among its slice's best or penalised), merged from
+  // the slices' sorted lists. False, with `out` unspecified, where the row holds a NaN (the two orders
+  // differ there).
   static bool top_of_slices(std::span<const uint32_t> pairs, std::span<const uint32_t> nan,
                             std::span<const int32_t> penalised, std::span<const float> gathered, float penalty,
                             size_t k, std::vector<TopLogit>& out);
