@@ -75,10 +75,10 @@ void Forward::check_batch(std::span<const BatchToken> batch, size_t outputs, siz
 
 void Forward::check_penalties(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties) const {
   if (!penalties.empty() && penalties.size() != batch.size())
-    throw std::invalid_argument("decode_batch_argmax: " + std::to_string(penalties.size()) + " penalties for " +
+    throw std::invalid_argument("batched step: " + std::to_string(penalties.size()) + " penalties for " +
                                 std::to_string(batch.size()) + " entries");
   for (size_t i = 0; i < penalties.size(); ++i) {
-    const std::string at = "decode_batch_argmax: entry " + std::to_string(i) + ": ";
+    const std::string at = "batched step: entry " + std::to_string(i) + ": ";
     std::vector<int32_t> ids(penalties[i].tokens.begin(), penalties[i].tokens.end());
     for (int32_t t : ids)
       if (t < 0 || t >= vocab_size())
@@ -88,6 +88,24 @@ void Forward::check_penalties(std::span<const BatchToken> batch, std::span<const
       throw std::invalid_argument(at + "a penalised token appears twice");
   }
 }
+
+void Forward::check_top(size_t k) const {
+  const auto vocab = static_cast<size_t>(vocab_size());
+  if (k == 0 || k >= vocab)
+    throw std::invalid_argument("decode_batch_top: k " + std::to_string(k) + " is not in 1.." +
+                                std::to_string(vocab - 1));
+}
+
+namespace {
+
+// Entry i's row of a batched step with its penalty applied, as Sampler::sample applies it.
+void penalise_row(std::span<float> row, std::span<const RowPenalty> penalties, size_t i) {
+  if (penalties.empty()) return;
+  for (int32_t t : penalties[i].tokens)
+    row[static_cast<size_t>(t)] = repeat_penalised(row[static_cast<size_t>(t)], penalties[i].penalty);
+}
+
+}  // namespace
 
 void Forward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
   const auto vocab = static_cast<size_t>(vocab_size());
@@ -106,9 +124,7 @@ void Forward::decode_batch_argmax(std::span<const BatchToken> batch, std::span<i
   decode_batch(batch, rows);
   for (size_t i = 0; i < batch.size(); ++i) {
     const std::span<float> row = std::span<float>(rows).subspan(i * vocab, vocab);
-    if (!penalties.empty())
-      for (int32_t t : penalties[i].tokens)
-        row[static_cast<size_t>(t)] = repeat_penalised(row[static_cast<size_t>(t)], penalties[i].penalty);
+    penalise_row(row, penalties, i);
     argmax[i] = trit::argmax(row);
   }
 }
@@ -117,19 +133,15 @@ bool Forward::decode_batch_top(std::span<const BatchToken> batch, std::span<cons
                                std::vector<std::vector<TopLogit>>& tops) {
   check_batch(batch, batch.size(), 1);
   check_penalties(batch, penalties);
+  check_top(k);
   const auto vocab = static_cast<size_t>(vocab_size());
-  if (k == 0 || k >= vocab)
-    throw std::invalid_argument("decode_batch_top: k " + std::to_string(k) + " is not in 1.." +
-                                std::to_string(vocab - 1));
   std::vector<float> rows(batch.size() * vocab);
   decode_batch(batch, rows);
   tops.assign(batch.size(), {});
   bool finite_order = true;
   for (size_t i = 0; i < batch.size(); ++i) {
     const std::span<float> row = std::span<float>(rows).subspan(i * vocab, vocab);
-    if (!penalties.empty())
-      for (int32_t t : penalties[i].tokens)
-        row[static_cast<size_t>(t)] = repeat_penalised(row[static_cast<size_t>(t)], penalties[i].penalty);
+    penalise_row(row, penalties, i);
     std::vector<TopLogit>& top = tops[i];
     top.reserve(vocab);
     for (size_t t = 0; t < vocab; ++t) {

@@ -576,6 +576,18 @@ TEST(VulkanKernels, GreedyStepFindsTheFirstLargestAndPublishesIt) {
   cs.end();
 }
 
+// argmax_rows' penalised tokens: per row a count, then the ids (kArgmaxPenalisedMax + 1 words a row).
+std::vector<uint32_t> penalty_lists(const std::vector<std::vector<int32_t>>& penalised) {
+  constexpr uint32_t kMax = trit::vk::Kernels::kArgmaxPenalisedMax;
+  std::vector<uint32_t> lists(penalised.size() * (kMax + 1), 0u);
+  for (size_t i = 0; i < penalised.size(); ++i) {
+    lists[i * (kMax + 1)] = static_cast<uint32_t>(penalised[i].size());
+    for (size_t j = 0; j < penalised[i].size(); ++j)
+      lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(penalised[i][j]);
+  }
+  return lists;
+}
+
 // A batched step's argmax (argmax_rows + argmax_of_slices): the rows of greedy_step's test side by side
 // in one buffer, some with penalised tokens, each row's token equal to the CPU's greedy choice (the
 // penalty applied, then the first largest), and the rows past the submitted count untouched.
@@ -601,12 +613,7 @@ TEST(VulkanKernels, ArgmaxRowsFindEachRowsFirstLargest) {
     }
     std::vector<float> all_rows;
     for (const auto& r : rows) all_rows.insert(all_rows.end(), r.begin(), r.end());
-    std::vector<uint32_t> lists(size_t{5} * (kMax + 1), 0u);
-    for (size_t i = 0; i < 5; ++i) {
-      lists[i * (kMax + 1)] = static_cast<uint32_t>(penalised[i].size());
-      for (size_t j = 0; j < penalised[i].size(); ++j)
-        lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(penalised[i][j]);
-    }
+    const std::vector<uint32_t> lists = penalty_lists(penalised);
     Buffer lb = g.buf(all_rows), pen = g.buf(lists), gathered = g.zeros(size_t{5} * kMax * 4);
     const uint32_t slices = g.k.argmax_slices(count);
     const std::vector<uint32_t> sentinel(size_t{5} * slices * 2, 0xdeadbeefu);
@@ -662,12 +669,7 @@ TEST(VulkanKernels, TopRowsFindEachRowsBestK) {
     }
     std::vector<float> all_rows;
     for (const auto& r : rows) all_rows.insert(all_rows.end(), r.begin(), r.end());
-    std::vector<uint32_t> lists(size_t{4} * (kMax + 1), 0u);
-    for (size_t i = 0; i < 4; ++i) {
-      lists[i * (kMax + 1)] = static_cast<uint32_t>(penalised[i].size());
-      for (size_t j = 0; j < penalised[i].size(); ++j)
-        lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(penalised[i][j]);
-    }
+    const std::vector<uint32_t> lists = penalty_lists(penalised);
     const uint32_t slices = g.k.argmax_slices(count);
     Buffer lb = g.buf(all_rows), pen = g.buf(lists), gathered = g.zeros(size_t{4} * kMax * 4),
            top = g.zeros(size_t{4} * slices * kTop * 8), nan = g.zeros(size_t{4} * slices * 4);

@@ -126,6 +126,8 @@ class Forward {
   // decode_batch_argmax's penalties: none, or one per entry, each of distinct tokens inside the
   // vocabulary; throws std::invalid_argument or std::out_of_range naming the entry.
   void check_penalties(std::span<const BatchToken> batch, std::span<const RowPenalty> penalties) const;
+  // decode_batch_top's k: in 1 .. vocab_size() - 1; throws std::invalid_argument.
+  void check_top(size_t k) const;
 };
 
 }  // namespace trit

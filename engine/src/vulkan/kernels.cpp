@@ -29,6 +29,8 @@ constexpr uint32_t kLmHeadBindings = 14, kLmHeadPush = 32;
 constexpr uint32_t kGreedyWordsPerInvocation = 4;
 // Logits per invocation of a batched step's argmax (shaders/argmax_rows.comp PER).
 constexpr uint32_t kArgmaxRowsPerInvocation = 8;
+// argmax.glsl's NONE: no index (a slice of penalised tokens only, or past its last best).
+constexpr uint32_t kNoIndex = 0xffffffffu;
 
 // Block attention (shaders/attention_block.glsl): 256 invocations, chunks of 32 keys (32 keys x 8 query
 // groups in the score pass; fewer for wide cache rows: Kernels::attention_block), head sizes up to 128
@@ -452,37 +454,35 @@ uint32_t Kernels::argmax_slices(uint32_t vocab) const {
 void Kernels::argmax_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                           const BufferRange& logits, const BufferRange& best, const BufferRange& penalised,
                           const BufferRange& gathered, uint32_t vocab, uint32_t max_rows) {
-  require(vocab > 0 && max_rows > 0, "argmax_rows: an empty vocabulary or no rows");
-  const uint32_t slices = argmax_slices(vocab);
-  require(best.bytes() >= uint64_t{max_rows} * slices * 8, "argmax_rows: the best range holds too few slices");
-  require(penalised.bytes() >= uint64_t{max_rows} * (kArgmaxPenalisedMax + 1) * 4 &&
-              gathered.bytes() >= uint64_t{max_rows} * kArgmaxPenalisedMax * 4,
-          "argmax_rows: the penalised tokens' ranges are too small");
-  const BufferRange r[] = {params, logits, best, penalised, gathered, best};
-  const uint32_t push[] = {vocab, slices};
-  cs.dispatch(*argmax_rows_, da.make(*argmax_rows_, r), push, sizeof push, slices, max_rows);
+  row_bests(cs, da, *argmax_rows_, 1, params, logits, best, penalised, gathered, best, vocab, max_rows, "argmax_rows");
 }
 
 void Kernels::top_rows(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                        const BufferRange& logits, const BufferRange& top, const BufferRange& penalised,
                        const BufferRange& gathered, const BufferRange& nan, uint32_t vocab, uint32_t max_rows) {
-  require(vocab > 0 && max_rows > 0, "top_rows: an empty vocabulary or no rows");
+  require(nan.bytes() >= uint64_t{max_rows} * argmax_slices(vocab) * 4, "top_rows: the NaN range holds too few slices");
+  row_bests(cs, da, *top_rows_, kTopRowsMax, params, logits, top, penalised, gathered, nan, vocab, max_rows,
+            "top_rows");
+}
+
+void Kernels::row_bests(CommandSequence& cs, DescriptorAllocator& da, const Pipeline& p, uint32_t per_slice,
+                        const BufferRange& params, const BufferRange& logits, const BufferRange& best,
+                        const BufferRange& penalised, const BufferRange& gathered, const BufferRange& nan,
+                        uint32_t vocab, uint32_t max_rows, const std::string& what) {
+  require(vocab > 0 && max_rows > 0, what + ": an empty vocabulary or no rows");
   const uint32_t slices = argmax_slices(vocab);
-  require(
-      top.bytes() >= uint64_t{max_rows} * slices * kTopRowsMax * 8 && nan.bytes() >= uint64_t{max_rows} * slices * 4,
-      "top_rows: the top or NaN range holds too few slices");
+  require(best.bytes() >= uint64_t{max_rows} * slices * per_slice * 8, what + ": the best range holds too few slices");
   require(penalised.bytes() >= uint64_t{max_rows} * (kArgmaxPenalisedMax + 1) * 4 &&
               gathered.bytes() >= uint64_t{max_rows} * kArgmaxPenalisedMax * 4,
-          "top_rows: the penalised tokens' ranges are too small");
-  const BufferRange r[] = {params, logits, top, penalised, gathered, nan};
+          what + ": the penalised tokens' ranges are too small");
+  const BufferRange r[] = {params, logits, best, penalised, gathered, nan};
   const uint32_t push[] = {vocab, slices};
-  cs.dispatch(*top_rows_, da.make(*top_rows_, r), push, sizeof push, slices, max_rows);
+  cs.dispatch(p, da.make(p, r), push, sizeof push, slices, max_rows);
 }
 
 bool Kernels::top_of_slices(std::span<const uint32_t> pairs, std::span<const uint32_t> nan,
                             std::span<const int32_t> penalised, std::span<const float> gathered, float penalty,
                             size_t k, std::vector<TopLogit>& out) {
-  constexpr uint32_t kNone = 0xffffffffu;
   out.clear();
   for (uint32_t f : nan)
     if (f != 0) return false;
@@ -503,7 +503,7 @@ bool Kernels::top_of_slices(std::span<const uint32_t> pairs, std::span<const uin
       return true;
     }
     const size_t e = list * per + 2 * pos;
-    if (pos >= kTopRowsMax || e + 1 >= pairs.size() || pairs[e + 1] == kNone) return false;
+    if (pos >= kTopRowsMax || e + 1 >= pairs.size() || pairs[e + 1] == kNoIndex) return false;
     v = {std::bit_cast<float>(pairs[e]), static_cast<int32_t>(pairs[e + 1])};
     return true;
   };
@@ -532,10 +532,9 @@ bool Kernels::top_of_slices(std::span<const uint32_t> pairs, std::span<const uin
 
 int32_t Kernels::argmax_of_slices(std::span<const uint32_t> pairs, std::span<const int32_t> penalised,
                                   std::span<const float> gathered, float penalty) {
-  constexpr uint32_t kNone = 0xffffffffu;              // argmax.glsl's NONE: a slice of penalised tokens only
   std::vector<std::pair<uint32_t, float>> candidates;  // (index, value)
   for (size_t s = 0; s + 1 < pairs.size(); s += 2)
-    if (pairs[s + 1] != kNone) candidates.emplace_back(pairs[s + 1], std::bit_cast<float>(pairs[s]));
+    if (pairs[s + 1] != kNoIndex) candidates.emplace_back(pairs[s + 1], std::bit_cast<float>(pairs[s]));
   for (size_t j = 0; j < penalised.size(); ++j)
     candidates.emplace_back(static_cast<uint32_t>(penalised[j]), repeat_penalised(gathered[j], penalty));
   if (candidates.empty()) return 0;  // (not reached: some logit of the row is a candidate)

@@ -260,6 +260,12 @@ class Kernels {
   uint32_t wg_ = 64, mat_wg_ = 64, tpr_ = 16, attn_wg_ = 64, token_wg_ = 64;
   uint32_t lm_wg_ = 64;  // threads (and rows) per workgroup of the one-token LM head
   std::unique_ptr<Pipeline> embed_, attn_, attn_combine_, greedy_, argmax_rows_, top_rows_;
+  // argmax_rows and top_rows: argmax_rows.comp (`p`, made for per_slice bests a slice) over the rows, its
+  // ranges checked (`what` names the caller in the errors).
+  void row_bests(CommandSequence& cs, DescriptorAllocator& da, const Pipeline& p, uint32_t per_slice,
+                 const BufferRange& params, const BufferRange& logits, const BufferRange& best,
+                 const BufferRange& penalised, const BufferRange& gathered, const BufferRange& nan, uint32_t vocab,
+                 uint32_t max_rows, const std::string& what);
   // One workgroup per token, [one token, block]: a block's workgroups are narrower (block_token_wg_).
   std::unique_ptr<Pipeline> norm_q8_[2], quant_q8_[2], norm_f32_[2], rope_[2];
   std::unique_ptr<Pipeline> rope_normal_[2];  // made on first use (LLaMA files)

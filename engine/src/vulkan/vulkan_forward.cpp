@@ -176,6 +176,12 @@ struct VulkanForward::Impl {
   // `batch_top_rows` over the logits a batch_argmax step leaves.
   Buffer batch_top, batch_nan;
   std::unique_ptr<vk::CommandSequence> batch_top_rows;
+  // Whether argmax_rows holds every row's penalised tokens (else the step's rows go to the host).
+  static bool penalties_fit(std::span<const RowPenalty> penalties) {
+    return std::none_of(penalties.begin(), penalties.end(), [](const RowPenalty& p) {
+      return p.penalty != 1.f && p.tokens.size() > vk::Kernels::kArgmaxPenalisedMax;
+    });
+  }
   // The penalised tokens' lists for argmax_rows (a count, then the ids, per row), uploaded.
   std::vector<uint32_t> upload_penalties(std::span<const RowPenalty> penalties, size_t rows);
   static constexpr uint32_t kFewTokens = 2;
@@ -899,10 +905,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_arrived = Buffer(*m.ctx, uint64_t{seqs} * cfg.heads * 4, MemoryUse::Device);
     const std::vector<uint32_t> none(uint64_t{seqs} * cfg.heads, 0u);
     m.batch_arrived.upload(none.data(), none.size() * 4);
-    m.batch_best = Buffer(*m.ctx, uint64_t{seqs} * m.kernels->argmax_slices(cfg.vocab) * 8, MemoryUse::Readback);
+    const uint32_t slices = m.kernels->argmax_slices(cfg.vocab);
+    m.batch_best = Buffer(*m.ctx, uint64_t{seqs} * slices * 8, MemoryUse::Readback);
     m.batch_penalised = Buffer(*m.ctx, uint64_t{seqs} * (vk::Kernels::kArgmaxPenalisedMax + 1) * 4, MemoryUse::Upload);
     m.batch_gathered = Buffer(*m.ctx, uint64_t{seqs} * vk::Kernels::kArgmaxPenalisedMax * 4, MemoryUse::Readback);
-    const uint32_t slices = m.kernels->argmax_slices(cfg.vocab);
     m.batch_top = Buffer(*m.ctx, uint64_t{seqs} * slices * vk::Kernels::kTopRowsMax * 8, MemoryUse::Readback);
     m.batch_nan = Buffer(*m.ctx, uint64_t{seqs} * slices * 4, MemoryUse::Readback);
     {
@@ -1425,9 +1431,7 @@ void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::
   Impl& m = *impl_;
   constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
   // One sequence (its own step), or a window the kernel does not hold: the rows on the host.
-  const bool wide = std::any_of(penalties.begin(), penalties.end(),
-                                [](const RowPenalty& p) { return p.penalty != 1.f && p.tokens.size() > kMax; });
-  if (!m.batch_argmax || wide) return Forward::decode_batch_argmax(batch, argmax, penalties);
+  if (!m.batch_argmax || !Impl::penalties_fit(penalties)) return Forward::decode_batch_argmax(batch, argmax, penalties);
   check_batch(batch, argmax.size(), 1);
   check_penalties(batch, penalties);
   const uint32_t vocab = m.cfg.vocab;
@@ -1464,17 +1468,13 @@ bool VulkanForward::decode_batch_top(std::span<const BatchToken> batch, std::spa
                                      std::vector<std::vector<TopLogit>>& tops) {
   Impl& m = *impl_;
   constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
-  const bool wide = std::any_of(penalties.begin(), penalties.end(),
-                                [](const RowPenalty& p) { return p.penalty != 1.f && p.tokens.size() > kMax; });
   // One sequence (its own step), a window the kernel does not hold, or more than the slices keep.
-  if (!m.batch_argmax || !m.batch_top_rows || wide || k > vk::Kernels::kTopRowsMax)
+  if (!m.batch_top_rows || !Impl::penalties_fit(penalties) || k > vk::Kernels::kTopRowsMax)
     return Forward::decode_batch_top(batch, penalties, k, tops);
   check_batch(batch, batch.size(), 1);
   check_penalties(batch, penalties);
+  check_top(k);
   const uint32_t vocab = m.cfg.vocab;
-  if (k == 0 || k >= vocab)
-    throw std::invalid_argument("decode_batch_top: k " + std::to_string(k) + " is not in 1.." +
-                                std::to_string(vocab - 1));
   const std::vector<uint32_t> lists = m.upload_penalties(penalties, batch.size());
   m.submit_batch(batch, true);  // (the logits stay on the device; its argmax is not read)
   m.batch_top_rows->run();
