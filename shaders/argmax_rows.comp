@@ -63,16 +63,12 @@ void main() {
       }
     }
     const uvec2 b = workgroup_best(bk, bi);
-    if (K == 1u) {
-      if (tid == 0u)
-        best[out0] = b.y == NONE ? uvec2(0xff800000u, NONE)  // -inf
-                                 : uvec2(floatBitsToUint(logits[row + b.y]), b.y);
-      break;
-    }
     if (tid == 0u) {
       s_win = b;
-      best[out0 + r] = b.y == NONE ? uvec2(0xff800000u, NONE) : uvec2(floatBitsToUint(logits[row + b.y]), b.y);
+      best[out0 + r] = b.y == NONE ? uvec2(0xff800000u, NONE)  // -inf
+                                   : uvec2(floatBitsToUint(logits[row + b.y]), b.y);
     }
+    if (K == 1u) break;
     barrier();
     const uvec2 w = s_win;
     barrier();  // (s_win and workgroup_best's memory are rewritten next round)
