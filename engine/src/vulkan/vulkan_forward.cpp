@@ -44,8 +44,9 @@ constexpr int32_t kMaxSequences = static_cast<int32_t>(kAllLogitsBlock);
 // Which logits a recorded pass computes: none (a prefill block before the last), the last token's,
 // every token's, or the last token's reduced on the device to the next token, which the device feeds
 // to the next step: by argmax (Greedy) or by the GPU sampler (Sample).
-// All: every row's logits, copied for the host; Argmax: every row's argmax instead (argmax_rows).
-enum class Head { None, Last, All, Argmax, Greedy, Sample };
+// All: every row's logits, copied for the host; Argmax: every row's argmax instead (argmax_rows); Top:
+// each row's slices' best (top_rows, for sampled steps).
+enum class Head { None, Last, All, Argmax, Top, Greedy, Sample };
 
 // Device-side decoding (greedy or sampled): submits of kChainSteps steps each (one of a single step
 // where fewer remain), kChainsInFlight of them queued at once, their tokens published through a ring of
@@ -170,12 +171,15 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::CommandSequence> batch_step, batch_step_few;
   // The same steps ending in each row's argmax instead of the rows' copy (decode_batch_argmax): the
   // rows' penalised tokens for argmax_rows, and where it leaves the slices' bests and those tokens' logits.
+  // The host writes the lists to batch_penalised and the step copies them to device memory first: every
+  // invocation of the argmax (or top) pass reads its row's whole list, which would otherwise cross PCIe.
   std::unique_ptr<vk::CommandSequence> batch_argmax, batch_argmax_few;
-  Buffer batch_best, batch_penalised, batch_gathered;
-  // Sampled steps (decode_batch_top): each row's slices' best kTopRowsMax and NaN flags, found by
-  // `batch_top_rows` over the logits a batch_argmax step leaves.
-  Buffer batch_top, batch_nan;
-  std::unique_ptr<vk::CommandSequence> batch_top_rows;
+  Buffer batch_best, batch_penalised, batch_penalised_dev, batch_gathered;
+  // Sampled steps (decode_batch_top): the same steps ending in each row's slices' best kTopRowsMax and
+  // NaN flags (top_rows). The lists (half a MB a step at 8 rows) are written in device memory and reach
+  // the host in one copy rather than as the kernel's scattered writes into host memory.
+  Buffer batch_top, batch_top_read, batch_nan;
+  std::unique_ptr<vk::CommandSequence> batch_top_step, batch_top_few;
   // Whether argmax_rows holds every row's penalised tokens (else the step's rows go to the host).
   static bool penalties_fit(std::span<const RowPenalty> penalties) {
     return std::none_of(penalties.begin(), penalties.end(), [](const RowPenalty& p) {
@@ -193,10 +197,11 @@ struct VulkanForward::Impl {
   Buffer batch_ready, batch_failed;
   bool batch_overlap_failed();
   bool profiling = false;
-  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch, prof_batch_few, prof_argmax, prof_argmax_few;
-  std::array<SeqProfile*, 8> profiles() {
-    return {&prof_decode, &prof_none,      &prof_last,   &prof_all,
-            &prof_batch,  &prof_batch_few, &prof_argmax, &prof_argmax_few};
+  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch, prof_batch_few, prof_argmax, prof_argmax_few,
+      prof_top, prof_top_few;
+  std::array<SeqProfile*, 10> profiles() {
+    return {&prof_decode,    &prof_none,   &prof_last,       &prof_all, &prof_batch,
+            &prof_batch_few, &prof_argmax, &prof_argmax_few, &prof_top, &prof_top_few};
   }
 
   void plan_layers(const Model& model);
@@ -222,10 +227,21 @@ struct VulkanForward::Impl {
   void record_pass(vk::CommandSequence& cs, uint32_t max_tokens, Head head, SeqProfile* prof, const Buffer& params_buf,
                    const Buffer& tokens_buf, bool batch);
   void collect(SeqProfile& p);
-  // A batched step's submit (decode_batch, decode_batch_argmax): its slots and tokens up, the step run.
-  void submit_batch(std::span<const BatchToken> batch, bool argmax);
+  // A batched step's submit (decode_batch, decode_batch_argmax, decode_batch_top): its slots and tokens up,
+  // the step ending in `head` run.
+  void submit_batch(std::span<const BatchToken> batch, Head head);
   void record_decoders();
   void record_batch_steps();
+  // The batched step (or the step of up to kFewTokens: few) ending in `head` (All, Argmax or Top), and its
+  // profile.
+  std::unique_ptr<vk::CommandSequence>& batch_step_for(Head head, bool few) {
+    if (head == Head::All) return few ? batch_step_few : batch_step;
+    return head == Head::Argmax ? (few ? batch_argmax_few : batch_argmax) : (few ? batch_top_few : batch_top_step);
+  }
+  SeqProfile& batch_profile_for(Head head, bool few) {
+    if (head == Head::All) return few ? prof_batch_few : prof_batch;
+    return head == Head::Argmax ? (few ? prof_argmax_few : prof_argmax) : (few ? prof_top_few : prof_top);
+  }
   // `s`, made on first use (a recorded sequence is re-recorded, not replaced: callers hold references).
   vk::CommandSequence& made(std::unique_ptr<vk::CommandSequence>& s) {
     if (!s) s = std::make_unique<vk::CommandSequence>(*ctx);
@@ -441,12 +457,13 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     if (prof->labels.size() >= prof->pool->count()) throw VulkanError("profile: too many timestamps for the pool");
     cs.timestamp(prof->pool->handle(), static_cast<uint32_t>(prof->labels.size()));
   };
-  // A batched step whose products overlap their quantizations starts with its counts at zero.
+  // A batched step whose products overlap their quantizations starts with its counts at zero, and one
+  // ending in its rows' argmax or best with their penalised tokens in device memory.
   const bool overlapped = batch_overlap && fused && batched && batch && max_tokens > kFewTokens;
-  if (overlapped) {
-    cs.fill(batch_ready, 0, batch_ready.size(), 0);
-    cs.barrier(true);
-  }
+  const bool penalised = head == Head::Argmax || head == Head::Top;
+  if (overlapped) cs.fill(batch_ready, 0, batch_ready.size(), 0);
+  if (penalised) cs.copy(batch_penalised, 0, batch_penalised_dev, 0, batch_penalised.size());
+  if (overlapped || penalised) cs.barrier(true);
   // Decode on the persistent kernel reads the embedding itself where the table is one binding.
   const bool persistent_decode = persistent_live && max_tokens == 1 && !batch;
   const bool embed_in_layers = persistent_decode && embd_chunks.size() == 1;
@@ -594,7 +611,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   }
   if (head != Head::None) {
     const BufferRange on = R(output_norm), H = R(hn);
-    const bool last = head != Head::All && head != Head::Argmax;
+    const bool last = head != Head::All && head != Head::Argmax && head != Head::Top;
     // The last token's logits: the staged one-token head applies the final norm itself (no norm
     // dispatch), where the device runs it.
     const bool normed = last && kn.lm_head_norms(dim);
@@ -653,9 +670,20 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       return;
     }
     if (head == Head::Argmax) {
-      kn.argmax_rows(cs, d, P, R(logits), R(batch_best), R(batch_penalised), R(batch_gathered), cfg.vocab, rows_out);
+      kn.argmax_rows(cs, d, P, R(logits), R(batch_best), R(batch_penalised_dev), R(batch_gathered), cfg.vocab,
+                     rows_out);
       if (prof) cs.barrier(true);  // only so the timestamp waits for it; end() orders it for the host
       mark("argmax");
+      return;
+    }
+    if (head == Head::Top) {
+      kn.top_rows(cs, d, P, R(logits), R(batch_top), R(batch_penalised_dev), R(batch_gathered), R(batch_nan), cfg.vocab,
+                  rows_out);
+      cs.barrier(true);
+      const uint64_t row_bytes = uint64_t{kn.argmax_slices(cfg.vocab)} * vk::Kernels::kTopRowsMax * 8;
+      cs.copy(batch_top, 0, batch_top_read, 0, rows_out * row_bytes);
+      if (prof) cs.barrier(true);
+      mark("top_rows");
       return;
     }
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
@@ -908,18 +936,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     const uint32_t slices = m.kernels->argmax_slices(cfg.vocab);
     m.batch_best = Buffer(*m.ctx, uint64_t{seqs} * slices * 8, MemoryUse::Readback);
     m.batch_penalised = Buffer(*m.ctx, uint64_t{seqs} * (vk::Kernels::kArgmaxPenalisedMax + 1) * 4, MemoryUse::Upload);
+    m.batch_penalised_dev = Buffer(*m.ctx, m.batch_penalised.size(), MemoryUse::Device);
     m.batch_gathered = Buffer(*m.ctx, uint64_t{seqs} * vk::Kernels::kArgmaxPenalisedMax * 4, MemoryUse::Readback);
-    m.batch_top = Buffer(*m.ctx, uint64_t{seqs} * slices * vk::Kernels::kTopRowsMax * 8, MemoryUse::Readback);
+    m.batch_top = Buffer(*m.ctx, uint64_t{seqs} * slices * vk::Kernels::kTopRowsMax * 8, MemoryUse::Device);
+    m.batch_top_read = Buffer(*m.ctx, m.batch_top.size(), MemoryUse::Readback);
     m.batch_nan = Buffer(*m.ctx, uint64_t{seqs} * slices * 4, MemoryUse::Readback);
-    {
-      vk::CommandSequence& cs = m.made(m.batch_top_rows);
-      auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
-      cs.begin();
-      cs.barrier();  // (after the step's submission: its logits)
-      m.kernels->top_rows(cs, *m.da, R(m.params), R(m.logits), R(m.batch_top), R(m.batch_penalised),
-                          R(m.batch_gathered), R(m.batch_nan), cfg.vocab, static_cast<uint32_t>(seqs));
-      cs.end();
-    }
     if (m.batch_overlap) {
       m.batch_ready = Buffer(*m.ctx, uint64_t{4} * 4 * cfg.layers, MemoryUse::Device);
       m.batch_failed = Buffer(*m.ctx, 16, MemoryUse::Upload);
@@ -987,20 +1008,20 @@ void VulkanForward::Impl::record_decoders() {
   if (sampler) chained(sampled, Head::Sample);
 }
 
-// The batched steps of several sequences: with every row's logits, and ending in each row's argmax;
-// steps of up to kFewTokens recorded apart where there are more sequences (they run the one-token
-// kernels already). Recorded at load, and again once an overlapped step's wait gave up.
+// The batched steps of several sequences: with every row's logits, ending in each row's argmax, and
+// ending in each row's slices' best (sampled steps: one submission, the logits never leave the
+// device); steps of up to kFewTokens recorded apart where there are more sequences (they run the
+// one-token kernels already). Recorded at load, and again once an overlapped step's wait gave up.
 void VulkanForward::Impl::record_batch_steps() {
-  prof_batch.pass = prof_argmax.pass = "batch";
-  prof_batch_few.pass = prof_argmax_few.pass = "batch_few";
-  for (const Head head : {Head::All, Head::Argmax}) {
-    const bool all = head == Head::All;
+  prof_batch.pass = prof_argmax.pass = prof_top.pass = "batch";
+  prof_batch_few.pass = prof_argmax_few.pass = prof_top_few.pass = "batch_few";
+  for (const Head head : {Head::All, Head::Argmax, Head::Top}) {
     auto prof = [&](SeqProfile& p) { return profiling ? &p : nullptr; };
-    record(made(all ? batch_step : batch_argmax), static_cast<uint32_t>(sequences), head,
-           prof(all ? prof_batch : prof_argmax), params, tokens, 1, true);
+    record(made(batch_step_for(head, false)), static_cast<uint32_t>(sequences), head,
+           prof(batch_profile_for(head, false)), params, tokens, 1, true);
     if (sequences > static_cast<int32_t>(kFewTokens))
-      record(made(all ? batch_step_few : batch_argmax_few), kFewTokens, head,
-             prof(all ? prof_batch_few : prof_argmax_few), params, tokens, 1, true);
+      record(made(batch_step_for(head, true)), kFewTokens, head, prof(batch_profile_for(head, true)), params, tokens, 1,
+             true);
   }
 }
 
@@ -1394,7 +1415,7 @@ int32_t VulkanForward::sequences() const {
   return impl_->sequences;
 }
 
-void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, bool argmax) {
+void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, Head head) {
   const auto n = static_cast<uint32_t>(batch.size());
   std::vector<uint8_t> step_params(sizeof(vk::Params) + n * sizeof(vk::BatchSlot));
   const vk::Params p{0, n, 0, 1};
@@ -1411,10 +1432,10 @@ void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, bool a
   params.upload(step_params.data(), step_params.size());
   tokens.upload(input.data(), n * 4);
   const bool few = batch_step_few && n <= kFewTokens;
-  vk::CommandSequence& run = *(argmax ? (few ? batch_argmax_few : batch_argmax) : (few ? batch_step_few : batch_step));
+  vk::CommandSequence& run = *batch_step_for(head, few);
   run.run();
   if (!few && batch_overlap_failed()) run.run();  // redone with barriers (re-recorded in place)
-  if (profiling) collect(argmax ? (few ? prof_argmax_few : prof_argmax) : (few ? prof_batch_few : prof_batch));
+  if (profiling) collect(batch_profile_for(head, few));
   for (const BatchToken& b : batch) filled[static_cast<size_t>(b.seq)] = b.pos + 1;
 }
 
@@ -1422,7 +1443,7 @@ void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<fl
   Impl& m = *impl_;
   if (!m.batch_step) return Forward::decode_batch(batch, logits);  // one sequence: its own step
   check_batch(batch, logits.size(), m.cfg.vocab);
-  m.submit_batch(batch, false);
+  m.submit_batch(batch, Head::All);
   m.readback.download(logits.data(), uint64_t{batch.size()} * m.cfg.vocab * 4);
 }
 
@@ -1436,7 +1457,7 @@ void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::
   check_penalties(batch, penalties);
   const uint32_t vocab = m.cfg.vocab;
   const std::vector<uint32_t> lists = m.upload_penalties(penalties, batch.size());
-  m.submit_batch(batch, true);
+  m.submit_batch(batch, Head::Argmax);
   const uint32_t slices = m.kernels->argmax_slices(vocab);
   std::vector<uint32_t> best(batch.size() * slices * 2);
   m.batch_best.download(best.data(), best.size() * 4);
@@ -1469,18 +1490,17 @@ bool VulkanForward::decode_batch_top(std::span<const BatchToken> batch, std::spa
   Impl& m = *impl_;
   constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
   // One sequence (its own step), a window the kernel does not hold, or more than the slices keep.
-  if (!m.batch_top_rows || !Impl::penalties_fit(penalties) || k > vk::Kernels::kTopRowsMax)
+  if (!m.batch_top_step || !Impl::penalties_fit(penalties) || k > vk::Kernels::kTopRowsMax)
     return Forward::decode_batch_top(batch, penalties, k, tops);
   check_batch(batch, batch.size(), 1);
   check_penalties(batch, penalties);
   check_top(k);
   const uint32_t vocab = m.cfg.vocab;
   const std::vector<uint32_t> lists = m.upload_penalties(penalties, batch.size());
-  m.submit_batch(batch, true);  // (the logits stay on the device; its argmax is not read)
-  m.batch_top_rows->run();
+  m.submit_batch(batch, Head::Top);
   const uint32_t slices = m.kernels->argmax_slices(vocab), per_row = slices * vk::Kernels::kTopRowsMax * 2;
   std::vector<uint32_t> pairs(batch.size() * per_row), nan(batch.size() * slices);
-  m.batch_top.download(pairs.data(), pairs.size() * 4);
+  m.batch_top_read.download(pairs.data(), pairs.size() * 4);
   m.batch_nan.download(nan.data(), nan.size() * 4);
   std::vector<float> gathered(batch.size() * kMax);
   if (!penalties.empty()) m.batch_gathered.download(gathered.data(), gathered.size() * 4);
