@@ -230,20 +230,54 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     f.depth = prompt;
     f.tokens = n * o.gen_tokens;
     std::vector<int32_t> next(static_cast<size_t>(n));
+    const auto vocab = static_cast<int32_t>(fwd->vocab_size());
+    int64_t steps = 0, from_top = 0;
     for (int r = 0; r <= o.reps; ++r) {
       std::vector<BatchToken> batch;
+      // --sample: each sequence's sampler (the defaults, its own seed) and history (the penalty window).
+      std::vector<Sampler> samplers;
+      std::vector<std::vector<int32_t>> history(static_cast<size_t>(n));
       for (int32_t s = 0; s < n; ++s) {
         // Each sequence its own prompt (a rotation of the input), so the rows differ.
-        std::vector<int32_t> p(static_cast<size_t>(prompt));
+        std::vector<int32_t>& p = history[static_cast<size_t>(s)];
+        p.resize(static_cast<size_t>(prompt));
         for (int32_t i = 0; i < prompt; ++i) p[static_cast<size_t>(i)] = input[static_cast<size_t>((i + s) % need)];
         fwd->eval_sequence(s, p, 0, logits, false);
         batch.push_back({s, argmax(logits), prompt});
+        SamplingParams sp;
+        sp.seed = o.seed + static_cast<uint64_t>(s);
+        samplers.emplace_back(sp);
       }
+      std::vector<RowPenalty> penalties;
+      std::vector<std::vector<TopLogit>> tops;
       if (vf && r == 1) vf->reset_profile();
       const auto t0 = Clock::now();
       for (int32_t i = 0; i < o.gen_tokens; ++i) {
-        // Greedy, as the server steps plain greedy streams: each row's argmax found on the device.
-        fwd->decode_batch_argmax(batch, next, {});
+        if (!o.sample) {
+          // Greedy, as the server steps plain greedy streams: each row's argmax found on the device.
+          fwd->decode_batch_argmax(batch, next, {});
+        } else {
+          // Sampled as the server steps sampled streams (BatchScheduler): each row's best top_k from the
+          // device where it finds them, else the rows themselves.
+          penalties.clear();
+          for (size_t e = 0; e < batch.size(); ++e) {
+            history[e].push_back(batch[e].token);
+            penalties.push_back({samplers[e].penalised_tokens(history[e], vocab), samplers[e].params().repeat_penalty});
+          }
+          const auto k = static_cast<size_t>(samplers[0].params().top_k);
+          ++steps;
+          if (samplers[0].samples_from_top(vocab) && fwd->decode_batch_top(batch, penalties, k, tops)) {
+            ++from_top;
+            for (size_t e = 0; e < batch.size(); ++e) next[e] = samplers[e].sample_top(tops[e], vocab);
+          } else {
+            std::vector<float> rows(batch.size() * static_cast<size_t>(vocab));
+            fwd->decode_batch(batch, rows);
+            for (size_t e = 0; e < batch.size(); ++e)
+              next[e] = samplers[e].sample(
+                  std::span<float>(rows).subspan(e * static_cast<size_t>(vocab), static_cast<size_t>(vocab)),
+                  history[e]);
+          }
+        }
         for (size_t e = 0; e < batch.size(); ++e) {
           batch[e].token = next[e];
           ++batch[e].pos;
@@ -253,6 +287,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     }
     f.median_ms = median(f.ms);
     f.tokens_per_s = f.tokens * 1000.0 / f.median_ms;
+    if (o.sample) f.top_steps = static_cast<double>(from_top) / static_cast<double>(std::max<int64_t>(steps, 1));
     f.kernels = kernel_shares(vf, static_cast<double>(f.tokens) * o.reps);
     rep.figures.push_back(f);
   }
@@ -291,6 +326,7 @@ std::string to_json(const BenchReport& r) {
                      {"bytes_per_token", f.bytes_per_token},
                      {"roofline", f.roofline}};
     if (f.f16_rows > 0) e["f16_rows_per_token"] = f.f16_rows;
+    if (f.top_steps >= 0) e["steps_from_top_k"] = f.top_steps;
     if (!f.kernels.empty()) {
       nlohmann::json k = nlohmann::json::object();
       for (const auto& s : f.kernels) k[s.kernel] = s.ms_per_token;
@@ -341,6 +377,14 @@ std::string to_table(const BenchReport& r) {
     if (f.f16_rows > 0) {
       std::snprintf(line, sizeof line, "%s: %.0f rows a step computed in F16 (%.2f%% of the vocabulary)\n",
                     f.test.c_str(), f.f16_rows, r.vocab > 0 ? 100.0 * f.f16_rows / r.vocab : 0.0);
+      out += line;
+    }
+  // Sampled batched steps: how many sampled from each row's best top_k alone (decode_batch_top: found on
+  // the device by the Vulkan backend); the rest read the whole rows.
+  for (const auto& f : r.figures)
+    if (f.top_steps >= 0) {
+      std::snprintf(line, sizeof line, "%s: %.0f%% of the steps sampled from each row's best top_k\n", f.test.c_str(),
+                    100.0 * f.top_steps);
       out += line;
     }
   // --profile: one column per figure, one row per kernel kind (GPU ms per token).

@@ -31,8 +31,10 @@ struct BenchOptions {
   bool vendor_neutral = false;            // Vulkan only: the path AMD and Intel GPUs get (--generic)
   bool pipeline_statistics = false;       // Vulkan only: the driver's statistics of the decode kernels
   // Batched decode (a server's streams, Forward::decode_batch): for each N, N sequences each prefilled
-  // with its own `prompt_tokens` tokens (at least 1) decode gen_tokens steps together, greedy on the
-  // host per row as the server samples; the figure is all sequences' tokens per second.
+  // with its own `prompt_tokens` tokens (at least 1) decode gen_tokens steps together, greedy (each
+  // row's argmax from the device) or with `sample` sampled as the server samples (each sequence its own
+  // sampler with the defaults, the best top_k from the device); the figure is all sequences' tokens per
+  // second.
   std::vector<int32_t> batches;
   // Vulkan only: the copy-bandwidth and dispatch-latency probes (the roofline's denominator); false
   // skips them (seconds on a CPU driver; the test suite's reports that need neither).
@@ -55,6 +57,7 @@ struct Figure {
   double bytes_per_token = 0;        // tg only: bytes a decode step reads (weights, LM head, KV cache)
   double roofline = 0;               // tg only: bytes_per_token * tokens_per_s / copy bandwidth
   double f16_rows = 0;               // tg sampled on the device from the int8 head: rows per token computed in F16
+  double top_steps = -1;             // sampled batched steps: the share taken from the device's best top_k (-1: none)
   std::vector<KernelShare> kernels;  // --profile: GPU time per token by kernel kind
 };
 
