@@ -226,6 +226,8 @@ class Kernels {
                 const BufferRange& top, const BufferRange& penalised, const BufferRange& gathered,
                 const BufferRange& nan, uint32_t vocab, uint32_t max_rows);
   static constexpr uint32_t kTopRowsMax = 64;
+  // The bytes of one row's lists in top_rows' output: kTopRowsMax (float bits, index) pairs a slice.
+  uint64_t top_row_bytes(uint32_t vocab) const { return uint64_t{argmax_slices(vocab)} * kTopRowsMax * 8; }
   // A row's best k (k <= kTopRowsMax) after its penalty, in TopLogit::before order, from its slices'
   // pairs (kTopRowsMax a slice) and flags and its penalised tokens' gathered logits: the first k of the
   // penalised row in that order (every one of them is among its slice's best or penalised), merged from

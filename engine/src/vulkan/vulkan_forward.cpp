@@ -680,8 +680,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       kn.top_rows(cs, d, P, R(logits), R(batch_top), R(batch_penalised_dev), R(batch_gathered), R(batch_nan), cfg.vocab,
                   rows_out);
       cs.barrier(true);
-      const uint64_t row_bytes = uint64_t{kn.argmax_slices(cfg.vocab)} * vk::Kernels::kTopRowsMax * 8;
-      cs.copy(batch_top, 0, batch_top_read, 0, rows_out * row_bytes);
+      cs.copy(batch_top, 0, batch_top_read, 0, rows_out * kn.top_row_bytes(cfg.vocab));
       if (prof) cs.barrier(true);
       mark("top_rows");
       return;
@@ -938,7 +937,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_penalised = Buffer(*m.ctx, uint64_t{seqs} * (vk::Kernels::kArgmaxPenalisedMax + 1) * 4, MemoryUse::Upload);
     m.batch_penalised_dev = Buffer(*m.ctx, m.batch_penalised.size(), MemoryUse::Device);
     m.batch_gathered = Buffer(*m.ctx, uint64_t{seqs} * vk::Kernels::kArgmaxPenalisedMax * 4, MemoryUse::Readback);
-    m.batch_top = Buffer(*m.ctx, uint64_t{seqs} * slices * vk::Kernels::kTopRowsMax * 8, MemoryUse::Device);
+    m.batch_top = Buffer(*m.ctx, seqs * m.kernels->top_row_bytes(cfg.vocab), MemoryUse::Device);
     m.batch_top_read = Buffer(*m.ctx, m.batch_top.size(), MemoryUse::Readback);
     m.batch_nan = Buffer(*m.ctx, uint64_t{seqs} * slices * 4, MemoryUse::Readback);
     if (m.batch_overlap) {
@@ -1498,7 +1497,8 @@ bool VulkanForward::decode_batch_top(std::span<const BatchToken> batch, std::spa
   const uint32_t vocab = m.cfg.vocab;
   const std::vector<uint32_t> lists = m.upload_penalties(penalties, batch.size());
   m.submit_batch(batch, Head::Top);
-  const uint32_t slices = m.kernels->argmax_slices(vocab), per_row = slices * vk::Kernels::kTopRowsMax * 2;
+  const uint32_t slices = m.kernels->argmax_slices(vocab);
+  const size_t per_row = m.kernels->top_row_bytes(vocab) / 4;  // (words)
   std::vector<uint32_t> pairs(batch.size() * per_row), nan(batch.size() * slices);
   m.batch_top_read.download(pairs.data(), pairs.size() * 4);
   m.batch_nan.download(nan.data(), nan.size() * 4);
