@@ -110,23 +110,29 @@ INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeGolden,
                            return s;
                          });
 
-// What ships (fp32): six sequences decode greedily together, joining and leaving at different steps;
-// six more hold the same prompts and take every step alone. Each row of a shared step equals, bit for
-// bit, the row of the same sequence's step alone, so a stream's tokens do not depend on the others. (On
-// devices with the fused kernels, steps of three to six tokens run the batched small-matrix kernels (five
-// and six: more tokens than a pass takes, so passes side by side) and steps of one the one-token kernels:
-// this proves they compute the same bits, with per-matrix scales (golden-a) and with block scales, whose
-// float sums depend on the order (golden-d, TQ2_0).)
+// What ships (fp32): nine sequences decode greedily together, joining and leaving at different steps;
+// nine more hold the same prompts and take every step alone. Each row of a shared step equals, bit for
+// bit, the row of the same sequence's step alone, so a stream's tokens do not depend on the others; a
+// last step of all eighteen gives each pair of twins the same rows. (On devices with the fused kernels,
+// steps of three to six tokens run the batched small-matrix kernels (five and six: more tokens than a
+// pass takes, so passes side by side), steps of seven or more the cooperative-matrix kernel where the
+// device offers one (golden-a; the last step in two tiles of tokens) and steps of one the one-token
+// kernels: this proves they compute the same bits, with per-matrix scales (golden-a) and with block
+// scales, whose float sums depend on the order (golden-d, TQ2_0).) Where the device offers NVIDIA's
+// cooperative matrices, again with vendor-neutral features only: the KHR twin of the kernel.
 class BatchDecodeRows : public testing::TestWithParam<std::string> {};
 
-TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
-  const auto g = test::load_golden(GetParam());
+void each_row_equals_its_step_alone(const std::string& name, bool vendor_neutral) {
+  SCOPED_TRACE(vendor_neutral ? "vendor-neutral" : "every feature");
+  const auto g = test::load_golden(name);
   auto model = Model::open(g.gguf);
-  constexpr int32_t kShared = 6;
-  VulkanForward fwd(*model, batch_options(2 * kShared, Precision::Fp32));
+  constexpr int32_t kShared = 9;
+  VulkanForwardOptions o = batch_options(2 * kShared, Precision::Fp32);
+  o.vendor_neutral = vendor_neutral;
+  VulkanForward fwd(*model, o);
   const uint32_t vocab = g.vocab;
   // Sequence s and its twin s + kShared: prompts of different lengths.
-  const int32_t lengths[kShared] = {3, 9, 1, 14, 5, 2};
+  const int32_t lengths[kShared] = {3, 9, 1, 14, 5, 2, 7, 4, 11};
   std::vector<int32_t> next(2 * kShared), pos(2 * kShared);
   std::vector<float> last(vocab);
   for (int32_t s = 0; s < kShared; ++s) {
@@ -138,14 +144,20 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
       pos[static_cast<size_t>(twin)] = lengths[s];
     }
   }
-  // Step k: which sequences take part (2 joins late, 4 and 5 later, 3 leaves early): steps of 3, 3, 4, 6,
-  // 5 and 5 tokens.
-  auto active = [](int32_t s, int32_t k) { return s == 2 ? k >= 2 : s == 3 ? k < 4 : s >= 4 ? k >= 3 : true; };
-  std::vector<float> shared(kShared * vocab), alone(vocab);
-  for (int32_t k = 0; k < 6; ++k) {
+  // The sequences of each step, in the caller's order (they join and leave): steps of 3, 4, 6, 7, 9, 8
+  // and 5 tokens.
+  const std::vector<std::vector<int32_t>> steps = {{3, 0, 1},
+                                                   {3, 0, 6, 1},
+                                                   {3, 0, 7, 2, 1, 6},
+                                                   {3, 0, 5, 2, 1, 4, 6},
+                                                   {3, 8, 0, 5, 2, 1, 4, 7, 6},
+                                                   {8, 0, 5, 2, 1, 4, 7, 6},
+                                                   {0, 5, 2, 4, 7}};
+  std::vector<float> shared(2 * kShared * vocab), alone(vocab);
+  for (size_t ks = 0; ks < steps.size(); ++ks) {
+    const auto k = static_cast<int32_t>(ks);
     std::vector<BatchToken> batch;
-    for (int32_t s : {3, 0, 5, 2, 1, 4})
-      if (active(s, k)) batch.push_back({s, next[static_cast<size_t>(s)], pos[static_cast<size_t>(s)]});
+    for (int32_t s : steps[ks]) batch.push_back({s, next[static_cast<size_t>(s)], pos[static_cast<size_t>(s)]});
     // The same step taken by argmax on the device (it writes the same cache entries again), then with
     // a repetition penalty on each row's winner and two other tokens, then with every row back: each
     // row's token is the host's greedy choice from that row, with and without the penalty.
@@ -183,8 +195,24 @@ TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
     }
   }
   for (int32_t s = 0; s < kShared; ++s) EXPECT_EQ(fwd.cached_positions(s), fwd.cached_positions(s + kShared));
-  // The steps of three to six tokens ran their products beside their quantizations, and no wait gave up.
+  // Every sequence at once, each beside its twin (the same token at the same position in another cache).
+  std::vector<BatchToken> all;
+  for (int32_t s = 0; s < kShared; ++s)
+    for (int32_t q : {s + kShared, s}) all.push_back({q, next[static_cast<size_t>(q)], pos[static_cast<size_t>(q)]});
+  fwd.decode_batch(all, shared);
+  for (size_t i = 0; i < all.size(); i += 2)
+    ASSERT_EQ(0, std::memcmp(row(shared, i, vocab).data(), row(shared, i + 1, vocab).data(), vocab * sizeof(float)))
+        << "sequence " << all[i + 1].seq << " and its twin differ in a step of " << all.size();
+  // The steps of three or more tokens ran their products beside their quantizations, and no wait gave up.
   EXPECT_TRUE(fwd.overlapped_batch_steps());
+}
+
+TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {
+  each_row_equals_its_step_alone(GetParam(), false);
+  const auto g = test::load_golden(GetParam());
+  auto model = Model::open(g.gguf);
+  if (VulkanForward(*model, batch_options(1, Precision::Fp32)).device().cooperative_matrix_nv)
+    each_row_equals_its_step_alone(GetParam(), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeRows, testing::Values("golden-a", "golden-d"),
@@ -294,9 +322,41 @@ TEST(BatchDecode, AStepWhoseProductGaveUpWaitingIsRedoneWithBarriers) {
   EXPECT_TRUE(b.overlapped_batch_steps());
 }
 
-// The batched steps' small-matrix kernels against the unfused kernels, in double, on a shape whose rows
-// split unevenly over a lane group's 8 lanes (1,280 and 1,792 inputs: 20 and 28 code uvec4s a row) with
-// steps of 3 and 4 tokens: the 2B4T graph (ReLU^2, sub-norms, NeoX RoPE) with per-matrix scales and an
+// Batched steps' products run on the device's int8 cooperative matrices where it offers them, for a
+// file without block scales, and on the small-matrix kernel elsewhere: what bench reports, and what an
+// NVIDIA GPU must not lose without a word (the rows are the same bits either way, so only this tells).
+TEST(BatchDecode, ProductsRunOnCooperativeMatricesWhereOffered) {
+  for (const char* name : {"golden-a", "golden-d"})
+    for (const bool neutral : {false, true}) {
+      if (neutral && std::string(name) == "golden-d") continue;
+      SCOPED_TRACE(std::string(name) + (neutral ? " vendor-neutral" : ""));
+      const auto g = test::load_golden(name);
+      auto model = Model::open(g.gguf);
+      VulkanForwardOptions o = batch_options(8, Precision::Fp32);
+      o.vendor_neutral = neutral;
+      VulkanForward fwd(*model, o);
+      ASSERT_TRUE(fwd.fused_decode());
+      const DeviceInfo& d = fwd.device();  // (vendor-neutral: without the NVIDIA extensions)
+      const std::string ran = fwd.batched_kernels();
+      if (std::string(name) == "golden-d" || (!d.cooperative_matrix_nv && !d.cooperative_matrix_khr)) {
+        EXPECT_EQ(ran, "small-matrix kernel");  // block scales (TQ2_0), or no cooperative matrices
+      } else {
+        const char* ext = d.cooperative_matrix_nv ? "VK_NV" : "VK_KHR";
+        EXPECT_TRUE(ran.starts_with(std::string("cooperative-matrix (") + ext + "_cooperative_matrix), int8 ")) << ran;
+      }
+    }
+  // One sequence: no batched steps.
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForward one(*model, batch_options(1, Precision::Fp32));
+  EXPECT_EQ(one.batched_kernels(), "");
+}
+
+// The batched steps' kernels against the unfused kernels, in double, on a shape whose rows split
+// unevenly over a lane group's 8 lanes (1,280 and 1,792 inputs: 20 and 28 code uvec4s a row) with steps
+// of 3 and 4 tokens (the small-matrix kernels) and of 7 and 8 (the cooperative-matrix kernel where the
+// device offers one and the file has no block scales; its subgroups then take 5 and 7 chunks of K): the
+// 2B4T graph (ReLU^2, sub-norms, NeoX RoPE) with per-matrix scales and an
 // F16 cache, LLaMA's (SiLU, normal RoPE) with block scales and a full-precision cache; one sequence past
 // its first 64-key split, whose partials the fused attention's last split merges.
 // The integer sums are exact and double keeps every float step the same, so the rows are equal bit for
@@ -322,24 +382,29 @@ TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
     auto model = Model::open(go.out);
     const uint32_t vocab = model->config().vocab;
     std::vector<std::vector<float>> runs;
+    constexpr int32_t kSeqs = 8;
     for (const bool tuned : {true, false}) {
-      VulkanForwardOptions o = batch_options(4, Precision::F64);
+      VulkanForwardOptions o = batch_options(kSeqs, Precision::F64);
       o.context = 80;
       o.kv = kv;
       o.tuned_kernels = tuned;
       VulkanForward fwd(*model, o);
       ASSERT_EQ(fwd.fused_decode(), tuned);
       std::vector<float> last(vocab), rows;
-      for (int32_t s = 0; s < 4; ++s) {
+      std::vector<int32_t> pos(kSeqs);
+      for (int32_t s = 0; s < kSeqs; ++s) {
         std::vector<int32_t> prompt(static_cast<size_t>(s == 3 ? 70 : 2 + s));
         for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
         fwd.eval_sequence(s, prompt, 0, last, false);
+        pos[static_cast<size_t>(s)] = static_cast<int32_t>(prompt.size());
       }
-      for (int32_t k = 0; k < 3; ++k) {  // steps of 4, 3 and 4 tokens
+      // Steps of 4, 3, 4, 8 and 7 tokens.
+      const std::vector<std::vector<int32_t>> steps = {
+          {0, 1, 2, 3}, {0, 1, 3}, {0, 1, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7}, {7, 6, 4, 3, 2, 1, 0}};
+      for (size_t k = 0; k < steps.size(); ++k) {
         std::vector<BatchToken> batch;
-        for (int32_t s = 0; s < 4; ++s)
-          if (k != 1 || s != 2)
-            batch.push_back({s, filler(s, 10 + k, vocab), (s == 3 ? 70 : 2 + s) + k - (k == 2 && s == 2)});
+        for (int32_t s : steps[k])
+          batch.push_back({s, filler(s, 10 + static_cast<int32_t>(k), vocab), pos[static_cast<size_t>(s)]++});
         std::vector<float> step(batch.size() * vocab);
         fwd.decode_batch(batch, step);
         rows.insert(rows.end(), step.begin(), step.end());

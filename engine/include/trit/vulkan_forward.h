@@ -72,7 +72,7 @@ struct VulkanForwardOptions {
 
 // GPU time of one kernel kind summed over the submits since reset_profile() (profile mode only).
 struct KernelTime {
-  std::string pass;      // "decode" (one-token submits) or "block" (prefill submits)
+  std::string pass;      // "decode" (one-token submits), "block" (prefill), "batchN" (batched steps of up to N)
   std::string kernel;    // "qkv", "attention", "lm_head", ...
   double ms = 0;         // total GPU milliseconds
   uint64_t submits = 0;  // submits of that pass measured
@@ -164,6 +164,10 @@ class VulkanForward final : public Forward {
   // (dot product, or cooperative matrices through VK_NV_ or VK_KHR_cooperative_matrix, with the
   // fragment shape and tile), or the block matvec kernel where no GEMM is used.
   std::string prefill_kernels() const;
+  // What runs the products of batched steps of more than two tokens (vulkan/batched_bitlinear.h):
+  // "cooperative-matrix (VK_NV_cooperative_matrix), int8 16x16x32" or "small-matrix kernel"; empty
+  // where batched steps run the one-token kernels (one sequence, or a shape they do not serve).
+  std::string batched_kernels() const;
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();

@@ -141,6 +141,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
                       ? "int8 table with bounds, F16 for the rows that may be chosen"
                       : "F16, every row";
     rep.prefill_kernels = vk->prefill_kernels();
+    rep.batched_kernels = vk->batched_kernels();
   }
   rep.decode_kernels = fwd->decode_kernels();
   rep.decode = o.sample ? "sampled (defaults)" : "greedy";
@@ -307,6 +308,7 @@ std::string to_json(const BenchReport& r) {
   if (!r.lm_head.empty()) j["lm_head"] = r.lm_head;
   j["decode"] = r.decode;
   if (!r.prefill_kernels.empty()) j["prefill_kernels"] = r.prefill_kernels;
+  if (!r.batched_kernels.empty()) j["batched_kernels"] = r.batched_kernels;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
@@ -354,6 +356,7 @@ std::string to_table(const BenchReport& r) {
   if (!r.lm_head.empty()) out += "lm head: " + r.lm_head + "\n";
   if (!r.decode.empty()) out += "decode: " + r.decode + "\n";
   if (!r.prefill_kernels.empty()) out += "prefill kernels: " + r.prefill_kernels + "\n";
+  if (!r.batched_kernels.empty()) out += "batched steps' products: " + r.batched_kernels + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(
         line, sizeof line,

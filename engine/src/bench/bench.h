@@ -87,6 +87,7 @@ struct BenchReport {
   std::string decode;             // how tg chooses its tokens: "greedy" or "sampled (defaults)"
   int32_t vocab = 0;
   std::string prefill_kernels;  // Vulkan only: what runs a block's ternary matrices (the GEMM)
+  std::string batched_kernels;  // Vulkan only: what runs batched steps' products (--batch)
   std::vector<Figure> figures;
   std::vector<std::string> kernel_statistics;  // --pipeline-stats: "kernel: name: value"
 };

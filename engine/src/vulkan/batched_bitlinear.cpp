@@ -32,6 +32,16 @@ uint32_t tokens_per_pass(const DeviceInfo& d, uint32_t k) {
 // down (14 KB) 0.088 -> 0.101.
 constexpr uint32_t kSideBySideWeightBytes = 8192;
 
+// The cooperative-matrix kernel's chunks of K a subgroup takes at most (bitlinear_batch_coop.glsl: a
+// lane holds a code uvec4 of each, fetched before the rows arrive), hence its subgroups a workgroup.
+// Fewer, longer subgroups won at every step size measured (H100 and H200, 2B4T shape, tokens/s at 3 /
+// 8 / 16 tokens, H100: 5 chunks 1,054 / 2,640 / 4,206, 3 chunks 1,110 / 2,641 / 3,990, 2 chunks 1,209
+// / 2,642 / 3,675, 1 chunk 1,210 / 2,574 / 3,390, 8 chunks 1,093 / 2,692 / 4,284; H200 at 8 / 16: 8
+// chunks 2,663-2,739 / 4,534-4,551, 10 chunks 2,603 / 4,377, 14 chunks 2,636 / 4,307).
+constexpr uint32_t kCoopChunksPerSubgroup = 8, kCoopMaxSplit = 8;
+// common.glsl's reduction slots, which every shader including it declares.
+constexpr uint32_t kCommonSharedBytes = 64 * (8 + 4);
+
 }  // namespace
 
 uint32_t BatchedBitLinear::side_by_side(const Shape& s, uint32_t k, uint32_t tokens) const {
@@ -61,7 +71,53 @@ BatchedBitLinear::BatchedBitLinear(const Context& ctx, const FusedDecode& one_to
       f64_(f64),
       dot_(dot),
       graph_(graph),
-      min_subgroup_(std::max(1u, ctx.info().min_subgroup_size)) {}
+      min_subgroup_(std::max(1u, ctx.info().min_subgroup_size)),
+      coop_(choose_coop(ctx.info(), graph.block_scales)) {}
+
+// A shape whose K is a chunk of whole code uvec4s of a row's group (16, 32 or 64 int8), whose M is
+// whole quads of RoPE pairs, preferring 16 rows (more workgroups), 16 tokens (a server's default step
+// in one tile) and K 32; the NVIDIA extension first where both are offered, as the prefill GEMM.
+BatchedBitLinear::Coop BatchedBitLinear::choose_coop(const DeviceInfo& d, bool block_scales) {
+  if (block_scales || d.subgroup_size == 0 || d.min_subgroup_size != d.max_subgroup_size) return {};
+  for (const bool khr : {false, true}) {
+    if (!(khr ? d.cooperative_matrix_khr : d.cooperative_matrix_nv)) continue;
+    Coop best;
+    auto score = [](const Coop& c) { return (c.cm == 16 ? 4 : 0) + (c.cn == 16 ? 2 : 0) + (c.ck == 32 ? 1 : 0); };
+    for (const auto& sh : khr ? d.coop_int8_shapes_khr : d.coop_int8_shapes) {
+      if ((sh.k != 16 && sh.k != 32 && sh.k != 64) || sh.m == 0 || sh.m % 4 || sh.n == 0) continue;
+      const Coop c{sh.m, sh.n, sh.k, khr};
+      if (best.cm == 0 || score(c) > score(best)) best = c;
+    }
+    if (best.cm) return best;
+  }
+  return {};
+}
+
+uint32_t BatchedBitLinear::coop_split(uint32_t k) const {
+  const uint32_t chunks = k / 64 / (coop_.ck / 16);
+  const uint32_t most = std::min(kCoopMaxSplit, ctx_.info().max_workgroup_invocations / ctx_.info().subgroup_size);
+  return std::clamp(ceil_div(chunks, kCoopChunksPerSubgroup), 1u, std::max(most, 1u));
+}
+
+uint32_t BatchedBitLinear::coop_min_tokens() const {
+  return coop_.cm ? kCoopMinTokens : 0;
+}
+
+bool BatchedBitLinear::coop_serves(uint32_t mode, uint32_t k, uint32_t unit, uint32_t tokens) const {
+  if (!coop_.cm || tokens < kCoopMinTokens || k % (64 * (coop_.ck / 16))) return false;
+  if (mode == kQkv && (!unit || unit % coop_.cm)) return false;
+  const uint32_t nmat = mode == kGate ? 2 : 1, split = coop_split(k), tiles = ceil_div(std::max(tokens, 1u), coop_.cn);
+  const uint32_t cc = coop_.ck / 16;  // (as the shader: decoded codes and the tokens' columns, or the sums)
+  const uint32_t a = split * (nmat * 4 * coop_.cm * cc + tiles * 4 * coop_.cn * cc) * 16;
+  const uint32_t c = split * nmat * tiles * coop_.cm * coop_.cn * 4;
+  return std::max(a, c) + kCommonSharedBytes <= ctx_.info().max_shared_memory;
+}
+
+std::string BatchedBitLinear::describe() const {
+  if (!coop_.cm) return "small-matrix kernel";
+  return std::string("cooperative-matrix (") + (coop_.khr ? "VK_KHR" : "VK_NV") + "_cooperative_matrix), int8 " +
+         std::to_string(coop_.cm) + "x" + std::to_string(coop_.cn) + "x" + std::to_string(coop_.ck);
+}
 
 BatchedBitLinear::~BatchedBitLinear() = default;
 
@@ -85,21 +141,39 @@ BatchedBitLinear::Shape BatchedBitLinear::shape(uint32_t mode, uint32_t k, uint3
   return {tpr, ceil_div(cols, tpr), wg, slots};
 }
 
-const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit, bool wait) {
+uint32_t BatchedBitLinear::coop_tiles(uint32_t mode, uint32_t k, uint32_t unit, uint32_t tokens) const {
+  return coop_serves(mode, k, unit, tokens) ? ceil_div(std::max(tokens, 1u), coop_.cn) : 0;
+}
+
+const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit, bool wait,
+                                          uint32_t tiles) {
+  const bool coop = tiles > 0;
+  const std::array<uint32_t, 5> key{mode, k, rows, wait ? 1u : 0u, tiles};
   for (const auto& e : products_)
-    if (e.key == std::array<uint32_t, 4>{mode, k, rows, wait ? 1u : 0u}) return *e.pipe;
+    if (e.key == key) return *e.pipe;
   const uint32_t block = graph_.block_scales ? 256 : 128;
   if (k == 0 || k % block)
     throw VulkanError("batched decode: input width " + std::to_string(k) + " is not a multiple of " +
                       std::to_string(block));
+  const std::string sfx = f64_ ? "_f64" : "";
+  if (coop) {
+    const uint32_t sg = ctx_.info().subgroup_size, split = coop_split(k);
+    products_.push_back(
+        {key, std::make_unique<Pipeline>(ctx_, "bitlinear_batch_coop" + sfx + (coop_.khr ? "_khr" : ""),
+                                         kProductBindings, static_cast<uint32_t>(sizeof(ProductPush)),
+                                         std::vector<uint32_t>{split * sg, mode, k, coop_.cm, coop_.cn, coop_.ck, split,
+                                                               sg, tiles, kv_f16_ ? 1u : 0u, graph_.silu ? 1u : 0u,
+                                                               graph_.normal_rope ? 1u : 0u, wait ? 1u : 0u})});
+    return *products_.back().pipe;
+  }
   const Shape s = shape(mode, k, rows, unit);
-  const std::string stem = std::string("bitlinear_batch") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "");
-  products_.push_back({{mode, k, rows, wait ? 1u : 0u},
-                       std::make_unique<Pipeline>(
-                           ctx_, stem, kProductBindings, static_cast<uint32_t>(sizeof(ProductPush)),
-                           std::vector<uint32_t>{s.wg, s.tpr, mode, k, s.vpl, kv_f16_ ? 1u : 0u, graph_.silu ? 1u : 0u,
-                                                 graph_.normal_rope ? 1u : 0u, graph_.block_scales ? 1u : 0u,
-                                                 tokens_per_pass(ctx_.info(), k), s.slots, wait ? 1u : 0u})});
+  const std::string stem = std::string("bitlinear_batch") + (dot_ ? "_dot" : "") + sfx;
+  products_.push_back(
+      {key, std::make_unique<Pipeline>(
+                ctx_, stem, kProductBindings, static_cast<uint32_t>(sizeof(ProductPush)),
+                std::vector<uint32_t>{s.wg, s.tpr, mode, k, s.vpl, kv_f16_ ? 1u : 0u, graph_.silu ? 1u : 0u,
+                                      graph_.normal_rope ? 1u : 0u, graph_.block_scales ? 1u : 0u,
+                                      tokens_per_pass(ctx_.info(), k), s.slots, wait ? 1u : 0u})});
   return *products_.back().pipe;
 }
 
@@ -108,7 +182,7 @@ const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t ro
 // same order as that kernel's.
 const Pipeline& BatchedBitLinear::quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm, bool signal) {
   const uint32_t wg = one_token_.workgroup_for(mode, k, rows), xpt = ceil_div(k / 4, wg);  // (the row in registers)
-  const std::array<uint32_t, 4> key{wg, has_norm ? 1u : 0u, signal ? 1u : 0u, xpt};
+  const std::array<uint32_t, 5> key{wg, has_norm ? 1u : 0u, signal ? 1u : 0u, xpt, 0};
   for (const auto& e : quantizers_)
     if (e.key == key) return *e.pipe;
   quantizers_.push_back(
@@ -125,11 +199,19 @@ std::vector<std::string> BatchedBitLinear::statistics() const {
   return out;
 }
 
-void BatchedBitLinear::prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn, bool overlap) {
-  product(kQkv, dim, qdim + 2 * kvdim, std::gcd(qdim, kvdim), overlap);
-  product(kResidual, qdim, dim, 0, overlap);
-  product(kResidual, ffn, dim, 0, overlap);
-  product(kGate, dim, ffn, 0, overlap);
+void BatchedBitLinear::prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn, uint32_t tokens,
+                               bool overlap) {
+  // Steps of `tokens` on the cooperative-matrix kernel where it serves them, and the smaller steps
+  // recorded apart on the small-matrix kernel (coop_min_tokens).
+  const uint32_t unit = std::gcd(qdim, kvdim);
+  for (const bool coop : {false, true}) {
+    auto tiles = [&](uint32_t mode, uint32_t k, uint32_t u) { return coop ? coop_tiles(mode, k, u, tokens) : 0; };
+    if (coop && !tiles(kResidual, qdim, 0)) continue;
+    product(kQkv, dim, qdim + 2 * kvdim, unit, overlap, tiles(kQkv, dim, unit));
+    product(kResidual, qdim, dim, 0, overlap, tiles(kResidual, qdim, 0));
+    product(kResidual, ffn, dim, 0, overlap, tiles(kResidual, ffn, 0));
+    product(kGate, dim, ffn, 0, overlap, tiles(kGate, dim, 0));
+  }
   quantizer(kQkv, dim, qdim + 2 * kvdim, true, overlap);
   quantizer(kResidual, qdim, dim, graph_.sub_norms, overlap);
   quantizer(kResidual, ffn, dim, graph_.sub_norms, overlap);
@@ -153,13 +235,19 @@ void BatchedBitLinear::run(CommandSequence& cs, DescriptorAllocator& da, const B
   // H100 it could otherwise begin only after the last quantizing workgroup drained (3-4 us a boundary).
   if (!overlap) cs.barrier();
 
-  const Pipeline& p = product(mode, k, rows, unit, overlap);
+  const uint32_t tiles = coop_tiles(mode, k, unit, in.rows.tokens);
+  const bool coop = tiles > 0;
+  const Pipeline& p = product(mode, k, rows, unit, overlap, tiles);
   b[0] = params;
   b[4] = in.rows.q;
   b[5] = in.rows.s;
   b[13] = overlap ? in.overlap->ready : params;
   b[14] = overlap ? in.overlap->failed : params;
   push.slot = overlap ? in.overlap->slot : 0;
+  if (coop) {
+    cs.dispatch(p, da.make(p, b), &push, sizeof push, ceil_div(rows, coop_.cm));
+    return;
+  }
   const Shape s = shape(mode, k, rows, unit);
   const uint32_t per_wg = s.wg / s.tpr * (mode == kGate ? s.slots / 2 : s.slots);
   cs.dispatch(p, da.make(p, b), &push, sizeof push, ceil_div(rows, per_wg), side_by_side(s, k, in.rows.tokens));

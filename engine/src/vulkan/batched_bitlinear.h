@@ -3,7 +3,9 @@
 // batch mode). Each is two dispatches: every token's input row normalized and quantized to int8 once
 // (rmsnorm_quant.glsl, in the order the product reads it), then a small matrix product that reads each
 // weight once for all the tokens and meets each loaded input with four rows (shaders/bitlinear_batch.glsl),
-// with the one-token kernels' epilogues: RoPE and the KV append, the residual, the gate. With an overlap
+// with the one-token kernels' epilogues: RoPE and the KV append, the residual, the gate. Where the device
+// offers int8 cooperative matrices (and the file has no block scales) the product runs on them instead
+// (shaders/bitlinear_batch_coop.glsl): the same bits, a step's cost nearly flat in its tokens. With an overlap
 // (BatchInput::overlap) no barrier separates the two: the product's workgroups load their weights while
 // the rows are quantized and wait for a count of them (H100, 2B4T shape: a barrier there cost a step of
 // 4 tokens a fifth of its time).
@@ -59,9 +61,24 @@ class BatchedBitLinear {
   // mode M k K: name: value" lines.
   std::vector<std::string> statistics() const;
 
-  // Starts compiling the kernels a model of this shape records (see FusedDecode::prepare).
-  // overlap: the kernels of steps whose products overlap their quantization (BatchInput::overlap).
-  void prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn, bool overlap);
+  // Starts compiling the kernels a model of this shape records (see FusedDecode::prepare) for steps of
+  // up to `tokens` tokens. overlap: the kernels of steps whose products overlap their quantization
+  // (BatchInput::overlap).
+  void prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn, uint32_t tokens, bool overlap);
+
+  // What the products run on: "cooperative-matrix (VK_NV_cooperative_matrix), int8 16x16x32" or
+  // "small-matrix kernel".
+  std::string describe() const;
+
+  // Steps of at least this many tokens run their products on cooperative matrices, where the device
+  // offers them (0: never); smaller ones on the small-matrix kernel, which is faster there (its cost
+  // grows with the tokens, the cooperative-matrix kernel's hardly, from a higher start). A caller
+  // records the two sizes apart (VulkanForward's batched steps).
+  uint32_t coop_min_tokens() const;
+  // Measured (H200, 2B4T shape, tokens/s, small-matrix -> cooperative-matrix): 5 tokens 1,829-1,864 ->
+  // 1,774-1,806, 6 tokens 2,072-2,140 -> 2,102-2,118, 7 tokens 2,330-2,397 -> 2,415-2,419, 8 tokens
+  // 2,605-2,628 -> 2,663-2,739, 16 tokens 3,519-3,536 -> 4,534-4,551.
+  static constexpr uint32_t kCoopMinTokens = 7;
 
   // h = int8(norm(x) * nw) per token, then:
   // q = rope(Wq h), rope(Wk h) and Wv h appended to the caches at each token's position of its sequence.
@@ -85,7 +102,20 @@ class BatchedBitLinear {
   // Workgroups in y of a product for up to `tokens` tokens (see the .cpp).
   uint32_t side_by_side(const Shape& s, uint32_t k, uint32_t tokens) const;
   struct ProductPush;
-  const Pipeline& product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit, bool wait);
+  // The cooperative-matrix kernel's fragment shape where the device offers one it tiles (cm 0: none).
+  struct Coop {
+    uint32_t cm = 0, cn = 0, ck = 0;
+    bool khr = false;
+  };
+  static Coop choose_coop(const DeviceInfo& d, bool block_scales);
+  // Its subgroups a workgroup for input width k, and whether it serves this product for up to `tokens`
+  // tokens (its tiles' shared memory; MODE 0: its rows a workgroup divide the projections' `unit`).
+  uint32_t coop_split(uint32_t k) const;
+  bool coop_serves(uint32_t mode, uint32_t k, uint32_t unit, uint32_t tokens) const;
+  // Its token tiles for a product of up to `tokens` tokens; 0: the small-matrix kernel serves it.
+  uint32_t coop_tiles(uint32_t mode, uint32_t k, uint32_t unit, uint32_t tokens) const;
+  // tiles: the cooperative-matrix kernel's (coop_tiles), 0 the small-matrix kernel.
+  const Pipeline& product(uint32_t mode, uint32_t k, uint32_t rows, uint32_t unit, bool wait, uint32_t tiles);
   const Pipeline& quantizer(uint32_t mode, uint32_t k, uint32_t rows, bool has_norm, bool signal);
   // The input's quantization, a barrier (none with an overlap: the product waits for its count), then
   // the product with bindings 1-3 and 6-12 as given.
@@ -97,8 +127,9 @@ class BatchedBitLinear {
   bool kv_f16_, f64_, dot_;
   DecodeGraph graph_;
   uint32_t min_subgroup_;
+  Coop coop_;
   struct Entry {
-    std::array<uint32_t, 4> key;
+    std::array<uint32_t, 5> key;
     std::unique_ptr<Pipeline> pipe;
   };
   std::vector<Entry> products_, quantizers_;

@@ -162,24 +162,30 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::GpuSampler> sampler;
   Buffer sample_state;
   std::unique_ptr<vk::CommandSequence> decode, block_none, block_last, block_all;
-  // With several sequences: the batched decode step (one token of each of up to `sequences` of them,
-  // every one's logits) and its split-K attention scratch.
-  // batch_step_few: a step of up to kFewTokens, on the one-token kernels (the same bits as batch_step's
-  // with fewer dispatches; H100, 2B4T shape, tokens/s: a step of one 434-440 against 324-327 on the
-  // small-matrix kernels, of two 675-689 against 590-622; of three the small-matrix kernels win, 798-810
-  // against 689-761).
-  std::unique_ptr<vk::CommandSequence> batch_step, batch_step_few;
-  // The same steps ending in each row's argmax instead of the rows' copy (decode_batch_argmax): the
-  // rows' penalised tokens for argmax_rows, and where it leaves the slices' bests and those tokens' logits.
-  // The host writes the lists to batch_penalised and the step copies them to device memory first: every
-  // invocation of the argmax (or top) pass reads its row's whole list, which would otherwise cross PCIe.
-  std::unique_ptr<vk::CommandSequence> batch_argmax, batch_argmax_few;
+  // With several sequences: the batched decode steps (one token of each of up to `sequences` of them),
+  // recorded for a few sizes: class c takes steps of up to batch_sizes[c] tokens (ascending, the last
+  // `sequences`), each ending in every row's logits (Head::All), in each row's argmax (Head::Argmax,
+  // decode_batch_argmax) and in each row's slices' best (Head::Top, decode_batch_top). Steps of up to
+  // kFewTokens run the one-token kernels (the same bits with fewer dispatches; H100, 2B4T shape,
+  // tokens/s: a step of one 434-440 against 324-327 on the small-matrix kernels, of two 675-689
+  // against 590-622; of three the small-matrix kernels win, 798-810 against 689-761); where the batched
+  // products run on cooperative matrices, steps of fewer tokens than they win at are recorded apart on
+  // the small-matrix kernel (vk::BatchedBitLinear::kCoopMinTokens).
+  struct BatchStep {
+    uint32_t max_tokens = 0;
+    std::array<std::unique_ptr<vk::CommandSequence>, 3> seq;  // by head: All, Argmax, Top
+    std::array<SeqProfile, 3> prof;
+  };
+  std::vector<BatchStep> batch_steps;
+  // The argmax and top passes read the rows' penalised tokens: the host writes the lists to
+  // batch_penalised and the step copies them to device memory first (every invocation of the pass
+  // reads its row's whole list, which would otherwise cross PCIe); batch_best and batch_gathered hold
+  // the slices' bests and those tokens' logits.
   Buffer batch_best, batch_penalised, batch_penalised_dev, batch_gathered;
-  // Sampled steps (decode_batch_top): the same steps ending in each row's slices' best kTopRowsMax and
-  // NaN flags (top_rows). The lists (half a MB a step at 8 rows) are written in device memory and reach
-  // the host in one copy rather than as the kernel's scattered writes into host memory.
+  // Sampled steps: each row's slices' best kTopRowsMax and NaN flags (top_rows). The lists (half a MB a
+  // step at 8 rows) are written in device memory and reach the host in one copy rather than as the
+  // kernel's scattered writes into host memory.
   Buffer batch_top, batch_top_read, batch_nan;
-  std::unique_ptr<vk::CommandSequence> batch_top_step, batch_top_few;
   // Whether argmax_rows holds every row's penalised tokens (else the step's rows go to the host).
   static bool penalties_fit(std::span<const RowPenalty> penalties) {
     return std::none_of(penalties.begin(), penalties.end(), [](const RowPenalty& p) {
@@ -197,11 +203,12 @@ struct VulkanForward::Impl {
   Buffer batch_ready, batch_failed;
   bool batch_overlap_failed();
   bool profiling = false;
-  SeqProfile prof_decode, prof_none, prof_last, prof_all, prof_batch, prof_batch_few, prof_argmax, prof_argmax_few,
-      prof_top, prof_top_few;
-  std::array<SeqProfile*, 10> profiles() {
-    return {&prof_decode,    &prof_none,   &prof_last,       &prof_all, &prof_batch,
-            &prof_batch_few, &prof_argmax, &prof_argmax_few, &prof_top, &prof_top_few};
+  SeqProfile prof_decode, prof_none, prof_last, prof_all;
+  std::vector<SeqProfile*> profiles() {
+    std::vector<SeqProfile*> out{&prof_decode, &prof_none, &prof_last, &prof_all};
+    for (BatchStep& b : batch_steps)
+      for (SeqProfile& p : b.prof) out.push_back(&p);
+    return out;
   }
 
   void plan_layers(const Model& model);
@@ -232,15 +239,12 @@ struct VulkanForward::Impl {
   void submit_batch(std::span<const BatchToken> batch, Head head);
   void record_decoders();
   void record_batch_steps();
-  // The batched step (or the step of up to kFewTokens: few) ending in `head` (All, Argmax or Top), and its
-  // profile.
-  std::unique_ptr<vk::CommandSequence>& batch_step_for(Head head, bool few) {
-    if (head == Head::All) return few ? batch_step_few : batch_step;
-    return head == Head::Argmax ? (few ? batch_argmax_few : batch_argmax) : (few ? batch_top_few : batch_top_step);
-  }
-  SeqProfile& batch_profile_for(Head head, bool few) {
-    if (head == Head::All) return few ? prof_batch_few : prof_batch;
-    return head == Head::Argmax ? (few ? prof_argmax_few : prof_argmax) : (few ? prof_top_few : prof_top);
+  // The batched steps' index of a head (All, Argmax or Top), and the class that takes a step of n tokens.
+  static size_t head_index(Head head) { return head == Head::All ? 0 : head == Head::Argmax ? 1 : 2; }
+  BatchStep& batch_step_for(uint32_t n) {
+    for (BatchStep& b : batch_steps)
+      if (n <= b.max_tokens) return b;
+    throw std::logic_error("batched step of more tokens than sequences");
   }
   // `s`, made on first use (a recorded sequence is re-recorded, not replaced: callers hold references).
   vk::CommandSequence& made(std::unique_ptr<vk::CommandSequence>& s) {
@@ -758,7 +762,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       m.batched = std::make_unique<vk::BatchedBitLinear>(*m.ctx, *m.fused, m.kv == KvPrecision::F16, f64,
                                                          m.kernels->dot_product(), graph);
       m.batch_overlap = true;
-      m.batched->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim, cfg.ffn, m.batch_overlap);
+      m.batched->prepare(cfg.dim, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim, cfg.ffn,
+                         static_cast<uint32_t>(m.sequences), m.batch_overlap);
     }
     // Decode on persistent workgroups where all of them can be resident (one per multiprocessor, or
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
@@ -1012,15 +1017,21 @@ void VulkanForward::Impl::record_decoders() {
 // device); steps of up to kFewTokens recorded apart where there are more sequences (they run the
 // one-token kernels already). Recorded at load, and again once an overlapped step's wait gave up.
 void VulkanForward::Impl::record_batch_steps() {
-  prof_batch.pass = prof_argmax.pass = prof_top.pass = "batch";
-  prof_batch_few.pass = prof_argmax_few.pass = prof_top_few.pass = "batch_few";
-  for (const Head head : {Head::All, Head::Argmax, Head::Top}) {
-    auto prof = [&](SeqProfile& p) { return profiling ? &p : nullptr; };
-    record(made(batch_step_for(head, false)), static_cast<uint32_t>(sequences), head,
-           prof(batch_profile_for(head, false)), params, tokens, 1, true);
-    if (sequences > static_cast<int32_t>(kFewTokens))
-      record(made(batch_step_for(head, true)), kFewTokens, head, prof(batch_profile_for(head, true)), params, tokens, 1,
-             true);
+  const auto seqs = static_cast<uint32_t>(sequences);
+  std::vector<uint32_t> sizes;
+  if (seqs > kFewTokens) sizes.push_back(kFewTokens);
+  const uint32_t coop = batched ? batched->coop_min_tokens() : 0;
+  if (coop > kFewTokens + 1 && seqs >= coop) sizes.push_back(coop - 1);
+  sizes.push_back(seqs);
+  if (batch_steps.size() != sizes.size()) batch_steps = std::vector<BatchStep>(sizes.size());
+  for (size_t c = 0; c < sizes.size(); ++c) {
+    BatchStep& b = batch_steps[c];
+    b.max_tokens = sizes[c];
+    for (const Head head : {Head::All, Head::Argmax, Head::Top}) {
+      SeqProfile& p = b.prof[head_index(head)];
+      p.pass = "batch" + std::to_string(sizes[c]);
+      record(made(b.seq[head_index(head)]), sizes[c], head, profiling ? &p : nullptr, params, tokens, 1, true);
+    }
   }
 }
 
@@ -1430,17 +1441,18 @@ void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, Head h
   }
   params.upload(step_params.data(), step_params.size());
   tokens.upload(input.data(), n * 4);
-  const bool few = batch_step_few && n <= kFewTokens;
-  vk::CommandSequence& run = *batch_step_for(head, few);
+  BatchStep& sized = batch_step_for(n);
+  vk::CommandSequence& run = *sized.seq[head_index(head)];
   run.run();
-  if (!few && batch_overlap_failed()) run.run();  // redone with barriers (re-recorded in place)
-  if (profiling) collect(batch_profile_for(head, few));
+  // (steps of up to kFewTokens run the one-token kernels, which do not wait)
+  if (sized.max_tokens > kFewTokens && batch_overlap_failed()) run.run();  // redone with barriers (re-recorded)
+  if (profiling) collect(sized.prof[head_index(head)]);
   for (const BatchToken& b : batch) filled[static_cast<size_t>(b.seq)] = b.pos + 1;
 }
 
 void VulkanForward::decode_batch(std::span<const BatchToken> batch, std::span<float> logits) {
   Impl& m = *impl_;
-  if (!m.batch_step) return Forward::decode_batch(batch, logits);  // one sequence: its own step
+  if (m.batch_steps.empty()) return Forward::decode_batch(batch, logits);  // one sequence: its own step
   check_batch(batch, logits.size(), m.cfg.vocab);
   m.submit_batch(batch, Head::All);
   m.readback.download(logits.data(), uint64_t{batch.size()} * m.cfg.vocab * 4);
@@ -1451,7 +1463,8 @@ void VulkanForward::decode_batch_argmax(std::span<const BatchToken> batch, std::
   Impl& m = *impl_;
   constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
   // One sequence (its own step), or a window the kernel does not hold: the rows on the host.
-  if (!m.batch_argmax || !Impl::penalties_fit(penalties)) return Forward::decode_batch_argmax(batch, argmax, penalties);
+  if (m.batch_steps.empty() || !Impl::penalties_fit(penalties))
+    return Forward::decode_batch_argmax(batch, argmax, penalties);
   check_batch(batch, argmax.size(), 1);
   check_penalties(batch, penalties);
   const uint32_t vocab = m.cfg.vocab;
@@ -1489,7 +1502,7 @@ bool VulkanForward::decode_batch_top(std::span<const BatchToken> batch, std::spa
   Impl& m = *impl_;
   constexpr uint32_t kMax = vk::Kernels::kArgmaxPenalisedMax;
   // One sequence (its own step), a window the kernel does not hold, or more than the slices keep.
-  if (!m.batch_top_step || !Impl::penalties_fit(penalties) || k > vk::Kernels::kTopRowsMax)
+  if (m.batch_steps.empty() || !Impl::penalties_fit(penalties) || k > vk::Kernels::kTopRowsMax)
     return Forward::decode_batch_top(batch, penalties, k, tops);
   check_batch(batch, batch.size(), 1);
   check_penalties(batch, penalties);
@@ -1554,6 +1567,10 @@ std::string VulkanForward::prefill_kernels() const {
   const vk::Kernels& k = *impl_->kernels;
   if (k.gemm()) return k.gemm()->describe();
   return std::string("block matvec kernel (") + (k.dot_product() ? "int8 dot product" : "bit extraction") + ")";
+}
+
+std::string VulkanForward::batched_kernels() const {
+  return impl_->batched ? impl_->batched->describe() : std::string();
 }
 
 std::vector<std::string> VulkanForward::kernel_statistics() {
