@@ -32,13 +32,18 @@ uint32_t tokens_per_pass(const DeviceInfo& d, uint32_t k) {
 // down (14 KB) 0.088 -> 0.101.
 constexpr uint32_t kSideBySideWeightBytes = 8192;
 
-// The cooperative-matrix kernel's chunks of K a subgroup takes at most (bitlinear_batch_coop.glsl: a
-// lane holds a code uvec4 of each, fetched before the rows arrive), hence its subgroups a workgroup.
-// Fewer, longer subgroups won at every step size measured (H100 and H200, 2B4T shape, tokens/s at 3 /
-// 8 / 16 tokens, H100: 5 chunks 1,054 / 2,640 / 4,206, 3 chunks 1,110 / 2,641 / 3,990, 2 chunks 1,209
-// / 2,642 / 3,675, 1 chunk 1,210 / 2,574 / 3,390, 8 chunks 1,093 / 2,692 / 4,284; H200 at 8 / 16: 8
-// chunks 2,663-2,739 / 4,534-4,551, 10 chunks 2,603 / 4,377, 14 chunks 2,636 / 4,307).
-constexpr uint32_t kCoopChunksPerSubgroup = 8, kCoopMaxSplit = 8;
+// The cooperative-matrix kernel's subgroups a workgroup (each takes a share of K's chunks: its lanes
+// fetch a code uvec4 of each before the rows arrive, then each chunk is a short chain of shared-memory
+// stores, fragment loads and products). A subgroup's chain is the kernel's time, so more subgroups
+// (shorter chains, more loads in flight) win until the subgroups' start and their sums' reduction cost
+// more: the best split of each product came where the dispatch had about 11 subgroups a
+// multiprocessor. Measured on the H100 (2B4T shape, ms a token by product at 8 / 16 tokens, subgroups
+// a workgroup): QKV (240 workgroups) 10: 0.050 / 0.031, 7: 0.052 / 0.030, 4: 0.055 / 0.034, 2: 0.063
+// / 0.036; wo (160) 10: 0.045 / 0.026, 7: 0.044 / 0.027, 3: 0.050 / 0.029, 2: 0.057 / 0.033; gate/up
+// (432) 7: 0.080 / 0.049, 4: 0.082 / 0.052, 3: 0.076 / 0.048, 2: 0.077 / 0.051; down (160) 11: 0.080 /
+// 0.043, 8: 0.070 / 0.040, 6: 0.070 / 0.040, 4: 0.075 / 0.045. Where the multiprocessors are not known,
+// a subgroup takes 8 chunks. At most 16 subgroups, fewer where their shared memory would not fit.
+constexpr uint32_t kCoopSubgroupsPerMultiprocessor = 11, kCoopChunksPerSubgroup = 8, kCoopMaxSplit = 16;
 // common.glsl's reduction slots, which every shader including it declares.
 constexpr uint32_t kCommonSharedBytes = 64 * (8 + 4);
 
@@ -93,10 +98,24 @@ BatchedBitLinear::Coop BatchedBitLinear::choose_coop(const DeviceInfo& d, bool b
   return {};
 }
 
-uint32_t BatchedBitLinear::coop_split(uint32_t k) const {
-  const uint32_t chunks = k / 64 / (coop_.ck / 16);
-  const uint32_t most = std::min(kCoopMaxSplit, ctx_.info().max_workgroup_invocations / ctx_.info().subgroup_size);
-  return std::clamp(ceil_div(chunks, kCoopChunksPerSubgroup), 1u, std::max(most, 1u));
+uint32_t BatchedBitLinear::coop_shared_bytes(uint32_t mode, uint32_t split, uint32_t tiles) const {
+  // As the shader: each subgroup's decoded codes and tokens' columns, or after K its sums.
+  const uint32_t nmat = mode == kGate ? 2 : 1, cc = coop_.ck / 16;
+  const uint32_t ab = split * (nmat * 4 * coop_.cm * cc + tiles * 4 * coop_.cn * cc) * 16;
+  const uint32_t c = split * nmat * tiles * coop_.cm * coop_.cn * 4;
+  return std::max(ab, c) + kCommonSharedBytes;
+}
+
+uint32_t BatchedBitLinear::coop_split(uint32_t mode, uint32_t k, uint32_t rows, uint32_t tiles) const {
+  const DeviceInfo& d = ctx_.info();
+  const uint32_t chunks = k / 64 / (coop_.ck / 16), workgroups = ceil_div(rows, coop_.cm);
+  const uint32_t mp = ctx_.multiprocessors();
+  uint32_t split = mp ? (kCoopSubgroupsPerMultiprocessor * mp + workgroups / 2) / workgroups
+                      : ceil_div(chunks, kCoopChunksPerSubgroup);
+  split = std::clamp(split, 1u,
+                     std::max(1u, std::min({chunks, kCoopMaxSplit, d.max_workgroup_invocations / d.subgroup_size})));
+  while (split > 1 && coop_shared_bytes(mode, split, tiles) > d.max_shared_memory) --split;
+  return split;
 }
 
 uint32_t BatchedBitLinear::coop_min_tokens() const {
@@ -106,11 +125,7 @@ uint32_t BatchedBitLinear::coop_min_tokens() const {
 bool BatchedBitLinear::coop_serves(uint32_t mode, uint32_t k, uint32_t unit, uint32_t tokens) const {
   if (!coop_.cm || tokens < kCoopMinTokens || k % (64 * (coop_.ck / 16))) return false;
   if (mode == kQkv && (!unit || unit % coop_.cm)) return false;
-  const uint32_t nmat = mode == kGate ? 2 : 1, split = coop_split(k), tiles = ceil_div(std::max(tokens, 1u), coop_.cn);
-  const uint32_t cc = coop_.ck / 16;  // (as the shader: decoded codes and the tokens' columns, or the sums)
-  const uint32_t a = split * (nmat * 4 * coop_.cm * cc + tiles * 4 * coop_.cn * cc) * 16;
-  const uint32_t c = split * nmat * tiles * coop_.cm * coop_.cn * 4;
-  return std::max(a, c) + kCommonSharedBytes <= ctx_.info().max_shared_memory;
+  return coop_shared_bytes(mode, 1, ceil_div(std::max(tokens, 1u), coop_.cn)) <= ctx_.info().max_shared_memory;
 }
 
 std::string BatchedBitLinear::describe() const {
@@ -157,7 +172,7 @@ const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t ro
                       std::to_string(block));
   const std::string sfx = f64_ ? "_f64" : "";
   if (coop) {
-    const uint32_t sg = ctx_.info().subgroup_size, split = coop_split(k);
+    const uint32_t sg = ctx_.info().subgroup_size, split = coop_split(mode, k, rows, tiles);
     products_.push_back(
         {key, std::make_unique<Pipeline>(ctx_, "bitlinear_batch_coop" + sfx + (coop_.khr ? "_khr" : ""),
                                          kProductBindings, static_cast<uint32_t>(sizeof(ProductPush)),

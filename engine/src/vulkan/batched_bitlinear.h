@@ -108,9 +108,11 @@ class BatchedBitLinear {
     bool khr = false;
   };
   static Coop choose_coop(const DeviceInfo& d, bool block_scales);
-  // Its subgroups a workgroup for input width k, and whether it serves this product for up to `tokens`
-  // tokens (its tiles' shared memory; MODE 0: its rows a workgroup divide the projections' `unit`).
-  uint32_t coop_split(uint32_t k) const;
+  // Its shared memory with `split` subgroups a workgroup and `tiles` token tiles; its subgroups a
+  // workgroup for a product (rows: MODE 0 the visiting indices); whether it serves the product for up to
+  // `tokens` tokens (its shared memory; MODE 0: its rows a workgroup divide the projections' `unit`).
+  uint32_t coop_shared_bytes(uint32_t mode, uint32_t split, uint32_t tiles) const;
+  uint32_t coop_split(uint32_t mode, uint32_t k, uint32_t rows, uint32_t tiles) const;
   bool coop_serves(uint32_t mode, uint32_t k, uint32_t unit, uint32_t tokens) const;
   // Its token tiles for a product of up to `tokens` tokens; 0: the small-matrix kernel serves it.
   uint32_t coop_tiles(uint32_t mode, uint32_t k, uint32_t unit, uint32_t tokens) const;
