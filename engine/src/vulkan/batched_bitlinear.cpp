@@ -36,14 +36,15 @@ constexpr uint32_t kSideBySideWeightBytes = 8192;
 // fetch a code uvec4 of each before the rows arrive, then each chunk is a short chain of shared-memory
 // stores, fragment loads and products). A subgroup's chain is the kernel's time, so more subgroups
 // (shorter chains, more loads in flight) win until the subgroups' start and their sums' reduction cost
-// more: the best split of each product came where the dispatch had about 11 subgroups a
-// multiprocessor. Measured on the H100 (2B4T shape, ms a token by product at 8 / 16 tokens, subgroups
-// a workgroup): QKV (240 workgroups) 10: 0.050 / 0.031, 7: 0.052 / 0.030, 4: 0.055 / 0.034, 2: 0.063
-// / 0.036; wo (160) 10: 0.045 / 0.026, 7: 0.044 / 0.027, 3: 0.050 / 0.029, 2: 0.057 / 0.033; gate/up
-// (432) 7: 0.080 / 0.049, 4: 0.082 / 0.052, 3: 0.076 / 0.048, 2: 0.077 / 0.051; down (160) 11: 0.080 /
-// 0.043, 8: 0.070 / 0.040, 6: 0.070 / 0.040, 4: 0.075 / 0.045. Where the multiprocessors are not known,
-// a subgroup takes 8 chunks. At most 16 subgroups, fewer where their shared memory would not fit.
-constexpr uint32_t kCoopSubgroupsPerMultiprocessor = 11, kCoopChunksPerSubgroup = 8, kCoopMaxSplit = 16;
+// more: the best split of each product came where the dispatch had about 10 subgroups a multiprocessor
+// (down: 8 rather than 9 or 11; wo: 7 to 10 alike). Measured on the H100 (2B4T shape, ms a token by
+// product at 8 / 16 tokens, subgroups a workgroup): QKV (240 workgroups) 10: 0.050 / 0.031, 7: 0.052 /
+// 0.030, 4: 0.055 / 0.034, 2: 0.063 / 0.036; wo (160) 10: 0.045 / 0.026, 7: 0.044 / 0.027, 3: 0.050 /
+// 0.029, 2: 0.057 / 0.033; gate/up (432) 7: 0.080 / 0.049, 4: 0.082 / 0.052, 3: 0.076 / 0.048, 2: 0.077
+// / 0.051; down (160) 11: 0.080 / 0.043, 8: 0.070 / 0.040, 6: 0.070 / 0.040, 4: 0.075 / 0.045. Where
+// the multiprocessors are not known, a subgroup takes 8 chunks. At most 16 subgroups, fewer where their
+// shared memory would not fit.
+constexpr uint32_t kCoopSubgroupsPerMultiprocessor = 10, kCoopChunksPerSubgroup = 8, kCoopMaxSplit = 16;
 // common.glsl's reduction slots, which every shader including it declares.
 constexpr uint32_t kCommonSharedBytes = 64 * (8 + 4);
 
