@@ -98,22 +98,11 @@ void main() {
   bool slive[SLOTS];
   if (MODE == 0) {
     vbase = gl_WorkGroupID.x * RPW;
-    if (vbase >= pc.rows + pc.rows_kv) {
-      gmat = 2;
-      vbase -= pc.rows + pc.rows_kv;
-    } else if (vbase >= pc.rows) {
-      gmat = 1;
-      vbase -= pc.rows;
-    }
+    gmat = qkv_matrix(vbase);
     const uint nrows = gmat == 0 ? pc.rows : pc.rows_kv;
     [[unroll]] for (uint s = 0; s < SLOTS; ++s) {
       const uint v = vbase + lg * SLOTS + s;
-      uint row = v;
-      if (gmat < 2 && !NORMAL_ROPE) {
-        const uint within = v % pc.hd;  // pair order: visiting 2p + half is dimension p + half * hd/2
-        row = v - within + within / 2 + (within % 2) * (pc.hd / 2);
-      }
-      srow[s] = row;
+      srow[s] = qkv_row(gmat, v);
       slive[s] = v < nrows;  // (workgroups past Wv: vbase >= rows_kv)
     }
   } else {

@@ -94,16 +94,8 @@ void main() {
 
   // The workgroup's rows: MODE 0 its matrix (Wq, Wk, Wv) and visiting indices vbase.. in RoPE pair
   // order (bitlinear_batch.glsl), else rows row0...
-  uint gmat = 0, vbase = gl_WorkGroupID.x * CM;
-  if (MODE == 0) {
-    if (vbase >= pc.rows + pc.rows_kv) {
-      gmat = 2;
-      vbase -= pc.rows + pc.rows_kv;
-    } else if (vbase >= pc.rows) {
-      gmat = 1;
-      vbase -= pc.rows;
-    }
-  }
+  uint vbase = gl_WorkGroupID.x * CM;
+  const uint gmat = MODE == 0 ? qkv_matrix(vbase) : 0u;
   const uint nrows = MODE == 0 && gmat > 0 ? pc.rows_kv : pc.rows;
 
   // Every chunk's codes first: they do not depend on the input. Rows past the end read as code 1
@@ -115,11 +107,7 @@ void main() {
         const uint idx = lane + e * SG, r = idx / CC, c = sid + i * SPLIT;
         uvec4 w = uvec4(0x55555555u);
         if (idx < CM * CC && c < CHUNKS && vbase + r < nrows) {
-          uint row = vbase + r;
-          if (MODE == 0 && gmat < 2 && !NORMAL_ROPE) {
-            const uint within = row % pc.hd;  // pair order: visiting 2p + half is dimension p + half * hd/2
-            row = row - within + within / 2 + (within % 2) * (pc.hd / 2);
-          }
+          const uint row = MODE == 0 ? qkv_row(gmat, vbase + r) : vbase + r;
           w = codes(MODE == 0 ? gmat : m, row * COLS + c * CC + idx % CC);
         }
         wv[(m * CPS + i) * EPL + e] = w;

@@ -32,6 +32,30 @@ layout(push_constant) uniform Push {
   uint slot;
 } pc;
 
+// MODE 0 (QKV) visits the rows of Wq, then Wk, then Wv: visiting index v (in: of the three; out: within
+// its matrix) and its matrix, 0 to 2. A workgroup's indices lie in one matrix (the host keeps its rows
+// a divisor of the projections' widths).
+uint qkv_matrix(inout uint v) {
+  if (v >= pc.rows + pc.rows_kv) {
+    v -= pc.rows + pc.rows_kv;
+    return 2u;
+  }
+  if (v >= pc.rows) {
+    v -= pc.rows;
+    return 1u;
+  }
+  return 0u;
+}
+
+// The row of matrix mat that visiting index v (within it) reads: Wq and Wk in RoPE pair order (NeoX:
+// visiting 2p + half is dimension p + half * hd/2 of the same head, so a pair's rows are neighbours);
+// Wv, and every matrix with NORMAL_ROPE (LLaMA's pairs 2i, 2i + 1 are neighbours already), in order.
+uint qkv_row(uint mat, uint v) {
+  if (mat == 2u || NORMAL_ROPE) return v;
+  const uint within = v % pc.hd;
+  return v - within + within / 2u + (within % 2u) * (pc.hd / 2u);
+}
+
 // MODE 0's epilogue for token tk: visiting indices vq..vq+3 of matrix mat (values val), two neighbouring
 // RoPE pairs of Wq or Wk rotated and written (q to Y, k to the cache), or four rows of Wv to the cache.
 void store_qkv(uint tk, uint mat, uint vq, real val[4]) {
