@@ -211,7 +211,8 @@ std::vector<std::string> BatchedBitLinear::statistics() const {
   std::vector<std::string> out;
   for (const auto& e : products_)
     for (const std::string& st : e.pipe->statistics())
-      out.push_back("bitlinear_batch mode " + std::to_string(e.key[0]) + " k " + std::to_string(e.key[1]) + ": " + st);
+      out.push_back(std::string(e.key[4] ? "bitlinear_batch_coop" : "bitlinear_batch") + " mode " +
+                    std::to_string(e.key[0]) + " k " + std::to_string(e.key[1]) + ": " + st);
   return out;
 }
 

@@ -58,7 +58,7 @@ class BatchedBitLinear {
   ~BatchedBitLinear();
 
   // The driver's statistics of each product kernel made so far (Pipeline::statistics), "bitlinear_batch
-  // mode M k K: name: value" lines.
+  // mode M k K: name: value" lines (bitlinear_batch_coop for the cooperative-matrix kernel).
   std::vector<std::string> statistics() const;
 
   // Starts compiling the kernels a model of this shape records (see FusedDecode::prepare) for steps of
