@@ -65,9 +65,6 @@ const uint C_TILE = CM * CN / 4;
 const uint AB_END = SPLIT * (A_SUB + B_SUB), C_END = SPLIT * NMAT * TILES * C_TILE;
 shared uvec4 smem[AB_END > C_END ? AB_END : C_END];
 
-uvec4 codes(uint mat, uint at) { return mat == 0 ? w0[at] : mat == 1 ? w1[at] : w2[at]; }
-real tensor_scale(uint mat) { return real(mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2); }
-
 // The reduced sum of matrix m's element (row r, token c of tile tt): the subgroups' sums in order.
 int sum_at(uint m, uint tt, uint c, uint r) {
   int a = 0;
@@ -93,7 +90,7 @@ void main() {
   const uint tiles = min((n_tok + CN - 1) / CN, TILES);
 
   // The workgroup's rows: MODE 0 its matrix (Wq, Wk, Wv) and visiting indices vbase.. in RoPE pair
-  // order (bitlinear_batch.glsl), else rows row0...
+  // order (bitlinear_batch_io.glsl), else rows vbase...
   uint vbase = gl_WorkGroupID.x * CM;
   const uint gmat = MODE == 0 ? qkv_matrix(vbase) : 0u;
   const uint nrows = MODE == 0 && gmat > 0 ? pc.rows_kv : pc.rows;

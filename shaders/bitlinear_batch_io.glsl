@@ -1,6 +1,7 @@
 // A batched step's BitLinear product as its kernels share it (bitlinear_batch.glsl, the small-matrix
 // kernel; bitlinear_batch_coop.glsl, the cooperative-matrix one): the bindings, the push constants,
-// MODE 0's RoPE and KV epilogue and the wait for the quantized rows. The including shader declares the
+// the matrices' accessors, MODE 0's visiting order, RoPE and KV epilogue and the wait for the quantized
+// rows. The including shader declares the
 // specialization constants KV_F16, NORMAL_ROPE and SPIN_LIMIT first, and includes common.glsl and
 // rope_f16.glsl.
 #include "kv_cache.glsl"
@@ -31,6 +32,10 @@ layout(push_constant) uniform Push {
   float scale2;
   uint slot;
 } pc;
+
+// Matrix mat's (binding 1 + mat) code uvec4 at `at`, and its per-matrix scale.
+uvec4 codes(uint mat, uint at) { return mat == 0 ? w0[at] : mat == 1 ? w1[at] : w2[at]; }
+real tensor_scale(uint mat) { return real(mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2); }
 
 // MODE 0 (QKV) visits the rows of Wq, then Wk, then Wv: visiting index v (in: of the three; out: within
 // its matrix) and its matrix, 0 to 2. A workgroup's indices lie in one matrix (the host keeps its rows
