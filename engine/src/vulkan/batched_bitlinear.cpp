@@ -218,16 +218,15 @@ std::vector<std::string> BatchedBitLinear::statistics() const {
 
 void BatchedBitLinear::prepare(uint32_t dim, uint32_t qdim, uint32_t kvdim, uint32_t ffn, uint32_t tokens,
                                bool overlap) {
-  // Steps of `tokens` on the cooperative-matrix kernel where it serves them, and the smaller steps
-  // recorded apart on the small-matrix kernel (coop_min_tokens).
+  // Steps of `tokens`, and the smaller steps recorded apart (coop_min_tokens), which never take the
+  // cooperative-matrix kernel (0 tokens: coop_tiles is 0). Where both run the same kernel, the second
+  // asks for pipelines made already.
   const uint32_t unit = std::gcd(qdim, kvdim);
-  for (const bool coop : {false, true}) {
-    auto tiles = [&](uint32_t mode, uint32_t k, uint32_t u) { return coop ? coop_tiles(mode, k, u, tokens) : 0; };
-    if (coop && !tiles(kResidual, qdim, 0)) continue;
-    product(kQkv, dim, qdim + 2 * kvdim, unit, overlap, tiles(kQkv, dim, unit));
-    product(kResidual, qdim, dim, 0, overlap, tiles(kResidual, qdim, 0));
-    product(kResidual, ffn, dim, 0, overlap, tiles(kResidual, ffn, 0));
-    product(kGate, dim, ffn, 0, overlap, tiles(kGate, dim, 0));
+  for (const uint32_t t : {0u, tokens}) {
+    product(kQkv, dim, qdim + 2 * kvdim, unit, overlap, coop_tiles(kQkv, dim, unit, t));
+    product(kResidual, qdim, dim, 0, overlap, coop_tiles(kResidual, qdim, 0, t));
+    product(kResidual, ffn, dim, 0, overlap, coop_tiles(kResidual, ffn, 0, t));
+    product(kGate, dim, ffn, 0, overlap, coop_tiles(kGate, dim, 0, t));
   }
   quantizer(kQkv, dim, qdim + 2 * kvdim, true, overlap);
   quantizer(kResidual, qdim, dim, graph_.sub_norms, overlap);
