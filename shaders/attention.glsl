@@ -81,9 +81,21 @@ void main() {
       real dotv = real(0);
       if (jj < cnt) {
         const uint kb = (kv0 + c0 + jj) * kvdim + kvoff;
+        // The invocation's words of the key (every TPK-th from kpart), eight at a time, then four, then
+        // one: a batch's loads all in flight before its sums, which keep the order of one word at a
+        // time. (Four at a time made a 128-wide F16 head's slice two round trips to memory, and the
+        // score pass is a chain of them.)
         if (KV_F16) {
           uint d2 = kpart;
-          for (; d2 + 3 * TPK < pc.hd / 2; d2 += 4 * TPK) {  // four loads in flight, same sum order
+          for (; d2 + 7 * TPK < pc.hd / 2; d2 += 8 * TPK) {
+            uint kw[8];
+            for (uint i = 0; i < 8; ++i) kw[i] = kc[kb / 2 + d2 + i * TPK];
+            for (uint i = 0; i < 8; ++i) {
+              const real2 kk = real2(unpackHalf2x16(kw[i]));
+              dotv += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
+            }
+          }
+          for (; d2 + 3 * TPK < pc.hd / 2; d2 += 4 * TPK) {
             uint kw[4];
             for (uint i = 0; i < 4; ++i) kw[i] = kc[kb / 2 + d2 + i * TPK];
             for (uint i = 0; i < 4; ++i) {

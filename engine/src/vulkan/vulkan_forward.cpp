@@ -275,12 +275,11 @@ struct VulkanForward::Impl {
   uint32_t decode_attention_wg() const {
     return std::max(kernels->split_keys(), std::min(256u, ctx->info().max_workgroup_invocations));
   }
-  // A batched step's attention (steps of more than kFewTokens): one invocation per output dimension, so
-  // none idles in the value pass and more workgroups are resident at once (H100, 2B4T's head of 128, 8
-  // sequences: 1,784 -> 1,936-1,948 tokens/s after 1,024-token prompts, 2,435-2,486 -> 2,446-2,465
-  // after 128; 4 sequences after 128 1-3% slower). Only where every split still has an invocation of
-  // the merge, so the rows' bits are the one-token kernel's (attention_merge.glsl sums the splits'
-  // denominators per invocation: the same sums while each invocation holds at most one split).
+  // A batched step's attention, whatever its token count: one invocation per output dimension, so none
+  // idles in the value pass and more workgroups are resident at once. Only where every split still has
+  // an invocation of the merge, so the rows' bits are the one-token kernel's (attention_merge.glsl sums
+  // the splits' denominators per invocation: the same sums while each invocation holds at most one
+  // split).
   uint32_t batch_attention_wg() const {
     const uint32_t sub = std::max(8u, ctx->info().subgroup_size);  // (attention.glsl: a multiple of 8)
     const uint32_t w = std::max(kernels->split_keys(), (cfg.head_dim + sub - 1) / sub * sub);
@@ -549,7 +548,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       mark("norm+qkv+rope_kv");
       fd.attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
                    batch ? R(batch_arrived) : R(arrived), cfg.heads, cfg.kv_heads, cfg.head_dim,
-                   static_cast<uint32_t>(context), decode_attention_wg(), kn.split_keys(), nb);
+                   static_cast<uint32_t>(context), batch ? batch_attention_wg() : decode_attention_wg(),
+                   kn.split_keys(), nb);
       cs.barrier();
       mark("attention");
       fd.residual(cs, d, P, W(s.wo), R(o), ar.sub_norms ? &attn_sub : nullptr, eps, X, s.wo.rows, qdim, nb);
