@@ -822,6 +822,16 @@ TEST(VulkanKernels, AttentionDecodeAndBlocksWithGqa) {
   check_attention(false, 10, 2, 128, 0, 9);  // the golden-b shape, a prefill from position 0
 }
 
+// The score pass loads an invocation's words of a key eight, then four, then one at a time: F16 heads
+// whose words per invocation (head_dim / 16) take only single words (40: 2 or 3), and all three
+// batches (232: 14 or 15).
+TEST(VulkanKernels, AttentionScoresKeysOfAwkwardWidths) {
+  check_attention(true, 6, 2, 40, 70, 1);
+  check_attention(true, 6, 2, 40, 150, 1, true);
+  check_attention(true, 4, 2, 232, 90, 1);
+  check_attention(true, 4, 2, 232, 130, 1, true);
+}
+
 TEST(VulkanKernels, AttentionSplitK) {
   check_attention(true, 8, 2, 64, 0, 1, true);       // one key: every split but the first is empty
   check_attention(true, 8, 2, 64, 300, 1, true);     // decode over three splits, the last partial
