@@ -499,13 +499,20 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                  : std::nullopt;
     };
     const Architecture& ar = cfg.arch;
+    // The fused kernels' matrices, and their attention: one token's, or a batched step's, which every
+    // class of batched step shares (a row's bits must not depend on the size of its step).
+    auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
+    auto fused_attention = [&] {
+      fused->attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
+                       batch ? R(batch_arrived) : R(arrived), cfg.heads, cfg.kv_heads, cfg.head_dim,
+                       static_cast<uint32_t>(context), batch ? batch_attention_wg() : decode_attention_wg(),
+                       kn.split_keys(), batch ? max_tokens : 0);
+    };
     if (fused && batched && batch && max_tokens > kFewTokens) {
       // A batched step: five dependent steps per layer as one token's, each BitLinear two dispatches
       // (the tokens' rows quantized once, then the weights read once for all of them). A step of a few
       // tokens runs the one-token kernels below, which compute the same bits with fewer dispatches.
       vk::BatchedBitLinear& bb = *batched;
-      vk::FusedDecode& fd = *fused;
-      auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
       const BufferRange attn_norm = N(s.attn_norm), attn_sub = N(s.attn_sub_norm), ffn_norm = N(s.ffn_norm),
                         ffn_sub = N(s.ffn_sub_norm);
       const vk::BatchRows h{XQ, XS, max_tokens};
@@ -519,9 +526,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
              cfg.kv_heads * cfg.head_dim, cfg.head_dim);
       cs.barrier();
       mark("norm+qkv+rope_kv");
-      fd.attention(cs, d, P, R(q), kc, vc, R(o), BufferRange{&batch_scratch, 0, 0}, R(batch_arrived), cfg.heads,
-                   cfg.kv_heads, cfg.head_dim, static_cast<uint32_t>(context), batch_attention_wg(), kn.split_keys(),
-                   max_tokens);
+      fused_attention();
       cs.barrier();
       mark("attention");
       bb.residual(cs, d, P, W(s.wo), in(R(o), ar.sub_norms ? &attn_sub : nullptr, 1), X, s.wo.rows, qdim);
@@ -539,17 +544,13 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       // Decode: five dependent steps per layer (vulkan/fused_decode.h), for one token or for each token
       // of a batched step (the weights read once for all of them).
       vk::FusedDecode& fd = *fused;
-      auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
       const BufferRange attn_sub = N(s.attn_sub_norm), ffn_sub = N(s.ffn_sub_norm);
       const uint32_t nb = batch ? max_tokens : 0;  // (0: the one-token kernels)
       fd.qkv(cs, d, P, W(s.wq), W(s.wk), W(s.wv), X, N(s.attn_norm), eps, R(q), R(rope), kc, vc, dim, qdim,
              cfg.kv_heads * cfg.head_dim, cfg.head_dim, nb);
       cs.barrier();
       mark("norm+qkv+rope_kv");
-      fd.attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
-                   batch ? R(batch_arrived) : R(arrived), cfg.heads, cfg.kv_heads, cfg.head_dim,
-                   static_cast<uint32_t>(context), batch ? batch_attention_wg() : decode_attention_wg(),
-                   kn.split_keys(), nb);
+      fused_attention();
       cs.barrier();
       mark("attention");
       fd.residual(cs, d, P, W(s.wo), R(o), ar.sub_norms ? &attn_sub : nullptr, eps, X, s.wo.rows, qdim, nb);
