@@ -75,7 +75,6 @@ shared real res[MODE == 0 ? TOKENS * RPW : 1];
 
 // The matrix (binding 1-3) of a slot: MODE 0 the workgroup's, MODE 2 W1 for the first half, W2 the rest.
 uint slot_mat(uint s, uint group_mat) { return MODE == 0 ? group_mat : MODE == 2 ? s / (SLOTS / 2) : 0u; }
-real block_scale(uint mat, uint at) { return real(mat == 0 ? d0[at] : mat == 1 ? d1[at] : d2[at]); }
 
 // Sum over the 64 products of code uvec4 w's group g and input uvec4 a.
 #ifdef TRIT_DOT

@@ -1,13 +1,9 @@
 // A batched step's BitLinear product as its kernels share it (bitlinear_batch.glsl, the small-matrix
 // kernel; bitlinear_batch_coop.glsl, the cooperative-matrix one): the bindings, the push constants,
-// the matrices' accessors, MODE 0's visiting order, RoPE and KV epilogue and the wait for the quantized
-// rows. The including shader declares the
-// specialization constants KV_F16, NORMAL_ROPE and SPIN_LIMIT first, and includes common.glsl and
-// rope_f16.glsl.
+// the matrices (bitlinear_matrices.glsl), MODE 0's visiting order, RoPE and KV epilogue and the wait
+// for the quantized rows. The including shader declares the specialization constants KV_F16,
+// NORMAL_ROPE and SPIN_LIMIT first, and includes common.glsl and rope_f16.glsl.
 #include "kv_cache.glsl"
-layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
-layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
-layout(std430, binding = 3) readonly buffer W2 { uvec4 w2[]; };
 // (coherent: with WAIT they are read after the count, from L2, never a stale L1 line)
 layout(std430, binding = 4) coherent readonly buffer XQ { uvec4 xq[]; };  // [token][K / 16], PERMUTED
 layout(std430, binding = 5) coherent readonly buffer XS { real xs[]; };   // [token]: 127 / max|h|
@@ -15,9 +11,6 @@ layout(std430, binding = 6) buffer Y { real y[]; };
 layout(std430, binding = 7) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
 layout(std430, binding = 8) writeonly buffer KC { uint kc[]; };
 layout(std430, binding = 9) writeonly buffer VC { uint vc[]; };
-layout(std430, binding = 10) readonly buffer D0 { float d0[]; };
-layout(std430, binding = 11) readonly buffer D1 { float d1[]; };
-layout(std430, binding = 12) readonly buffer D2 { float d2[]; };
 // WAIT: the step's counts of quantized rows (zero at the step's start) and the flag a wait that gave up raises.
 layout(std430, binding = 13) volatile coherent buffer Ready { uint ready[]; };
 layout(std430, binding = 14) coherent buffer Failed { uint failed; };
@@ -32,10 +25,8 @@ layout(push_constant) uniform Push {
   float scale2;
   uint slot;
 } pc;
+#include "bitlinear_matrices.glsl"  // the matrices at bindings 1-3 and 10-12
 
-// Matrix mat's (binding 1 + mat) code uvec4 at `at`, and its per-matrix scale.
-uvec4 codes(uint mat, uint at) { return mat == 0 ? w0[at] : mat == 1 ? w1[at] : w2[at]; }
-real tensor_scale(uint mat) { return real(mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2); }
 
 // MODE 0 (QKV) visits the rows of Wq, then Wk, then Wv: visiting index v (in: of the three; out: within
 // its matrix) and its matrix, 0 to 2. A workgroup's indices lie in one matrix (the host keeps its rows

@@ -46,20 +46,15 @@ layout(constant_id = 11) const uint TOKENS = 1;   // input rows quantized into s
 layout(constant_id = 12) const bool BATCHED = false;  // a batched step's kernel (else one token per submit)
 #include "kv_cache.glsl"
 
-layout(std430, binding = 1) readonly buffer W0 { uvec4 w0[]; };
-layout(std430, binding = 2) readonly buffer W1 { uvec4 w1[]; };
-layout(std430, binding = 3) readonly buffer W2 { uvec4 w2[]; };
 layout(std430, binding = 4) readonly buffer X { real4 x[]; };
 layout(std430, binding = 5) readonly buffer NW { vec4 nw[]; };
 layout(std430, binding = 6) buffer Y { real y[]; };
 layout(std430, binding = 7) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
 layout(std430, binding = 8) writeonly buffer KC { uint kc[]; };
 layout(std430, binding = 9) writeonly buffer VC { uint vc[]; };
-layout(std430, binding = 10) readonly buffer D0 { float d0[]; };
-layout(std430, binding = 11) readonly buffer D1 { float d1[]; };
-layout(std430, binding = 12) readonly buffer D2 { float d2[]; };
 // rows: rows of W0 (MODE 0: of Wq); rows_kv: rows of Wk and of Wv (MODE 0); hd: head dimension.
 layout(push_constant) uniform Push { uint rows; uint rows_kv; uint hd; float eps; float scale0; float scale1; float scale2; } pc;
+#include "bitlinear_matrices.glsl"  // the matrices at bindings 1-3 and 10-12
 
 // The quantized input row, 4 int8 per uint, stored as uvec4 [g][j] = words 4j'..4j'+3 of group g for
 // the row's uvec4 j: the TPR lanes of a row then read consecutive uvec4s (no bank conflicts), where
@@ -181,7 +176,7 @@ void main() {
     if (live && j < row_vecs) {
       const uint at = row * row_vecs + j;
       if (MODE == 0) {
-        wa[i] = mat == 0 ? w0[at] : mat == 1 ? w1[at] : w2[at];
+        wa[i] = codes(mat, at);
       } else {
         wa[i] = w0[at];
         if (MODE == 2) wb[i] = w1[at];
@@ -255,7 +250,7 @@ void main() {
       real dd = real(0), dd2 = real(0);
       if (BLOCK_SCALES && live) {
         const uint at = row * blocks + j / 4;
-        dd = real(MODE == 0 ? (mat == 0 ? d0[at] : mat == 1 ? d1[at] : d2[at]) : d0[at]);
+        dd = block_scale(MODE == 0 ? mat : 0u, at);
         if (MODE == 2) dd2 = real(d1[at]);
       }
 #ifdef TRIT_DOT
@@ -312,8 +307,7 @@ void main() {
           }
         }
       } else {
-        const float scale = mat == 0 ? pc.scale0 : mat == 1 ? pc.scale1 : pc.scale2;
-        if (lane == 0) res[tt * RPW + lr] = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(scale);
+        if (lane == 0) res[tt * RPW + lr] = BLOCK_SCALES ? facc / sc : real(acc) / sc * tensor_scale(mat);
       }
     }
     if (MODE == 0) {
