@@ -66,6 +66,7 @@
 #include "common.glsl"
 #include "argmax.glsl"
 #include "ternary_codes.glsl"
+#include "head_bound.glsl"
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint TPR = 16;
 layout(constant_id = 2) const uint NT = 1;
@@ -286,18 +287,6 @@ void decode_rows() {
   if (ARGMAX) publish_best(bk, bi);
 }
 
-int dot16(uvec4 a, uvec4 b) {
-#ifdef TRIT_DOT
-  return sdot4x8(int(a.x), int(b.x), 0) + sdot4x8(int(a.y), int(b.y), 0) + sdot4x8(int(a.z), int(b.z), 0) +
-         sdot4x8(int(a.w), int(b.w), 0);
-#else
-  int r = 0;
-  for (int c = 0; c < 4; ++c)
-    for (int k = 0; k < 32; k += 8) r += bitfieldExtract(int(a[c]), k, 8) * bitfieldExtract(int(b[c]), k, 8);
-  return r;
-#endif
-}
-
 // BOUNDED: the exact logits of n candidate rows (ascending), written, and the best of them kept.
 void exact_candidates(uint cand[RIF], uint n, real inv, inout uint bk, inout uint bi) {
   real total[RIF];
@@ -322,13 +311,8 @@ real bound_rows(out uint lkey) {
     const real4 v = x[xb + i] * real4(nw[i]);
     uint p1 = 0u, p2 = 0u;
     for (uint b = 0; b < 4; ++b) {
-      const real t = v[b] * rsh;
-      const real q1 = clamp(roundEven(t), real(-127), real(127));
-      const real q2 = clamp(roundEven((t - q1) * real(256)), real(-127), real(127));
-      const real d = v[b] - sh * (q1 + q2 * real(1.0 / 256.0));
+      const real d = plane_pair(v[b], sh, rsh, b, p1, p2);
       eh += d * d;
-      p1 |= (uint(int(q1)) & 0xffu) << (8u * b);
-      p2 |= (uint(int(q2)) & 0xffu) << (8u * b);
     }
     qh1[i / 4u][i % 4u] = p1;
     qh2[i / 4u][i % 4u] = p2;
@@ -360,10 +344,9 @@ real bound_rows(out uint lkey) {
       const ivec2 t = subgroupAdd(acc[k]);
       if (lane == k % step && row + k < pc.rows && r + k < RPW) {
         const vec4 c = step >= RQF ? myc : qc[row + k];  // (subgroups narrower than RQF: a load here)
-        const float a = fin * c.x * fsh * (float(t.x) + float(t.y) * (1.0 / 256.0));
-        const float bnd = fin * (c.y * nh + c.z * ne) * 1.001;
-        sab[r + k] = vec2(a, bnd);
-        lkey = max(lkey, order_key(a - bnd));
+        const vec2 ab = row_bound(c, fin, fsh, t, nh, ne);
+        sab[r + k] = ab;
+        lkey = max(lkey, order_key(ab.x - ab.y));
       }
     }
   }
@@ -623,16 +606,12 @@ void main() {
     barrier();
     if (first >= pc.rows) continue;
     for (uint j = jc + lane; j < jc + cw; j += TPR) {
-      real4 lo[RIF], hi[RIF];
-      for (uint r = 0; r < RIF; ++r) {
-        const uvec4 w = first + r < pc.rows ? e[(first + r) * row_vecs + j] : uvec4(0);
-        lo[r] = real4(vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y)));
-        hi[r] = real4(vec4(unpackHalf2x16(w.z), unpackHalf2x16(w.w)));
-      }
+      uvec4 w[RIF];
+      for (uint r = 0; r < RIF; ++r) w[r] = first + r < pc.rows ? e[(first + r) * row_vecs + j] : uvec4(0);
       for (uint tt = 0; tt < NT; ++tt) {
         if (tt >= nt) break;
         const real4 x0 = blk[2 * tt * CHJ + j - jc], x1 = blk[(2 * tt + 1) * CHJ + j - jc];
-        for (uint r = 0; r < RIF; ++r) acc[tt * RIF + r] += dot(lo[r], x0) + dot(hi[r], x1);
+        for (uint r = 0; r < RIF; ++r) head_accumulate(acc[tt * RIF + r], w[r], x0, x1);
       }
     }
   }
