@@ -5,10 +5,14 @@
 // LM head); WRITE_Q8 stores q and s. With last_only, one workgroup normalizes the last submitted
 // token into output row 0 (the logits of a prompt need only its last token). PERMUTED: q's words in
 // the order bitlinear_batch.glsl reads them (word 4i + b of group g of code uvec4 j at uvec4 g * k/64 + j).
+// PLANES (with WRITE_F32, for a batched step's int8 head: lm_head_batch.glsl): h is also cut into its two
+// int8 planes (head_bound.glsl's plane_pair, scale max|h| / 127), written to q (plane p of token t at
+// word (2 t + p) k / 4, element order), and (scale, sum h^2, sum e_h^2, 0) of the token to s[4 t ..].
 // SIGNAL (with WRITE_Q8): the product that reads q and s is dispatched right after this with no barrier
 // between (bitlinear_batch.glsl WAIT), so each workgroup counts its token in at ready[pc.slot] once its
 // row is written and published.
 #include "common.glsl"
+#include "head_bound.glsl"
 #extension GL_KHR_memory_scope_semantics : require
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool HAS_NORM = true;
@@ -20,6 +24,7 @@ layout(constant_id = 5) const bool SIGNAL = false;
 // pass: three dependent rounds of loads become one (a batched step quantizes four rows a layer, each on
 // its step's critical path). The same values in the same order: the same bits.
 layout(constant_id = 6) const uint XPT = 0;
+layout(constant_id = 7) const bool PLANES = false;
 layout(std430, binding = 1) readonly buffer X { real4 x[]; };
 layout(std430, binding = 2) readonly buffer W { vec4 w[]; };
 layout(std430, binding = 3) writeonly buffer H { real4 h[]; };
@@ -60,6 +65,29 @@ void signal_row() {
   if (gl_LocalInvocationID.x == 0) {
     memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
     atomicAdd(ready[pc.slot], 1u);
+  }
+}
+
+// PLANES: token t's h (normalized again, the same bits as written) as two int8 planes and its constants.
+void write_planes(uint k4, uint base, uint obase, real inv, real am, real hh, uint t) {
+  const real sh = am / real(127), rsh = am > real(0) ? real(127) / am : real(0);
+  real eh = real(0);
+  for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
+    const real4 v = normed(base, i, inv);
+    uint p1 = 0u, p2 = 0u;
+    for (uint b = 0; b < 4; ++b) {
+      const real d = plane_pair(v[b], sh, rsh, b, p1, p2);
+      eh += d * d;
+    }
+    q[2u * obase + i] = p1;
+    q[2u * obase + k4 + i] = p2;
+  }
+  eh = wg_sum(eh);
+  if (gl_LocalInvocationID.x == 0) {
+    s[4u * t] = sh;
+    s[4u * t + 1u] = hh;
+    s[4u * t + 2u] = eh;
+    s[4u * t + 3u] = real(0);
   }
 }
 
@@ -116,10 +144,16 @@ void main() {
     }
     inv = inv_rms(wg_sum(ss));
   }
-  real amax = real(0);
+  real amax = real(0), hh = real(0);
   for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
-    amax = max(amax, max_abs(normed(base, i, inv)));
-    if (WRITE_F32) h[obase + i] = normed(base, i, inv);
+    const real4 v = normed(base, i, inv);
+    amax = max(amax, max_abs(v));
+    if (WRITE_F32) h[obase + i] = v;
+    if (PLANES) hh += dot(v, v);
+  }
+  if (PLANES) {
+    write_planes(k4, base, obase, inv, wg_max(amax), wg_sum(hh), t);
+    return;
   }
   if (!WRITE_Q8) return;
   const real sc = q_scale(wg_max(amax));

@@ -24,6 +24,8 @@ constexpr uint32_t kLmHeadRowsInFlight = 4;
 // Every lm_head pipeline declares the ARGMAX and TOPK variants' bindings and push constants
 // (shaders/lm_head.glsl); the others bind placeholders there.
 constexpr uint32_t kLmHeadBindings = 14, kLmHeadPush = 32;
+// lm_head_batch.glsl: candidates a lane group computes a round (RIF), rows a subgroup bounds at a time (RQ).
+constexpr uint32_t kBatchHeadCandidates = 2, kBatchHeadBoundRows = 4;
 
 // 16-byte words of logits per invocation of the greedy step (shaders/greedy_step.comp PER).
 constexpr uint32_t kGreedyWordsPerInvocation = 4;
@@ -132,8 +134,15 @@ void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const 
   require(k % 4 == 0 && k > 0, "rmsnorm_quant: size " + std::to_string(k) + " is not a positive multiple of 4");
   const Pipeline* p = nullptr;
   const size_t block = max_tokens > 1 && !last_only ? 1 : 0;
-  if (q && s) {
-    require(h == nullptr, "rmsnorm_quant: writing both h and q is not a variant");
+  if (q && s && h) {
+    require(w != nullptr && !last_only, "rmsnorm_quant: h's planes need a weight and every token");
+    // (The workgroup of the f32 variant of the same size: the same h.)
+    if (!norm_planes_[block])
+      norm_planes_[block] =
+          std::make_unique<Pipeline>(ctx_, std::string("rmsnorm_quant") + (f64_ ? "_f64" : ""), 7, 16,
+                                     std::vector<uint32_t>{block ? block_token_wg_ : token_wg_, 1, 1, 0, 0, 0, 0, 1});
+    p = norm_planes_[block].get();
+  } else if (q && s) {
     p = w ? norm_q8_[block].get() : quant_q8_[block].get();
   } else {
     require(w && h, "rmsnorm_quant: the f32 variant needs a weight and an output");
@@ -167,6 +176,88 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
   const uint32_t rows_per_wg = mat_wg_ / tpr_;
   cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, rows_per_wg),
               block ? ceil_div(max_tokens, kTokenTile) : 1);
+}
+
+// The int8 head's bounds on the tensor cores (lm_head_batch.glsl TRIT_COOP): an int8 16x16x32 shape
+// (16 rows, 8 tokens' two planes, 32 of K), the NVIDIA extension first, and 32-lane subgroups (the
+// kernel's lanes take 16 rows by two tokens).
+uint32_t Kernels::head_coop() const {
+  const DeviceInfo& d = ctx_.info();
+  if (d.subgroup_size != 32 || d.min_subgroup_size != 32 || d.max_subgroup_size != 32) return 0;
+  for (const bool khr : {false, true}) {
+    if (!(khr ? d.cooperative_matrix_khr : d.cooperative_matrix_nv)) continue;
+    for (const auto& sh : khr ? d.coop_int8_shapes_khr : d.coop_int8_shapes)
+      if (sh.m == 16 && sh.n == 2 * kTokenTile && sh.k == 32) return khr ? 2 : 1;
+  }
+  return 0;
+}
+
+// Shared memory of lm_head_batch.glsl: the planes of its tokens (the portable variant; the tensor-core
+// one reads them from memory and keeps each subgroup's 16 x 16 sums), a word and a bit per (token, row),
+// the candidates' sums, a few words per token, and common.glsl's and argmax.glsl's arrays.
+uint32_t Kernels::batch_head_rows(uint32_t tokens, uint32_t dim, bool coop) const {
+  // (The tensor-core variant's chunks of 256 of K: 16 rows a subgroup and 16 columns, 16 uvec4s each.)
+  const uint64_t staged = coop ? (uint64_t{mat_wg_} / 32 + 1) * 16 * 16 * 16 : head_planes_bytes(tokens, dim);
+  const uint64_t fixed = staged + uint64_t{kBatchHeadCandidates} * mat_wg_ * real_bytes() + 16ull * tokens + 16 +
+                         64 * (real_bytes() + 4) + 64 * 8;
+  const uint64_t limit = ctx_.info().max_shared_memory;
+  if (fixed >= limit) return 0;
+  // The tensor-core variant: a tile of 16 rows for each subgroup.
+  if (coop) {
+    const uint32_t rows = mat_wg_ / 32 * 16;
+    return fixed + uint64_t{rows} * tokens * (4 + 1) <= limit ? rows : 0;
+  }
+  // A word and a bit per (token, row); rows in multiples of 32, at most 512.
+  const uint64_t rows = (limit - fixed) * 32 / (uint64_t{tokens} * (32 * 4 + 4 + 4));
+  return static_cast<uint32_t>(std::min<uint64_t>(512, rows / 32 * 32));
+}
+
+uint32_t Kernels::batch_head_tokens(uint32_t dim, bool portable) const {
+  if (dim % 16 != 0) return 0;
+  if (!portable) return head_coop() && dim % 256 == 0 && batch_head_rows(kTokenTile, dim, true) > 0 ? kTokenTile : 0;
+  for (uint32_t t = kTokenTile; t > 0; t /= 2)
+    if (batch_head_rows(t, dim, false) >= 64) return t;
+  return 0;
+}
+
+void Kernels::lm_head_batch(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                            const BufferRange& table_chunk, const BufferRange& h, const HeadBound& bound,
+                            const BufferRange& planes, const BufferRange& consts, const BufferRange& penalised,
+                            const BufferRange& thr, const BufferRange& logits, uint32_t rows, uint32_t dim,
+                            uint32_t row0, uint32_t vocab, uint32_t max_tokens, bool portable) {
+  const uint32_t tokens = batch_head_tokens(dim, portable);
+  require(tokens > 0, "lm_head_batch: no int8 head for batched steps of a hidden size of " + std::to_string(dim));
+  require(portable || rows >= 16, "lm_head_batch: a chunk of " + std::to_string(rows) + " rows (16 at least)");
+  require(bound.q8.bytes() >= head_q8_bytes(rows, dim) && bound.consts.bytes() >= head_q8_consts_bytes(rows),
+          "lm_head_batch: the int8 table chunk is smaller than its " + std::to_string(rows) + " rows");
+  // (The tensor-core variant reads the planes of whole tiles of tokens.)
+  const uint32_t tiled = ceil_div(max_tokens, tokens) * tokens;
+  require(planes.bytes() >= head_planes_bytes(portable ? max_tokens : tiled, dim) &&
+              consts.bytes() >= head_plane_consts_bytes(max_tokens) && thr.bytes() >= 4ull * max_tokens &&
+              penalised.bytes() >= 4ull * max_tokens * (kArgmaxPenalisedMax + 1),
+          "lm_head_batch: the planes, their constants, the thresholds or the penalised lists hold fewer than " +
+              std::to_string(max_tokens) + " tokens");
+  const Pipeline& p = head_batch(dim, portable);
+  const BufferRange r[] = {params, table_chunk, h, logits, bound.q8, bound.consts, planes, consts, penalised, thr};
+  const uint32_t push[] = {rows, row0, vocab};
+  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, batch_head_rows(tokens, dim, !portable)),
+              ceil_div(max_tokens, tokens));
+}
+
+const Pipeline& Kernels::head_batch(uint32_t dim, bool portable) {
+  HeadBatch& hb = head_batch_[portable ? 1 : 0];
+  if (!hb.pipe || hb.dim != dim) {
+    const uint32_t tokens = batch_head_tokens(dim, portable);
+    const std::string stem =
+        portable ? std::string("lm_head_batch") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "")
+                 : std::string("lm_head_batch_coop") + (f64_ ? "_f64" : "") + (head_coop() == 2 ? "_khr" : "");
+    hb.pipe = std::make_unique<Pipeline>(
+        ctx_, stem, 10, 12,
+        std::vector<uint32_t>{mat_wg_, tpr_, tokens, dim, batch_head_rows(tokens, dim, !portable), kBatchHeadCandidates,
+                              kArgmaxPenalisedMax, kBatchHeadBoundRows, ctx_.info().subgroup_size});
+    hb.dim = dim;
+  }
+  return *hb.pipe;
 }
 
 void Kernels::rope_kv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
@@ -391,6 +482,7 @@ void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab, bool bounded
   lm_head_decode(dim, lm_head_rpw(vocab, 0), false);
   lm_head_decode(dim, lm_head_rpw(vocab, 0), true);
   if (bounded_head && lm_head_bounds(dim, vocab)) lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
+  if (bounded_head && batch_head_tokens(dim) > 0) head_batch(dim, false);  // batched greedy steps
   if (bounded_head && lm_head_topk_fits(dim, vocab)) {
     lm_head_decode(dim, lm_head_rpw(vocab, 0), false, true, 1);  // a sampled step's two passes
     lm_head_decode(dim, lm_head_rpw(vocab, 0), false, false, 2);

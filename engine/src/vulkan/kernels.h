@@ -109,8 +109,9 @@ class Kernels {
              uint32_t max_tokens);
 
   // Per token: h = rmsnorm(x, w) (or x itself when w is null), then q = int8(h) and s; or, with h given
-  // and q null, only h (the final norm). k must be a multiple of 4. last_only: only the last submitted
-  // token, written to output row 0.
+  // and q null, only h (the final norm); with h, q and s given, h and its int8 planes into q and their
+  // constants into s (the final norm of a batched greedy step: lm_head_batch). k must be a multiple of 4. last_only:
+  // only the last submitted token, written to output row 0.
   void rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& x,
                      const BufferRange* w, const BufferRange* h, const BufferRange* q, const BufferRange* s, uint32_t k,
                      float eps, uint32_t max_tokens, bool last_only = false);
@@ -188,6 +189,27 @@ class Kernels {
                      const BufferRange& q8_chunk, const BufferRange& consts_chunk, uint32_t rows, uint32_t dim);
   static uint64_t head_q8_bytes(uint32_t rows, uint32_t dim) { return uint64_t{rows} * dim; }
   static uint64_t head_q8_consts_bytes(uint32_t rows) { return uint64_t{rows} * 16; }
+  // The head of a batched greedy step from the int8 table (shaders/lm_head_batch.glsl): for each of the
+  // step's tokens (h: the final norm's rows, `planes` and `consts` as rmsnorm_quant writes them with
+  // both h and q given) only the rows that can be its argmax after the penalty (penalised: argmax_rows'
+  // lists) are computed in F16, to the block head's bits (Kernels::lm_head with max_tokens > 1); every
+  // other row of its logits is written -inf, so argmax_rows finds the block head's token. thr: a word per
+  // token, zeroed before each step. Needs batch_head_tokens(dim) > 0.
+  void lm_head_batch(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
+                     const BufferRange& table_chunk, const BufferRange& h, const HeadBound& bound,
+                     const BufferRange& planes, const BufferRange& consts, const BufferRange& penalised,
+                     const BufferRange& thr, const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0,
+                     uint32_t vocab, uint32_t max_tokens, bool portable = false);
+  // Tokens a workgroup of lm_head_batch takes for this hidden size; 0: no int8 head for batched steps.
+  // It runs where the bounds' integer sums run on the tensor cores (int8 16x16x32 cooperative matrices,
+  // 32-lane subgroups: 8 tokens a workgroup, a hidden size a multiple of 256, chunks of at least 16 rows,
+  // planes for whole tiles of tokens). portable: the variant that sums them on the integer units, on any device (8
+  // tokens a workgroup, or fewer where their planes do not fit shared memory); it is slower than the F16 block head on
+  // the H100 (8 streams: 2,706 against 2,898 tokens/s), so only tests run it.
+  uint32_t batch_head_tokens(uint32_t dim, bool portable = false) const;
+  // Bytes of the planes and of the constants rmsnorm_quant writes for `tokens` tokens.
+  static uint64_t head_planes_bytes(uint32_t tokens, uint32_t dim) { return 2ull * tokens * dim; }
+  uint64_t head_plane_consts_bytes(uint32_t tokens) const { return 4ull * tokens * real_bytes(); }
   // Workgroups of lm_head_normed's dispatch for a chunk of `rows` (rows_per_group as there).
   uint32_t lm_head_groups(uint32_t rows, uint32_t vocab, uint32_t rows_per_group = 0) const;
   // Rows per workgroup of the one-token LM head for a vocabulary: the workgroup size, or where the
@@ -270,6 +292,15 @@ class Kernels {
                  uint32_t max_rows, const std::string& what);
   // One workgroup per token, [one token, block]: a block's workgroups are narrower (block_token_wg_).
   std::unique_ptr<Pipeline> norm_q8_[2], quant_q8_[2], norm_f32_[2], rope_[2];
+  std::unique_ptr<Pipeline> norm_planes_[2];  // made on first use
+  struct HeadBatch {
+    uint32_t dim = 0;
+    std::unique_ptr<Pipeline> pipe;
+  } head_batch_[2];  // [tensor cores, portable]
+  const Pipeline& head_batch(uint32_t dim, bool portable);
+  uint32_t head_coop() const;  // 0: none, 1: VK_NV_cooperative_matrix, 2: VK_KHR_cooperative_matrix
+  // lm_head_batch's rows per workgroup for `tokens` tokens a workgroup and this hidden size (0: none fit).
+  uint32_t batch_head_rows(uint32_t tokens, uint32_t dim, bool coop) const;
   std::unique_ptr<Pipeline> rope_normal_[2];  // made on first use (LLaMA files)
   uint32_t block_token_wg_ = 64;
   std::unique_ptr<Pipeline> ternary_[4][2][2];  // [mode][decode, block][block scales]; SiLU and scaled on first use
