@@ -205,6 +205,14 @@ void each_row_equals_its_step_alone(const std::string& name, bool vendor_neutral
         << "sequence " << all[i + 1].seq << " and its twin differ in a step of " << all.size();
   // The steps of three or more tokens ran their products beside their quantizations, and no wait gave up.
   EXPECT_TRUE(fwd.overlapped_batch_steps());
+  // The argmax steps took their rows' tokens from the int8 head (the block head's tokens: checked above)
+  // where its bounds run on the tensor cores.
+  const DeviceInfo& d = fwd.device();
+  if (d.subgroup_size == 32 && d.min_subgroup_size == 32 && (d.cooperative_matrix_nv || d.cooperative_matrix_khr)) {
+    EXPECT_TRUE(fwd.bounded_batch_head());
+  } else {
+    EXPECT_FALSE(fwd.bounded_batch_head());
+  }
 }
 
 TEST_P(BatchDecodeRows, EachRowEqualsItsStepAlone) {

@@ -157,6 +157,9 @@ class VulkanForward final : public Forward {
   // device-sampled steps take their candidates from it (also needs the GPU sampler).
   bool bounded_head() const;
   bool bounded_sampling_head() const;
+  // Whether batched greedy steps (decode_batch_argmax) take each row's argmax from the int8 head too
+  // (vk::Kernels::lm_head_batch).
+  bool bounded_batch_head() const;
   // Rows of the LM head that device-sampled steps computed in F16 since load, with bounded_sampling_head()
   // (0 otherwise, where every step computes every row); tests and the bench report the share.
   uint64_t sampled_head_f16_rows() const;

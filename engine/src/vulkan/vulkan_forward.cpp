@@ -15,6 +15,7 @@
 #include "cpu/parallel.h"
 #include "gguf/ternary_blocks.h"
 #include "vulkan/batched_bitlinear.h"
+#include "vulkan/ceil_div.h"
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
 #include "vulkan/gpu_sampler.h"
@@ -182,6 +183,10 @@ struct VulkanForward::Impl {
   // reads its row's whole list, which would otherwise cross PCIe); batch_best and batch_gathered hold
   // the slices' bests and those tokens' logits.
   Buffer batch_best, batch_penalised, batch_penalised_dev, batch_gathered;
+  // Greedy batched steps' head from the int8 table (Kernels::lm_head_batch), where it runs: each row's
+  // int8 planes of h and their constants (the final norm writes them), and a threshold per row (zeroed
+  // at each step's start). Empty otherwise.
+  Buffer batch_planes, batch_plane_consts, batch_head_thr;
   // Sampled steps: each row's slices' best kTopRowsMax and NaN flags (top_rows). The lists (half a MB a
   // step at 8 rows) are written in device memory and reach the host in one copy rather than as the
   // kernel's scattered writes into host memory.
@@ -464,8 +469,10 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   // ending in its rows' argmax or best with their penalised tokens in device memory.
   const bool overlapped = batch_overlap && fused && batched && batch && max_tokens > kFewTokens;
   const bool penalised = head == Head::Argmax || head == Head::Top;
+  const bool int8_head = head == Head::Argmax && batch_head_thr.size() > 0;
   if (overlapped) cs.fill(batch_ready, 0, batch_ready.size(), 0);
   if (penalised) cs.copy(batch_penalised, 0, batch_penalised_dev, 0, batch_penalised.size());
+  if (int8_head) cs.fill(batch_head_thr, 0, batch_head_thr.size(), 0);
   if (overlapped || penalised) cs.barrier(true);
   // Decode on the persistent kernel reads the embedding itself where the table is one binding.
   const bool persistent_decode = persistent_live && max_tokens == 1 && !batch;
@@ -620,8 +627,10 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     // The last token's logits: the staged one-token head applies the final norm itself (no norm
     // dispatch), where the device runs it.
     const bool normed = last && kn.lm_head_norms(dim);
+    const BufferRange HP = R(batch_planes), HC = R(batch_plane_consts);
     if (!normed) {
-      kn.rmsnorm_quant(cs, d, P, X, &on, &H, nullptr, nullptr, dim, eps, max_tokens, last);
+      kn.rmsnorm_quant(cs, d, P, X, &on, &H, int8_head ? &HP : nullptr, int8_head ? &HC : nullptr, dim, eps, max_tokens,
+                       last);
       cs.barrier();
       mark("final_norm");
     }
@@ -657,6 +666,10 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
         kn.lm_head_normed(cs, d, P, R(head_table(c)), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, 0,
                           fold ? &argmax : nullptr, fold && !head_q8.empty() ? &bound : nullptr);
         argmax.group0 += kn.lm_head_groups(ch.rows, cfg.vocab);
+      } else if (int8_head) {
+        kn.lm_head_batch(cs, d, P, R(head_table(c)), H, vk::HeadBound{R(head_q8[c]), R(head_qc[c])}, HP, HC,
+                         R(batch_penalised_dev), R(batch_head_thr), R(logits), ch.rows, dim, ch.row0, cfg.vocab,
+                         rows_out);
       } else {
         kn.lm_head(cs, d, P, R(head_table(c)), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
       }
@@ -946,6 +959,14 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     m.batch_top = Buffer(*m.ctx, seqs * m.kernels->top_row_bytes(cfg.vocab), MemoryUse::Device);
     m.batch_top_read = Buffer(*m.ctx, m.batch_top.size(), MemoryUse::Readback);
     m.batch_nan = Buffer(*m.ctx, uint64_t{seqs} * slices * 4, MemoryUse::Readback);
+    const bool chunks_fit =
+        std::all_of(m.embd_chunks.begin(), m.embd_chunks.end(), [](const vk::RowChunk& c) { return c.rows >= 16; });
+    if (const uint32_t tile = m.kernels->batch_head_tokens(cfg.dim); !m.head_q8.empty() && tile > 0 && chunks_fit) {
+      m.batch_planes =
+          Buffer(*m.ctx, vk::Kernels::head_planes_bytes(vk::ceil_div(seqs, tile) * tile, cfg.dim), MemoryUse::Device);
+      m.batch_plane_consts = Buffer(*m.ctx, m.kernels->head_plane_consts_bytes(seqs), MemoryUse::Device);
+      m.batch_head_thr = Buffer(*m.ctx, uint64_t{seqs} * 4, MemoryUse::Device);
+    }
     if (m.batch_overlap) {
       m.batch_ready = Buffer(*m.ctx, uint64_t{4} * 4 * cfg.layers, MemoryUse::Device);
       m.batch_failed = Buffer(*m.ctx, 16, MemoryUse::Upload);
@@ -1550,6 +1571,9 @@ void VulkanForward::debug_fail_batch_overlap() {
 }
 bool VulkanForward::bounded_head() const {
   return !impl_->head_q8.empty();
+}
+bool VulkanForward::bounded_batch_head() const {
+  return impl_->batch_head_thr.size() > 0;
 }
 bool VulkanForward::bounded_sampling_head() const {
   return impl_->sample_list.size() > 0;
