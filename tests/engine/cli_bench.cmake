@@ -64,11 +64,11 @@ set_tests_properties(cli_bench_rejects_unknown_precision PROPERTIES ENVIRONMENT 
 add_test(NAME cli_bench_batch
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 4 --depths 0 --reps 1 --batch 2,3 --no-probes)
 set_tests_properties(cli_bench_batch PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "decode: greedy\n.*\\| tg4x2@d8 \\| [0-9.]+ .*\\| tg4x3@d8 \\| [0-9.]+")
+  PASS_REGULAR_EXPRESSION "decode: greedy\n.*batched steps' lm head: (F16, every row|int8 table with bounds[^\n]*)\n.*\\| tg4x2@d8 \\| [0-9.]+ .*\\| tg4x3@d8 \\| [0-9.]+")
 add_test(NAME cli_bench_batch_sampled
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 4 --depths 0 --reps 1 --batch 2,3 --sample --no-probes)
 set_tests_properties(cli_bench_batch_sampled PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "decode: sampled \\(defaults\\)\n.*\\| tg4x2@d8 \\| [0-9.]+ .*\\| tg4x3@d8 \\| [0-9.]+ .*tg4x2@d8: 100% of the steps sampled from each row's best top_k\ntg4x3@d8: 100%")
+  PASS_REGULAR_EXPRESSION "decode: sampled \\(defaults\\)\n.*batched steps' lm head: F16, every row\n.*\\| tg4x2@d8 \\| [0-9.]+ .*\\| tg4x3@d8 \\| [0-9.]+ .*tg4x2@d8: 100% of the steps sampled from each row's best top_k\ntg4x3@d8: 100%")
 add_test(NAME cli_bench_batch_rejects_a_bad_count
          COMMAND trit-cli bench ${_golden_a} --backend vulkan -p 8 -n 2 --depths 0 --reps 1 --batch 0 --no-probes)
 set_tests_properties(cli_bench_batch_rejects_a_bad_count PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS engine

@@ -142,6 +142,12 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
                       : "F16, every row";
     rep.prefill_kernels = vk->prefill_kernels();
     rep.batched_kernels = vk->batched_kernels();
+    // Sampled batched steps read every row's logits in F16 (their top rows pass); greedy ones may take the
+    // int8 table.
+    if (!rep.batched_kernels.empty())
+      rep.batched_head = !o.sample && vk->bounded_batch_head()
+                             ? "int8 table with bounds on the tensor cores, F16 for the rows that may be chosen"
+                             : "F16, every row";
   }
   rep.decode_kernels = fwd->decode_kernels();
   rep.decode = o.sample ? "sampled (defaults)" : "greedy";
@@ -309,6 +315,7 @@ std::string to_json(const BenchReport& r) {
   j["decode"] = r.decode;
   if (!r.prefill_kernels.empty()) j["prefill_kernels"] = r.prefill_kernels;
   if (!r.batched_kernels.empty()) j["batched_kernels"] = r.batched_kernels;
+  if (!r.batched_head.empty()) j["batched_head"] = r.batched_head;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
@@ -357,6 +364,7 @@ std::string to_table(const BenchReport& r) {
   if (!r.decode.empty()) out += "decode: " + r.decode + "\n";
   if (!r.prefill_kernels.empty()) out += "prefill kernels: " + r.prefill_kernels + "\n";
   if (!r.batched_kernels.empty()) out += "batched steps' products: " + r.batched_kernels + "\n";
+  if (!r.batched_head.empty()) out += "batched steps' lm head: " + r.batched_head + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(
         line, sizeof line,

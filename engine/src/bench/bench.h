@@ -88,6 +88,7 @@ struct BenchReport {
   int32_t vocab = 0;
   std::string prefill_kernels;  // Vulkan only: what runs a block's ternary matrices (the GEMM)
   std::string batched_kernels;  // Vulkan only: what runs batched steps' products (--batch)
+  std::string batched_head;     // Vulkan only, with batched steps: which table their LM head reads
   std::vector<Figure> figures;
   std::vector<std::string> kernel_statistics;  // --pipeline-stats: "kernel: name: value"
 };
