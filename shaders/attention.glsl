@@ -44,6 +44,18 @@ shared real slice[gl_WorkGroupSize.x];    // per-thread partial dot products of 
 
 #include "kv_cache.glsl"
 
+// The score pass's sum over n (8 or 4) F16 words of a key, every TPK-th from d2 (a word: two dimensions),
+// added to dotv one word at a time: the loads all in flight before the sums.
+real key_words(real dotv, uint kb, uint d2, uint n) {
+  uint kw[8];
+  for (uint i = 0; i < n; ++i) kw[i] = kc[kb / 2 + d2 + i * TPK];
+  for (uint i = 0; i < n; ++i) {
+    const real2 kk = real2(unpackHalf2x16(kw[i]));
+    dotv += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
+  }
+  return dotv;
+}
+
 void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
   if (t >= params.n_tokens) return;
@@ -87,22 +99,8 @@ void main() {
         // score pass is a chain of them.)
         if (KV_F16) {
           uint d2 = kpart;
-          for (; d2 + 7 * TPK < pc.hd / 2; d2 += 8 * TPK) {
-            uint kw[8];
-            for (uint i = 0; i < 8; ++i) kw[i] = kc[kb / 2 + d2 + i * TPK];
-            for (uint i = 0; i < 8; ++i) {
-              const real2 kk = real2(unpackHalf2x16(kw[i]));
-              dotv += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
-            }
-          }
-          for (; d2 + 3 * TPK < pc.hd / 2; d2 += 4 * TPK) {
-            uint kw[4];
-            for (uint i = 0; i < 4; ++i) kw[i] = kc[kb / 2 + d2 + i * TPK];
-            for (uint i = 0; i < 4; ++i) {
-              const real2 kk = real2(unpackHalf2x16(kw[i]));
-              dotv += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
-            }
-          }
+          for (; d2 + 7 * TPK < pc.hd / 2; d2 += 8 * TPK) dotv = key_words(dotv, kb, d2, 8);
+          for (; d2 + 3 * TPK < pc.hd / 2; d2 += 4 * TPK) dotv = key_words(dotv, kb, d2, 4);
           for (; d2 < pc.hd / 2; d2 += TPK) {
             const real2 kk = real2(unpackHalf2x16(kc[kb / 2 + d2]));
             dotv += qs[2 * d2] * kk.x + qs[2 * d2 + 1] * kk.y;
