@@ -82,6 +82,21 @@ shared float s_fsh[NT], s_nh[NT], s_ne[NT];
 shared uint s_ncand;
 shared real red[RIF * gl_WorkGroupSize.x];
 
+#ifdef TRIT_COOP
+// The invocation's uvec4s of the chunk of K from uvec4 k: of A (its subgroup's 16 rows from rbase; element
+// e: row e / KW, uvec4 e % KW) and of B (the tile's planes from token t0; element e: column e / KW).
+void fetch_chunk(uint k, uint rbase, uint t0, out uvec4 ra[APL], out uvec4 rb[BPL]) {
+  [[unroll]] for (uint i = 0u; i < APL; ++i) {
+    const uint e = gl_SubgroupInvocationID + i * SG;
+    ra[i] = q8[(rbase + e / KW) * RQ4 + k + e % KW];
+  }
+  [[unroll]] for (uint i = 0u; i < BPL; ++i) {
+    const uint e = gl_LocalInvocationID.x + i * gl_WorkGroupSize.x;
+    rb[i] = e < CN * KW ? hp[(2u * t0 + e / KW) * RQ4 + k + e % KW] : uvec4(0);
+  }
+}
+#endif
+
 bool penalised(uint t, uint r) { return (pen[t * PW + r / 32u] & (1u << (r % 32u))) != 0u; }
 
 void main() {
@@ -128,31 +143,14 @@ void main() {
   const uint rbase = min(first + rt, pc.rows - CM);
   icoopmatNV<32, gl_ScopeSubgroup, CM, CN> acc = icoopmatNV<32, gl_ScopeSubgroup, CM, CN>(0);
   uvec4 ra[APL], rb[BPL];
-  // Element e of a chunk's A: row e / KW, uvec4 e % KW; of its B: column e / KW.
-  [[unroll]] for (uint i = 0u; i < APL; ++i) {
-    const uint e = lane + i * SG;
-    ra[i] = q8[(rbase + e / KW) * RQ4 + e % KW];
-  }
-  [[unroll]] for (uint i = 0u; i < BPL; ++i) {
-    const uint e = tid + i * wg;
-    rb[i] = e < CN * KW ? hp[(2u * t0 + e / KW) * RQ4 + e % KW] : uvec4(0);
-  }
+  fetch_chunk(0u, rbase, t0, ra, rb);
   for (uint k0 = 0u; k0 < RQ4; k0 += KW) {
     barrier();  // (the previous chunk is consumed)
     [[unroll]] for (uint i = 0u; i < APL; ++i) sa[abase + lane + i * SG] = ra[i];
     [[unroll]] for (uint i = 0u; i < BPL; ++i)
       if (tid + i * wg < CN * KW) sb[tid + i * wg] = rb[i];
     barrier();
-    if (k0 + KW < RQ4) {
-      [[unroll]] for (uint i = 0u; i < APL; ++i) {
-        const uint e = lane + i * SG;
-        ra[i] = q8[(rbase + e / KW) * RQ4 + k0 + KW + e % KW];
-      }
-      [[unroll]] for (uint i = 0u; i < BPL; ++i) {
-        const uint e = tid + i * wg;
-        rb[i] = e < CN * KW ? hp[(2u * t0 + e / KW) * RQ4 + k0 + KW + e % KW] : uvec4(0);
-      }
-    }
+    if (k0 + KW < RQ4) fetch_chunk(k0 + KW, rbase, t0, ra, rb);
     [[unroll]] for (uint u = 0u; u < UNR; ++u) {
       icoopmatNV<8, gl_ScopeSubgroup, CM, CK> a;
       icoopmatNV<8, gl_ScopeSubgroup, CK, CN> b;
