@@ -201,13 +201,7 @@ void main() {
       } else {
         [[unroll]] for (uint s = 0; s < SLOTS / 2; ++s) {
           if (!slive[s]) continue;
-          const real g = val[s], u = val[s + SLOTS / 2];
-          if (SILU) {
-            y[tk * pc.rows + srow[s]] = g / (real(1) + exp_real(-g)) * u;
-          } else {
-            const real r = max(g, real(0));
-            y[tk * pc.rows + srow[s]] = r * r * u;
-          }
+          y[tk * pc.rows + srow[s]] = gated_ffn(val[s], val[s + SLOTS / 2], SILU);
         }
       }
     }

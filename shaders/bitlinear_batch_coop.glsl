@@ -190,12 +190,7 @@ void main() {
       y[tk * pc.rows + row] += v;
     } else {
       const real u = real(sum_at(1, tt, c, r)) / sc * tensor_scale(1);
-      if (SILU) {
-        y[tk * pc.rows + row] = v / (real(1) + exp_real(-v)) * u;
-      } else {
-        const real rr = max(v, real(0));
-        y[tk * pc.rows + row] = rr * rr * u;
-      }
+      y[tk * pc.rows + row] = gated_ffn(v, u, SILU);
     }
   }
 }

@@ -299,12 +299,7 @@ void main() {
         if (lane == 0 && live) {
           const real g = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
           const real u = BLOCK_SCALES ? facc2 / sc : real(acc2) / sc * real(pc.scale1);
-          if (SILU) {
-            y[t * pc.rows + row] = g / (real(1) + exp_real(-g)) * u;
-          } else {
-            const real r = max(g, real(0));
-            y[t * pc.rows + row] = r * r * u;
-          }
+          y[t * pc.rows + row] = gated_ffn(g, u, SILU);
         }
       } else {
         if (lane == 0) res[tt * RPW + lr] = BLOCK_SCALES ? facc / sc : real(acc) / sc * tensor_scale(mat);

@@ -119,3 +119,11 @@ real exp_real(real x) {
   return exp(x);
 #endif
 }
+
+// The gated FFN's activation, the one rule of every kernel that ends in it: relu(g)^2 * u (BitNet's
+// squared ReLU), or silu(g) * u (LLaMA's SwiGLU) where silu.
+real gated_ffn(real g, real u, bool silu) {
+  if (silu) return g / (real(1) + exp_real(-g)) * u;
+  const real r = max(g, real(0));
+  return r * r * u;
+}

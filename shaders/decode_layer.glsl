@@ -1031,8 +1031,7 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
         g = real(a12.x) * deq * real(scl[SB + S_GATE]);
         u = real(a12.y) * deq * real(scl[SB + S_UP]);
       }
-      const real r = max(g, real(0));
-      act[A_OFF + c * RPWG + tid / TPRG] = SILU ? g / (real(1) + exp_real(-g)) * u : r * r * u;
+      act[A_OFF + c * RPWG + tid / TPRG] = gated_ffn(g, u, SILU);
     }
   }
 }

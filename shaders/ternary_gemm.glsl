@@ -137,8 +137,7 @@ void main() {
         y[o] += v;
       } else {
         const real u = BLOCK_SCALES ? facc2[i * TN + j] / s[t] : real(acc2[i * TN + j]) / s[t] * real(pc.scale2);
-        const real r = max(v, real(0));
-        y[o] = MODE == 2 ? r * r * u : v / (real(1) + exp_real(-v)) * u;
+        y[o] = gated_ffn(v, u, MODE == 3);
       }
     }
   }

@@ -193,8 +193,7 @@ void main() {
       y[o] += v;
     } else {
       const real u2 = BLOCK_SCALES ? facc2[u] / s[t] : real(c_at(1, c, r)) / s[t] * real(pc.scale2);
-      const real rr = max(v, real(0));
-      y[o] = MODE == 2 ? rr * rr * u2 : v / (real(1) + exp_real(-v)) * u2;
+      y[o] = gated_ffn(v, u2, MODE == 3);
     }
   }
 }

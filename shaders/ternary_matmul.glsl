@@ -148,12 +148,7 @@ void main() {
       y[o] += v;
     } else {
       const real u = BLOCK_SCALES ? rpart2[at] / s[t] : real(part2[at]) / s[t] * real(pc.scale2);
-      if (MODE == 2) {
-        const real r = max(v, real(0));
-        y[o] = r * r * u;
-      } else {
-        y[o] = v / (real(1) + exp_real(-v)) * u;
-      }
+      y[o] = gated_ffn(v, u, MODE == 3);
     }
   }
 }
