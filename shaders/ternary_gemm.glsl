@@ -21,14 +21,7 @@
 layout(local_size_x = 256) in;
 layout(constant_id = 1) const uint MODE = 0;
 layout(constant_id = 2) const bool BLOCK_SCALES = false;
-layout(std430, binding = 1) readonly buffer W { uvec4 wq[]; };
-layout(std430, binding = 2) readonly buffer W2 { uvec4 wq2[]; };
-layout(std430, binding = 3) readonly buffer XQ { uvec4 xq[]; };
-layout(std430, binding = 4) readonly buffer S { real s[]; };
-layout(std430, binding = 5) buffer Y { real y[]; };
-layout(std430, binding = 6) readonly buffer D { float d[]; };
-layout(std430, binding = 7) readonly buffer D2 { float d2[]; };
-layout(push_constant) uniform Push { uint rows; uint k; float scale; float scale2; } pc;
+#include "ternary_io.glsl"
 
 const uint BM = 64, BN = 64, TM = 4, TN = 4;
 // One row (or token) of a 128-element block: 8 uvec4s, padded to 9 so that eight threads reading

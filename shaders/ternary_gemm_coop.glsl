@@ -35,14 +35,7 @@ layout(constant_id = 6) const uint WC = 2;
 layout(constant_id = 7) const uint FM = 2;   // fragments per subgroup along rows, along tokens
 layout(constant_id = 8) const uint FN = 4;
 layout(constant_id = 9) const bool BLOCK_SCALES = false;
-layout(std430, binding = 1) readonly buffer W { uvec4 wq[]; };
-layout(std430, binding = 2) readonly buffer W2 { uvec4 wq2[]; };
-layout(std430, binding = 3) readonly buffer XQ { uvec4 xq[]; };
-layout(std430, binding = 4) readonly buffer S { real s[]; };
-layout(std430, binding = 5) buffer Y { real y[]; };
-layout(std430, binding = 6) readonly buffer D { float d[]; };
-layout(std430, binding = 7) readonly buffer D2 { float d2[]; };
-layout(push_constant) uniform Push { uint rows; uint k; float scale; float scale2; } pc;
+#include "ternary_io.glsl"
 
 const uint BM = WR * FM * CM, BN = WC * FN * CN;
 const uint NMAT = MODE >= 2 ? 2 : 1;
