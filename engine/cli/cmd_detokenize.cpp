@@ -7,19 +7,10 @@
 #include <vector>
 
 #include "command.h"
+#include "read_stdin.h"
 #include "trit/tokenizer.h"
 
 namespace {
-
-// All of stdin, byte for byte (binary-safe; no iostreams, whose iterators trip -Wnull-dereference).
-std::string read_stdin() {
-  std::string s;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) s.append(buf, n);
-  if (std::ferror(stdin)) throw std::runtime_error("cannot read stdin");
-  return s;
-}
 
 std::vector<int32_t> parse_ids(const std::string& in) {
   std::vector<int32_t> ids;
@@ -74,7 +65,7 @@ int run(const std::vector<std::string>& args) {
   }
   if (model.empty()) throw std::invalid_argument("no MODEL given (a .gguf file, or a tokenizer.json)");
   const trit::Tokenizer tok = trit::Tokenizer::from_file(model);
-  std::string in = read_stdin();
+  std::string in = trit::cli::read_stdin();
   std::string text = tok.decode(parse_ids(in), skip_special);
   std::fwrite(text.data(), 1, text.size(), stdout);  // exactly the text: no newline added
   return 0;

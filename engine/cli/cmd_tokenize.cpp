@@ -7,19 +7,10 @@
 #include <string>
 
 #include "command.h"
+#include "read_stdin.h"
 #include "trit/tokenizer.h"
 
 namespace {
-
-// All of stdin, byte for byte (binary-safe; no iostreams, whose iterators trip -Wnull-dereference).
-std::string read_stdin() {
-  std::string s;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) s.append(buf, n);
-  if (std::ferror(stdin)) throw std::runtime_error("cannot read stdin");
-  return s;
-}
 
 int run(const std::vector<std::string>& args) {
   std::string model;
@@ -45,7 +36,7 @@ int run(const std::vector<std::string>& args) {
   auto t0 = std::chrono::steady_clock::now();
   const trit::Tokenizer tok = trit::Tokenizer::from_file(model);
   auto t1 = std::chrono::steady_clock::now();
-  std::string text = read_stdin();
+  std::string text = trit::cli::read_stdin();
 
   if (bench) {
     // Best of five on one thread: the figure the 1 MB / 1 s budget is checked against.
