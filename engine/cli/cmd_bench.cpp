@@ -1,5 +1,6 @@
 // trit-cli bench MODEL [-p 512] [-n 128] [--depths 0,1024,4000] [--reps 5] [--backend vulkan] [--profile] [--json]
-// --profile: GPU time per token by kernel kind (timestamp queries recorded only in this mode).
+// --profile: GPU time per token by kernel kind (timestamp queries recorded only in this mode; decode
+// runs the device-chained steps one a submission).
 // --sample: tg samples with the default SamplingParams (decode_sample on the device) instead of greedy,
 // and --batch steps sample as the server's sampled streams do (decode_batch_top);
 // --f16-head: the LM head over every row in F16 instead of the int8 table (A/B).

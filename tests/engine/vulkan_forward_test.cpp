@@ -409,6 +409,28 @@ TEST(VulkanForward, ProfileModeTimesEveryKernelKindAndChangesNoLogit) {
   const KernelTime* b = find("block", "qkv");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->submits, 2u);  // 12 prompt tokens in blocks of 8: one block without logits, one with
+  // The device-chained greedy steps: the same tokens, timed one step a submission, their head named by
+  // what it computes (the argmax folded into the staged head, or a greedy_step dispatch after it).
+  ASSERT_TRUE(prof.decodes_on_device());
+  std::vector<int32_t> tp, tq;
+  plain.decode_greedy(g.sequence[15], 15, 5, [&](int32_t t) {
+    tp.push_back(t);
+    return true;
+  });
+  prof.decode_greedy(g.sequence[15], 15, 5, [&](int32_t t) {
+    tq.push_back(t);
+    return true;
+  });
+  ASSERT_EQ(tp.size(), 5u);
+  EXPECT_EQ(tp, tq);
+  EXPECT_TRUE(plain.profile().empty());
+  const auto kg = prof.profile();
+  uint64_t head_submits = 0;
+  for (const auto& k : kg)
+    if (k.pass == "greedy" &&
+        (k.kernel == "lm_head+argmax" || k.kernel == "lm_head_int8+argmax" || k.kernel == "argmax"))
+      head_submits += k.submits;
+  EXPECT_EQ(head_submits, 5u) << "one head (or argmax) timing per greedy step";
   double total = 0;
   for (const auto& k : kt) total += k.ms;
   EXPECT_GT(total, 0.0);

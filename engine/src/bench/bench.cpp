@@ -178,8 +178,8 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
   }
 
   if (o.gen_tokens > 0) {
-    // Profile mode times the host-driven decode pass (its command buffers carry the timestamps).
-    Forward* device = !o.profile && fwd->decodes_on_device() ? fwd.get() : nullptr;
+    // The engine's device-chained decode where it has one; profile mode times its steps one a submission.
+    Forward* device = fwd->decodes_on_device() ? fwd.get() : nullptr;
     SamplingParams sp;  // --sample: the defaults (the app's), this run's seed
     sp.seed = o.seed;
     if (o.sample && device && !device->samples_on_device(sp))

@@ -156,6 +156,9 @@ struct VulkanForward::Impl {
   // Per in-flight slot: a chain of kChainSteps steps, and a single step; greedy and sampled.
   struct Chained {
     std::unique_ptr<vk::CommandSequence> chain[kChainsInFlight], single[kChainsInFlight];
+    // Profile mode: each slot's one-step sequence carries the timestamps (profiled calls submit one step
+    // at a time).
+    std::array<SeqProfile, kChainsInFlight> prof;
     // Slot i's sequences (null where not recorded).
     std::array<vk::CommandSequence*, 2> of_slot(uint32_t i) const { return {single[i].get(), chain[i].get()}; }
   } greedy, sampled;
@@ -213,6 +216,8 @@ struct VulkanForward::Impl {
     std::vector<SeqProfile*> out{&prof_decode, &prof_none, &prof_last, &prof_all};
     for (BatchStep& b : batch_steps)
       for (SeqProfile& p : b.prof) out.push_back(&p);
+    for (Chained* c : {&greedy, &sampled})
+      for (SeqProfile& p : c->prof) out.push_back(&p);
     return out;
   }
 
@@ -649,10 +654,12 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
         }
         cs.barrier();
       }
-      mark("lm_head");
+      mark("lm_head_int8_topk");
       const BufferRange list = R(sample_list);
       sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
                       vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kChainRing}, &list);
+      if (prof) cs.barrier(true);  // only so the timestamp waits for it
+      mark("sample");
       return;
     }
     // A greedy step on the staged head: the head's workgroups also take the argmax and publish the token
@@ -674,17 +681,22 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
         kn.lm_head(cs, d, P, R(head_table(c)), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
       }
     }
-    if (!fold) cs.barrier(true);  // (after the folded step, the next step's barrier or end()'s)
-    mark("lm_head");
+    if (!fold || prof) cs.barrier(true);  // (after the folded step, the next step's barrier or end()'s)
+    // A greedy step's head also takes the argmax, from the int8 table where it has one.
+    mark(!fold ? "lm_head" : head_q8.empty() ? "lm_head+argmax" : "lm_head_int8+argmax");
     if (fold) return;
     if (head == Head::Sample) {
       sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
                       vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kChainRing});
+      if (prof) cs.barrier(true);  // only so the timestamp waits for it
+      mark("sample");
       return;
     }
     if (head == Head::Greedy) {
       kn.greedy_step(cs, d, P, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, R(next_token), R(ring),
                      R(greedy_scratch), cfg.vocab, kChainRing);
+      if (prof) cs.barrier(true);  // only so the timestamp waits for it
+      mark("argmax");
       return;
     }
     if (head == Head::Argmax) {
@@ -1026,7 +1038,8 @@ void VulkanForward::Impl::record_decoders() {
   record(made(decode), 1, Head::Last, profiling ? &prof_decode : nullptr, params, tokens);
   auto chained = [&](Chained& c, Head head) {
     for (uint32_t i = 0; i < kChainsInFlight; ++i) {
-      record(made(c.single[i]), 1, head, nullptr, step, next_token);
+      c.prof[i].pass = head == Head::Greedy ? "greedy" : "sampled";
+      record(made(c.single[i]), 1, head, profiling ? &c.prof[i] : nullptr, step, next_token);
       record(made(c.chain[i]), 1, head, nullptr, step, next_token, kChainSteps);
     }
   };
@@ -1329,7 +1342,8 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
     while (more && submitted < max_steps && next_slot - wait_slot < kChainsInFlight) {
       // Never past max_steps: a chained step beyond it could write the cache past the context.
       const uint32_t slot = next_slot % kChainsInFlight;
-      steps[slot] = max_steps - submitted >= static_cast<int32_t>(kChainSteps) ? kChainSteps : 1;
+      // (Profile mode: one step a submission, on the sequences that carry the timestamps.)
+      steps[slot] = !m.profiling && max_steps - submitted >= static_cast<int32_t>(kChainSteps) ? kChainSteps : 1;
       before_submit(submitted, steps[slot]);
       sequence(slot).submit();
       submitted += steps[slot];
@@ -1353,6 +1367,7 @@ int32_t VulkanForward::Impl::chain(Chained& seqs, int32_t token, int32_t pos, in
       continue;
     }
     ++wait_slot;
+    if (m.profiling) m.collect(seqs.prof[slot]);
     for (int32_t i = 0; i < steps[slot]; ++i) {
       uint32_t tok = 0;
       m.ring.download(&tok, 4, uint64_t{(static_cast<uint32_t>(pos + done)) % kChainRing} * 4);
