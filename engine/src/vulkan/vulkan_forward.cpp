@@ -470,6 +470,12 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     if (prof->labels.size() >= prof->pool->count()) throw VulkanError("profile: too many timestamps for the pool");
     cs.timestamp(prof->pool->handle(), static_cast<uint32_t>(prof->labels.size()));
   };
+  // A step's last group: nothing else orders its end before the timestamp (end() orders it for the
+  // host), so profile mode adds a barrier only so the timestamp waits for it.
+  auto mark_last = [&](const char* label) {
+    if (prof) cs.barrier(true);
+    mark(label);
+  };
   // A batched step whose products overlap their quantizations starts with its counts at zero, and one
   // ending in its rows' argmax or best with their penalised tokens in device memory.
   const bool overlapped = batch_overlap && fused && batched && batch && max_tokens > kFewTokens;
@@ -658,20 +664,20 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       const BufferRange list = R(sample_list);
       sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
                       vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kChainRing}, &list);
-      if (prof) cs.barrier(true);  // only so the timestamp waits for it
-      mark("sample");
+      mark_last("sample");
       return;
     }
     // A greedy step on the staged head: the head's workgroups also take the argmax and publish the token
     // (lm_head.glsl ARGMAX), so no greedy_step dispatch follows.
     vk::HeadArgmax argmax{R(next_token), R(ring), R(greedy_scratch), kChainRing, 0, head_groups};
     const bool fold = normed && head == Head::Greedy;
+    const bool fold_bounded = fold && !head_q8.empty();  // (the folded argmax from the int8 table)
     for (size_t c = 0; c < embd_chunks.size(); ++c) {
       const vk::RowChunk& ch = embd_chunks[c];
       if (normed) {
         const vk::HeadBound bound = head_q8.empty() ? vk::HeadBound{} : vk::HeadBound{R(head_q8[c]), R(head_qc[c])};
         kn.lm_head_normed(cs, d, P, R(head_table(c)), X, on, eps, R(logits), ch.rows, dim, ch.row0, cfg.vocab, 0,
-                          fold ? &argmax : nullptr, fold && !head_q8.empty() ? &bound : nullptr);
+                          fold ? &argmax : nullptr, fold_bounded ? &bound : nullptr);
         argmax.group0 += kn.lm_head_groups(ch.rows, cfg.vocab);
       } else if (int8_head) {
         kn.lm_head_batch(cs, d, P, R(head_table(c)), H, vk::HeadBound{R(head_q8[c]), R(head_qc[c])}, HP, HC,
@@ -681,29 +687,30 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
         kn.lm_head(cs, d, P, R(head_table(c)), H, R(logits), ch.rows, dim, ch.row0, cfg.vocab, rows_out);
       }
     }
-    if (!fold || prof) cs.barrier(true);  // (after the folded step, the next step's barrier or end()'s)
-    // A greedy step's head also takes the argmax, from the int8 table where it has one.
-    mark(!fold ? "lm_head" : head_q8.empty() ? "lm_head+argmax" : "lm_head_int8+argmax");
-    if (fold) return;
+    // A folded greedy step ends in its head, which also takes the argmax (from the int8 table where it
+    // has one): the next step's barrier or end()'s follows.
+    if (fold) {
+      mark_last(fold_bounded ? "lm_head_int8+argmax" : "lm_head+argmax");
+      return;
+    }
+    cs.barrier(true);
+    mark("lm_head");
     if (head == Head::Sample) {
       sampler->record(cs, d, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, cfg.vocab, R(sample_state),
                       vk::GpuSamplerChain{P, R(draws), R(next_token), R(ring), kChainRing});
-      if (prof) cs.barrier(true);  // only so the timestamp waits for it
-      mark("sample");
+      mark_last("sample");
       return;
     }
     if (head == Head::Greedy) {
       kn.greedy_step(cs, d, P, BufferRange{&logits, 0, uint64_t{cfg.vocab} * 4}, R(next_token), R(ring),
                      R(greedy_scratch), cfg.vocab, kChainRing);
-      if (prof) cs.barrier(true);  // only so the timestamp waits for it
-      mark("argmax");
+      mark_last("argmax");
       return;
     }
     if (head == Head::Argmax) {
       kn.argmax_rows(cs, d, P, R(logits), R(batch_best), R(batch_penalised_dev), R(batch_gathered), cfg.vocab,
                      rows_out);
-      if (prof) cs.barrier(true);  // only so the timestamp waits for it; end() orders it for the host
-      mark("argmax");
+      mark_last("argmax");
       return;
     }
     if (head == Head::Top) {
@@ -711,13 +718,11 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                   rows_out);
       cs.barrier(true);
       cs.copy(batch_top, 0, batch_top_read, 0, rows_out * kn.top_row_bytes(cfg.vocab));
-      if (prof) cs.barrier(true);
-      mark("top_rows");
+      mark_last("top_rows");
       return;
     }
     cs.copy(logits, 0, readback, 0, uint64_t{rows_out} * cfg.vocab * 4);
-    if (prof) cs.barrier(true);  // only so the timestamp waits for the copy; end() orders it for the host
-    mark("logits_copy");
+    mark_last("logits_copy");
   }
 }
 
