@@ -683,9 +683,16 @@ void load_chunk(inout uvec2 kpre[KW], inout uvec2 vpre[VK], uint g, uint c0, uin
 }
 
 // How the keys [0, n_all) split into work items: keys per split a multiple of 16, few enough splits
-// that every KV head has at most MAXS of them (one work item per workgroup), so short contexts still
-// spread over many workgroups. Item i is KV head i % KV_HEADS, split i / KV_HEADS.
+// that every KV head has at most MAXS of them (one work item per workgroup), so longer contexts
+// spread over many workgroups. Item i is KV head i % KV_HEADS, split i / KV_HEADS. Up to two chunks
+// of keys stay in one work item a KV head: a second chunk costs less than publishing the splits and
+// merging them, a third one more.
 void attention_items(uint n_all, out uint split, out uint n_splits) {
+  if (n_all <= 2u * CH) {
+    split = n_all;
+    n_splits = 1u;
+    return;
+  }
   const uint per = (n_all + MAXS - 1u) / MAXS;
   split = ((per + 15u) / 16u) * 16u;
   n_splits = (n_all + split - 1u) / split;
