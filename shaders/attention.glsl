@@ -7,8 +7,8 @@
 // shared memory. Scores: TPK threads per key, each summing a strided slice of the head dimensions
 // (neighbouring threads read neighbouring words of a key row, so a row is read in one coalesced
 // sweep and wg / TPK keys are scored at once; the slices are summed in shared memory). Values: each
-// thread owns up to 4 output dimensions (hd <= 4 * workgroup size) and walks the chunk's keys, reading
-// value rows coalesced across threads.
+// thread owns up to 2 pairs of neighbouring output dimensions (hd <= 4 * workgroup size) and walks the
+// chunk's keys, reading value rows coalesced across threads.
 // Split-K (splits > 1): workgroup z = s takes only keys [s * SPLIT_KEYS, (s + 1) * SPLIT_KEYS) and writes
 // its partial (max, sum, unnormalized accumulator) to binding 5; attention_combine merges the splits.
 // That spreads a long context over many workgroups (decode has only `heads` of them otherwise).
@@ -56,6 +56,28 @@ real key_words(real dotv, uint kb, uint d2, uint n) {
   return dotv;
 }
 
+// a plus the chunk's weights times its value pairs of dimensions (e, e + 1), over its cnt keys, whose
+// elements e lie `stride` apart from element e0 of the cache: one pair (an F16 word) a key. Eight loads
+// in flight before their sums (a plain loop waits out each load's latency); the keys in order. A pair
+// an invocation makes a 128-wide head one chain of loads on 64 invocations, not two.
+real2 value_sums(real2 a, uint e0, uint stride, uint cnt) {
+  uint jj = 0;
+  for (; jj + 8 <= cnt; jj += 8) {
+    real2 vv[8];
+    for (uint i = 0; i < 8; ++i) vv[i] = kv_unpack_pair(KV_LOAD_PAIR(vc, kv_word(e0 + (jj + i) * stride)));
+    for (uint i = 0; i < 8; ++i) {
+      a.x += ps[jj + i] * vv[i].x;
+      a.y += ps[jj + i] * vv[i].y;
+    }
+  }
+  for (; jj < cnt; ++jj) {
+    const real2 vv = kv_unpack_pair(KV_LOAD_PAIR(vc, kv_word(e0 + jj * stride)));
+    a.x += ps[jj] * vv.x;
+    a.y += ps[jj] * vv.y;
+  }
+  return a;
+}
+
 void main() {
   const uint h = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
   if (t >= params.n_tokens) return;
@@ -83,7 +105,8 @@ void main() {
 
   const real scale = real(1) / sqrt(real(pc.hd));  // as the reference, in the activation precision
   const uint kslot = tid / TPK, kpart = tid % TPK, kpp = wg / TPK;  // key slot, slice, keys per pass
-  real acc[4] = real[4](real(0), real(0), real(0), real(0));
+  // The value pass's sums: invocation tid owns the pairs of dimensions (2p, 2p + 1), p = tid and tid + wg.
+  real2 acc0 = real2(0), acc1 = real2(0);
   real m = real(0), l = real(0);
   bool first = true;
   for (uint c0 = k_begin; c0 < n_ctx; c0 += SPLIT_KEYS) {
@@ -132,21 +155,9 @@ void main() {
     l = l * factor + wg_sum(psum);  // wg_sum's barriers also publish ps[]
     m = m_new;
     first = false;
-    for (uint r = 0; r < 4; ++r) {
-      const uint d = tid + r * wg;
-      if (d >= pc.hd) break;
-      real a = acc[r] * factor;
-      // Eight value loads in flight before their sums (a plain loop waits out each load's latency);
-      // the sum order is unchanged.
-      uint jj = 0;
-      for (; jj + 8 <= cnt; jj += 8) {
-        real vv[8];
-        for (uint i = 0; i < 8; ++i) vv[i] = KV_AT(vc, 0u, (kv0 + c0 + jj + i) * kvdim + kvoff + d);
-        for (uint i = 0; i < 8; ++i) a += ps[jj + i] * vv[i];
-      }
-      for (; jj < cnt; ++jj) a += ps[jj] * KV_AT(vc, 0u, (kv0 + c0 + jj) * kvdim + kvoff + d);
-      acc[r] = a;
-    }
+    if (2 * tid < pc.hd) acc0 = value_sums(acc0 * factor, (kv0 + c0) * kvdim + kvoff + 2 * tid, kvdim, cnt);
+    if (2 * (tid + wg) < pc.hd)
+      acc1 = value_sums(acc1 * factor, (kv0 + c0) * kvdim + kvoff + 2 * (tid + wg), kvdim, cnt);
     barrier();  // ps[] is rewritten by the next chunk
   }
 #ifdef TRIT_SELF_COMBINE
@@ -160,10 +171,13 @@ void main() {
       part[pbase] = m;
       part[pbase + 1] = l;
     }
-    for (uint r = 0; r < 4; ++r) {
-      const uint d = tid + r * wg;
-      if (d >= pc.hd) break;
-      part[pbase + 2 + d] = acc[r];
+    if (2 * tid < pc.hd) {
+      part[pbase + 2 + 2 * tid] = acc0.x;
+      part[pbase + 3 + 2 * tid] = acc0.y;
+    }
+    if (2 * (tid + wg) < pc.hd) {
+      part[pbase + 2 + 2 * (tid + wg)] = acc1.x;
+      part[pbase + 3 + 2 * (tid + wg)] = acc1.y;
     }
 #ifdef TRIT_SELF_COMBINE
     // Publish the partial, then count in; the last split to arrive sees every other partial.
@@ -176,14 +190,23 @@ void main() {
     if (!last_to_arrive) return;
     memoryBarrierBuffer();
     if (tid == 0) arrived[slot] = 0u;
-    merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, n_splits, pc.hd, true, acc, l);
-#else
-    return;
+    real merged[4];
+    merge_splits((t * pc.heads + h) * pc.splits * (pc.hd + 2), pc.hd + 2, n_splits, pc.hd, true, merged, l);
+    for (uint r = 0; r < 4; ++r) {
+      const uint d = tid + r * wg;
+      if (d >= pc.hd) break;
+      o[t * qdim + h * pc.hd + d] = merged[r] / l;
+    }
 #endif
+    return;
   }
-  for (uint r = 0; r < 4; ++r) {
-    const uint d = tid + r * wg;
-    if (d >= pc.hd) break;
-    o[t * qdim + h * pc.hd + d] = acc[r] / l;
+  const uint ob = t * qdim + h * pc.hd;
+  if (2 * tid < pc.hd) {
+    o[ob + 2 * tid] = acc0.x / l;
+    o[ob + 2 * tid + 1] = acc0.y / l;
+  }
+  if (2 * (tid + wg) < pc.hd) {
+    o[ob + 2 * (tid + wg)] = acc1.x / l;
+    o[ob + 2 * (tid + wg) + 1] = acc1.y / l;
   }
 }
