@@ -236,8 +236,10 @@ real stage_x(uint xb, out real am, out real hh) {
 // the same (subgroupAdd): the plain loop's arithmetic for each row, whatever rows share the pass.
 void exact_rows(uint rows[RIF], uint n, out real total[RIF]) {
   const uint lane = gl_SubgroupInvocationID, step = gl_SubgroupSize;
+  // (Slots past n re-read rows[0], a valid row, and are not written. Constant indices only: an array
+  // indexed by a run-time value goes to local memory.)
   uint base[RIF];
-  for (uint k = 0; k < RIF; ++k) base[k] = rows[min(k, n - 1)] * RV;
+  for (uint k = 0; k < RIF; ++k) base[k] = (k < n ? rows[k] : rows[0]) * RV;
   real acc[RIF];
   for (uint k = 0; k < RIF; ++k) acc[k] = real(0);
   for (uint j = lane; j < RV; j += step) {
@@ -276,7 +278,7 @@ void decode_rows() {
   for (uint r = gl_SubgroupID * RIF; r < RPW; r += gl_NumSubgroups * RIF) {
     const uint row = first + r;
     if (row >= pc.rows) break;  // uniform in the subgroup
-    // Rows past the chunk's end re-read its last row (a valid address) and are not written.
+    // Rows past the chunk's end are not written (exact_rows re-reads the pass's first row for them).
     uint rows[RIF];
     for (uint k = 0; k < RIF; ++k) rows[k] = row + k;
     real total[RIF];
@@ -292,7 +294,8 @@ void exact_candidates(uint cand[RIF], uint n, real inv, inout uint bk, inout uin
   real total[RIF];
   exact_rows(cand, n, total);
   if (subgroupElect())
-    for (uint q = 0; q < n; ++q) write_logit(cand[q], total[q], inv, bk, bi);
+    for (uint q = 0; q < RIF; ++q)
+      if (q < n) write_logit(cand[q], total[q], inv, bk, bi);
 }
 
 // BOUNDED: stages x (returns 1 / rms, as stage_x), quantizes h into its two planes and writes (a_i, B_i)
@@ -381,7 +384,10 @@ void decode_rows_bounded() {
       if (row >= pc.rows) break;  // uniform in the subgroup, as every test here
       const vec2 ab = sab[r0 + k];
       const float u = ab.x + ab.y;
-      if (isnan(u) || order_key(u) >= thr) cand[n++] = row;
+      if (isnan(u) || order_key(u) >= thr) {
+        for (uint q = 0; q < RIF; ++q) cand[q] = q == n ? row : cand[q];  // cand[n] = row, by constants
+        ++n;
+      }
       if (n == RIF) {
         exact_candidates(cand, n, inv, bk, bi);
         n = 0u;
@@ -559,7 +565,8 @@ void topk_rows() {
     exact_rows(rows, cnt, total);
     if (subgroupElect()) {
       const uint at = atomicAdd(cl.count, cnt);
-      for (uint q = 0; q < cnt; ++q) {
+      for (uint q = 0; q < RIF; ++q) {
+        if (q >= cnt) continue;
         write_logit(rows[q], total[q], inv, bk, bi);
         cl.ids[at + q] = (pc.row0 + rows[q]) | (penalised(rows[q] - first) ? PENALISED : 0u);
       }
