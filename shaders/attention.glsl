@@ -105,7 +105,9 @@ void main() {
 
   const real scale = real(1) / sqrt(real(pc.hd));  // as the reference, in the activation precision
   const uint kslot = tid / TPK, kpart = tid % TPK, kpp = wg / TPK;  // key slot, slice, keys per pass
-  // The value pass's sums: invocation tid owns the pairs of dimensions (2p, 2p + 1), p = tid and tid + wg.
+  // The value pass's sums: invocation tid owns the pairs of dimensions (d0, d0 + 1) and (d1, d1 + 1).
+  const uint d0 = 2 * tid, d1 = 2 * (tid + wg);
+  const bool has0 = d0 < pc.hd, has1 = d1 < pc.hd;
   real2 acc0 = real2(0), acc1 = real2(0);
   real m = real(0), l = real(0);
   bool first = true;
@@ -155,9 +157,9 @@ void main() {
     l = l * factor + wg_sum(psum);  // wg_sum's barriers also publish ps[]
     m = m_new;
     first = false;
-    if (2 * tid < pc.hd) acc0 = value_sums(acc0 * factor, (kv0 + c0) * kvdim + kvoff + 2 * tid, kvdim, cnt);
-    if (2 * (tid + wg) < pc.hd)
-      acc1 = value_sums(acc1 * factor, (kv0 + c0) * kvdim + kvoff + 2 * (tid + wg), kvdim, cnt);
+    const uint e0 = (kv0 + c0) * kvdim + kvoff;  // the chunk's first value row, this head's element 0
+    if (has0) acc0 = value_sums(acc0 * factor, e0 + d0, kvdim, cnt);
+    if (has1) acc1 = value_sums(acc1 * factor, e0 + d1, kvdim, cnt);
     barrier();  // ps[] is rewritten by the next chunk
   }
 #ifdef TRIT_SELF_COMBINE
@@ -171,13 +173,13 @@ void main() {
       part[pbase] = m;
       part[pbase + 1] = l;
     }
-    if (2 * tid < pc.hd) {
-      part[pbase + 2 + 2 * tid] = acc0.x;
-      part[pbase + 3 + 2 * tid] = acc0.y;
+    if (has0) {
+      part[pbase + 2 + d0] = acc0.x;
+      part[pbase + 3 + d0] = acc0.y;
     }
-    if (2 * (tid + wg) < pc.hd) {
-      part[pbase + 2 + 2 * (tid + wg)] = acc1.x;
-      part[pbase + 3 + 2 * (tid + wg)] = acc1.y;
+    if (has1) {
+      part[pbase + 2 + d1] = acc1.x;
+      part[pbase + 3 + d1] = acc1.y;
     }
 #ifdef TRIT_SELF_COMBINE
     // Publish the partial, then count in; the last split to arrive sees every other partial.
@@ -201,12 +203,12 @@ void main() {
     return;
   }
   const uint ob = t * qdim + h * pc.hd;
-  if (2 * tid < pc.hd) {
-    o[ob + 2 * tid] = acc0.x / l;
-    o[ob + 2 * tid + 1] = acc0.y / l;
+  if (has0) {
+    o[ob + d0] = acc0.x / l;
+    o[ob + d0 + 1] = acc0.y / l;
   }
-  if (2 * (tid + wg) < pc.hd) {
-    o[ob + 2 * (tid + wg)] = acc1.x / l;
-    o[ob + 2 * (tid + wg) + 1] = acc1.y / l;
+  if (has1) {
+    o[ob + d1] = acc1.x / l;
+    o[ob + d1 + 1] = acc1.y / l;
   }
 }
