@@ -196,8 +196,9 @@ uint32_t Kernels::head_coop() const {
 // one reads them from memory and keeps each subgroup's 16 x 16 sums), a word and a bit per (token, row),
 // the candidates' sums, a few words per token, and common.glsl's and argmax.glsl's arrays.
 uint32_t Kernels::batch_head_rows(uint32_t tokens, uint32_t dim, bool coop) const {
-  // (The tensor-core variant's chunks of 256 of K: 16 rows a subgroup and 16 columns, 16 uvec4s each.)
-  const uint64_t staged = coop ? (uint64_t{mat_wg_} / 32 + 1) * 16 * 16 * 16 : head_planes_bytes(tokens, dim);
+  // (The tensor-core variant's chunks of 256 of K: 16 rows a subgroup and 16 columns, 16 uvec4s each,
+  // 17 apart.)
+  const uint64_t staged = coop ? (uint64_t{mat_wg_} / 32 + 1) * 16 * 17 * 16 : head_planes_bytes(tokens, dim);
   const uint64_t fixed = staged + uint64_t{kBatchHeadCandidates} * mat_wg_ * real_bytes() + 16ull * tokens + 16 +
                          64 * (real_bytes() + 4) + 64 * 8;
   const uint64_t limit = ctx_.info().max_shared_memory;
