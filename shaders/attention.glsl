@@ -1,12 +1,12 @@
 // Causal attention for a block of queries over the KV cache, one workgroup per (query head, token).
 // Token t sits at position p = token_pos(t) and attends to positions [0, p] of its sequence, whose
 // cache rows start at token_kv(t) (common.glsl; TOKENS_FROM says how this pipeline finds them); head h
-// reads KV head
-// h / (heads / kv_heads) (GQA). Keys are taken in chunks of SPLIT_KEYS with an online softmax
-// (running max and sum, the accumulator rescaled per chunk), so any context length fits in fixed
+// reads KV head h / (heads / kv_heads) (GQA). Keys are taken in chunks of SPLIT_KEYS with an online
+// softmax (running max and sum, the accumulator rescaled per chunk), so any context length fits in fixed
 // shared memory. Scores: TPK threads per key, each summing a strided slice of the head dimensions
 // (neighbouring threads read neighbouring words of a key row, so a row is read in one coalesced
-// sweep and wg / TPK keys are scored at once; the slices are summed in shared memory). Values: each
+// sweep), KPT keys an invocation with all their loads in flight, so KPT * wg / TPK keys are scored
+// at once; the slices are summed in shared memory. Values: each
 // thread owns up to 2 pairs of neighbouring output dimensions (hd <= 4 * workgroup size) and walks the
 // chunk's keys, reading value rows coalesced across threads.
 // Split-K (splits > 1): workgroup z = s takes only keys [s * SPLIT_KEYS, (s + 1) * SPLIT_KEYS) and writes
@@ -38,36 +38,65 @@ layout(push_constant) uniform Push { uint heads; uint kv_heads; uint hd; uint sp
 
 const uint MAX_HD = 512;
 const uint TPK = 8;  // threads per key in the score pass (the workgroup size is a multiple of 8)
+// Keys an invocation scores at once (key_sums). Four made the batched steps' workgroups hold more
+// registers, so fewer were resident: 4 to 8 sequences after 1,024 tokens 4% slower (H200).
+const uint KPT = 2;
 shared real qs[MAX_HD];
 shared real ps[SPLIT_KEYS];               // the chunk's scores, then its probabilities
-shared real slice[gl_WorkGroupSize.x];    // per-thread partial dot products of the score pass
+shared real slice[KPT * gl_WorkGroupSize.x];  // per-thread partial dot products of the score pass
 
 #include "kv_cache.glsl"
 
-// The score pass's sum over n (8 or 4) F16 words of a key, every TPK-th from d2 (a word: two dimensions),
-// added to dotv one word at a time: the loads all in flight before the sums.
-real key_words(real dotv, uint kb, uint d2, uint n) {
-  uint kw[8];
-  for (uint i = 0; i < n; ++i) kw[i] = kc[kb / 2 + d2 + i * TPK];
-  for (uint i = 0; i < n; ++i) {
-    const real2 kk = real2(unpackHalf2x16(kw[i]));
-    dotv += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
+// The score pass's sums of KPT keys, each over the invocation's words of it (every TPK-th from kpart):
+// the words of all KPT keys loaded before their sums, so a chunk's scores take one round trip to memory
+// where one key after another took one each. Each key's sum keeps the order of one word at a time.
+// kb[i]: key i's first element (keys past the chunk's end are neither loaded nor scored).
+void key_sums(inout real dots[KPT], const uint kb[KPT], const bool live[KPT], uint kpart, uint hd) {
+  uint d2 = kpart;
+  for (; d2 + 7 * TPK < hd / 2; d2 += 8 * TPK) {
+    uint kw[KPT * 8];
+    for (uint k = 0; k < KPT; ++k)
+      for (uint i = 0; i < 8; ++i) kw[k * 8 + i] = live[k] ? kc[kb[k] / 2 + d2 + i * TPK] : 0u;
+    for (uint k = 0; k < KPT; ++k)
+      for (uint i = 0; i < 8; ++i) {
+        const real2 kk = real2(unpackHalf2x16(kw[k * 8 + i]));
+        dots[k] += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
+      }
   }
-  return dotv;
+  for (; d2 + 3 * TPK < hd / 2; d2 += 4 * TPK) {
+    uint kw[KPT * 4];
+    for (uint k = 0; k < KPT; ++k)
+      for (uint i = 0; i < 4; ++i) kw[k * 4 + i] = live[k] ? kc[kb[k] / 2 + d2 + i * TPK] : 0u;
+    for (uint k = 0; k < KPT; ++k)
+      for (uint i = 0; i < 4; ++i) {
+        const real2 kk = real2(unpackHalf2x16(kw[k * 4 + i]));
+        dots[k] += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
+      }
+  }
+  for (; d2 < hd / 2; d2 += TPK) {
+    uint kw[KPT];
+    for (uint k = 0; k < KPT; ++k) kw[k] = live[k] ? kc[kb[k] / 2 + d2] : 0u;
+    for (uint k = 0; k < KPT; ++k) {
+      const real2 kk = real2(unpackHalf2x16(kw[k]));
+      dots[k] += qs[2 * d2] * kk.x + qs[2 * d2 + 1] * kk.y;
+    }
+  }
 }
 
 // a plus the chunk's weights times its value pairs of dimensions (e, e + 1), over its cnt keys, whose
-// elements e lie `stride` apart from element e0 of the cache: one pair (an F16 word) a key. Eight loads
-// in flight before their sums (a plain loop waits out each load's latency); the keys in order. A pair
+// elements e lie `stride` apart from element e0 of the cache: one pair (an F16 word) a key. VPT loads in
+// flight before their sums (a plain loop waits out each load's latency); the keys in order. A pair
 // an invocation makes a 128-wide head one chain of loads on 64 invocations, not two.
+const uint VPT = 16;
 real2 value_sums(real2 a, uint e0, uint stride, uint cnt) {
   uint jj = 0;
-  for (; jj + 8 <= cnt; jj += 8) {
-    real2 vv[8];
-    for (uint i = 0; i < 8; ++i) vv[i] = kv_unpack_pair(KV_LOAD_PAIR(vc, kv_word(e0 + (jj + i) * stride)));
-    for (uint i = 0; i < 8; ++i) {
-      a.x += ps[jj + i] * vv[i].x;
-      a.y += ps[jj + i] * vv[i].y;
+  for (; jj + VPT <= cnt; jj += VPT) {
+    kv_pair_t vw[VPT];
+    for (uint i = 0; i < VPT; ++i) vw[i] = KV_LOAD_PAIR(vc, kv_word(e0 + (jj + i) * stride));
+    for (uint i = 0; i < VPT; ++i) {
+      const real2 vv = kv_unpack_pair(vw[i]);
+      a.x += ps[jj + i] * vv.x;
+      a.y += ps[jj + i] * vv.y;
     }
   }
   for (; jj < cnt; ++jj) {
@@ -113,33 +142,32 @@ void main() {
   bool first = true;
   for (uint c0 = k_begin; c0 < n_ctx; c0 += SPLIT_KEYS) {
     const uint cnt = min(SPLIT_KEYS, n_ctx - c0);
-    for (uint j0 = 0; j0 < cnt; j0 += kpp) {
-      const uint jj = j0 + kslot;
-      real dotv = real(0);
-      if (jj < cnt) {
-        const uint kb = (kv0 + c0 + jj) * kvdim + kvoff;
-        // The invocation's words of the key (every TPK-th from kpart), eight at a time, then four, then
-        // one: a batch's loads all in flight before its sums, which keep the order of one word at a
-        // time. (Four at a time made a 128-wide F16 head's slice two round trips to memory, and the
-        // score pass is a chain of them.)
-        if (KV_F16) {
-          uint d2 = kpart;
-          for (; d2 + 7 * TPK < pc.hd / 2; d2 += 8 * TPK) dotv = key_words(dotv, kb, d2, 8);
-          for (; d2 + 3 * TPK < pc.hd / 2; d2 += 4 * TPK) dotv = key_words(dotv, kb, d2, 4);
-          for (; d2 < pc.hd / 2; d2 += TPK) {
-            const real2 kk = real2(unpackHalf2x16(kc[kb / 2 + d2]));
-            dotv += qs[2 * d2] * kk.x + qs[2 * d2 + 1] * kk.y;
-          }
-        } else {
-          for (uint d = kpart; d < pc.hd; d += TPK) dotv += qs[d] * KV_FULL_AT(kc, kv_word(kb + d));
-        }
+    for (uint j0 = 0; j0 < cnt; j0 += KPT * kpp) {
+      // This invocation's slice of keys j0 + kslot + k * kpp, k < KPT.
+      real dots[KPT];
+      uint kb[KPT];
+      bool live[KPT];
+      for (uint k = 0; k < KPT; ++k) {
+        dots[k] = real(0);
+        live[k] = j0 + kslot + k * kpp < cnt;
+        kb[k] = (kv0 + c0 + j0 + kslot + k * kpp) * kvdim + kvoff;
       }
-      slice[tid] = dotv;
+      if (KV_F16) {
+        key_sums(dots, kb, live, kpart, pc.hd);
+      } else {
+        for (uint k = 0; k < KPT; ++k)
+          if (live[k])
+            for (uint d = kpart; d < pc.hd; d += TPK) dots[k] += qs[d] * KV_FULL_AT(kc, kv_word(kb[k] + d));
+      }
+      for (uint k = 0; k < KPT; ++k) slice[k * wg + tid] = dots[k];
       barrier();
-      if (kpart == 0 && jj < cnt) {
-        real sum = real(0);
-        for (uint i = 0; i < TPK; ++i) sum += slice[tid + i];
-        ps[jj] = sum * scale;
+      for (uint k = 0; k < KPT; ++k) {
+        const uint jj = j0 + kslot + k * kpp;
+        if (kpart == 0 && jj < cnt) {
+          real sum = real(0);
+          for (uint i = 0; i < TPK; ++i) sum += slice[k * wg + tid + i];
+          ps[jj] = sum * scale;
+        }
       }
       barrier();
     }
