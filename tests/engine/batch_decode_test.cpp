@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -358,6 +359,52 @@ TEST(BatchDecode, ProductsRunOnCooperativeMatricesWhereOffered) {
   auto model = Model::open(g.gguf);
   VulkanForward one(*model, batch_options(1, Precision::Fp32));
   EXPECT_EQ(one.batched_kernels(), "");
+}
+
+// Where the driver reports what it compiled (VK_KHR_pipeline_executable_properties with a local-memory
+// statistic: NVIDIA), the batched steps' products (both kernels) and their greedy LM head from the int8
+// table keep everything in registers and shared memory at the 2B4T shape, in fp32 (what runs): an
+// array the driver moves to local memory costs these latency-bound steps far more than its arithmetic
+// (an indexed pair of sums in the batched attention once made one-token decode 18-28% slower).
+// Skipped where the device reports no such statistic (lavapipe).
+TEST(BatchDecode, TheStepsKernelsSpillNoRegisters) {
+  {
+    const auto g = test::load_golden("golden-a");
+    auto probe_model = Model::open(g.gguf);
+    VulkanForwardOptions o = batch_options(2, Precision::Fp32);
+    o.pipeline_statistics = true;
+    VulkanForward f(*probe_model, o);
+    bool reported = false;
+    for (const auto& line : f.kernel_statistics())
+      reported = reported || line.find("Local Memory") != std::string::npos;
+    if (!reported) GTEST_SKIP() << "the device reports no local-memory statistic of its pipelines";
+  }
+  GeneratorOptions go;
+  go.out = test::scratch_dir("batch_spills") / "2b4t.gguf";
+  go.shape = parse_generator_shape("2b4t");
+  go.vocab = "bytes:300";
+  go.seed = 3;
+  generate_model(go);
+  auto model = Model::open(go.out);
+  // 16 sequences: steps of up to 2 tokens (the one-token kernels), of 3 to 6 (the small-matrix kernel)
+  // and of more (the cooperative-matrix kernel where the device offers one), each class recorded.
+  VulkanForwardOptions o = batch_options(16, Precision::Fp32);
+  o.pipeline_statistics = true;
+  VulkanForward f(*model, o);
+  size_t products = 0, heads = 0;
+  for (const auto& line : f.kernel_statistics()) {
+    const auto at = line.find("Local Memory Size: ");
+    const bool product = line.starts_with("bitlinear_batch"), head = line.starts_with("lm_head_batch");
+    if (at == std::string::npos || !(product || head)) continue;
+    std::printf("[ measured ] %s\n", line.c_str());
+    products += product ? 1 : 0;
+    heads += head ? 1 : 0;
+    // (NVIDIA's driver sets bit 36 of the value; the bytes are the low word.)
+    const unsigned long long v = std::stoull(line.substr(at + 19));
+    EXPECT_EQ(v & 0xffffffffull, 0u) << line;
+  }
+  EXPECT_GE(products, 3u) << "each product (QKV, residual, gate) reports its local memory";
+  EXPECT_EQ(heads, f.bounded_batch_head() ? 1u : 0u) << "the int8 head reports its local memory";
 }
 
 // The batched steps' kernels against the unfused kernels, in double, on a shape whose rows split

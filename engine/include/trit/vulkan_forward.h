@@ -182,8 +182,8 @@ class VulkanForward final : public Forward {
   int32_t cached_positions() const;  // sequence 0's
 
   // With pipeline_statistics: the driver's statistics of the persistent decode kernels and of the
-  // batched steps' BitLinear kernels, "kernel: name: value" lines (empty without the option, the
-  // device's support or the kernels).
+  // batched steps' BitLinear and LM head kernels, "kernel: name: value" lines (empty without the option,
+  // the device's support or the kernels).
   std::vector<std::string> kernel_statistics();
 
   // Profile mode: time per kernel kind since the last reset, in recording order; empty otherwise.

@@ -245,6 +245,14 @@ void Kernels::lm_head_batch(CommandSequence& cs, DescriptorAllocator& da, const 
               ceil_div(max_tokens, tokens));
 }
 
+std::vector<std::string> Kernels::statistics() const {
+  std::vector<std::string> out;
+  for (const HeadBatch& hb : head_batch_)
+    if (hb.pipe)
+      for (const auto& line : hb.pipe->statistics()) out.push_back(hb.pipe->name() + ": " + line);
+  return out;
+}
+
 const Pipeline& Kernels::head_batch(uint32_t dim, bool portable) {
   HeadBatch& hb = head_batch_[portable ? 1 : 0];
   if (!hb.pipe || hb.dim != dim) {

@@ -6,6 +6,7 @@
 // constants chosen here from the queried features, never from the device name.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -207,6 +208,9 @@ class Kernels {
   // tokens a workgroup, or fewer where their planes do not fit shared memory); it is slower than the F16 block head on
   // the H100 (8 streams: 2,706 against 2,898 tokens/s), so only tests run it.
   uint32_t batch_head_tokens(uint32_t dim, bool portable = false) const;
+  // The driver's statistics of the batched steps' LM head kernels made so far (Pipeline::statistics),
+  // each line prefixed with the kernel's name.
+  std::vector<std::string> statistics() const;
   // Bytes of the planes and of the constants rmsnorm_quant writes for `tokens` tokens.
   static uint64_t head_planes_bytes(uint32_t tokens, uint32_t dim) { return 2ull * tokens * dim; }
   uint64_t head_plane_consts_bytes(uint32_t tokens) const { return 4ull * tokens * real_bytes(); }

@@ -1624,6 +1624,7 @@ std::vector<std::string> VulkanForward::kernel_statistics() {
   if (impl_->persistent_live) out = impl_->persistent->statistics();
   if (impl_->batched)
     for (std::string& st : impl_->batched->statistics()) out.push_back(std::move(st));
+  for (std::string& st : impl_->kernels->statistics()) out.push_back(std::move(st));
   return out;
 }
 
