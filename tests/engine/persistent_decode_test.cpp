@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "golden_support.h"
+#include "kernel_statistics_support.h"
 #include "test_support.h"
 #include "trit/devices.h"
 #include "trit/gguf.h"
@@ -439,17 +440,8 @@ TEST(PersistentDecodeNoFallback, DecodePastTheFirstPositionsKeepsTheKernel) {
 // kernel); 2B4T's in double too (the verification build: Falcon3-1B's heads of 256 spill 1.2 KB there, which
 // costs that build time, not results). Skipped where the device reports no such statistic (lavapipe).
 TEST(PersistentDecodeKernels, TheShapesItRunsSpillNoRegisters) {
-  const auto g = test::load_golden("golden-a");
-  {
-    auto probe_model = Model::open(g.gguf);
-    VulkanForwardOptions o = persistent_options();
-    o.pipeline_statistics = true;
-    VulkanForward f(*probe_model, o);
-    bool reported = false;
-    for (const auto& line : f.kernel_statistics())
-      reported = reported || line.find("Local Memory") != std::string::npos;
-    if (!reported) GTEST_SKIP() << "the device reports no local-memory statistic of its pipelines";
-  }
+  if (!test::device_reports_local_memory())
+    GTEST_SKIP() << "the device reports no local-memory statistic of its pipelines";
   for (const char* shape : {"2b4t", "falcon3-1b"}) {
     SCOPED_TRACE(shape);
     GeneratorOptions go;
@@ -470,12 +462,10 @@ TEST(PersistentDecodeKernels, TheShapesItRunsSpillNoRegisters) {
       size_t seen = 0;
       for (const auto& line : f.kernel_statistics()) {
         std::printf("[ measured ] %s %s: %s\n", shape, f64 ? "f64" : "fp32", line.c_str());
-        const auto at = line.find("Local Memory Size: ");
-        if (at == std::string::npos || line.find("decode_layer") == std::string::npos) continue;
+        const auto bytes = test::local_memory_bytes(line);
+        if (!bytes || line.find("decode_layer") == std::string::npos) continue;
         ++seen;
-        // (NVIDIA's driver sets bit 36 of the value; the bytes are the low word.)
-        const unsigned long long v = std::stoull(line.substr(at + 19));
-        EXPECT_EQ(v & 0xffffffffull, 0u) << line;
+        EXPECT_EQ(*bytes, 0u) << line;
       }
       EXPECT_EQ(seen, 1u) << "the kernel reports its local memory";
     }
