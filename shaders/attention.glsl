@@ -47,32 +47,29 @@ shared real slice[KPT * gl_WorkGroupSize.x];  // per-thread partial dot products
 
 #include "kv_cache.glsl"
 
-// The score pass's sums of KPT keys, each over the invocation's words of it (every TPK-th from kpart):
-// the words of all KPT keys loaded before their sums, so a chunk's scores take one round trip to memory
-// where one key after another took one each. Each key's sum keeps the order of one word at a time.
+// The score pass's sums of KPT keys over N of each key's words, every TPK-th from d2: the words of all
+// KPT keys loaded before their sums, so a chunk's scores take one round trip to memory where one key after
+// another took one each. Each key's sum keeps the order of one word at a time. In key_sums, of its d2,
+// kb, live and dots: a macro, so each count's loops keep constant bounds (the driver unrolls them into
+// registers) and the SPIR-V is the same as with the two counts written out.
+#define KEY_WORDS(N)                                                                                \
+  {                                                                                                 \
+    uint kw[KPT * N];                                                                               \
+    for (uint k = 0; k < KPT; ++k)                                                                  \
+      for (uint i = 0; i < N; ++i) kw[k * N + i] = live[k] ? kc[kb[k] / 2 + d2 + i * TPK] : 0u;     \
+    for (uint k = 0; k < KPT; ++k)                                                                  \
+      for (uint i = 0; i < N; ++i) {                                                                \
+        const real2 kk = real2(unpackHalf2x16(kw[k * N + i]));                                      \
+        dots[k] += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;               \
+      }                                                                                             \
+  }
+
+// The invocation's words of KPT keys (every TPK-th from kpart), eight at a time, then four, then one.
 // kb[i]: key i's first element (keys past the chunk's end are neither loaded nor scored).
 void key_sums(inout real dots[KPT], const uint kb[KPT], const bool live[KPT], uint kpart, uint hd) {
   uint d2 = kpart;
-  for (; d2 + 7 * TPK < hd / 2; d2 += 8 * TPK) {
-    uint kw[KPT * 8];
-    for (uint k = 0; k < KPT; ++k)
-      for (uint i = 0; i < 8; ++i) kw[k * 8 + i] = live[k] ? kc[kb[k] / 2 + d2 + i * TPK] : 0u;
-    for (uint k = 0; k < KPT; ++k)
-      for (uint i = 0; i < 8; ++i) {
-        const real2 kk = real2(unpackHalf2x16(kw[k * 8 + i]));
-        dots[k] += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
-      }
-  }
-  for (; d2 + 3 * TPK < hd / 2; d2 += 4 * TPK) {
-    uint kw[KPT * 4];
-    for (uint k = 0; k < KPT; ++k)
-      for (uint i = 0; i < 4; ++i) kw[k * 4 + i] = live[k] ? kc[kb[k] / 2 + d2 + i * TPK] : 0u;
-    for (uint k = 0; k < KPT; ++k)
-      for (uint i = 0; i < 4; ++i) {
-        const real2 kk = real2(unpackHalf2x16(kw[k * 4 + i]));
-        dots[k] += qs[2 * (d2 + i * TPK)] * kk.x + qs[2 * (d2 + i * TPK) + 1] * kk.y;
-      }
-  }
+  for (; d2 + 7 * TPK < hd / 2; d2 += 8 * TPK) KEY_WORDS(8)
+  for (; d2 + 3 * TPK < hd / 2; d2 += 4 * TPK) KEY_WORDS(4)
   for (; d2 < hd / 2; d2 += TPK) {
     uint kw[KPT];
     for (uint k = 0; k < KPT; ++k) kw[k] = live[k] ? kc[kb[k] / 2 + d2] : 0u;
