@@ -6,9 +6,9 @@
 // shared memory. Scores: TPK threads per key, each summing a strided slice of the head dimensions
 // (neighbouring threads read neighbouring words of a key row, so a row is read in one coalesced
 // sweep), KPT keys an invocation with all their loads in flight, so KPT * wg / TPK keys are scored
-// at once; the slices are summed in shared memory. Values: each
-// thread owns up to 2 pairs of neighbouring output dimensions (hd <= 4 * workgroup size) and walks the
-// chunk's keys, reading value rows coalesced across threads.
+// at once; the slices are summed in shared memory. Values: each thread owns up to 2 pairs of
+// neighbouring output dimensions (hd <= 4 * workgroup size) and walks the chunk's keys, reading value
+// rows coalesced across threads.
 // Split-K (splits > 1): workgroup z = s takes only keys [s * SPLIT_KEYS, (s + 1) * SPLIT_KEYS) and writes
 // its partial (max, sum, unnormalized accumulator) to binding 5; attention_combine merges the splits.
 // That spreads a long context over many workgroups (decode has only `heads` of them otherwise).
