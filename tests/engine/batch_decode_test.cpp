@@ -353,6 +353,8 @@ TEST(BatchDecode, ProductsRunOnCooperativeMatricesWhereOffered) {
       } else {
         const char* ext = d.cooperative_matrix_nv ? "VK_NV" : "VK_KHR";
         EXPECT_TRUE(ran.starts_with(std::string("cooperative-matrix (") + ext + "_cooperative_matrix), int8 ")) << ran;
+        // Vendor-neutral with size control: the subgroup range of an RDNA GPU, so a required size.
+        EXPECT_EQ(ran.ends_with(", subgroups of 32 required"), neutral && d.subgroup_size_control) << ran;
       }
     }
   // One sequence: no batched steps.

@@ -218,6 +218,9 @@ TEST(TernaryGemmCoopKhr, IsWhatTheVendorNeutralDeviceRuns) {
   ASSERT_NE(k.gemm(), nullptr);
   EXPECT_EQ(k.gemm()->kind(), Kind::CoopKhr);
   EXPECT_NE(k.gemm()->describe().find("VK_KHR_cooperative_matrix"), std::string::npos) << k.gemm()->describe();
+  // Where a size can be required, the neutral device's range is RDNA's, so the GEMM requires its own.
+  EXPECT_EQ(k.gemm()->describe().ends_with(", subgroups of 32 required"), g.ctx.info().subgroup_size_control)
+      << k.gemm()->describe();
   expect_same_as_block_kernel<float>(g, Kind::CoopKhr);
 }
 
@@ -297,8 +300,15 @@ TEST(TernaryGemm, CoopPlanFollowsTheQueriedShapes) {
   d.max_shared_memory = 16 * 1024;  // too little for any tile
   EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Coop, false, p));
   d.max_shared_memory = 48 * 1024;
-  d.min_subgroup_size = 16;  // subgroups of varying size: gl_SubgroupID would not map to the tiles
+  // Subgroups of varying size (AMD RDNA: 32 or 64): gl_SubgroupID would not map to the tiles, unless
+  // the pipeline can require a size (then 32, a workgroup of whole subgroups of 32).
+  d.subgroup_size = d.max_subgroup_size = 64;
   EXPECT_FALSE(TernaryGemm::coop_plan(d, Kind::Coop, false, p));
+  d.subgroup_size_control = true;
+  ASSERT_TRUE(TernaryGemm::coop_plan(d, Kind::Coop, false, p));
+  EXPECT_EQ(p.wr * p.wc, 8u);
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 32u);
+  EXPECT_EQ(trit::required_subgroup_size(d, 32), 32u);
 }
 
 // Which GEMM runs, from the queried features alone: NV where it tiles, else KHR where it tiles, else

@@ -3,7 +3,10 @@
 // timestamps, and the device listing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "trit/devices.h"
@@ -83,6 +86,44 @@ TEST(VulkanSmoke, VendorNeutralClearsOnlyNvidiasExtensions) {
   EXPECT_EQ(trit::vendor_neutral(d).multiprocessors, 132u);
 }
 
+// The subgroup size of the cooperative-matrix kernels: the device's only one; where it varies, 32 (or
+// the nearest size offered), required of the pipeline, and none where a size cannot be required.
+TEST(VulkanSmoke, CooperativeKernelsRunAtOneSubgroupSize) {
+  trit::DeviceInfo d;
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;  // NVIDIA
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 32u);
+  EXPECT_EQ(trit::required_subgroup_size(d, 32), 0u) << "a fixed size needs no requirement";
+  d.subgroup_size = d.max_subgroup_size = 64;  // AMD RDNA (RADV reports 64 of 32 to 64)
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 0u) << "no size control";
+  d.subgroup_size_control = true;
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 32u);
+  EXPECT_EQ(trit::required_subgroup_size(d, 32), 32u);
+  d.subgroup_size = 32;  // Intel (8 to 32)
+  d.min_subgroup_size = 8;
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 32u);
+  d.subgroup_size = d.max_subgroup_size = 16;  // a range below 32
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 16u);
+  d.min_subgroup_size = d.subgroup_size = d.max_subgroup_size = 64;  // only 64
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 64u);
+  d.subgroup_size = 0;  // not reported
+  EXPECT_EQ(trit::cooperative_subgroup_size(d), 0u);
+}
+
+// vendor_neutral() reports the subgroup range of an RDNA GPU where a size can be required, so the
+// cooperative-matrix kernels require theirs on an NVIDIA GPU as they must on AMD's.
+TEST(VulkanSmoke, VendorNeutralWidensTheSubgroupRange) {
+  trit::DeviceInfo d;
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  EXPECT_EQ(trit::vendor_neutral(d).max_subgroup_size, 32u) << "no size control: nothing to require";
+  d.subgroup_size_control = true;
+  const trit::DeviceInfo n = trit::vendor_neutral(d);
+  EXPECT_EQ(n.subgroup_size, 32u);
+  EXPECT_EQ(n.min_subgroup_size, 32u);
+  EXPECT_EQ(n.max_subgroup_size, 64u);
+  EXPECT_EQ(trit::cooperative_subgroup_size(n), 32u);
+  EXPECT_EQ(trit::required_subgroup_size(n, 32), 32u);
+}
+
 TEST(VulkanSmoke, ChoosingAMissingDeviceNamesTheChoices) {
   const auto devices = trit::list_vulkan_devices();
   try {
@@ -100,9 +141,10 @@ TEST(VulkanSmoke, ChoosingAMissingDeviceNamesTheChoices) {
   EXPECT_EQ(trit::choose_device(devices, {-1, part}).index, devices[0].index);
 }
 
-TEST(VulkanSmoke, AxpyRunsEndToEndAndReplays) {
-  trit::vk::Context ctx;
-  const uint32_t n = 1000;  // not a multiple of the workgroup size: the bounds check matters
+// Runs smoke_axpy's pipeline p twice over 1,000 elements (not a multiple of the workgroup size: the
+// bounds check matters) and checks y = 2x + (2x + y0).
+void expect_axpy_twice(trit::vk::Context& ctx, const trit::vk::Pipeline& p) {
+  const uint32_t n = 1000;
   trit::vk::Buffer x(ctx, n * 4, trit::vk::MemoryUse::Device), y(ctx, n * 4, trit::vk::MemoryUse::Device);
   std::vector<float> hx(n), hy(n);
   for (uint32_t i = 0; i < n; ++i) {
@@ -112,7 +154,6 @@ TEST(VulkanSmoke, AxpyRunsEndToEndAndReplays) {
   x.upload(hx.data(), n * 4);
   y.upload(hy.data(), n * 4);
 
-  trit::vk::Pipeline p(ctx, "smoke_axpy", 2, 8, {64});
   trit::vk::DescriptorAllocator alloc(ctx);
   const trit::vk::BufferRange ranges[] = {{&x, 0, 0}, {&y, 0, 0}};
   VkDescriptorSet set = alloc.make(p, ranges);
@@ -142,6 +183,34 @@ TEST(VulkanSmoke, AxpyRunsEndToEndAndReplays) {
   }
   if (ts) {
     EXPECT_GE(ts->elapsed_ns(0, 1), 0.0);
+  }
+}
+
+TEST(VulkanSmoke, AxpyRunsEndToEndAndReplays) {
+  trit::vk::Context ctx;
+  trit::vk::Pipeline p(ctx, "smoke_axpy", 2, 8, {64});
+  expect_axpy_twice(ctx, p);
+}
+
+// A pipeline that requires a subgroup size (the cooperative-matrix kernels' on AMD and Intel GPUs) runs
+// at one the device offers; one it does not offer is refused by name before the driver sees it.
+TEST(VulkanSmoke, APipelineCanRequireASubgroupSize) {
+  trit::vk::Context ctx;
+  const trit::DeviceInfo& d = ctx.info();
+  try {
+    trit::vk::Pipeline p(ctx, "smoke_axpy", 2, 8, {64}, d.max_subgroup_size * 2);
+    FAIL() << "subgroups of " << d.max_subgroup_size * 2 << " were accepted";
+  } catch (const trit::VulkanError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("smoke_axpy needs subgroups of " + std::to_string(d.max_subgroup_size * 2)), std::string::npos)
+        << m;
+    EXPECT_NE(m.find(d.name + " cannot be asked for"), std::string::npos) << m;
+  }
+  if (!d.subgroup_size_control) GTEST_SKIP() << d.name << " cannot require a subgroup size";
+  for (uint32_t size = d.min_subgroup_size; size <= std::min(64u, d.max_subgroup_size); size *= 2) {
+    SCOPED_TRACE("subgroups of " + std::to_string(size));
+    trit::vk::Pipeline p(ctx, "smoke_axpy", 2, 8, {64}, size);
+    expect_axpy_twice(ctx, p);
   }
 }
 

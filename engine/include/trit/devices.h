@@ -90,8 +90,18 @@ struct DeviceInfo {
 
 // d as a device without NVIDIA's extensions (VK_NV_*: the NVIDIA cooperative matrix and SM count) would
 // report it: what the engine then runs on an NVIDIA GPU is the path AMD and Intel GPUs get. The
-// cross-vendor VK_KHR_cooperative_matrix stays, so an NVIDIA GPU runs the KHR prefill GEMM.
+// cross-vendor VK_KHR_cooperative_matrix stays, so an NVIDIA GPU runs the KHR prefill GEMM. Where
+// pipelines can require a subgroup size, the size range reaches 64 as on AMD's RDNA GPUs.
 DeviceInfo vendor_neutral(DeviceInfo d);
+
+// The subgroup size the cooperative-matrix kernels are built for (their fragments are spread over one
+// subgroup, and their workgroups are whole subgroups): the device's only size, or, where the size
+// varies (AMD RDNA: 32 or 64; Intel: 8 to 32), 32 (the size they are tuned for) or the nearest in
+// the range, required of their pipelines; 0 where the size varies and cannot be required.
+uint32_t cooperative_subgroup_size(const DeviceInfo& d);
+// What a pipeline built for subgroups of `size` must require of d: the size where d's varies, else
+// nothing (0).
+uint32_t required_subgroup_size(const DeviceInfo& d, uint32_t size);
 
 // Enumerates the devices. Throws VulkanError with an actionable message when the loader cannot create
 // an instance or when no device exists.

@@ -84,7 +84,7 @@ BatchedBitLinear::BatchedBitLinear(const Context& ctx, const FusedDecode& one_to
 // whole quads of RoPE pairs, preferring 16 rows (more workgroups), 16 tokens (a server's default step
 // in one tile) and K 32; the NVIDIA extension first where both are offered, as the prefill GEMM.
 BatchedBitLinear::Coop BatchedBitLinear::choose_coop(const DeviceInfo& d, bool block_scales) {
-  if (block_scales || d.subgroup_size == 0 || d.min_subgroup_size != d.max_subgroup_size) return {};
+  if (block_scales || cooperative_subgroup_size(d) == 0) return {};
   for (const bool khr : {false, true}) {
     if (!(khr ? d.cooperative_matrix_khr : d.cooperative_matrix_nv)) continue;
     Coop best;
@@ -113,8 +113,9 @@ uint32_t BatchedBitLinear::coop_split(uint32_t mode, uint32_t k, uint32_t rows, 
   const uint32_t mp = ctx_.multiprocessors();
   uint32_t split = mp ? (kCoopSubgroupsPerMultiprocessor * mp + workgroups / 2) / workgroups
                       : ceil_div(chunks, kCoopChunksPerSubgroup);
-  split = std::clamp(split, 1u,
-                     std::max(1u, std::min({chunks, kCoopMaxSplit, d.max_workgroup_invocations / d.subgroup_size})));
+  split = std::clamp(
+      split, 1u,
+      std::max(1u, std::min({chunks, kCoopMaxSplit, d.max_workgroup_invocations / cooperative_subgroup_size(d)})));
   while (split > 1 && coop_shared_bytes(mode, split, tiles) > d.max_shared_memory) --split;
   return split;
 }
@@ -132,7 +133,8 @@ bool BatchedBitLinear::coop_serves(uint32_t mode, uint32_t k, uint32_t unit, uin
 std::string BatchedBitLinear::describe() const {
   if (!coop_.cm) return "small-matrix kernel";
   return std::string("cooperative-matrix (") + (coop_.khr ? "VK_KHR" : "VK_NV") + "_cooperative_matrix), int8 " +
-         std::to_string(coop_.cm) + "x" + std::to_string(coop_.cn) + "x" + std::to_string(coop_.ck);
+         std::to_string(coop_.cm) + "x" + std::to_string(coop_.cn) + "x" + std::to_string(coop_.ck) +
+         required_subgroup_note(ctx_.info());
 }
 
 BatchedBitLinear::~BatchedBitLinear() = default;
@@ -173,13 +175,14 @@ const Pipeline& BatchedBitLinear::product(uint32_t mode, uint32_t k, uint32_t ro
                       std::to_string(block));
   const std::string sfx = f64_ ? "_f64" : "";
   if (coop) {
-    const uint32_t sg = ctx_.info().subgroup_size, split = coop_split(mode, k, rows, tiles);
+    const uint32_t sg = cooperative_subgroup_size(ctx_.info()), split = coop_split(mode, k, rows, tiles);
     products_.push_back(
         {key, std::make_unique<Pipeline>(ctx_, "bitlinear_batch_coop" + sfx + (coop_.khr ? "_khr" : ""),
                                          kProductBindings, static_cast<uint32_t>(sizeof(ProductPush)),
                                          std::vector<uint32_t>{split * sg, mode, k, coop_.cm, coop_.cn, coop_.ck, split,
                                                                sg, tiles, kv_f16_ ? 1u : 0u, graph_.silu ? 1u : 0u,
-                                                               graph_.normal_rope ? 1u : 0u, wait ? 1u : 0u})});
+                                                               graph_.normal_rope ? 1u : 0u, wait ? 1u : 0u},
+                                         required_subgroup_size(ctx_.info(), sg))});
     return *products_.back().pipe;
   }
   const Shape s = shape(mode, k, rows, unit);

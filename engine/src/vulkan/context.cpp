@@ -2,6 +2,7 @@
 #include "vulkan/context.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -403,9 +404,23 @@ void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const {
 
 // ---- Pipeline ---------------------------------------------------------------------------------------
 
+std::string required_subgroup_note(const DeviceInfo& d) {
+  const uint32_t sg = cooperative_subgroup_size(d);
+  return required_subgroup_size(d, sg) ? ", subgroups of " + std::to_string(sg) + " required" : std::string();
+}
+
 Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t bindings, uint32_t push_bytes,
-                   std::vector<uint32_t> spec)
+                   std::vector<uint32_t> spec, uint32_t required_subgroup)
     : ctx_(ctx), name_(stem), bindings_(bindings), push_bytes_(push_bytes) {
+  const DeviceInfo& d = ctx.info();
+  if (required_subgroup && (!d.subgroup_size_control || !std::has_single_bit(required_subgroup) ||
+                            required_subgroup < d.min_subgroup_size || required_subgroup > d.max_subgroup_size))
+    throw VulkanError("shader " + stem + " needs subgroups of " + std::to_string(required_subgroup) + ", which " +
+                      d.name + " cannot be asked for (" +
+                      (d.subgroup_size_control ? "sizes " + std::to_string(d.min_subgroup_size) + " to " +
+                                                     std::to_string(d.max_subgroup_size)
+                                               : std::string("no subgroup size control")) +
+                      ")");
   const auto code = shader_spirv(stem);
   if (code.empty())
     throw VulkanError("no embedded shader named '" + stem + "' (is shaders/" + stem + ".comp missing?)");
@@ -438,25 +453,33 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
 
   // vkCreateComputePipelines may run on several threads at once; the module and layout it reads live
   // until the destructor, which waits for it.
-  building_ = std::async(std::launch::async, [device = ctx.device(), module = module_, layout = layout_, stem,
-                                              stats = ctx.pipeline_statistics(), spec = std::move(spec)] {
-    std::vector<VkSpecializationMapEntry> entries(spec.size());
-    for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4u};
-    VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4u, spec.data()};
-    VkComputePipelineCreateInfo cpi{};
-    cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-    cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cpi.stage.module = module;
-    cpi.stage.pName = "main";
-    cpi.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
-    cpi.layout = layout;
-    if (stats) cpi.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-    VkPipeline p = VK_NULL_HANDLE;
-    check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p),
-          ("vkCreateComputePipelines " + stem).c_str());
-    return p;
-  });
+  building_ =
+      std::async(std::launch::async, [device = ctx.device(), module = module_, layout = layout_, stem,
+                                      stats = ctx.pipeline_statistics(), spec = std::move(spec), required_subgroup] {
+        std::vector<VkSpecializationMapEntry> entries(spec.size());
+        for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4u};
+        VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4u, spec.data()};
+        VkComputePipelineCreateInfo cpi{};
+        cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+        cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+        cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        cpi.stage.module = module;
+        cpi.stage.pName = "main";
+        cpi.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
+        VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rsi{};
+        rsi.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO;
+        rsi.requiredSubgroupSize = required_subgroup;
+        if (required_subgroup) {
+          cpi.stage.pNext = &rsi;
+          cpi.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+        }
+        cpi.layout = layout;
+        if (stats) cpi.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+        VkPipeline p = VK_NULL_HANDLE;
+        check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cpi, nullptr, &p),
+              ("vkCreateComputePipelines " + stem).c_str());
+        return p;
+      });
 }
 
 std::vector<std::string> Pipeline::statistics() const {

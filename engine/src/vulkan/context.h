@@ -149,10 +149,16 @@ struct BufferRange {
 // The driver's compilation (seconds in all on a machine whose driver cache does not hold the kernels
 // yet) runs on its own thread from construction, so an engine's pipelines compile side by side while
 // it uploads weights; handle() waits for it and throws its VulkanError, if any.
+// ", subgroups of N required" where the cooperative-matrix kernels require their subgroup size on d
+// (cooperative_subgroup_size), for their descriptions; else empty.
+std::string required_subgroup_note(const DeviceInfo& d);
+
 class Pipeline {
  public:
+  // required_subgroup: a subgroup size the pipeline must run at, in full subgroups (0: the driver's
+  // choice); the device must be able to require it (DeviceInfo::subgroup_size_control, its range).
   Pipeline(const Context& ctx, const std::string& stem, uint32_t bindings, uint32_t push_bytes,
-           std::vector<uint32_t> spec);
+           std::vector<uint32_t> spec, uint32_t required_subgroup = 0);
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;

@@ -285,7 +285,10 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
   d.subgroup_shuffle = sg_compute && (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
   d.subgroup_ballot = sg_compute && (sg.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
   d.subgroup_clustered = sg_compute && (sg.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT);
-  d.subgroup_size_control = has_sgc && fsgc.subgroupSizeControl && fsgc.computeFullSubgroups;
+  // (Usable: the context enables the two features through Vulkan 1.3's structure, and a compute
+  // pipeline may then require a size, with full subgroups.)
+  d.subgroup_size_control = v13 && fsgc.subgroupSizeControl && fsgc.computeFullSubgroups &&
+                            (sgc.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
 
   d.integer_dot_product = has_dot && fdot.shaderIntegerDotProduct;
   d.integer_dot_4x8_accelerated = d.integer_dot_product && dotp.integerDotProduct4x8BitPackedSignedAccelerated;
@@ -356,6 +359,10 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index, VkInstance instance
 }  // namespace vk
 
 DeviceInfo vendor_neutral(DeviceInfo d) {
+  // AMD's RDNA GPUs run subgroups of 32 or 64 and Intel's of 8 to 32: where a pipeline can require a
+  // size, the range is widened as RDNA's, so what depends on a fixed size (the cooperative-matrix
+  // kernels) takes the path of those GPUs (a required size) on an NVIDIA GPU too.
+  if (d.subgroup_size_control) d.max_subgroup_size = std::max(d.max_subgroup_size, 64u);
   d.cooperative_matrix_nv = false;
   d.cooperative_matrix2_nv = false;
   d.coop_int8_shapes.clear();
@@ -364,6 +371,16 @@ DeviceInfo vendor_neutral(DeviceInfo d) {
     d.multiprocessors_from.clear();
   }
   return d;
+}
+
+uint32_t cooperative_subgroup_size(const DeviceInfo& d) {
+  if (d.subgroup_size == 0) return 0;
+  if (d.min_subgroup_size == d.max_subgroup_size) return d.subgroup_size;
+  return d.subgroup_size_control ? std::clamp(32u, d.min_subgroup_size, d.max_subgroup_size) : 0;
+}
+
+uint32_t required_subgroup_size(const DeviceInfo& d, uint32_t size) {
+  return d.min_subgroup_size == d.max_subgroup_size ? 0 : size;
 }
 
 std::vector<DeviceInfo> list_vulkan_devices() {

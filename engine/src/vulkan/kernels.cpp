@@ -183,7 +183,7 @@ void Kernels::ternary(CommandSequence& cs, DescriptorAllocator& da, const Buffer
 // kernel's lanes take 16 rows by two tokens).
 uint32_t Kernels::head_coop() const {
   const DeviceInfo& d = ctx_.info();
-  if (d.subgroup_size != 32 || d.min_subgroup_size != 32 || d.max_subgroup_size != 32) return 0;
+  if (cooperative_subgroup_size(d) != 32) return 0;
   for (const bool khr : {false, true}) {
     if (!(khr ? d.cooperative_matrix_khr : d.cooperative_matrix_nv)) continue;
     for (const auto& sh : khr ? d.coop_int8_shapes_khr : d.coop_int8_shapes)
@@ -260,10 +260,12 @@ const Pipeline& Kernels::head_batch(uint32_t dim, bool portable) {
     const std::string stem =
         portable ? std::string("lm_head_batch") + (dot_ ? "_dot" : "") + (f64_ ? "_f64" : "")
                  : std::string("lm_head_batch_coop") + (f64_ ? "_f64" : "") + (head_coop() == 2 ? "_khr" : "");
+    const uint32_t sg = cooperative_subgroup_size(ctx_.info());  // (TRIT_COOP's SG)
     hb.pipe = std::make_unique<Pipeline>(
         ctx_, stem, 10, 12,
         std::vector<uint32_t>{mat_wg_, tpr_, tokens, dim, batch_head_rows(tokens, dim, !portable), kBatchHeadCandidates,
-                              kArgmaxPenalisedMax, kBatchHeadBoundRows, ctx_.info().subgroup_size});
+                              kArgmaxPenalisedMax, kBatchHeadBoundRows, sg},
+        portable ? 0 : required_subgroup_size(ctx_.info(), sg));
     hb.dim = dim;
   }
   return *hb.pipe;

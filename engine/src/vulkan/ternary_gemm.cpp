@@ -36,7 +36,8 @@ uint32_t TernaryGemm::CoopPlan::shared_bytes(bool gate) const {
 bool TernaryGemm::coop_plan(const DeviceInfo& d, Kind kind, bool gate, CoopPlan& plan) {
   const bool khr = kind == Kind::CoopKhr;
   if (kind == Kind::Dot || !(khr ? d.cooperative_matrix_khr : d.cooperative_matrix_nv)) return false;
-  if (d.min_subgroup_size != d.max_subgroup_size || d.subgroup_size == 0) return false;
+  const uint32_t sg = cooperative_subgroup_size(d);  // (gl_SubgroupID maps the subgroups to the tiles)
+  if (sg == 0) return false;
   const uint32_t want_rows = gate ? kCoopGateRows : kCoopRows;
   bool found = false;
   for (const auto& s : khr ? d.coop_int8_shapes_khr : d.coop_int8_shapes) {
@@ -52,7 +53,7 @@ bool TernaryGemm::coop_plan(const DeviceInfo& d, Kind kind, bool gate, CoopPlan&
       if (frag_tokens % wc) continue;
       CoopPlan p{s.m, s.n, s.k, wr, wc, frag_rows / wr, frag_tokens / wc};
       if (p.shared_bytes(gate) > d.max_shared_memory) continue;
-      const uint32_t wg = wr * wc * d.subgroup_size;
+      const uint32_t wg = wr * wc * sg;
       if (wg > d.max_workgroup_invocations) continue;
       // The shader prefetches a block of codes and activations in at most 4 uvec4s per thread.
       if ((gate ? 2 : 1) * 2 * p.rows() > 4 * wg || p.tokens() * 8 > 4 * wg) continue;
@@ -98,9 +99,11 @@ void TernaryGemm::make_pipeline(uint32_t mode, bool scaled) {
   if (!coop_plan(d, kind_, mode >= 2, p))
     throw VulkanError(d.name + " offers no int8 cooperative-matrix shape (" + extension_name(kind_) +
                       ") the prefill GEMM can tile");
+  const uint32_t sg = cooperative_subgroup_size(d);
   pipe = std::make_unique<Pipeline>(
       ctx_, "ternary_gemm_coop" + sfx + (khr ? "_khr" : ""), 8, 16,
-      std::vector<uint32_t>{p.wr * p.wc * d.subgroup_size, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn, scaled});
+      std::vector<uint32_t>{p.wr * p.wc * sg, mode, p.cm, p.cn, p.ck, p.wr, p.wc, p.fm, p.fn, scaled},
+      required_subgroup_size(d, sg));
   tile_rows_[mode] = p.rows();
   tile_tokens_[mode] = p.tokens();
 }
@@ -123,7 +126,8 @@ std::string TernaryGemm::describe() const {
   const CoopPlan& p = plan_[0];
   return std::string("cooperative-matrix GEMM (") + extension_name(kind_) + "), int8 " + std::to_string(p.cm) + "x" +
          std::to_string(p.cn) + "x" + std::to_string(p.ck) + ", " + std::to_string(p.rows()) + " rows (gate " +
-         std::to_string(plan_[2].rows()) + ") x " + std::to_string(p.tokens()) + " tokens per workgroup";
+         std::to_string(plan_[2].rows()) + ") x " + std::to_string(p.tokens()) + " tokens per workgroup" +
+         required_subgroup_note(ctx_.info());
 }
 
 }  // namespace trit::vk

@@ -34,7 +34,7 @@ class TernaryGemm {
 
   // The cooperative-matrix plan for this device, extension (kind Coop or CoopKhr: its feature and
   // shapes) and mode, or false when none fits (no int8 shape, a K that does not divide 128, subgroups
-  // of varying size, too little shared memory).
+  // of varying size that no pipeline can require, too little shared memory).
   static bool coop_plan(const DeviceInfo& d, Kind kind, bool gate, CoopPlan& plan);
   // Whether the device has what `kind` needs: the integer dot product (Dot), a plan for every mode
   // (Coop, CoopKhr).
