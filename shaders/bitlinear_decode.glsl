@@ -29,6 +29,7 @@
 //   10-12, as W0-W2), summed as ternary_matmul.glsl sums them.
 #include "common.glsl"
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 #include "ternary_codes.glsl"
 #include "rope_f16.glsl"
 layout(local_size_x_id = 0) in;
@@ -191,13 +192,13 @@ void main() {
     real scs[TOKENS];
 
     // 2. RMSNorm and int8 quantization of each input row, into shared memory.
-    for (uint tt = 0; tt < TOKENS; ++tt) {
-      if (tt >= tn) break;
+    [[unroll]] for (uint tt = 0; tt < TOKENS; ++tt) {
+      if (tt >= tn) continue;  // (uniform)
       const uint k4 = K / 4, xb = (t0 + tt) * k4;
       real4 xv[XPT];
       vec4 nv[XPT];
       real ss = real(0);
-      for (uint i = 0; i < XPT; ++i) {
+      [[unroll]] for (uint i = 0; i < XPT; ++i) {
         const uint e = tid + i * gl_WorkGroupSize.x;
         xv[i] = e < k4 ? x[xb + e] : real4(0);
         nv[i] = e < k4 && HAS_NORM ? nw[e] : vec4(1);
@@ -209,7 +210,7 @@ void main() {
         inv = real(1) / sqrt(ss / real(K) + real(pc.eps));
       }
       real amax = real(0);
-      for (uint i = 0; i < XPT; ++i) {
+      [[unroll]] for (uint i = 0; i < XPT; ++i) {
         if (HAS_NORM) xv[i] = xv[i] * inv * real4(nv[i]);
         const real4 a = abs(xv[i]);
         amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
@@ -217,9 +218,9 @@ void main() {
       amax = wg_max(amax);
       const real sc = real(127) / max(amax, real(1e-5));
       scs[tt] = sc;
-      for (uint i = 0; i < XPT; ++i) {
+      [[unroll]] for (uint i = 0; i < XPT; ++i) {
         const uint e = tid + i * gl_WorkGroupSize.x;
-        if (e >= k4) break;
+        if (e >= k4) continue;
         const real4 qv = xv[i] * sc;
         uint packed = 0u;
         for (int b = 0; b < 4; ++b)
@@ -237,16 +238,16 @@ void main() {
     // shuffle tree are those of ternary_matmul.glsl's shared-memory tree, so the values are the same).
     int accs[TOKENS], accs2[TOKENS];
     precise real faccs[TOKENS], faccs2[TOKENS];  // no FMA: as ternary_matmul.glsl
-    for (uint tt = 0; tt < TOKENS; ++tt) {
+    [[unroll]] for (uint tt = 0; tt < TOKENS; ++tt) {
       accs[tt] = 0;
       accs2[tt] = 0;
       faccs[tt] = real(0);
       faccs2[tt] = real(0);
     }
     const uint blocks = K / 256;
-    for (uint i = 0; i < VPL; ++i) {
+    [[unroll]] for (uint i = 0; i < VPL; ++i) {
       const uint j = lane + i * TPR;
-      if (j >= row_vecs) break;
+      if (j >= row_vecs) continue;
       real dd = real(0), dd2 = real(0);
       if (BLOCK_SCALES && live) {
         const uint at = row * blocks + j / 4;
@@ -258,8 +259,8 @@ void main() {
       decode_words(wa[i], c);
       if (MODE == 2) decode_words(wb[i], c2);
 #endif
-      for (uint tt = 0; tt < TOKENS; ++tt) {
-        if (tt >= tn) break;
+      [[unroll]] for (uint tt = 0; tt < TOKENS; ++tt) {
+        if (tt >= tn) continue;
 #ifdef TRIT_DOT
         const int r = dot_words(c, j, tt);
         const int r2 = MODE == 2 ? dot_words(c2, j, tt) : 0;
@@ -276,8 +277,8 @@ void main() {
         }
       }
     }
-    for (uint tt = 0; tt < TOKENS; ++tt) {
-      if (tt >= tn) break;
+    [[unroll]] for (uint tt = 0; tt < TOKENS; ++tt) {
+      if (tt >= tn) continue;
       const uint t = t0 + tt;
       const real sc = scs[tt];
       int acc = accs[tt], acc2 = accs2[tt];
@@ -307,8 +308,8 @@ void main() {
     }
     if (MODE == 0) {
       barrier();
-      for (uint tt = 0; tt < TOKENS; ++tt) {
-        if (tt >= tn) break;
+      [[unroll]] for (uint tt = 0; tt < TOKENS; ++tt) {
+        if (tt >= tn) continue;
         rope_and_store(t0 + tt, tt * RPW, mat, first, nrows);
       }
     }

@@ -188,6 +188,15 @@ void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t at
   attention_pipeline(attention_wg, split_keys);
 }
 
+std::vector<std::string> FusedDecode::statistics() const {
+  std::vector<std::string> out;
+  for (const auto& e : pipes_)
+    for (const std::string& st : e.pipe->statistics())
+      out.push_back("bitlinear_decode mode " + std::to_string(e.mode) + " k " + std::to_string(e.k) + " tokens " +
+                    std::to_string(e.tokens) + ": " + st);
+  return out;
+}
+
 void FusedDecode::attention(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                             const BufferRange& q, const BufferRange& k_cache, const BufferRange& v_cache,
                             const BufferRange& out, const BufferRange& scratch, const BufferRange& arrived,

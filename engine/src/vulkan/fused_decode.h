@@ -53,6 +53,10 @@ class FusedDecode {
   // attention_wg, split_keys: as attention() will be called with.
   void prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t attention_wg, uint32_t split_keys);
 
+  // The driver's statistics of each BitLinear kernel made so far (Pipeline::statistics), "bitlinear_decode
+  // mode M k K tokens T: name: value" lines (T 0: one token's decode; else a batched step's, T a pass).
+  std::vector<std::string> statistics() const;
+
   // q = rope(Wq h), and rope(Wk h), Wv h appended to the caches at params.pos0, with h = norm(x) * nw
   // quantized to int8. dim: width of x; qdim/kvdim: rows of Wq and of Wk/Wv.
   void qkv(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const MatrixRef& wq,

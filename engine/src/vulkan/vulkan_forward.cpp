@@ -1622,6 +1622,8 @@ std::vector<std::string> VulkanForward::kernel_statistics() {
   impl_->adopt_persistent(true);
   std::vector<std::string> out;
   if (impl_->persistent_live) out = impl_->persistent->statistics();
+  if (impl_->fused)
+    for (std::string& st : impl_->fused->statistics()) out.push_back(std::move(st));
   if (impl_->batched)
     for (std::string& st : impl_->batched->statistics()) out.push_back(std::move(st));
   for (std::string& st : impl_->kernels->statistics()) out.push_back(std::move(st));
