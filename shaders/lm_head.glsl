@@ -64,6 +64,7 @@
 // Rows in the window never count toward T: the penalty may move them below it; they are always listed.
 // (Keys order floats as `<` does, -0 and +0 alike, in the sampler too; a NaN bound: L key 0, U listed.)
 #include "common.glsl"
+#extension GL_EXT_control_flow_attributes : require
 #include "argmax.glsl"
 #include "ternary_codes.glsl"
 #include "head_bound.glsl"
@@ -336,14 +337,14 @@ real bound_rows(out uint lkey) {
     if (row >= pc.rows) break;  // uniform in the subgroup
     const vec4 myc = lane < RQF ? qc[min(row + lane, pc.rows - 1u)] : vec4(0);
     ivec2 acc[RQF];
-    for (uint k = 0; k < RQF; ++k) acc[k] = ivec2(0);
+    [[unroll]] for (uint k = 0; k < RQF; ++k) acc[k] = ivec2(0);
     for (uint j = lane; j < RQ; j += step) {
       uvec4 w[RQF];
-      for (uint k = 0; k < RQF; ++k) w[k] = q8[min(row + k, pc.rows - 1u) * RQ + j];
+      [[unroll]] for (uint k = 0; k < RQF; ++k) w[k] = q8[min(row + k, pc.rows - 1u) * RQ + j];
       const uvec4 a1 = qh1[j], a2 = qh2[j];
-      for (uint k = 0; k < RQF; ++k) acc[k] += ivec2(dot16(w[k], a1), dot16(w[k], a2));
+      [[unroll]] for (uint k = 0; k < RQF; ++k) acc[k] += ivec2(dot16(w[k], a1), dot16(w[k], a2));
     }
-    for (uint k = 0; k < RQF; ++k) {
+    [[unroll]] for (uint k = 0; k < RQF; ++k) {
       const ivec2 t = subgroupAdd(acc[k]);
       if (lane == k % step && row + k < pc.rows && r + k < RPW) {
         const vec4 c = step >= RQF ? myc : qc[row + k];  // (subgroups narrower than RQF: a load here)
