@@ -182,8 +182,8 @@ class VulkanForward final : public Forward {
   int32_t cached_positions() const;  // sequence 0's
 
   // With pipeline_statistics: the driver's statistics of the persistent decode kernels, the fused
-  // kernels' BitLinears and the batched steps' BitLinear and LM head kernels, "kernel: name: value"
-  // lines (empty without the option, the device's support or the kernels).
+  // kernels' BitLinears, the LM heads, the batched steps' BitLinears and the GPU sampler, "kernel:
+  // name: value" lines (empty without the option, the device's support or the kernels).
   std::vector<std::string> kernel_statistics();
 
   // Profile mode: time per kernel kind since the last reset, in recording order; empty otherwise.

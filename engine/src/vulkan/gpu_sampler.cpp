@@ -59,6 +59,15 @@ GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(
   candidates_.upload(zero, sizeof zero);
 }
 
+std::vector<std::string> GpuSampler::statistics() const {
+  std::vector<std::string> out;
+  for (const bool list : {false, true}) {
+    const Pipeline& p = list ? *list_pipeline_ : *pipeline_;
+    for (const std::string& st : p.statistics()) out.push_back(p.name() + (list ? " list: " : ": ") + st);
+  }
+  return out;
+}
+
 void GpuSampler::wait() {
   pipeline_->handle();
   list_pipeline_->handle();

@@ -29,6 +29,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "trit/sampler.h"
 #include "vulkan/context.h"
@@ -128,6 +130,8 @@ class GpuSampler {
 
   bool f64() const { return f64_; }
   uint32_t max_vocab() const { return max_vocab_; }
+  // The driver's statistics of its two kernels (Pipeline::statistics), "sample_token[ list]: name: value".
+  std::vector<std::string> statistics() const;
 
  private:
   const Context& ctx_;

@@ -1627,6 +1627,8 @@ std::vector<std::string> VulkanForward::kernel_statistics() {
   if (impl_->batched)
     for (std::string& st : impl_->batched->statistics()) out.push_back(std::move(st));
   for (std::string& st : impl_->kernels->statistics()) out.push_back(std::move(st));
+  if (impl_->sampler)
+    for (std::string& st : impl_->sampler->statistics()) out.push_back(std::move(st));
   return out;
 }
 
