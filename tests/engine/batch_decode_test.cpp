@@ -365,6 +365,18 @@ TEST(BatchDecode, ProductsRunOnCooperativeMatricesWhereOffered) {
   EXPECT_EQ(one.batched_kernels(), "");
 }
 
+// A generated model of the 2B4T shape with a small vocabulary (what these tests check is not the head's
+// size), in the test's scratch directory `dir`.
+auto full_shape_model(const char* dir, uint64_t seed) {
+  GeneratorOptions go;
+  go.out = test::scratch_dir(dir) / "2b4t.gguf";
+  go.shape = parse_generator_shape("2b4t");
+  go.vocab = "bytes:300";
+  go.seed = seed;
+  generate_model(go);
+  return Model::open(go.out);
+}
+
 // At the 2B4T shape, with the device's compiler, each row of a step of two tokens has the bits of its
 // step alone (two sequences beside twins with the same prompts): steps of one and two share the
 // one-token kernels compiled for two tokens. (Kernels compiled for one token, recorded for steps of
@@ -374,13 +386,7 @@ TEST(BatchDecode, ProductsRunOnCooperativeMatricesWhereOffered) {
 // statistics (NVIDIA: a full-size model is slow on lavapipe).
 TEST(BatchDecode, AStepOfOneMatchesAStepOfTwoAtTheFullShape) {
   if (!test::device_reports_local_memory()) GTEST_SKIP() << "a full-size model; the device tests take it";
-  GeneratorOptions go;
-  go.out = test::scratch_dir("batch_one") / "2b4t.gguf";
-  go.shape = parse_generator_shape("2b4t");
-  go.vocab = "bytes:300";
-  go.seed = 5;
-  generate_model(go);
-  auto model = Model::open(go.out);
+  auto model = full_shape_model("batch_one", 5);
   VulkanForward fwd(*model, batch_options(4, Precision::Fp32));
   const uint32_t vocab = model->config().vocab;
   std::vector<float> last(vocab), two(2 * vocab), alone(vocab);
@@ -421,13 +427,7 @@ TEST(BatchDecode, AStepOfOneMatchesAStepOfTwoAtTheFullShape) {
 TEST(BatchDecode, TheStepsKernelsSpillNoRegisters) {
   if (!test::device_reports_local_memory())
     GTEST_SKIP() << "the device reports no local-memory statistic of its pipelines";
-  GeneratorOptions go;
-  go.out = test::scratch_dir("batch_spills") / "2b4t.gguf";
-  go.shape = parse_generator_shape("2b4t");
-  go.vocab = "bytes:300";
-  go.seed = 3;
-  generate_model(go);
-  auto model = Model::open(go.out);
+  auto model = full_shape_model("batch_spills", 3);
   // 16 sequences: steps of up to 2 tokens (the one-token kernels), of 3 to 6 (the small-matrix kernel)
   // and of more (the cooperative-matrix kernel where the device offers one), each class recorded.
   VulkanForwardOptions o = batch_options(16, Precision::Fp32);
