@@ -142,6 +142,10 @@ struct BufferRange {
   uint64_t bytes() const { return size ? size : buffer->size() - offset; }  // the range's length
 };
 
+// ", subgroups of N required" where the cooperative-matrix kernels require their subgroup size on d
+// (cooperative_subgroup_size), for their descriptions; else empty.
+std::string required_subgroup_note(const DeviceInfo& d);
+
 // A compute pipeline from shaders/<stem>.comp: `bindings` storage buffers at bindings 0..n-1, a push
 // constant block of `push_bytes`, and specialization constants 0..spec.size()-1 (32-bit each; constant 0
 // is the workgroup size by convention, `layout(local_size_x_id = 0)`).
@@ -149,10 +153,6 @@ struct BufferRange {
 // The driver's compilation (seconds in all on a machine whose driver cache does not hold the kernels
 // yet) runs on its own thread from construction, so an engine's pipelines compile side by side while
 // it uploads weights; handle() waits for it and throws its VulkanError, if any.
-// ", subgroups of N required" where the cooperative-matrix kernels require their subgroup size on d
-// (cooperative_subgroup_size), for their descriptions; else empty.
-std::string required_subgroup_note(const DeviceInfo& d);
-
 class Pipeline {
  public:
   // required_subgroup: a subgroup size the pipeline must run at, in full subgroups (0: the driver's
