@@ -186,6 +186,8 @@ void main() {
   }
 
   // Tokens TOKENS at a time: their input rows quantized into shared memory, then each one's products.
+  // The loops over tokens and a lane's words are unrolled and skip dead iterations rather than leave:
+  // compiled for two tokens with early exits, their arrays went to local memory (H200: 64-192 bytes).
   const uint n_tok = BATCHED ? params.n_tokens : 1u;
   for (uint t0 = 0; t0 < n_tok; t0 += TOKENS) {
     const uint tn = min(TOKENS, n_tok - t0);

@@ -331,7 +331,8 @@ real bound_rows(out uint lkey) {
   const uint RQ = XDIM / 16;  // uvec4s per int8 row
   const uint lane = gl_SubgroupInvocationID, step = gl_SubgroupSize;
   // RQF rows in flight (twice the F16 pass's: see RQF). Lane k loads row k's constants with the codes,
-  // so the bound waits for no load of its own.
+  // so the bound waits for no load of its own. The loops over the rows are unrolled: otherwise their
+  // sums sat in local memory inside the table's loop (H200: the head 0.135 instead of 0.102 ms).
   for (uint r = gl_SubgroupID * RQF; r < RPW; r += gl_NumSubgroups * RQF) {
     const uint row = first + r;
     if (row >= pc.rows) break;  // uniform in the subgroup
