@@ -213,9 +213,8 @@ const Pipeline& BatchedBitLinear::quantizer(uint32_t mode, uint32_t k, uint32_t 
 std::vector<std::string> BatchedBitLinear::statistics() const {
   std::vector<std::string> out;
   for (const auto& e : products_)
-    for (const std::string& st : e.pipe->statistics())
-      out.push_back(std::string(e.key[4] ? "bitlinear_batch_coop" : "bitlinear_batch") + " mode " +
-                    std::to_string(e.key[0]) + " k " + std::to_string(e.key[1]) + ": " + st);
+    e.pipe->statistics_to(out, std::string(e.key[4] ? "bitlinear_batch_coop" : "bitlinear_batch") + " mode " +
+                                   std::to_string(e.key[0]) + " k " + std::to_string(e.key[1]));
   return out;
 }
 

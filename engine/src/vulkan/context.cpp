@@ -482,6 +482,10 @@ Pipeline::Pipeline(const Context& ctx, const std::string& stem, uint32_t binding
       });
 }
 
+void Pipeline::statistics_to(std::vector<std::string>& out, const std::string& label) const {
+  for (const std::string& line : statistics()) out.push_back(label + ": " + line);
+}
+
 std::vector<std::string> Pipeline::statistics() const {
   std::vector<std::string> out;
   if (!ctx_.pipeline_statistics()) return out;

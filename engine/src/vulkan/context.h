@@ -175,6 +175,8 @@ class Pipeline {
   // spills...), where the context captures them (Context::pipeline_statistics); else empty. Waits
   // for the compilation.
   std::vector<std::string> statistics() const;
+  // Appends statistics() to out, each line as "label: name: value".
+  void statistics_to(std::vector<std::string>& out, const std::string& label) const;
 
  private:
   const Context& ctx_;

@@ -191,9 +191,8 @@ void FusedDecode::prepare(uint32_t dim, uint32_t qdim, uint32_t ffn, uint32_t at
 std::vector<std::string> FusedDecode::statistics() const {
   std::vector<std::string> out;
   for (const auto& e : pipes_)
-    for (const std::string& st : e.pipe->statistics())
-      out.push_back("bitlinear_decode mode " + std::to_string(e.mode) + " k " + std::to_string(e.k) + " tokens " +
-                    std::to_string(e.tokens) + ": " + st);
+    e.pipe->statistics_to(out, "bitlinear_decode mode " + std::to_string(e.mode) + " k " + std::to_string(e.k) +
+                                   " tokens " + std::to_string(e.tokens));
   return out;
 }
 

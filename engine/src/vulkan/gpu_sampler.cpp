@@ -61,10 +61,8 @@ GpuSampler::GpuSampler(const Context& ctx, uint32_t max_vocab, bool f64) : ctx_(
 
 std::vector<std::string> GpuSampler::statistics() const {
   std::vector<std::string> out;
-  for (const bool list : {false, true}) {
-    const Pipeline& p = list ? *list_pipeline_ : *pipeline_;
-    for (const std::string& st : p.statistics()) out.push_back(p.name() + (list ? " list: " : ": ") + st);
-  }
+  pipeline_->statistics_to(out, pipeline_->name());
+  list_pipeline_->statistics_to(out, list_pipeline_->name() + " list");
   return out;
 }
 

@@ -248,12 +248,10 @@ void Kernels::lm_head_batch(CommandSequence& cs, DescriptorAllocator& da, const 
 std::vector<std::string> Kernels::statistics() const {
   std::vector<std::string> out;
   for (const LmHeadDecode& h : lm_head_decode_)
-    for (const auto& line : h.pipe->statistics())
-      out.push_back(h.pipe->name() + (h.argmax ? " argmax" : "") + (h.bounded ? " bounded" : "") +
-                    (h.topk ? " topk " + std::to_string(h.topk) : std::string()) + ": " + line);
+    h.pipe->statistics_to(out, h.pipe->name() + (h.argmax ? " argmax" : "") + (h.bounded ? " bounded" : "") +
+                                   (h.topk ? " topk " + std::to_string(h.topk) : std::string()));
   for (const HeadBatch& hb : head_batch_)
-    if (hb.pipe)
-      for (const auto& line : hb.pipe->statistics()) out.push_back(hb.pipe->name() + ": " + line);
+    if (hb.pipe) hb.pipe->statistics_to(out, hb.pipe->name());
   return out;
 }
 

@@ -208,8 +208,8 @@ class Kernels {
   // tokens a workgroup, or fewer where their planes do not fit shared memory); it is slower than the F16 block head on
   // the H100 (8 streams: 2,706 against 2,898 tokens/s), so only tests run it.
   uint32_t batch_head_tokens(uint32_t dim, bool portable = false) const;
-  // The driver's statistics of the batched steps' LM head kernels made so far (Pipeline::statistics),
-  // each line prefixed with the kernel's name.
+  // The driver's statistics of the LM head kernels made so far, one token's and the batched steps'
+  // (Pipeline::statistics), each line prefixed with the kernel's name and variant.
   std::vector<std::string> statistics() const;
   // Bytes of the planes and of the constants rmsnorm_quant writes for `tokens` tokens.
   static uint64_t head_planes_bytes(uint32_t tokens, uint32_t dim) { return 2ull * tokens * dim; }

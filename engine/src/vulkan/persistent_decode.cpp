@@ -265,7 +265,7 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
 
 std::vector<std::string> PersistentDecode::statistics() const {
   std::vector<std::string> out;
-  for (const auto& line : pipe_->statistics()) out.push_back(pipe_->name() + ": " + line);
+  pipe_->statistics_to(out, pipe_->name());
   return out;
 }
 

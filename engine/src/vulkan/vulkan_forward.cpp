@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -1621,14 +1622,14 @@ std::string VulkanForward::batched_kernels() const {
 std::vector<std::string> VulkanForward::kernel_statistics() {
   impl_->adopt_persistent(true);
   std::vector<std::string> out;
-  if (impl_->persistent_live) out = impl_->persistent->statistics();
-  if (impl_->fused)
-    for (std::string& st : impl_->fused->statistics()) out.push_back(std::move(st));
-  if (impl_->batched)
-    for (std::string& st : impl_->batched->statistics()) out.push_back(std::move(st));
-  for (std::string& st : impl_->kernels->statistics()) out.push_back(std::move(st));
-  if (impl_->sampler)
-    for (std::string& st : impl_->sampler->statistics()) out.push_back(std::move(st));
+  auto take = [&out](std::vector<std::string> lines) {
+    out.insert(out.end(), std::make_move_iterator(lines.begin()), std::make_move_iterator(lines.end()));
+  };
+  if (impl_->persistent_live) take(impl_->persistent->statistics());
+  if (impl_->fused) take(impl_->fused->statistics());
+  if (impl_->batched) take(impl_->batched->statistics());
+  take(impl_->kernels->statistics());
+  if (impl_->sampler) take(impl_->sampler->statistics());
   return out;
 }
 
