@@ -83,7 +83,10 @@ void key_sums(inout real dots[KPT], const uint kb[KPT], const bool live[KPT], ui
 // a plus the chunk's weights times its value pairs of dimensions (e, e + 1), over its cnt keys, whose
 // elements e lie `stride` apart from element e0 of the cache: one pair (an F16 word) a key. VPT loads in
 // flight before their sums (a plain loop waits out each load's latency); the keys in order. A pair
-// an invocation makes a 128-wide head one chain of loads on 64 invocations, not two.
+// an invocation makes a 128-wide head one chain of loads on 64 invocations, not two. Shorter chains
+// (a chunk's keys in groups on the idle invocations, or more loads in flight) cost batched steps more
+// registers and resident workgroups than they save: a batched step's attention is bound by its
+// dispatch's boundary and the splits' merge, not by this chain (docs/benchmarks.md).
 const uint VPT = 16;
 real2 value_sums(real2 a, uint e0, uint stride, uint cnt) {
   uint jj = 0;

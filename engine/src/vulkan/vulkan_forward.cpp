@@ -531,6 +531,10 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
       // A batched step: five dependent steps per layer as one token's, each BitLinear two dispatches
       // (the tokens' rows quantized once, then the weights read once for all of them). A step of a few
       // tokens runs the one-token kernels below, which compute the same bits with fewer dispatches.
+      // Barriers separate the five; only a product overlaps its quantization. Counts in place of the
+      // other barriers (each dispatch waiting for its predecessor's workgroups, as the products wait for
+      // their rows) were slower: a wait and a signal cost about what the barrier they replace does
+      // (docs/benchmarks.md, the designs measured and not kept).
       vk::BatchedBitLinear& bb = *batched;
       const BufferRange attn_norm = N(s.attn_norm), attn_sub = N(s.attn_sub_norm), ffn_norm = N(s.ffn_norm),
                         ffn_sub = N(s.ffn_sub_norm);
