@@ -20,6 +20,7 @@
 
 #include "cpu/ternary_rows.h"
 #include "gguf/ternary_blocks.h"
+#include "random_test_data.h"
 #include "tq_test_matrix.h"
 #include "trit/reference_ops.h"
 #include "vulkan/context.h"
@@ -28,6 +29,8 @@
 
 namespace {
 
+using trit::test::random_codes;
+using trit::test::random_int8;
 using trit::vk::Buffer;
 using trit::vk::BufferRange;
 using trit::vk::CommandSequence;
@@ -37,25 +40,6 @@ using trit::vk::TernaryMode;
 
 BufferRange all(const Buffer& b) {
   return {&b, 0, 0};
-}
-
-// I2_S codes of a random ternary matrix (codes 0, 1, 2 only).
-std::vector<uint8_t> random_codes(uint32_t rows, uint32_t cols, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> codes(size_t{rows} * cols / 4);
-  for (auto& b : codes) {
-    uint8_t v = 0;
-    for (int g = 0; g < 4; ++g) v = static_cast<uint8_t>(v | ((rng() % 3) << (2 * g)));
-    b = v;
-  }
-  return codes;
-}
-
-std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<int8_t> v(n);
-  for (auto& x : v) x = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
-  return v;
 }
 
 template <typename R>
