@@ -13,8 +13,8 @@
 // result does not depend on the other tokens of the step or on which of the two kernels ran.
 //
 // Layout: a workgroup takes CM rows (MODE 0: visiting indices, as bitlinear_batch.glsl orders them) and
-// SPLIT subgroups; K is cut into chunks of CC = CK / 16 code uvec4s of each row, and subgroup s takes
-// chunks s, s + SPLIT, ... Each lane fetches all of its chunks' codes before anything else (they do not
+// SPLIT subgroups; K is cut into chunks of CC = CK / 16 code uvec4s of each row, and each subgroup
+// takes every SPLIT-th of them (chunk_of). Each lane fetches all of its chunks' codes before anything else (they do not
 // depend on the input: with WAIT the loads are in flight while the rows are quantized). A chunk's codes
 // are decoded into shared memory, one int8 matrix per group g (code uvec4 j's group g meets input uvec4
 // g * K/64 + j in rmsnorm_quant.glsl's PERMUTED order, so A's columns are the input's in that order),
@@ -84,6 +84,15 @@ void fetch_b(uint c, uint lane, uint n_tok, out uvec4 bq[BPL]) {
   }
 }
 
+// Chunk i of subgroup sid in workgroup wg. The workgroup's CPS * SPLIT chunk places (the last round's
+// past K) are dealt to its subgroups as sid, sid + SPLIT, ..., shifted by the workgroup's index, so
+// at any moment the workgroups read the tokens' rows at different places of K: every workgroup reads
+// all of the rows, and when all of them walked K in the same order they met on the same L2 lines
+// together (H200, 8 / 16 sequences at context 128: 3,150-3,176 / 5,549-5,553 tokens/s in that order,
+// 3,348-3,354 / 5,771-5,777 shifted). A place past K has zero codes and zero rows and adds nothing, and
+// integer sums are exact in any order, so the bits do not change.
+uint chunk_of(uint sid, uint wg, uint i) { return (sid + i * SPLIT + wg) % (CPS * SPLIT); }
+
 void main() {
   const uint tid = gl_LocalInvocationID.x, sid = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   const uint n_tok = params.n_tokens;
@@ -101,7 +110,7 @@ void main() {
   [[unroll]] for (uint m = 0; m < NMAT; ++m)
     [[unroll]] for (uint i = 0; i < CPS; ++i)
       [[unroll]] for (uint e = 0; e < EPL; ++e) {
-        const uint idx = lane + e * SG, r = idx / CC, c = sid + i * SPLIT;
+        const uint idx = lane + e * SG, r = idx / CC, c = chunk_of(sid, gl_WorkGroupID.x, i);
         uvec4 w = uvec4(0x55555555u);
         if (idx < CM * CC && c < CHUNKS && vbase + r < nrows) {
           const uint row = MODE == 0 ? qkv_row(gmat, vbase + r) : vbase + r;
@@ -116,11 +125,10 @@ void main() {
   if (WAIT) wait_for_rows(n_tok);
   const uint abase = sid * (A_SUB + B_SUB), bbase = abase + A_SUB;
   uvec4 bq0[BPL], bq1[BPL];
-  fetch_b(sid, lane, n_tok, bq0);
-  fetch_b(sid + SPLIT, lane, n_tok, bq1);
+  fetch_b(chunk_of(sid, gl_WorkGroupID.x, 0), lane, n_tok, bq0);
+  fetch_b(chunk_of(sid, gl_WorkGroupID.x, 1), lane, n_tok, bq1);
   [[unroll]] for (uint i = 0; i < CPS; ++i) {
-    const uint c = sid + i * SPLIT;
-    if (c >= CHUNKS) break;  // (uniform in the subgroup)
+    const uint cn = i + 2 < CPS ? chunk_of(sid, gl_WorkGroupID.x, i + 2) : CHUNKS;
     // The chunk's columns of the rows: tile tt's group g at bbase + (tt * 4 + g) * CN * CC, each token's
     // CC uvec4s contiguous; then the chunk after next is fetched into the registers they leave.
     [[unroll]] for (uint e = 0; e < BPL; ++e) {
@@ -128,9 +136,9 @@ void main() {
       if (b < B_SUB) smem[bbase + b] = i % 2 == 0 ? bq0[e] : bq1[e];
     }
     if (i % 2 == 0) {
-      fetch_b(c + 2 * SPLIT, lane, n_tok, bq0);
+      fetch_b(cn, lane, n_tok, bq0);
     } else {
-      fetch_b(c + 2 * SPLIT, lane, n_tok, bq1);
+      fetch_b(cn, lane, n_tok, bq1);
     }
     // The chunk's codes decoded: matrix m's group g at abase + (m * 4 + g) * CM * CC, row-major rows of
     // CC uvec4s (K' = g * COLS + c * CC ..).
