@@ -41,7 +41,10 @@ constexpr uint32_t kSideBySideWeightBytes = 8192;
 // product at 8 / 16 tokens, subgroups a workgroup): QKV (240 workgroups) 10: 0.050 / 0.031, 7: 0.052 /
 // 0.030, 4: 0.055 / 0.034, 2: 0.063 / 0.036; wo (160) 10: 0.045 / 0.026, 7: 0.044 / 0.027, 3: 0.050 /
 // 0.029, 2: 0.057 / 0.033; gate/up (432) 7: 0.080 / 0.049, 4: 0.082 / 0.052, 3: 0.076 / 0.048, 2: 0.077
-// / 0.051; down (160) 11: 0.080 / 0.043, 8: 0.070 / 0.040, 6: 0.070 / 0.040, 4: 0.075 / 0.045. Where
+// / 0.051; down (160) 11: 0.080 / 0.043, 8: 0.070 / 0.040, 6: 0.070 / 0.040, 4: 0.075 / 0.045. Again
+// on an H200 once the workgroups' walks over K were shifted (bitlinear_batch_coop.glsl chunk_of), the
+// whole step at 8 / 16 tokens: 10 a multiprocessor 3,332-3,341 / 5,608-5,737 tokens/s, 14 / 20 / 30
+// 3,095-3,175 / 5,397-5,442. Where
 // the multiprocessors are not known, a subgroup takes 8 chunks. At most 16 subgroups, fewer where their
 // shared memory would not fit.
 constexpr uint32_t kCoopSubgroupsPerMultiprocessor = 10, kCoopChunksPerSubgroup = 8, kCoopMaxSplit = 16;
