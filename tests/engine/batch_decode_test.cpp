@@ -116,12 +116,13 @@ INSTANTIATE_TEST_SUITE_P(Golden, BatchDecodeGolden,
 // nine more hold the same prompts and take every step alone. Each row of a shared step equals, bit for
 // bit, the row of the same sequence's step alone, so a stream's tokens do not depend on the others; a
 // last step of all eighteen gives each pair of twins the same rows. (On devices with the fused kernels,
-// steps of three to six tokens run the batched small-matrix kernels (five and six: more tokens than a
-// pass takes, so passes side by side), steps of seven or more the cooperative-matrix kernel where the
-// device offers one (golden-a; the last step in two tiles of tokens) and steps of one the one-token
-// kernels: this proves they compute the same bits, with per-matrix scales (golden-a) and with block
-// scales, whose float sums depend on the order (golden-d, TQ2_0).) Where the device offers NVIDIA's
-// cooperative matrices, again with vendor-neutral features only: the KHR twin of the kernel.
+// steps of three or more tokens run the batched small-matrix kernels (five and more: more tokens than
+// a pass takes, so passes side by side), or, where the device offers cooperative matrices (golden-a),
+// steps of three and four that kernel and steps of five or more the cooperative-matrix kernel (the last
+// step in two tiles of tokens); steps of one and two run the one-token kernels: this proves they
+// compute the same bits, with per-matrix scales (golden-a) and with block scales, whose float sums
+// depend on the order (golden-d, TQ2_0).) Where the device offers NVIDIA's cooperative matrices, again
+// with vendor-neutral features only: the KHR twin of the kernel.
 class BatchDecodeRows : public testing::TestWithParam<std::string> {};
 
 void each_row_equals_its_step_alone(const std::string& name, bool vendor_neutral) {

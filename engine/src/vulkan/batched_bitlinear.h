@@ -75,10 +75,12 @@ class BatchedBitLinear {
   // grows with the tokens, the cooperative-matrix kernel's hardly, from a higher start). A caller
   // records the two sizes apart (VulkanForward's batched steps).
   uint32_t coop_min_tokens() const;
-  // Measured (H200, 2B4T shape, tokens/s, small-matrix -> cooperative-matrix): 5 tokens 1,829-1,864 ->
-  // 1,774-1,806, 6 tokens 2,072-2,140 -> 2,102-2,118, 7 tokens 2,330-2,397 -> 2,415-2,419, 8 tokens
-  // 2,605-2,628 -> 2,663-2,739, 16 tokens 3,519-3,536 -> 4,534-4,551.
-  static constexpr uint32_t kCoopMinTokens = 7;
+  // Measured (H200, 2B4T shape, tokens/s at context 128, small-matrix -> cooperative-matrix, two
+  // rounds): 3 tokens 1,460-1,472 -> 1,352-1,356, 4 tokens 1,879-1,887 -> 1,771-1,781, 5 tokens
+  // 2,132-2,144 -> 2,155-2,202, 6 tokens 2,506-2,508 -> 2,604-2,661; after 1,024 tokens 4 tokens 1,636
+  // -> 1,560, 6 tokens 2,002 -> 2,166. (The crossover was 7 before the cooperative-matrix kernel's
+  // workgroups walked K from different chunks.)
+  static constexpr uint32_t kCoopMinTokens = 5;
 
   // h = int8(norm(x) * nw) per token, then:
   // q = rope(Wq h), rope(Wk h) and Wv h appended to the caches at each token's position of its sequence.
