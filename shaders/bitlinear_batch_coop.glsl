@@ -86,11 +86,12 @@ void fetch_b(uint c, uint lane, uint n_tok, out uvec4 bq[BPL]) {
 
 // Chunk i of subgroup sid in workgroup wg. The workgroup's CPS * SPLIT chunk places (the last round's
 // past K) are dealt to its subgroups as sid, sid + SPLIT, ..., shifted by the workgroup's index, so
-// at any moment the workgroups read the tokens' rows at different places of K: every workgroup reads
-// all of the rows, and when all of them walked K in the same order they met on the same L2 lines
-// together (H200, 8 / 16 sequences at context 128: 3,150-3,176 / 5,549-5,553 tokens/s in that order,
-// 3,348-3,354 / 5,771-5,777 shifted). A place past K has zero codes and zero rows and adds nothing, and
-// integer sums are exact in any order, so the bits do not change.
+// at any moment the workgroups read the tokens' rows at different places of K (every workgroup reads
+// all of the rows; walking K in the same order, they all asked for the same few lines at once). H200,
+// 8 / 16 sequences at context 128: 3,150-3,176 / 5,549-5,553 tokens/s in that order, 3,348-3,354 /
+// 5,771-5,777 shifted; the KHR twin there (--generic) neither gained nor lost beyond run-to-run. A
+// place past K has zero codes and zero rows and adds nothing, and integer sums are exact in any order,
+// so the bits do not change.
 uint chunk_of(uint sid, uint wg, uint i) { return (sid + i * SPLIT + wg) % (CPS * SPLIT); }
 
 void main() {
