@@ -13,17 +13,17 @@
 // result does not depend on the other tokens of the step or on which of the two kernels ran.
 //
 // Layout: a workgroup takes CM rows (MODE 0: visiting indices, as bitlinear_batch.glsl orders them) and
-// SPLIT subgroups; K is cut into chunks of CC = CK / 16 code uvec4s of each row, and each subgroup
-// takes every SPLIT-th of them (chunk_of). Each lane fetches all of its chunks' codes before anything else (they do not
-// depend on the input: with WAIT the loads are in flight while the rows are quantized). A chunk's codes
-// are decoded into shared memory, one int8 matrix per group g (code uvec4 j's group g meets input uvec4
-// g * K/64 + j in rmsnorm_quant.glsl's PERMUTED order, so A's columns are the input's in that order),
-// beside the same columns of the tokens' quantized rows (B, token-major as they are: column major),
-// and the fragments meet. The rows' uvec4s are fetched two chunks ahead, into registers: the int8
-// matrix loads straight from the (coherent) buffer cost far more than plain uvec4 loads (measured on
-// the H100: a step of 8 tokens 4x slower). The subgroups' int32 sums then meet in shared memory and
-// each invocation finishes (row, token) elements as bitlinear_batch.glsl does. Tokens of the last tile
-// past the step's count are zero.
+// SPLIT subgroups; K is cut into chunks of CC = CK / 16 code uvec4s of each row, and each subgroup takes
+// every SPLIT-th of them (chunk_of). Each lane fetches all of its chunks' codes before anything else
+// (they do not depend on the input: with WAIT the loads are in flight while the rows are quantized). A
+// chunk's codes are decoded into shared memory, one int8 matrix per group g (code uvec4 j's group g
+// meets input uvec4 g * K/64 + j in rmsnorm_quant.glsl's PERMUTED order, so A's columns are the input's
+// in that order), beside the same columns of the tokens' quantized rows (B, token-major as they are:
+// column major), and the fragments meet. The rows' uvec4s are fetched two chunks ahead, into registers:
+// the int8 matrix loads straight from the (coherent) buffer cost far more than plain uvec4 loads
+// (measured on the H100: a step of 8 tokens 4x slower). The subgroups' int32 sums then meet in shared
+// memory and each invocation finishes (row, token) elements as bitlinear_batch.glsl does. Tokens of the
+// last tile past the step's count are zero.
 #include "common.glsl"
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -142,7 +142,7 @@ void main() {
       fetch_b(cn, lane, n_tok, bq1);
     }
     // The chunk's codes decoded: matrix m's group g at abase + (m * 4 + g) * CM * CC, row-major rows of
-    // CC uvec4s (K' = g * COLS + c * CC ..).
+    // CC uvec4s (K' = g * COLS + c * CC .., c = chunk_of(sid, wg, i)).
     [[unroll]] for (uint m = 0; m < NMAT; ++m)
       [[unroll]] for (uint e = 0; e < EPL; ++e) {
         const uint idx = lane + e * SG;
