@@ -96,12 +96,13 @@ uint chunk_of(uint sid, uint wg, uint i) { return (sid + i * SPLIT + wg) % (CPS 
 
 void main() {
   const uint tid = gl_LocalInvocationID.x, sid = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  const uint wg = gl_WorkGroupID.x;
   const uint n_tok = params.n_tokens;
   const uint tiles = min((n_tok + CN - 1) / CN, TILES);
 
   // The workgroup's rows: MODE 0 its matrix (Wq, Wk, Wv) and visiting indices vbase.. in RoPE pair
   // order (bitlinear_batch_io.glsl), else rows vbase...
-  uint vbase = gl_WorkGroupID.x * CM;
+  uint vbase = wg * CM;
   const uint gmat = MODE == 0 ? qkv_matrix(vbase) : 0u;
   const uint nrows = MODE == 0 && gmat > 0 ? pc.rows_kv : pc.rows;
 
@@ -111,7 +112,7 @@ void main() {
   [[unroll]] for (uint m = 0; m < NMAT; ++m)
     [[unroll]] for (uint i = 0; i < CPS; ++i)
       [[unroll]] for (uint e = 0; e < EPL; ++e) {
-        const uint idx = lane + e * SG, r = idx / CC, c = chunk_of(sid, gl_WorkGroupID.x, i);
+        const uint idx = lane + e * SG, r = idx / CC, c = chunk_of(sid, wg, i);
         uvec4 w = uvec4(0x55555555u);
         if (idx < CM * CC && c < CHUNKS && vbase + r < nrows) {
           const uint row = MODE == 0 ? qkv_row(gmat, vbase + r) : vbase + r;
@@ -126,10 +127,10 @@ void main() {
   if (WAIT) wait_for_rows(n_tok);
   const uint abase = sid * (A_SUB + B_SUB), bbase = abase + A_SUB;
   uvec4 bq0[BPL], bq1[BPL];
-  fetch_b(chunk_of(sid, gl_WorkGroupID.x, 0), lane, n_tok, bq0);
-  fetch_b(chunk_of(sid, gl_WorkGroupID.x, 1), lane, n_tok, bq1);
+  fetch_b(chunk_of(sid, wg, 0), lane, n_tok, bq0);
+  fetch_b(chunk_of(sid, wg, 1), lane, n_tok, bq1);
   [[unroll]] for (uint i = 0; i < CPS; ++i) {
-    const uint cn = i + 2 < CPS ? chunk_of(sid, gl_WorkGroupID.x, i + 2) : CHUNKS;
+    const uint cn = i + 2 < CPS ? chunk_of(sid, wg, i + 2) : CHUNKS;
     // The chunk's columns of the rows: tile tt's group g at bbase + (tt * 4 + g) * CN * CC, each token's
     // CC uvec4s contiguous; then the chunk after next is fetched into the registers they leave.
     [[unroll]] for (uint e = 0; e < BPL; ++e) {
