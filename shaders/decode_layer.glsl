@@ -424,11 +424,25 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
     if (e >= k4) break;
     const real4 xn = xv[i] * real4(nvp[i]);
     uint packed = 0u;
+#ifdef TRIT_F64
+    // (The clamped form, the same bytes: the double kernel sits at its register cap, and the other form
+    // spilled 32 bytes there.)
     for (int b = 0; b < 4; ++b) {
       const int q = clamp(magic_int(fma(xn[b], fr, ROUND_MAGIC)), -128, 127);
       qs += q;
       packed |= uint(q & 0xff) << (8 * b);
     }
+#else
+    // No clamp to [-128, 127]: |x nw| <= am, so |x nw fr| is 127 and a few ulps at most (below the
+    // floor, |x nw| inv <= am inv < 1e-5 keeps it there too), which rounds to 127; and the low byte of
+    // the magic word is the integer's (the magic's low byte is 0). Work after the barrier above is on
+    // every step's critical path: without the clamp and the masks, decode gained 1-2% on an H200.
+    for (uint b = 0u; b < 4u; ++b) {
+      const float t = fma(xn[b], fr, ROUND_MAGIC);
+      qs += magic_int(t);
+      packed |= (floatBitsToUint(t) & 0xffu) << (8u * b);
+    }
+#endif
     const uint r = e % 32u, g = r / 8u, j = (e / 32u) * 2u + (r % 8u) / 4u;
     sq[g * (k / 64u) + j][r % 4u] = packed;
   }
