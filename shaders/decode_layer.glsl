@@ -434,9 +434,10 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
     }
 #else
     // No clamp to [-128, 127]: |x nw| <= am, so |x nw fr| is 127 and a few ulps at most (below the
-    // floor, |x nw| inv <= am inv < 1e-5 keeps it there too), which rounds to 127; and the low byte of
-    // the magic word is the integer's (the magic's low byte is 0). Work after the barrier above is on
-    // every step's critical path: without the clamp and the masks, decode gained 1-2% on an H200.
+    // floor, |x nw| inv <= am inv < 1e-5 keeps it there too), which rounds to 127 (every row's largest
+    // element meets that bound: past it, its byte would wrap to -128 in every test); and the low byte
+    // of the magic word is the integer's (the magic's low byte is 0). The work after the barrier above
+    // is on every step's critical path, so none is spent on a clamp or on masking q.
     for (uint b = 0u; b < 4u; ++b) {
       const float t = fma(xn[b], fr, ROUND_MAGIC);
       qs += magic_int(t);
