@@ -75,13 +75,18 @@ layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
 layout(std430, binding = 2) readonly buffer LN { vec4 ln[]; };
 layout(std430, binding = 3) coherent buffer XB { real xa[]; };    // the residual stream x [DIM]
 layout(std430, binding = 4) coherent buffer AB { real act[]; };   // q [QDIM] | o [QDIM] | a [FFN]
-// The same two buffers read as pairs, for the input rows every workgroup reads whole (quantize_input).
-// Those reads bypass L1 (`coherent`), so each load instruction fetches every sector it touches from
-// L2: four element loads per real4 fetched each sector four times, two pair loads twice (H100: 22k
-// instead of 28k cycles a layer in the four quantisations). One pair per invocation fetches each
-// sector once but needs twice the iterations and a shuffle to pack the codes, and was slower still.
+// The same two buffers read in wider words, for the input rows every workgroup reads whole
+// (quantize_input). Those reads bypass L1 (`coherent`), so each load instruction fetches every sector
+// it touches from L2, and an invocation's real4 should be one load: four element loads fetched each
+// sector four times. In fp32 a real4 is one 16-byte load; in double, two 16-byte pair loads (each
+// sector twice; one pair per invocation fetches it once but needs twice the iterations and a shuffle
+// to pack the codes, and was slower).
 layout(std430, binding = 3) coherent buffer XB2 { real2 xa2[]; };
 layout(std430, binding = 4) coherent buffer AB2 { real2 act2[]; };
+#ifndef TRIT_F64
+layout(std430, binding = 3) coherent buffer XB4 { vec4 xa4[]; };
+layout(std430, binding = 4) coherent buffer AB4 { vec4 act4[]; };
+#endif
 layout(std430, binding = 5) readonly buffer Rope { real2 cs[]; }; // [context][HD/2] (cos, sin)
 // The group's key and value caches (layer L at L * pc.cstride words).
 layout(std430, binding = 6) coherent buffer KC { uint kc[]; };
@@ -310,6 +315,12 @@ real4 embedding4(uint e) {
 // Elements 4e .. 4e + 3 of an input row: x, or act[] from offset src_off (even).
 real4 in4(uint src_off, bool from_x, uint e) {
   if (from_x && x_is_embedding) return embedding4(e);
+#ifndef TRIT_F64
+  if (QDIM % 4u == 0u) {  // src_off (0, QDIM or 2 QDIM) a whole vec4
+    if (from_x) return xa4[e];
+    return act4[src_off / 4u + e];
+  }
+#endif
   if (from_x) return real4(xa2[2u * e], xa2[2u * e + 1u]);
   const uint b = src_off / 2u + 2u * e;
   return real4(act2[b], act2[b + 1u]);
