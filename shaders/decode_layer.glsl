@@ -394,7 +394,7 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
     am = max(am, max(max(a.x, a.y), max(a.z, a.w)));
   }
   ss = subgroupAdd(ss);
-  am = subgroupMax(am);
+  am = subgroup_max_nonneg(am);
   if (subgroupElect()) {
     red_f[gl_SubgroupID] = ss;
     red_max[gl_SubgroupID] = am;
@@ -404,7 +404,7 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
     // Every subgroup sums the partials itself: no second barrier, no serial loop.
     const bool has = gl_SubgroupInvocationID < gl_NumSubgroups;
     ss = subgroupAdd(has ? red_f[gl_SubgroupInvocationID] : real(0));
-    am = subgroupMax(has ? red_max[gl_SubgroupInvocationID] : real(0));
+    am = subgroup_max_nonneg(has ? red_max[gl_SubgroupInvocationID] : real(0));
   } else {
     ss = real(0);
     am = real(0);

@@ -200,7 +200,7 @@ real stage_x(uint xb, out real am, out real hh) {
   ss = subgroupAdd(ss);
   if (BOUNDED) {
     hh = subgroupAdd(hh);
-    am = subgroupMax(am);
+    am = subgroup_max_nonneg(am);
   }
   if (subgroupElect()) {
     ssp[gl_SubgroupID] = ss;
@@ -216,7 +216,7 @@ real stage_x(uint xb, out real am, out real hh) {
     ss = subgroupAdd(has ? ssp[gl_SubgroupInvocationID] : real(0));
     if (BOUNDED) {
       hh = subgroupAdd(has ? hhp[gl_SubgroupInvocationID] : real(0));
-      am = subgroupMax(has ? amp[gl_SubgroupInvocationID] : real(0));
+      am = subgroup_max_nonneg(has ? amp[gl_SubgroupInvocationID] : real(0));
     }
   } else {
     ss = real(0);
