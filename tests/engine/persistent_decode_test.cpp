@@ -526,13 +526,15 @@ TEST(PersistentDecodePlan, RunsOnlyTheShapesWhoseWeightsFitItsRegisters) {
 }
 
 // A synthetic model of `shape` (DIM,HEADS,KV_HEADS,FFN,LAYERS) with its first layer's q and k scales
-// times qk_scale, decoded by the persistent kernel and by the fused kernels: positions 0-39 one at a
-// time, 40-149 as one prompt block (the same kernels in both), 150-169 one at a time (more keys, more
-// splits). Every decoded position's logits must be finite and the fused kernels': in double to 1e-4, in
-// fp32 (where an int8 rounding may flip between two summation orders) with a cosine similarity of at
-// least the fp32 contract's (golden README). worst: the largest difference.
+// times qk_scale and its first layer's four norms' weights times norm_scale (and then its seven matrix
+// scales divided by it, so that the layer's outputs keep their size), decoded by the persistent
+// kernel and by the fused kernels: positions 0-39 one at a time, 40-149 as one prompt block (the same
+// kernels in both), 150-169 one at a time (more keys, more splits). Every decoded position's logits
+// must be finite and the fused kernels': in double to 1e-4, in fp32 (where an int8 rounding may flip
+// between two summation orders) with a cosine similarity of at least the fp32 contract's (golden
+// README). worst: the largest difference.
 void decode_against_fused(const std::string& name, const std::string& shape, float qk_scale, float& worst,
-                          bool f64 = true) {
+                          bool f64 = true, float norm_scale = 1.f) {
   GeneratorOptions go;
   go.out = test::scratch_dir("persistent_" + name) / (name + ".gguf");
   go.shape = parse_generator_shape(shape);
@@ -540,17 +542,38 @@ void decode_against_fused(const std::string& name, const std::string& shape, flo
   go.seed = 5;
   go.context = 256;
   generate_model(go);
-  if (qk_scale != 1.f) {
+  if (qk_scale != 1.f || norm_scale != 1.f) {
     const auto f = GgufFile::open(go.out);
     std::vector<std::pair<uint64_t, float>> patches;
-    for (const char* tensor : {"blk.0.attn_q.weight", "blk.0.attn_k.weight"}) {
+    // Floats [at, at + 4 n) of the file times factor.
+    auto scale_floats = [&](uint64_t at, uint64_t n, float factor) {
+      for (uint64_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, f->bytes().data() + at + 4 * i, sizeof v);
+        patches.emplace_back(at + 4 * i, v * factor);
+      }
+    };
+    // The I2_S scale after the codes.
+    for (const char* m : {"q", "k", "v", "output"}) {
+      const std::string tensor = std::string("blk.0.attn_") + m + ".weight";
       const GgufTensorInfo* t = f->find_tensor(tensor);
       ASSERT_NE(t, nullptr) << tensor;
-      const uint64_t at = t->offset + t->n_elements() / 4;
-      float scale;
-      std::memcpy(&scale, f->bytes().data() + at, sizeof scale);
-      patches.emplace_back(at, scale * qk_scale);
+      const bool qk = tensor == "blk.0.attn_q.weight" || tensor == "blk.0.attn_k.weight";
+      scale_floats(t->offset + t->n_elements() / 4, 1, (qk ? qk_scale : 1.f) / norm_scale);
     }
+    for (const char* tensor : {"blk.0.ffn_gate.weight", "blk.0.ffn_up.weight", "blk.0.ffn_down.weight"}) {
+      const GgufTensorInfo* t = f->find_tensor(tensor);
+      ASSERT_NE(t, nullptr) << tensor;
+      scale_floats(t->offset + t->n_elements() / 4, 1, 1.f / norm_scale);
+    }
+    if (norm_scale != 1.f)
+      for (const char* tensor : {"blk.0.attn_norm.weight", "blk.0.attn_sub_norm.weight", "blk.0.ffn_norm.weight",
+                                 "blk.0.ffn_sub_norm.weight"}) {
+        const GgufTensorInfo* t = f->find_tensor(tensor);
+        ASSERT_NE(t, nullptr) << tensor;
+        ASSERT_EQ(t->type, GgmlType::F32) << tensor;
+        scale_floats(t->offset, t->n_elements(), norm_scale);
+      }
     std::fstream out(go.out, std::ios::in | std::ios::out | std::ios::binary);
     for (const auto& [at, scale] : patches) {
       out.seekp(static_cast<std::streamoff>(at));
@@ -609,6 +632,22 @@ TEST(PersistentDecodeExtremeScores, RedoesInFp32Too) {
   decode_against_fused("extreme_fp32", "256,2,1,256,1", 200.f, worst, false);
   if (HasFatalFailure()) return;
   std::printf("[ measured ] extreme scores, fp32: max |logit diff| to the fused kernels %.3g\n", worst);
+}
+
+// Every quantization of the first layer below the 1e-5 floor on max |x nw| / rms(x): its norm weights
+// times 1e-7 (the generator's are of order 1; its matrix scales times 1e7). The persistent kernel
+// quantizes a row by its absmax alone and does such a row again with the floor's scale
+// (decode_layer.glsl quantize_input); without that second pass the layer's outputs would be off by a
+// factor of ten or more.
+TEST(PersistentDecodeQuantFloor, RowsBelowTheFloorMatchTheFusedKernels) {
+  for (const bool f64 : {true, false}) {
+    SCOPED_TRACE(f64 ? "double" : "fp32");
+    float worst = 0.f;
+    decode_against_fused(f64 ? "floor" : "floor_fp32", "256,2,1,256,1", 1.f, worst, f64, 1e-7f);
+    if (HasFatalFailure()) return;
+    std::printf("[ measured ] norms below the floor, %s: max |logit diff| to the fused kernels %.3g\n",
+                f64 ? "double" : "fp32", worst);
+  }
 }
 
 // Shapes whose steps divide differently over the grid: one and two query heads per KV head, head sizes
