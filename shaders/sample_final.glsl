@@ -8,6 +8,7 @@
 shared uint skey[K_MAX];
 shared uint sid[K_MAX];
 shared real prob[K_MAX];
+const uint RANKS = (K_MAX + WG - 1u) / WG;  // candidates an invocation places in the sort
 shared uint s_keep;
 shared real s_sum;
 
@@ -81,13 +82,6 @@ void merge_and_draw(uint vocab, uint len, uint k, uint pos) {
       if (rs_done != 0u) break;
     }
   }
-  uint p2 = 1u;  // the bitonic sort's size: k rounded up to a power of two
-  while (p2 < k) p2 <<= 1;
-  for (uint i = t; i < p2; i += WG) {
-    skey[i] = 0u;
-    sid[i] = 0xffffffffu;
-  }
-  barrier();
   for (uint j = t; j < total; j += WG) {
     const uvec2 e = cand[(j / per) * region + j % per];
     if (rs_selected(uvec2(e.x, ~e.y))) {
@@ -104,21 +98,28 @@ void merge_and_draw(uint vocab, uint len, uint k, uint pos) {
     return;
   }
 
-  // Bitonic sort of p2 entries, descending in the (logit, -id) order.
-  for (uint size = 2u; size <= p2; size <<= 1) {
-    for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
-      for (uint q = t; q < p2 / 2u; q += WG) {
-        const uint a = 2u * q - (q & (stride - 1u)), b = a + stride;
-        const bool desc = (a & size) == 0u;
-        const uint ka = skey[a], ia = sid[a], kb = skey[b], ib = sid[b];
-        if (before(kb, ib, ka, ia) == desc) {
-          skey[a] = kb; sid[a] = ib;
-          skey[b] = ka; sid[b] = ia;
-        }
-      }
-      barrier();
-    }
+  // Sorted by rank, descending in the (logit, -id) order: each candidate's place is the number of
+  // candidates before it (ids are distinct, so places are too). Two barriers; a bitonic sort took one
+  // per pass (21 for the default top-k of 40), each with the whole workgroup.
+  uint rk[RANKS], rkey[RANKS], rid[RANKS];
+  for (uint r = 0u; r < RANKS; ++r) {
+    const uint i = t + r * WG;
+    rk[r] = 0u;
+    rkey[r] = i < k ? skey[i] : 0u;
+    rid[r] = i < k ? sid[i] : 0u;
   }
+  for (uint j = 0u; j < k; ++j) {
+    const uint kj = skey[j], ij = sid[j];
+    for (uint r = 0u; r < RANKS; ++r)
+      if (before(kj, ij, rkey[r], rid[r])) ++rk[r];
+  }
+  barrier();
+  for (uint r = 0u; r < RANKS; ++r)
+    if (t + r * WG < k) {
+      skey[rk[r]] = rkey[r];
+      sid[rk[r]] = rid[r];
+    }
+  barrier();
 
   if (st.temperature <= 0.0) {  // greedy: the largest logit, the lowest id on ties
     finish(int(sid[0]), 0u, 1u, pos);
@@ -158,25 +159,30 @@ void merge_and_draw(uint vocab, uint len, uint k, uint pos) {
   barrier();
 
   if (t == 0) {
-    // top-p: the smallest prefix whose mass reaches top_p.
+    // top-p: the smallest prefix whose mass reaches top_p. The kept mass is the sum of the kept
+    // probabilities from 0 in order (the CPU's loop): top-p's running sum, or min-p's below.
+    real mass = real(0);
+    bool have_mass = false;
     if (st.top_p < 1.0) {
-      real cum = real(0);
       uint n = 0u;
       while (n < keep) {
-        cum += prob[n++];
-        if (cum >= real(st.top_p)) break;
+        mass += prob[n++];
+        if (mass >= real(st.top_p)) break;
       }
       keep = n;
+      have_mass = true;
     }
-    // min-p relative to the most likely token.
+    // min-p relative to the most likely token; it keeps a prefix, summed again as it is scanned.
     if (st.min_p > 0.0) {
       const real floor_ = real(st.min_p) * prob[0];
+      mass = real(0) + prob[0];
       uint n = 1u;
-      while (n < keep && prob[n] >= floor_) ++n;
+      while (n < keep && prob[n] >= floor_) mass += prob[n++];
       keep = n;
+      have_mass = true;
     }
-    real mass = real(0);
-    for (uint i = 0u; i < keep; ++i) mass += prob[i];
+    if (!have_mass)
+      for (uint i = 0u; i < keep; ++i) mass += prob[i];
     real r = u * mass;
     int token = int(sid[keep - 1u]);
     for (uint i = 0u; i < keep; ++i) {
