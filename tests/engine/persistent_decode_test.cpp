@@ -635,10 +635,9 @@ TEST(PersistentDecodeExtremeScores, RedoesInFp32Too) {
 }
 
 // Every quantization of the first layer below the 1e-5 floor on max |x nw| / rms(x): its norm weights
-// times 1e-7 (the generator's are of order 1; its matrix scales times 1e7). The persistent kernel
-// quantizes a row by its absmax alone and does such a row again with the floor's scale
-// (decode_layer.glsl quantize_input); without that second pass the layer's outputs would be off by a
-// factor of ten or more.
+// times 1e-7 (the generator's are of order 1; its matrix scales times 1e7). The persistent kernel's
+// quantization takes the floor's scale for such a row instead of 127 / absmax (decode_layer.glsl
+// quantize_input); with the absmax's the layer's outputs would be off by a factor of ten or more.
 TEST(PersistentDecodeQuantFloor, RowsBelowTheFloorMatchTheFusedKernels) {
   for (const bool f64 : {true, false}) {
     SCOPED_TRACE(f64 ? "double" : "fp32");
