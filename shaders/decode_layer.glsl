@@ -315,15 +315,16 @@ real4 embedding4(uint e) {
 // Elements 4e .. 4e + 3 of an input row: x, or act[] from offset src_off (even).
 real4 in4(uint src_off, bool from_x, uint e) {
   if (from_x && x_is_embedding) return embedding4(e);
-#ifndef TRIT_F64
-  if (QDIM % 4u == 0u) {  // src_off (0, QDIM or 2 QDIM) a whole vec4
-    if (from_x) return xa4[e];
-    return act4[src_off / 4u + e];
-  }
-#endif
+#ifdef TRIT_F64
   if (from_x) return real4(xa2[2u * e], xa2[2u * e + 1u]);
   const uint b = src_off / 2u + 2u * e;
   return real4(act2[b], act2[b + 1u]);
+#else
+  // src_off (0, QDIM or 2 QDIM) is a whole vec4: the host runs this kernel only where QDIM is a
+  // multiple of 128 (persistent_decode.cpp).
+  if (from_x) return xa4[e];
+  return act4[src_off / 4u + e];
+#endif
 }
 
 shared real red_max[64];
