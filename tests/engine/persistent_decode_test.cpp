@@ -553,18 +553,12 @@ void decode_against_fused(const std::string& name, const std::string& shape, flo
         patches.emplace_back(at + 4 * i, v * factor);
       }
     };
-    // The I2_S scale after the codes.
-    for (const char* m : {"q", "k", "v", "output"}) {
-      const std::string tensor = std::string("blk.0.attn_") + m + ".weight";
-      const GgufTensorInfo* t = f->find_tensor(tensor);
-      ASSERT_NE(t, nullptr) << tensor;
-      const bool qk = tensor == "blk.0.attn_q.weight" || tensor == "blk.0.attn_k.weight";
-      scale_floats(t->offset + t->n_elements() / 4, 1, (qk ? qk_scale : 1.f) / norm_scale);
-    }
-    for (const char* tensor : {"blk.0.ffn_gate.weight", "blk.0.ffn_up.weight", "blk.0.ffn_down.weight"}) {
-      const GgufTensorInfo* t = f->find_tensor(tensor);
-      ASSERT_NE(t, nullptr) << tensor;
-      scale_floats(t->offset + t->n_elements() / 4, 1, 1.f / norm_scale);
+    // Each matrix's I2_S scale, after its codes.
+    for (const std::string role : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
+      const GgufTensorInfo* t = f->find_tensor("blk.0." + role + ".weight");
+      ASSERT_NE(t, nullptr) << role;
+      const float qk = role == "attn_q" || role == "attn_k" ? qk_scale : 1.f;
+      scale_floats(t->offset + t->n_elements() / 4, 1, qk / norm_scale);
     }
     if (norm_scale != 1.f)
       for (const char* tensor : {"blk.0.attn_norm.weight", "blk.0.attn_sub_norm.weight", "blk.0.ffn_norm.weight",
