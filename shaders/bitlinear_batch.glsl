@@ -197,7 +197,7 @@ void main() {
         [[unroll]] for (uint s = 0; s < SLOTS; ++s) res[t * RPW + lg * SLOTS + s] = val[s];
       } else if (MODE == 1) {
         [[unroll]] for (uint s = 0; s < SLOTS; ++s)
-          if (slive[s]) y[tk * pc.rows + srow[s]] += val[s];
+          if (slive[s]) y[tk * pc.rows + srow[s]] = add_residual(y[tk * pc.rows + srow[s]], val[s]);
       } else {
         [[unroll]] for (uint s = 0; s < SLOTS / 2; ++s) {
           if (!slive[s]) continue;

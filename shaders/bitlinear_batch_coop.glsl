@@ -197,7 +197,7 @@ void main() {
     if (row >= pc.rows) continue;
     const real v = real(sum_at(0, tt, c, r)) / sc * tensor_scale(0);
     if (MODE == 1) {
-      y[tk * pc.rows + row] += v;
+      y[tk * pc.rows + row] = add_residual(y[tk * pc.rows + row], v);
     } else {
       const real u = real(sum_at(1, tt, c, r)) / sc * tensor_scale(1);
       y[tk * pc.rows + row] = gated_ffn(v, u, SILU);

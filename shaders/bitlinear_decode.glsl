@@ -204,7 +204,7 @@ void main() {
         const uint e = tid + i * gl_WorkGroupSize.x;
         xv[i] = e < k4 ? x[xb + e] : real4(0);
         nv[i] = e < k4 && HAS_NORM ? nw[e] : vec4(1);
-        ss += dot(xv[i], xv[i]);
+        ss = add_squares(ss, xv[i]);
       }
       real inv = real(1);
       if (HAS_NORM) {
@@ -297,7 +297,10 @@ void main() {
 
       // 4. Epilogue (token t's row of y: rows of W0 apart, Wq's in MODE 0).
       if (MODE == 1) {
-        if (lane == 0 && live) y[t * pc.rows + row] += BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
+        if (lane == 0 && live) {
+          const real v = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);
+          y[t * pc.rows + row] = add_residual(y[t * pc.rows + row], v);
+        }
       } else if (MODE == 2) {
         if (lane == 0 && live) {
           const real g = BLOCK_SCALES ? facc / sc : real(acc) / sc * real(pc.scale0);

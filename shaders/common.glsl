@@ -81,6 +81,27 @@ real wg_max(real v) {
   return r;
 }
 
+// s + v.x^2 + v.y^2 + v.z^2 + v.w^2 in that order, each square rounded before its sum (no FMA): a batched
+// step's row must have the bits of its step alone whichever kernel quantizes it (bitlinear_decode.glsl
+// for steps of one or two tokens, rmsnorm_quant.glsl before the batched products), and a driver may fuse
+// the same expression differently in two pipelines (`precise` on one side alone changed rows on an
+// H200). So the rows' sums of squares are spelled out here, once.
+real add_squares(real s, real4 v) {
+  precise real r = s;
+  r += v.x * v.x;
+  r += v.y * v.y;
+  r += v.z * v.z;
+  r += v.w * v.w;
+  return r;
+}
+
+// y + v rounded as written, never fused with the product that made v: a residual's update, which every
+// kernel of a batched step writes alike (see add_squares).
+real add_residual(real y, real v) {
+  precise real r = y + v;
+  return r;
+}
+
 // Round half away from zero, exactly as std::round (GLSL round() leaves halves to the implementation,
 // and floor(|v| + 0.5) misrounds 0.49999997). v - trunc(v) is exact for every float.
 real round_half_away(real v) {

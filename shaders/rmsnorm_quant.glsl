@@ -104,7 +104,7 @@ void quantize_held(uint k4, uint base, uint obase, uint t) {
   if (HAS_NORM) {
     real ss = real(0);
     for (uint c = 0u; c < XPT; ++c)
-      if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x < k4) ss += dot(v[c], v[c]);
+      if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x < k4) ss = add_squares(ss, v[c]);
     inv = inv_rms(wg_sum(ss));
   }
   real amax = real(0);
@@ -139,8 +139,7 @@ void main() {
   if (HAS_NORM) {
     real ss = real(0);
     for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
-      real4 v = x[base + i];
-      ss += dot(v, v);
+      ss = add_squares(ss, x[base + i]);
     }
     inv = inv_rms(wg_sum(ss));
   }
