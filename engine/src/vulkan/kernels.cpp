@@ -130,10 +130,11 @@ void Kernels::embed(CommandSequence& cs, DescriptorAllocator& da, const BufferRa
 
 void Kernels::rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                             const BufferRange& x, const BufferRange* w, const BufferRange* h, const BufferRange* q,
-                            const BufferRange* s, uint32_t k, float eps, uint32_t max_tokens, bool last_only) {
+                            const BufferRange* s, uint32_t k, float eps, uint32_t max_tokens, bool last_only,
+                            bool batched) {
   require(k % 4 == 0 && k > 0, "rmsnorm_quant: size " + std::to_string(k) + " is not a positive multiple of 4");
   const Pipeline* p = nullptr;
-  const size_t block = max_tokens > 1 && !last_only ? 1 : 0;
+  const size_t block = (max_tokens > 1 || batched) && !last_only ? 1 : 0;
   if (q && s && h) {
     require(w != nullptr && !last_only, "rmsnorm_quant: h's planes need a weight and every token");
     // (The workgroup of the f32 variant of the same size: the same h.)

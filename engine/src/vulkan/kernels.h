@@ -112,10 +112,12 @@ class Kernels {
   // Per token: h = rmsnorm(x, w) (or x itself when w is null), then q = int8(h) and s; or, with h given
   // and q null, only h (the final norm); with h, q and s given, h and its int8 planes into q and their
   // constants into s (the final norm of a batched greedy step: lm_head_batch). k must be a multiple of 4. last_only:
-  // only the last submitted token, written to output row 0.
+  // only the last submitted token, written to output row 0. Blocks of tokens run narrower workgroups than
+  // one token, which sum a row's squares in another order; `batched` (a batched decode step's rows) takes
+  // the block pipeline at every step size, so a row's bits do not depend on how many its step holds.
   void rmsnorm_quant(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& x,
                      const BufferRange* w, const BufferRange* h, const BufferRange* q, const BufferRange* s, uint32_t k,
-                     float eps, uint32_t max_tokens, bool last_only = false);
+                     float eps, uint32_t max_tokens, bool last_only = false, bool batched = false);
 
   // y = ternary(W) . xq / s * scale (Store), y += that (Accumulate), or with W2: relu(W xq)^2 * (W2 xq)
   // (Gate), silu(W xq) * (W2 xq) (SiluGate). With block scales d (and d2 for W2: one float per 256

@@ -173,9 +173,12 @@ struct VulkanForward::Impl {
   // decode_batch_argmax) and in each row's slices' best (Head::Top, decode_batch_top). Steps of up to
   // kFewTokens run the one-token kernels (the same bits with fewer dispatches; H100, 2B4T shape,
   // tokens/s: a step of one 434-440 against 324-327 on the small-matrix kernels, of two 675-689
-  // against 590-622; of three the small-matrix kernels win, 798-810 against 689-761); where the batched
-  // products run on cooperative matrices, steps of fewer tokens than they win at are recorded apart on
-  // the small-matrix kernel (vk::BatchedBitLinear::kCoopMinTokens).
+  // against 590-622; of three the small-matrix kernels win, 798-810 against 689-761), steps of one
+  // apart, on those kernels compiled for one token (a lone stream 6-8% faster on an H200: the rows are
+  // the same bits, since every kernel of a batched step sums as the others do, common.glsl's
+  // add_squares and Kernels::rmsnorm_quant's `batched`); where the batched products run on cooperative
+  // matrices, steps of fewer tokens than they win at are recorded apart on the small-matrix kernel
+  // (vk::BatchedBitLinear::kCoopMinTokens).
   struct BatchStep {
     uint32_t max_tokens = 0;
     std::array<std::unique_ptr<vk::CommandSequence>, 3> seq;  // by head: All, Argmax, Top
@@ -597,7 +600,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                  max_tokens, dm ? &*dm : nullptr, d2 ? &*d2 : nullptr, !batch);
     };
     BufferRange w = N(s.attn_norm);
-    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
+    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens, false, batch);
     cs.barrier();
     mark("attn_norm+quant");
     T(vk::TernaryMode::Store, s.wq, nullptr, R(q), dim);
@@ -615,14 +618,15 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier();
     mark("attention");
     w = N(s.attn_sub_norm);
-    kn.rmsnorm_quant(cs, d, P, R(o), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, qdim, eps, max_tokens);
+    kn.rmsnorm_quant(cs, d, P, R(o), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, qdim, eps, max_tokens, false,
+                     batch);
     cs.barrier();
     mark(ar.sub_norms ? "sub_norm+quant" : "quant");
     T(vk::TernaryMode::Accumulate, s.wo, nullptr, X, qdim);
     cs.barrier();
     mark("wo+residual");
     w = N(s.ffn_norm);
-    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
+    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens, false, batch);
     cs.barrier();
     mark("ffn_norm+quant");
     const bool silu = ar.ffn == FfnKind::SiluGated;
@@ -630,7 +634,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier();
     mark(silu ? "gate_up_silu" : "gate_up_relu2");
     w = N(s.ffn_sub_norm);
-    kn.rmsnorm_quant(cs, d, P, R(a), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, ffn, eps, max_tokens);
+    kn.rmsnorm_quant(cs, d, P, R(a), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, ffn, eps, max_tokens, false,
+                     batch);
     cs.barrier();
     mark(ar.sub_norms ? "ffn_sub_norm+quant" : "quant");
     T(vk::TernaryMode::Accumulate, s.down, nullptr, X, ffn);
@@ -646,7 +651,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     const BufferRange HP = R(batch_planes), HC = R(batch_plane_consts);
     if (!normed) {
       kn.rmsnorm_quant(cs, d, P, X, &on, &H, int8_head ? &HP : nullptr, int8_head ? &HC : nullptr, dim, eps, max_tokens,
-                       last);
+                       last, batch);
       cs.barrier();
       mark("final_norm");
     }
@@ -1059,11 +1064,13 @@ void VulkanForward::Impl::record_decoders() {
 
 // The batched steps of several sequences: with every row's logits, ending in each row's argmax, and
 // ending in each row's slices' best (sampled steps: one submission, the logits never leave the
-// device); steps of up to kFewTokens recorded apart where there are more sequences (they run the
-// one-token kernels already). Recorded at load, and again once an overlapped step's wait gave up.
+// device); steps of one, and of up to kFewTokens, recorded apart where there are more sequences (they run
+// the one-token kernels, compiled for their size). Recorded at load, and again once an overlapped step's
+// wait gave up.
 void VulkanForward::Impl::record_batch_steps() {
   const auto seqs = static_cast<uint32_t>(sequences);
   std::vector<uint32_t> sizes;
+  if (seqs > 1 && fused) sizes.push_back(1);
   if (seqs > kFewTokens) sizes.push_back(kFewTokens);
   const uint32_t coop = batched ? batched->coop_min_tokens() : 0;
   if (coop > kFewTokens + 1 && seqs >= coop) sizes.push_back(coop - 1);
