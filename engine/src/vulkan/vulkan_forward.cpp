@@ -600,7 +600,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
                  max_tokens, dm ? &*dm : nullptr, d2 ? &*d2 : nullptr, !batch);
     };
     BufferRange w = N(s.attn_norm);
-    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens, false, batch);
+    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
     cs.barrier();
     mark("attn_norm+quant");
     T(vk::TernaryMode::Store, s.wq, nullptr, R(q), dim);
@@ -618,15 +618,14 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier();
     mark("attention");
     w = N(s.attn_sub_norm);
-    kn.rmsnorm_quant(cs, d, P, R(o), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, qdim, eps, max_tokens, false,
-                     batch);
+    kn.rmsnorm_quant(cs, d, P, R(o), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, qdim, eps, max_tokens);
     cs.barrier();
     mark(ar.sub_norms ? "sub_norm+quant" : "quant");
     T(vk::TernaryMode::Accumulate, s.wo, nullptr, X, qdim);
     cs.barrier();
     mark("wo+residual");
     w = N(s.ffn_norm);
-    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens, false, batch);
+    kn.rmsnorm_quant(cs, d, P, X, &w, nullptr, &XQ, &XS, dim, eps, max_tokens);
     cs.barrier();
     mark("ffn_norm+quant");
     const bool silu = ar.ffn == FfnKind::SiluGated;
@@ -634,8 +633,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     cs.barrier();
     mark(silu ? "gate_up_silu" : "gate_up_relu2");
     w = N(s.ffn_sub_norm);
-    kn.rmsnorm_quant(cs, d, P, R(a), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, ffn, eps, max_tokens, false,
-                     batch);
+    kn.rmsnorm_quant(cs, d, P, R(a), ar.sub_norms ? &w : nullptr, nullptr, &XQ, &XS, ffn, eps, max_tokens);
     cs.barrier();
     mark(ar.sub_norms ? "ffn_sub_norm+quant" : "quant");
     T(vk::TernaryMode::Accumulate, s.down, nullptr, X, ffn);
