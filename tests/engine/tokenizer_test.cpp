@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "tokenizer/pretokenizer.h"
+#include "tokenizer/string_index.h"
 #include "tokenizer_fixture.h"
 #include "trit/tokenizer.h"
 
@@ -99,6 +100,55 @@ TEST(Tokenizer, LongWordMergesMatchAQuadraticReference) {
       ASSERT_EQ(t.encode(word), reference(word)) << word;
     }
   }
+}
+
+TEST(Tokenizer, DuplicatesKeepTheirFirstIdAndRank) {
+  // "ab" twice (ids 256, 257): its spelling and its bytes find the first; "a b" twice: the merge keeps
+  // rank 0, so "abc" merges a+b before b+c (rank 1) would take the b.
+  Tokenizer t(small_vocab({"ab", "ab", "bc"}, {"a b", "b c", "a b"}));
+  EXPECT_EQ(t.find_token("ab"), 256);
+  EXPECT_EQ(t.encode("ab"), (Ids{256}));
+  EXPECT_EQ(t.encode("abc"), (Ids{256, 'c'}));
+  EXPECT_EQ(t.token_bytes(257), "ab");
+}
+
+// The tokenizer's tables: ids by string and merges by pair, grown past their first size (the tokenizer
+// sizes them for the vocabulary at once, so only here do they grow), the first entry of a key kept.
+TEST(TokenizerIndex, StringIdsGrowAndKeepTheFirstId) {
+  trit::StringTable table;
+  trit::StringIdIndex index;
+  constexpr int32_t kCount = 20000;
+  for (int32_t i = 0; i < kCount; ++i) {
+    const std::string s = i % 1000 == 999 ? "dup" : "s" + std::to_string(i);
+    table.push(s);
+    index.insert(table[static_cast<size_t>(i)], i, table);
+  }
+  ASSERT_EQ(table.size(), static_cast<size_t>(kCount));
+  for (int32_t i = 0; i < kCount; ++i) {
+    if (i % 1000 == 999) continue;
+    ASSERT_EQ(index.find("s" + std::to_string(i), table), i) << i;
+    ASSERT_EQ(table[static_cast<size_t>(i)], "s" + std::to_string(i));
+  }
+  EXPECT_EQ(index.find("dup", table), 999);
+  EXPECT_EQ(index.find("s20000", table), -1);
+  EXPECT_EQ(index.find("", table), -1);
+}
+
+TEST(TokenizerIndex, MergesGrowAndKeepTheFirstRank) {
+  trit::MergeTable merges;
+  constexpr int32_t kCount = 30000;
+  for (int32_t i = 0; i < kCount; ++i) merges.insert(i % 300, i / 300, {i, i + 1});
+  merges.insert(5, 7, {-1, -1});  // a second merge of (5, 7): ignored
+  for (int32_t i = 0; i < kCount; ++i) {
+    const trit::MergeTable::Merge* m = merges.find(i % 300, i / 300);
+    ASSERT_NE(m, nullptr) << i;
+    ASSERT_EQ(m->rank, i);
+    ASSERT_EQ(m->result, i + 1);
+  }
+  EXPECT_EQ(merges.find(5, 7)->rank, 7 * 300 + 5);
+  EXPECT_EQ(merges.find(300, 0), nullptr);
+  EXPECT_EQ(merges.find(0, 100), nullptr);
+  EXPECT_EQ(merges.find(0x7FFFFFFF, 0x7FFFFFFF), nullptr);
 }
 
 TEST(Tokenizer, PieceThatIsATokenIsNotMerged) {

@@ -22,6 +22,7 @@
 namespace trit {
 
 class GgufFile;
+struct VocabView;
 
 // Bad vocabulary, bad input text, or an id outside the vocabulary.
 class TokenizerError : public std::runtime_error {
@@ -58,10 +59,11 @@ class Tokenizer {
   // Text of ids: the concatenated token bytes made valid UTF-8 (U+FFFD for ill-formed sequences).
   // Control tokens give their literal text unless skip_special. Throws TokenizerError for an id out of range.
   std::string decode(std::span<const int32_t> ids, bool skip_special = false) const;
-  // The exact bytes token id stands for (possibly an incomplete UTF-8 sequence). Throws if out of range.
-  const std::string& token_bytes(int32_t id) const;
-  // The token's vocabulary spelling (GPT-2 byte alphabet for normal tokens).
-  const std::string& token_text(int32_t id) const;
+  // The exact bytes token id stands for (possibly an incomplete UTF-8 sequence), valid as long as the
+  // tokenizer. Throws if out of range.
+  std::string_view token_bytes(int32_t id) const;
+  // The token's vocabulary spelling (GPT-2 byte alphabet for normal tokens), valid as long as the tokenizer.
+  std::string_view token_text(int32_t id) const;
   int32_t token_type(int32_t id) const;
   // Id of a vocabulary spelling ("Ġthe", "<|eot_id|>"), if present.
   std::optional<int32_t> find_token(std::string_view spelling) const;
@@ -76,6 +78,7 @@ class Tokenizer {
   bool is_control(int32_t id) const;
 
  private:
+  explicit Tokenizer(const VocabView& vocab);  // from_gguf: the file's strings, not copies
   struct Impl;
   std::unique_ptr<Impl> impl_;
   friend class StreamingDecoder;

@@ -11,10 +11,6 @@
 namespace trit {
 namespace {
 
-uint64_t pair_key(int32_t left, int32_t right) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-}
-
 // Inverse of byte_to_unicode(): code point -> byte, -1 for code points outside the alphabet.
 const std::array<int16_t, 512>& unicode_to_byte() {
   static const std::array<int16_t, 512> table = [] {
@@ -47,77 +43,99 @@ bool alphabet_to_bytes(std::string_view spelling, std::string& out) {
   return true;
 }
 
-std::string describe(int32_t id, const std::string& spelling) {
-  return "token " + std::to_string(id) + " '" + spelling + "'";
+std::string describe(int32_t id, std::string_view spelling) {
+  return "token " + std::to_string(id) + " '" + std::string(spelling) + "'";
 }
 
 }  // namespace
 
 Tokenizer::Tokenizer(const TokenizerVocab& vocab) : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
+  const std::vector<std::string_view> tokens(vocab.tokens.begin(), vocab.tokens.end()),
+      merges(vocab.merges.begin(), vocab.merges.end());
+  impl_->build(VocabView{tokens, vocab.token_types, merges, vocab.bos, vocab.eos, vocab.eot, vocab.eom});
+}
+
+Tokenizer::Tokenizer(const VocabView& vocab) : impl_(std::make_unique<Impl>()) {
+  impl_->build(vocab);
+}
+
+void Tokenizer::Impl::build(const VocabView& vocab) {
+  Impl& m = *this;
   const size_t n = vocab.tokens.size();
   if (n == 0) throw TokenizerError("the vocabulary is empty");
   if (n > 0x7FFFFFFF) throw TokenizerError("the vocabulary has too many tokens: " + std::to_string(n));
   if (vocab.token_types.size() != n)
     throw TokenizerError("the vocabulary has " + std::to_string(n) + " tokens but " +
                          std::to_string(vocab.token_types.size()) + " token types");
-  m.spelling = vocab.tokens;
-  m.types = vocab.token_types;
-  m.bytes.resize(n);
-  m.by_spelling.reserve(n);
-  m.by_bytes.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    const auto id = static_cast<int32_t>(i);
-    const std::string& s = m.spelling[i];
-    const int32_t type = m.types[i];
-    if (type < kTokenNormal || type > kTokenByte)
-      throw TokenizerError(describe(id, s) + " has token type " + std::to_string(type) + " (valid: 1..6)");
-    if (s.empty()) throw TokenizerError("token " + std::to_string(id) + " is the empty string");
-    m.by_spelling.try_emplace(s, id);  // a duplicate spelling keeps its lowest id
-    if (type == kTokenControl || type == kTokenUserDefined) {
-      // Added tokens are literal text, matched whole before pre-tokenization.
-      m.bytes[i] = s;
-      m.specials.push_back({s, id, type == kTokenControl});
-      continue;
+  size_t chars = 0;
+  for (std::string_view s : vocab.tokens) chars += s.size();
+  try {
+    m.spelling.reserve(n, chars);
+    m.bytes.reserve(n, chars);  // (a byte-alphabet spelling is at least as long as its bytes)
+    m.types.resize(n);
+    m.by_spelling = StringIdIndex(n);
+    m.by_bytes = StringIdIndex(n);
+    std::string decoded;
+    for (size_t i = 0; i < n; ++i) {
+      const auto id = static_cast<int32_t>(i);
+      const std::string_view s = vocab.tokens[i];
+      const int32_t type = vocab.token_types[i];
+      if (type < kTokenNormal || type > kTokenByte)
+        throw TokenizerError(describe(id, s) + " has token type " + std::to_string(type) + " (valid: 1..6)");
+      if (s.empty()) throw TokenizerError("token " + std::to_string(id) + " is the empty string");
+      m.types[i] = static_cast<int8_t>(type);
+      m.spelling.push(s);
+      m.by_spelling.insert(s, id, m.spelling);  // a duplicate spelling keeps its lowest id
+      if (type == kTokenControl || type == kTokenUserDefined) {
+        // Added tokens are literal text, matched whole before pre-tokenization.
+        m.bytes.push(s);
+        m.specials.push_back({std::string(s), id, type == kTokenControl});
+        continue;
+      }
+      if (!alphabet_to_bytes(s, decoded)) {
+        if (type == kTokenNormal)
+          throw TokenizerError(describe(id, s) +
+                               " is not spelled in the GPT-2 byte alphabet (is this a byte-level BPE vocabulary?)");
+        m.bytes.push(s);  // unknown/unused/byte tokens outside the alphabet never come out of encode
+        continue;
+      }
+      m.bytes.push(decoded);
+      if (type == kTokenNormal) m.by_bytes.insert(decoded, id, m.bytes);
     }
-    if (!alphabet_to_bytes(s, m.bytes[i])) {
-      if (type == kTokenNormal)
-        throw TokenizerError(describe(id, s) +
-                             " is not spelled in the GPT-2 byte alphabet (is this a byte-level BPE vocabulary?)");
-      m.bytes[i] = s;  // unknown/unused/byte tokens outside the alphabet never come out of encode
-      continue;
-    }
-    if (type == kTokenNormal) m.by_bytes.try_emplace(m.bytes[i], id);
+  } catch (const std::length_error& e) {
+    throw TokenizerError(e.what());
   }
+  m.bytes.shrink();
   for (int b = 0; b < 256; ++b) {
     const std::string& spelled = byte_to_unicode(static_cast<uint8_t>(b));
-    auto it = m.by_spelling.find(spelled);
-    if (it == m.by_spelling.end() || m.types[static_cast<size_t>(it->second)] != kTokenNormal) {
+    const int32_t id = m.by_spelling.find(spelled, m.spelling);
+    if (id < 0 || m.types[static_cast<size_t>(id)] != kTokenNormal) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", b);
       throw TokenizerError(std::string("the vocabulary has no normal token for byte ") + hex + " ('" + spelled +
                            "'), so some text could not be encoded");
     }
-    m.byte_token[static_cast<size_t>(b)] = it->second;
+    m.byte_token[static_cast<size_t>(b)] = id;
   }
-  m.merges.reserve(vocab.merges.size());
+  m.merges = MergeTable(vocab.merges.size());
+  std::string joined;
   for (size_t rank = 0; rank < vocab.merges.size(); ++rank) {
-    const std::string& merge = vocab.merges[rank];
+    const std::string_view merge = vocab.merges[rank];
     auto bad = [&](const std::string& why) {
-      return TokenizerError("merge " + std::to_string(rank) + " '" + merge + "': " + why);
+      return TokenizerError("merge " + std::to_string(rank) + " '" + std::string(merge) + "': " + why);
     };
     size_t sp = merge.find(' ');
     if (sp == std::string::npos || sp == 0 || sp + 1 == merge.size() || merge.find(' ', sp + 1) != std::string::npos)
       throw bad("not two tokens separated by one space");
-    std::string_view left(merge.data(), sp), right(merge.data() + sp + 1, merge.size() - sp - 1);
-    auto l = m.by_spelling.find(left), r = m.by_spelling.find(right);
-    if (l == m.by_spelling.end()) throw bad("'" + std::string(left) + "' is not in the vocabulary");
-    if (r == m.by_spelling.end()) throw bad("'" + std::string(right) + "' is not in the vocabulary");
-    std::string joined = std::string(left) + std::string(right);
-    auto j = m.by_spelling.find(joined);
-    if (j == m.by_spelling.end()) throw bad("the merged token '" + joined + "' is not in the vocabulary");
+    const std::string_view left = merge.substr(0, sp), right = merge.substr(sp + 1);
+    const int32_t l = m.by_spelling.find(left, m.spelling), r = m.by_spelling.find(right, m.spelling);
+    if (l < 0) throw bad("'" + std::string(left) + "' is not in the vocabulary");
+    if (r < 0) throw bad("'" + std::string(right) + "' is not in the vocabulary");
+    joined.assign(left).append(right);
+    const int32_t j = m.by_spelling.find(joined, m.spelling);
+    if (j < 0) throw bad("the merged token '" + joined + "' is not in the vocabulary");
     if (rank > 0x7FFFFFFE) throw bad("too many merges");
-    m.merges.try_emplace(pair_key(l->second, r->second), Impl::Merge{static_cast<int32_t>(rank), j->second});
+    m.merges.insert(l, r, MergeTable::Merge{static_cast<int32_t>(rank), j});
   }
   std::stable_sort(m.specials.begin(), m.specials.end(),
                    [](const Impl::Special& a, const Impl::Special& b) { return a.text.size() > b.text.size(); });
@@ -150,8 +168,8 @@ void Tokenizer::Impl::bpe(std::string_view piece, std::vector<int32_t>& out) con
     return;
   }
   // A piece that is a token is that token, even where merges would not build it (LLaMA 3 / tiktoken).
-  if (auto it = by_bytes.find(piece); it != by_bytes.end()) {
-    out.push_back(it->second);
+  if (const int32_t id = by_bytes.find(piece, bytes); id >= 0) {
+    out.push_back(id);
     return;
   }
   // Symbols in a linked list; candidate merges in a min-heap by (rank, position). A popped candidate is
@@ -177,9 +195,9 @@ void Tokenizer::Impl::bpe(std::string_view piece, std::vector<int32_t>& out) con
     int32_t right = sym[static_cast<size_t>(left)].next;
     if (right < 0) return;
     const int32_t lid = sym[static_cast<size_t>(left)].id, rid = sym[static_cast<size_t>(right)].id;
-    auto it = merges.find(pair_key(lid, rid));
-    if (it == merges.end()) return;
-    heap.push_back({it->second.rank, left, lid, rid, it->second.result});
+    const MergeTable::Merge* mg = merges.find(lid, rid);
+    if (!mg) return;
+    heap.push_back({mg->rank, left, lid, rid, mg->result});
     std::push_heap(heap.begin(), heap.end());
   };
   for (int32_t i = 0; i + 1 < n; ++i) consider(i);
@@ -275,12 +293,12 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special) c
   return text;
 }
 
-const std::string& Tokenizer::token_bytes(int32_t id) const {
+std::string_view Tokenizer::token_bytes(int32_t id) const {
   impl_->check_id(id);
   return impl_->bytes[static_cast<size_t>(id)];
 }
 
-const std::string& Tokenizer::token_text(int32_t id) const {
+std::string_view Tokenizer::token_text(int32_t id) const {
   impl_->check_id(id);
   return impl_->spelling[static_cast<size_t>(id)];
 }
@@ -291,9 +309,9 @@ int32_t Tokenizer::token_type(int32_t id) const {
 }
 
 std::optional<int32_t> Tokenizer::find_token(std::string_view spelling) const {
-  auto it = impl_->by_spelling.find(spelling);
-  if (it == impl_->by_spelling.end()) return std::nullopt;
-  return it->second;
+  const int32_t id = impl_->by_spelling.find(spelling, impl_->spelling);
+  if (id < 0) return std::nullopt;
+  return id;
 }
 
 int32_t Tokenizer::vocab_size() const {
@@ -323,7 +341,7 @@ StreamingDecoder::StreamingDecoder(const Tokenizer& tokenizer, bool skip_special
     : tokenizer_(&tokenizer), skip_special_(skip_special) {}
 
 std::string StreamingDecoder::push(int32_t id) {
-  const std::string& b = tokenizer_->token_bytes(id);
+  const std::string_view b = tokenizer_->token_bytes(id);
   if (skip_special_ && tokenizer_->is_control(id)) return {};
   pending_ += b;
   std::string out;

@@ -1,6 +1,7 @@
 // The tokenizer's vocabulary from GGUF metadata (tokenizer.ggml.*), as llama.cpp writes it.
 #include <string>
 
+#include "tokenizer/tokenizer_impl.h"
 #include "trit/gguf.h"
 #include "trit/tokenizer.h"
 
@@ -12,7 +13,17 @@ bool is_llama3_pretokenizer(std::string_view pre) {
   return false;
 }
 
-TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
+namespace {
+
+// The tokenizer keys of a GGUF file, its strings as views of the file's metadata.
+struct GgufVocab {
+  std::span<const std::string_view> tokens, merges;
+  std::vector<int32_t> types;
+  int32_t bos = -1, eos = -1, eot = -1, eom = -1;
+  VocabView view() const { return VocabView{tokens, types, merges, bos, eos, eot, eom}; }
+};
+
+GgufVocab read_vocab(const GgufFile& file) {
   const GgufMetadata& md = file.metadata();
   const std::string where = "'" + file.source_name() + "': ";
   auto model = md.find_string("tokenizer.ggml.model");
@@ -29,21 +40,17 @@ TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
                          "'; only the LLaMA 3 pre-tokenizer is supported ('llama-bpe', 'llama3', 'llama-v3', "
                          "'falcon3', 'falcon_e')");
 
-  TokenizerVocab v;
-  const auto& tokens = md.get_string_array("tokenizer.ggml.tokens");
-  v.tokens.assign(tokens.begin(), tokens.end());
+  GgufVocab v;
+  v.tokens = md.get_string_array("tokenizer.ggml.tokens");
   if (md.contains("tokenizer.ggml.token_type")) {
-    v.token_types = md.get_i32_array("tokenizer.ggml.token_type");
-    if (v.token_types.size() != v.tokens.size())
-      throw TokenizerError(where + "tokenizer.ggml.token_type has " + std::to_string(v.token_types.size()) +
+    v.types = md.get_i32_array("tokenizer.ggml.token_type");
+    if (v.types.size() != v.tokens.size())
+      throw TokenizerError(where + "tokenizer.ggml.token_type has " + std::to_string(v.types.size()) +
                            " entries but tokenizer.ggml.tokens has " + std::to_string(v.tokens.size()));
   } else {
-    v.token_types.assign(v.tokens.size(), kTokenNormal);
+    v.types.assign(v.tokens.size(), kTokenNormal);
   }
-  if (md.contains("tokenizer.ggml.merges")) {
-    const auto& merges = md.get_string_array("tokenizer.ggml.merges");
-    v.merges.assign(merges.begin(), merges.end());
-  }
+  if (md.contains("tokenizer.ggml.merges")) v.merges = md.get_string_array("tokenizer.ggml.merges");
   v.bos = md.find_i32("tokenizer.ggml.bos_token_id").value_or(-1);
   v.eos = md.find_i32("tokenizer.ggml.eos_token_id").value_or(-1);
   v.eom = md.find_i32("tokenizer.ggml.eom_token_id").value_or(-1);
@@ -53,16 +60,31 @@ TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
     // A LLaMA 3 vocabulary whose file lacks the key (some 2B4T conversions): its control token
     // <|eot_id|> ends a turn. Only a control token counts, never text that happens to be spelled so.
     for (size_t i = 0; i < v.tokens.size() && v.eot < 0; ++i)
-      if (v.tokens[i] == "<|eot_id|>" && v.token_types[i] == kTokenControl) v.eot = static_cast<int32_t>(i);
+      if (v.tokens[i] == "<|eot_id|>" && v.types[i] == kTokenControl) v.eot = static_cast<int32_t>(i);
     if (v.eot < 0) v.eot = v.eos;
   }
   return v;
 }
 
+}  // namespace
+
+TokenizerVocab Tokenizer::vocab_from_gguf(const GgufFile& file) {
+  const GgufVocab g = read_vocab(file);
+  TokenizerVocab v;
+  v.tokens.assign(g.tokens.begin(), g.tokens.end());
+  v.token_types = g.types;
+  v.merges.assign(g.merges.begin(), g.merges.end());
+  v.bos = g.bos;
+  v.eos = g.eos;
+  v.eot = g.eot;
+  v.eom = g.eom;
+  return v;
+}
+
 Tokenizer Tokenizer::from_gguf(const GgufFile& file) {
-  TokenizerVocab v = vocab_from_gguf(file);
+  const GgufVocab g = read_vocab(file);
   try {
-    return Tokenizer(v);
+    return Tokenizer(g.view());
   } catch (const TokenizerError& e) {
     throw TokenizerError("'" + file.source_name() + "': bad tokenizer vocabulary: " + e.what());
   }
