@@ -1,5 +1,6 @@
-// Writes the fuzzer's seed corpus at test time (nothing binary in git): tiny valid BitNet models in several
-// variants built with the test GGUF builder, plus the header/metadata/tensor-table prefix of golden-a.
+// Writes the fuzzers' GGUF seed corpus at test time (nothing binary in git): tiny valid BitNet models in
+// several variants built with the test GGUF builder, a tokenizer's keys alone, plus the
+// header/metadata/tensor-table prefix of golden-a.
 // usage: gguf_fuzz_seeds OUT_DIR [GOLDEN_A]
 #include <cstdio>
 #include <filesystem>
@@ -56,6 +57,30 @@ int main(int argc, char** argv) {
   kinds.tensor("a", kTF32, {2, 2}, f32_data(4)).tensor("b", kTBF16, {3}, std::vector<uint8_t>(6));
   kinds.tensor("c", kTI2_S, {128}, i2s_data(128, 1.f));
   write(out / "value-kinds.gguf", kinds.build());
+
+  // A tokenizer's keys alone (vocab_fuzz): the byte tokens, merged tokens with their merges ("Ġa" is
+  // " a"), one spelling twice and one added token, and the special ids.
+  GgufBuilder vocab;
+  std::vector<std::string> tokens = tiny_vocab(kTinyByteVocab);
+  std::vector<int32_t> types = tiny_token_types(kTinyByteVocab);
+  for (const char* token : {"ab", "abc",
+                            "\xc4\xa0"
+                            "a",
+                            "\xc4\xa0"
+                            "ab",
+                            "ab", "<tool>"}) {
+    tokens.push_back(token);
+    types.push_back(std::string_view(token) == "<tool>" ? 4 : 1);
+  }
+  vocab.str("tokenizer.ggml.model", "gpt2").str("tokenizer.ggml.pre", "llama-bpe");
+  vocab.str_array("tokenizer.ggml.tokens", tokens).i32_array("tokenizer.ggml.token_type", types);
+  vocab.str_array("tokenizer.ggml.merges", {"a b", "ab c", "\xc4\xa0 a",
+                                            "\xc4\xa0"
+                                            "a b",
+                                            "a b"});
+  vocab.u32("tokenizer.ggml.bos_token_id", 256).u32("tokenizer.ggml.eos_token_id", 257);
+  vocab.u32("tokenizer.ggml.eot_token_id", 258);
+  write(out / "vocab-merges.gguf", vocab.build());
 
   if (argc > 2) {  // golden-a's header, metadata and tensor table (the data section would only slow fuzzing)
     std::ifstream in(argv[2], std::ios::binary);
