@@ -19,6 +19,21 @@
 //  3. Candidates: a (token, row) whose upper bound reaches its token's threshold (or is not a number), or
 //     whose row is in the token's penalty window. The others get -inf.
 //  4. The candidates' exact logits, RIF per lane group of TPR lanes a round.
+// TOPK (a batched sampled step, Head::Top: top_rows then takes each row's best kTopRowsMax a slice, and the
+// host its best k <= K_TOP after the penalty) runs in three dispatches:
+//  1 (bounds, over every chunk) steps 1-2; each (token, row)'s upper bound to `ukey` as an order key (not
+//    a number: all ones), and each workgroup's largest lower bound outside the token's penalty window
+//    posted, one word a (token, workgroup);
+//  3 (select, a workgroup a token) its threshold T, the top 16 bits of its K_TOP-th largest post (0 where
+//    it has fewer posts), to thr[t];
+//  2 (rows, over every chunk) steps 3-4 against those thresholds: candidates are the rows in the token's
+//    window and those whose upper key reaches T.
+// Why no other row can be among a token's best k <= K_TOP: each post is the lower bound L_j of a distinct
+// row j outside the window (one row a workgroup), so where T > 0 at least K_TOP such rows have
+// key(l_j) >= key(L_j) >= T, untouched by the penalty; a row i outside the window that is not a candidate
+// has key(l_i) <= key(U_i) < T, so K_TOP rows lie strictly above it whatever the ids. Every row of the
+// best k is a candidate and holds the block head's logit; top_rows and the host order the written values
+// as they order the block head's, -inf below them all. Where T = 0 every row is a candidate.
 // Why no other row can be the argmax: the threshold T of token t is the lower bound L_j of some row j
 // outside the window, whose logit l_j >= L_j = T is not penalised. A row i outside the window that is not a
 // candidate has l_i <= U_i < T <= l_j: row j beats it. Rows in the window are always computed. So the
@@ -44,6 +59,8 @@ layout(constant_id = 5) const uint RIF = 2;    // candidates per lane group a ro
 layout(constant_id = 6) const uint P_MAX = 256;
 layout(constant_id = 7) const uint RQ = 4;     // rows per subgroup pass of the bounds
 layout(constant_id = 8) const uint SG = 32;    // TRIT_COOP: the subgroup size (fixed: the host checks)
+layout(constant_id = 9) const uint TOPK = 0;   // 0: a greedy step's head; 1, 3, 2: a sampled step's passes
+layout(constant_id = 10) const uint K_TOP = 64;  // TOPK: the largest k the host takes (Kernels::kTopRowsMax)
 layout(std430, binding = 1) readonly buffer E { uvec4 e[]; };     // the F16 table chunk
 layout(std430, binding = 2) readonly buffer X { real4 x[]; };     // h, dim per token (the final norm's)
 layout(std430, binding = 3) writeonly buffer L { float logits[]; };
@@ -52,8 +69,12 @@ layout(std430, binding = 5) readonly buffer QC { vec4 qc[]; };    // its rows' (
 layout(std430, binding = 6) readonly buffer HP { uvec4 hp[]; };   // h's planes: token t's plane p at (2t + p) XDIM / 16
 layout(std430, binding = 7) readonly buffer HS { real hs[]; };    // per token (sh, sum h^2, sum e_h^2, 0)
 layout(std430, binding = 8) readonly buffer Pen { uint list[]; }; // per token: count, ids[P_MAX]
-layout(std430, binding = 9) coherent buffer Thr { uint thr[]; };  // per token: the largest posted lower bound
-layout(push_constant) uniform Push { uint rows; uint row0; uint vocab; } pc;
+// Greedy: per token the largest posted lower bound. TOPK: per token its threshold (thr[t], t < pc.stride),
+// then token t's post of workgroup g at thr[pc.stride + t pc.groups + g].
+layout(std430, binding = 9) coherent buffer Thr { uint thr[]; };
+layout(std430, binding = 10) buffer UK { uint ukey[]; };  // TOPK: upper keys, token t's row r at t vocab + r
+// groups: the workgroups along x of every chunk's dispatch together; group0: this chunk's first (TOPK).
+layout(push_constant) uniform Push { uint rows; uint row0; uint vocab; uint group0; uint groups; uint stride; } pc;
 
 const uint RQ4 = XDIM / 16;   // uvec4s of an int8 row or plane
 const uint RV = XDIM / 8;     // uvec4s of an F16 row
@@ -75,17 +96,19 @@ const uint KWP = KW + 1;
 const uint NSG = gl_WorkGroupSize.x / SG;
 const uint APL = CM * KW / SG, BPL = (CN * KW + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
 shared uvec4 qp[1];
-shared uvec4 sa[NSG * CM * KWP];  // each subgroup's rows of the chunk; then its sums (cs)
-shared uvec4 sb[CN * KWP];        // the chunk's columns
+// (The passes that take no bounds declare their arrays with one element: less shared memory, more
+// workgroups resident.)
+shared uvec4 sa[TOPK >= 2u ? 1u : NSG * CM * KWP];  // each subgroup's rows of the chunk; then its sums (cs)
+shared uvec4 sb[TOPK >= 2u ? 1u : CN * KWP];        // the chunk's columns
 #else
-shared uvec4 qp[NT * 2 * RQ4];
+shared uvec4 qp[TOPK >= 2u ? 1u : NT * 2 * RQ4];
 #endif
-shared uint ub[NT * RPW];     // upper bounds (float bits), then the candidates' (token, row) pairs
+shared uint ub[TOPK == 3u ? 1u : NT * RPW];  // upper bounds (float bits), then the candidates' (token, row) pairs
 shared uint pen[NT * PW];
 shared uint s_thr[NT];
 shared float s_fsh[NT], s_nh[NT], s_ne[NT];
 shared uint s_ncand;
-shared real red[RIF * gl_WorkGroupSize.x];
+shared real red[TOPK == 1u || TOPK == 3u ? 1u : RIF * gl_WorkGroupSize.x];
 
 #ifdef TRIT_COOP
 // The invocation's uvec4s of the chunk of K from uvec4 k: of A (its subgroup's 16 rows from rbase; element
@@ -104,7 +127,84 @@ void fetch_chunk(uint k, uint rbase, uint t0, out uvec4 ra[APL], out uvec4 rb[BP
 
 bool penalised(uint t, uint r) { return (pen[t * PW + r / 32u] & (1u << (r % 32u))) != 0u; }
 
+// An upper bound as the key the candidates are chosen by: not a number, all ones (always a candidate).
+uint upper_key(float u) { return isnan(u) ? 0xffffffffu : order_key(u); }
+
+// ---- TOPK == 3: each token's threshold from its posts (a workgroup a token) --------------------------
+// The posts of the workgroup's token, PPS an invocation held in registers (all loads in flight at once:
+// a loop of loads, each followed by its count, took a memory latency per post).
+const uint PPS = 8u;
+shared uint hsel[TOPK == 3u ? 256u : 1u];
+shared uvec3 s_pick;
+
+// The digit of the need-th largest key counted in hsel (bins of one byte of the keys), found by subgroup 0
+// for the workgroup: (digit, keys counted in higher digits, 1), or (0, 0, 0) where fewer than `need` were.
+// Every invocation calls it (barriers).
+uvec3 pick_digit(uint need) {
+  barrier();  // the counts are complete
+  if (gl_SubgroupID == 0u) {
+    const uint per = 256u / gl_SubgroupSize, top = 256u - gl_SubgroupInvocationID * per;  // bins [top - per, top)
+    uint s = 0u;
+    for (uint b = 1u; b <= per; ++b) s += hsel[top - b];
+    uint above = subgroupExclusiveAdd(s);  // lanes from the top bins down
+    uint digit = 0u, before = 0u, hit = 0u;
+    if (need > 0u && above < need && need <= above + s)
+      for (uint b = 1u; b <= per; ++b) {
+        const uint c = hsel[top - b];
+        if (above + c >= need) {
+          digit = top - b;
+          before = above;
+          hit = 1u;
+          break;
+        }
+        above += c;
+      }
+    const uvec3 r = uvec3(subgroupMax(digit), subgroupMax(before), subgroupMax(hit));
+    if (subgroupElect()) s_pick = r;
+  }
+  barrier();
+  const uvec3 r = s_pick;
+  barrier();  // everyone has read it before the next round writes hsel or s_pick
+  return r;
+}
+
+// Token t's threshold: the top 16 bits of its K_TOP-th largest post (two rounds of a radix select), as a
+// key; 0 where it has fewer posts.
+void select_threshold(uint t) {
+  const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x, base = pc.stride + t * pc.groups;
+  uint keys[PPS];
+  for (uint i = 0u; i < PPS; ++i) {
+    const uint j = tid + i * wg;
+    keys[i] = j < pc.groups ? thr[base + j] : 0u;
+  }
+  uint need = K_TOP, prefix = 0u;
+  for (uint round = 0u; round < 2u; ++round) {
+    for (uint b = tid; b < 256u; b += wg) hsel[b] = 0u;
+    barrier();
+    const uint shift = 24u - 8u * round;
+    for (uint i = 0u; i < PPS; ++i)
+      if (tid + i * wg < pc.groups && (round == 0u || (keys[i] >> 24) == prefix))
+        atomicAdd(hsel[(keys[i] >> shift) & 255u], 1u);
+    for (uint j = tid + PPS * wg; j < pc.groups; j += wg) {  // (posts past the registers' share)
+      const uint key = thr[base + j];
+      if (round == 0u || (key >> 24) == prefix) atomicAdd(hsel[(key >> shift) & 255u], 1u);
+    }
+    const uvec3 d = pick_digit(need);
+    if (d.z == 0u) {
+      prefix = 0u;
+      break;
+    }
+    prefix = (prefix << 8) | d.x;
+    need -= d.y;
+  }
+  if (tid == 0u) thr[t] = prefix << 16;
+}
+
 void main() {
+  if (TOPK == 3u) {
+    if (gl_WorkGroupID.x < params.n_tokens) select_threshold(gl_WorkGroupID.x);
+    return;
+  }
   const uint tid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
   const uint t0 = gl_WorkGroupID.y * NT, n = params.n_tokens;
   if (t0 >= n) return;  // (the whole workgroup)
@@ -114,7 +214,8 @@ void main() {
 
   // 1. Planes, constants, penalty flags.
 #ifndef TRIT_COOP
-  for (uint i = tid; i < nt * 2u * RQ4; i += wg) qp[i] = hp[2u * t0 * RQ4 + i];
+  if (TOPK != 2u)
+    for (uint i = tid; i < nt * 2u * RQ4; i += wg) qp[i] = hp[2u * t0 * RQ4 + i];
 #endif
   for (uint i = tid; i < NT * PW; i += wg) pen[i] = 0u;
   if (tid < nt) {
@@ -122,7 +223,7 @@ void main() {
     s_fsh[tid] = float(hs[b]);
     s_nh[tid] = float(sqrt(hs[b + 1u]));
     s_ne[tid] = float(sqrt(hs[b + 2u]));
-    s_thr[tid] = 0u;
+    s_thr[tid] = TOPK == 2u ? thr[t0 + tid] : 0u;
   }
   if (tid == 0u) s_ncand = 0u;
   barrier();
@@ -136,8 +237,9 @@ void main() {
   }
   barrier();
 
-  // 2. Bounds.
+  // 2. Bounds (not in the rows pass: its thresholds and upper keys are the bounds pass's).
   const uint lane = gl_SubgroupInvocationID;
+  if (TOPK != 2u) {
 #ifdef TRIT_COOP
   // A tile of 16 rows that would pass the chunk's end starts 16 rows before it instead (the host keeps
   // chunks of at least 16 rows); rows outside [rt, rt + 16) of the workgroup's are not kept. Lane l takes
@@ -224,22 +326,35 @@ void main() {
       if (t < nt) atomicMax(s_thr[t], lk[t]);
 #endif
   barrier();
+  if (TOPK == 1u) {
+    // The upper keys, a token's rows at a time; this workgroup's posts (s_thr: per token its largest
+    // lower bound outside the window).
+    for (uint p = tid; p < nt * RPW; p += wg) {
+      const uint r = p % RPW;
+      if (r < nrows) ukey[(t0 + p / RPW) * pc.vocab + lo + r] = upper_key(uintBitsToFloat(ub[p]));
+    }
+    if (tid < nt) thr[pc.stride + (t0 + tid) * pc.groups + pc.group0 + gl_WorkGroupID.x] = s_thr[tid];
+    return;
+  }
   if (tid < nt) s_thr[tid] = max(s_thr[tid], atomicMax(thr[t0 + tid], s_thr[tid]));
   barrier();
+  }
 
   // 3. Candidates listed (in any order: each one's value is its own), the other rows -inf.
   const uint PPI = (NT * RPW + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x;
   uint u[PPI];
-  for (uint i = 0u; i < PPI; ++i) {
-    const uint p = tid + i * wg;
-    u[i] = p < NT * RPW ? ub[p] : 0u;
+  for (uint i = 0u; i < PPI; ++i) {  // (the upper keys)
+    const uint p = tid + i * wg, t = p / RPW, r = p % RPW;
+    if (TOPK == 2u)
+      u[i] = t < nt && r < nrows ? ukey[(t0 + t) * pc.vocab + lo + r] : 0u;
+    else
+      u[i] = p < NT * RPW ? upper_key(uintBitsToFloat(ub[p])) : 0u;
   }
   barrier();  // (ub becomes the list)
   for (uint i = 0u; i < PPI; ++i) {
     const uint p = tid + i * wg, t = p / RPW, r = p % RPW;
     if (t >= nt || r >= nrows) continue;
-    const float up = uintBitsToFloat(u[i]);
-    if (penalised(t, r) || isnan(up) || order_key(up) >= s_thr[t])
+    if (penalised(t, r) || u[i] >= s_thr[t])
       ub[atomicAdd(s_ncand, 1u)] = p;
     else
       logits[(t0 + t) * pc.vocab + lo + r] = uintBitsToFloat(0xff800000u);  // -inf

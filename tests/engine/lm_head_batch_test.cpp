@@ -118,14 +118,19 @@ class Rig {
   }
 
   // Every token's logits from the block head (int8 false) or the int8 head (poisoned with NaN before, so
-  // each must be written), and the normalized rows h they were computed from.
-  std::vector<float> run(bool int8, std::vector<uint8_t>* h_out = nullptr, uint32_t max_tokens = 0) {
+  // each must be written), a greedy step's or (top) a sampled step's two passes, and the normalized rows
+  // h they were computed from.
+  std::vector<float> run(bool int8, std::vector<uint8_t>* h_out = nullptr, uint32_t max_tokens = 0, bool top = false) {
     if (max_tokens == 0) max_tokens = n_;
     const uint32_t rb = f64_ ? 8 : 4;
     Buffer h(ctx_, uint64_t{max_tokens} * dim_ * rb, MemoryUse::Readback);
     Buffer planes(ctx_, Kernels::head_planes_bytes(trit::vk::ceil_div(max_tokens, 8) * 8, dim_), MemoryUse::Device);
     Buffer consts(ctx_, k_->head_plane_consts_bytes(max_tokens), MemoryUse::Device);
-    Buffer thr(ctx_, uint64_t{max_tokens} * 4, MemoryUse::Device);
+    uint32_t groups = 0;
+    for (const auto& c : chunks_) groups += k_->batch_head_groups(c.rows, dim_, portable_);
+    Buffer thr(ctx_, top ? 4 * Kernels::batch_head_top_words(max_tokens, groups) : uint64_t{max_tokens} * 4,
+               MemoryUse::Device);
+    Buffer upper(ctx_, top ? Kernels::batch_head_upper_bytes(max_tokens, vocab_) : 4, MemoryUse::Device);
     Buffer lb(ctx_, uint64_t{max_tokens} * vocab_ * 4, MemoryUse::Readback);
     const std::vector<float> nan(size_t{max_tokens} * vocab_, std::nanf(""));
     lb.upload(nan.data(), nan.size() * 4);
@@ -137,13 +142,22 @@ class Rig {
     const BufferRange P = all(pb_), H = all(h), HP = all(planes), HC = all(consts), W = all(wb_);
     k_->rmsnorm_quant(cs, da, P, all(xb_), &W, &H, int8 ? &HP : nullptr, int8 ? &HC : nullptr, dim_, kEps, max_tokens);
     cs.barrier();
-    for (size_t i = 0; i < chunks_.size(); ++i) {
-      const auto& c = chunks_[i];
-      if (int8)
-        k_->lm_head_batch(cs, da, P, all(parts_[i]), H, trit::vk::HeadBound{all(q8_[i]), all(qc_[i])}, HP, HC,
-                          all(pen_), all(thr), all(lb), c.rows, dim_, c.row0, vocab_, max_tokens, portable_);
-      else
-        k_->lm_head(cs, da, P, all(parts_[i]), H, all(lb), c.rows, dim_, c.row0, vocab_, max_tokens);
+    using Pass = Kernels::BatchHeadTop::Pass;
+    for (const Pass pass : {Pass::Bounds, Pass::Select, Pass::Rows}) {
+      if (pass != Pass::Bounds && !top) break;
+      if (pass != Pass::Bounds) cs.barrier();
+      uint32_t group0 = 0;
+      for (size_t i = 0; i < (pass == Pass::Select ? 1 : chunks_.size()); ++i) {
+        const auto& c = chunks_[i];
+        const Kernels::BatchHeadTop tk{pass, all(upper), group0, groups, max_tokens};
+        if (int8)
+          k_->lm_head_batch(cs, da, P, all(parts_[i]), H, trit::vk::HeadBound{all(q8_[i]), all(qc_[i])}, HP, HC,
+                            all(pen_), all(thr), all(lb), c.rows, dim_, c.row0, vocab_, max_tokens, portable_,
+                            top ? &tk : nullptr);
+        else
+          k_->lm_head(cs, da, P, all(parts_[i]), H, all(lb), c.rows, dim_, c.row0, vocab_, max_tokens);
+        group0 += k_->batch_head_groups(c.rows, dim_, portable_);
+      }
     }
     cs.end();
     cs.run();
@@ -209,6 +223,52 @@ size_t expect_same_picks(Rig& rig, uint32_t vocab, const std::vector<std::vector
   return computed;
 }
 
+// A token's best kTopRowsMax rows under its penalty window in the host's order (larger first, then the
+// lower row): (row, value) pairs.
+std::vector<std::pair<int32_t, float>> best_rows(std::vector<float> row, const std::vector<int32_t>& window) {
+  for (const int32_t i : window)
+    row[static_cast<size_t>(i)] = trit::repeat_penalised(row[static_cast<size_t>(i)], kPenalty);
+  std::vector<int32_t> ids(row.size());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+  const size_t k = std::min<size_t>(Kernels::kTopRowsMax, ids.size());
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(), [&](int32_t a, int32_t b) {
+    const float va = row[static_cast<size_t>(a)], vb = row[static_cast<size_t>(b)];
+    return va > vb || (va == vb && a < b);
+  });
+  std::vector<std::pair<int32_t, float>> out;
+  for (size_t i = 0; i < k; ++i) out.emplace_back(ids[i], row[static_cast<size_t>(ids[i])]);
+  return out;
+}
+
+// Runs the block head and a sampled step's int8 head on the rig's step: every written logit is the block
+// head's to the bit, every penalised row is written, and each token's best kTopRowsMax under its window
+// are the block head's. Returns the rows computed in F16; adds each token's best row to `picks`.
+size_t expect_same_tops(Rig& rig, uint32_t vocab, const std::vector<std::vector<int32_t>>& windows,
+                        std::vector<int32_t>* picks = nullptr) {
+  const auto want = rig.run(false);
+  const auto got = rig.run(true, nullptr, 0, true);
+  size_t computed = 0;
+  for (size_t t = 0; t < windows.size(); ++t) {
+    const std::vector<float> w(want.begin() + t * vocab, want.begin() + (t + 1) * vocab);
+    const std::vector<float> g(got.begin() + t * vocab, got.begin() + (t + 1) * vocab);
+    for (uint32_t i = 0; i < vocab; ++i) {
+      if (std::isinf(g[i]) && g[i] < 0 && !(std::isinf(w[i]) && w[i] < 0)) continue;  // not computed
+      ++computed;
+      if (std::memcmp(&g[i], &w[i], 4) != 0) {
+        ADD_FAILURE() << "token " << t << " row " << i << ": " << g[i] << " against the block head's " << w[i];
+        return computed;
+      }
+    }
+    for (const int32_t i : windows[t])
+      EXPECT_EQ(std::memcmp(&g[static_cast<size_t>(i)], &w[static_cast<size_t>(i)], 4), 0)
+          << "token " << t << ": penalised row " << i << " not computed";
+    const auto best = best_rows(w, windows[t]);
+    EXPECT_EQ(best_rows(g, windows[t]), best) << "token " << t;
+    if (picks) picks->push_back(best.front().first);
+  }
+  return computed;
+}
+
 struct Shape {
   const char* what;
   uint32_t vocab, dim;
@@ -269,6 +329,62 @@ TEST(LmHeadBatch, PicksTheBlockHeadsTokens) {
         // Against the bound's worst case (every row computed), where workgroups hold enough rows to prune.
         if (sh.max_range == 0) {
           EXPECT_LT(share, 0.25);
+        }
+      }
+  if (!ran) GTEST_SKIP() << "the device runs no int8 head for batched steps";
+}
+
+// A sampled step's two passes keep every token's best kTopRowsMax: on chunked tables, on the LLaMA 3
+// vocabulary's row count (enough workgroups that the posts set a threshold: a share of the rows is
+// computed), with and without each token's best rows in its window, steps of 1 to 16 tokens.
+TEST(LmHeadBatch, SampledStepsKeepTheBlockHeadsBestRows) {
+  const Shape shapes[] = {
+      {"the LLaMA 3 vocabulary's rows, narrow, in 2 chunks", 128256, 64, 64128 * 128},
+      {"16,411 rows of 256 (the tensor cores' variant sets a threshold)", 16411, 256, 0},
+      {"one chunk, the model's width", 2003, 2560, 0},
+      {"11 chunks of 100 rows, the last of 19", 1019, 512, 100 * 1024},
+  };
+  bool ran = false;
+  for (const bool portable : {false, true})
+    for (const bool f64 : {false, true})
+      for (const Shape& sh : shapes) {
+        if (f64 && sh.vocab > 100000) continue;       // (the double head on lavapipe: many seconds)
+        if (portable && sh.vocab == 16411) continue;  // (for the tensor cores' variant; 33 posts a token here)
+        Rig rig(f64, trit::vk::DotProduct::Auto, sh.max_range, portable);
+        if (!rig.usable(sh.dim)) continue;
+        ran = true;
+        rig.load(random_table(sh.vocab, sh.dim, 9 + sh.vocab), sh.vocab, sh.dim);
+        const auto w = random_values(sh.dim, 10, 0.2, 3.0);
+        const std::vector<float> wf(w.begin(), w.end());
+        size_t computed = 0, rows = 0;
+        for (const uint32_t n : {1u, 5u, 16u}) {
+          if (sh.max_range != 0 && uint64_t{n} * sh.dim * 8 > sh.max_range) continue;  // (x in one binding)
+          SCOPED_TRACE(std::string(sh.what) + (f64 ? ", double" : ", float") + (portable ? "" : ", tensor cores") +
+                       ", " + std::to_string(n) + " tokens");
+          const auto x = random_values(size_t{n} * sh.dim, 30 + n, -2.0, 2.0);
+          std::vector<std::vector<int32_t>> windows(n);
+          std::vector<int32_t> picks;
+          rig.set_step(x, wf, windows);
+          computed += expect_same_tops(rig, sh.vocab, windows, &picks);
+          // Each token's best row and a row of the other half in its window: the penalty moves them down
+          // the list, and a row it lowers below the threshold must still be listed.
+          for (uint32_t t = 0; t < n; ++t)
+            windows[t] = {std::min(picks[t], static_cast<int32_t>((picks[t] + sh.vocab / 2) % sh.vocab)),
+                          std::max(picks[t], static_cast<int32_t>((picks[t] + sh.vocab / 2) % sh.vocab))};
+          rig.set_step(x, wf, windows);
+          computed += expect_same_tops(rig, sh.vocab, windows);
+          rows += 2ull * n * sh.vocab;
+        }
+        const double share = double(computed) / double(rows);
+        std::printf("[ measured ] %s%s%s: %.2f%% of rows read in F16\n", sh.what, f64 ? ", double" : ", float",
+                    portable ? "" : ", tensor cores", 100.0 * share);
+        // Where a token has K_TOP posts or more (one a workgroup), its threshold prunes.
+        uint32_t groups = 0;
+        for (const auto& c :
+             trit::vk::split_rows(sh.vocab, uint64_t{sh.dim} * 2, sh.max_range ? sh.max_range : uint64_t{1} << 40))
+          groups += rig.kernels().batch_head_groups(c.rows, sh.dim, portable);
+        if (groups >= Kernels::kTopRowsMax) {
+          EXPECT_LT(share, 0.25) << "the posts set no threshold";
         }
       }
   if (!ran) GTEST_SKIP() << "the device runs no int8 head for batched steps";

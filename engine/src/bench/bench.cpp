@@ -142,12 +142,12 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
                       : "F16, every row";
     rep.prefill_kernels = vk->prefill_kernels();
     rep.batched_kernels = vk->batched_kernels();
-    // Sampled batched steps read every row's logits in F16 (their top rows pass); greedy ones may take the
-    // int8 table.
     if (!rep.batched_kernels.empty())
-      rep.batched_head = !o.sample && vk->bounded_batch_head()
-                             ? "int8 table with bounds on the tensor cores, F16 for the rows that may be chosen"
-                             : "F16, every row";
+      rep.batched_head =
+          vk->bounded_batch_head()
+              ? std::string("int8 table with bounds on the tensor cores, F16 for the rows that may be ") +
+                    (o.sample ? "among a row's best 64" : "chosen")
+              : "F16, every row";
   }
   rep.decode_kernels = fwd->decode_kernels();
   rep.decode = o.sample ? "sampled (defaults)" : "greedy";

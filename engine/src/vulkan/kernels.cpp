@@ -226,7 +226,8 @@ void Kernels::lm_head_batch(CommandSequence& cs, DescriptorAllocator& da, const 
                             const BufferRange& table_chunk, const BufferRange& h, const HeadBound& bound,
                             const BufferRange& planes, const BufferRange& consts, const BufferRange& penalised,
                             const BufferRange& thr, const BufferRange& logits, uint32_t rows, uint32_t dim,
-                            uint32_t row0, uint32_t vocab, uint32_t max_tokens, bool portable) {
+                            uint32_t row0, uint32_t vocab, uint32_t max_tokens, bool portable,
+                            const BatchHeadTop* top) {
   const uint32_t tokens = batch_head_tokens(dim, portable);
   require(tokens > 0, "lm_head_batch: no int8 head for batched steps of a hidden size of " + std::to_string(dim));
   require(portable || rows >= 16, "lm_head_batch: a chunk of " + std::to_string(rows) + " rows (16 at least)");
@@ -239,11 +240,36 @@ void Kernels::lm_head_batch(CommandSequence& cs, DescriptorAllocator& da, const 
               penalised.bytes() >= 4ull * max_tokens * (kArgmaxPenalisedMax + 1),
           "lm_head_batch: the planes, their constants, the thresholds or the penalised lists hold fewer than " +
               std::to_string(max_tokens) + " tokens");
-  const Pipeline& p = head_batch(dim, portable);
-  const BufferRange r[] = {params, table_chunk, h, logits, bound.q8, bound.consts, planes, consts, penalised, thr};
-  const uint32_t push[] = {rows, row0, vocab};
-  cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, batch_head_rows(tokens, dim, !portable)),
-              ceil_div(max_tokens, tokens));
+  const uint32_t per_group = batch_head_rows(tokens, dim, !portable);
+  if (top) {
+    require(max_tokens <= top->tokens && top->group0 + batch_head_groups(rows, dim, portable) <= top->groups &&
+                thr.bytes() >= 4 * batch_head_top_words(top->tokens, top->groups) &&
+                top->upper_keys.bytes() >= batch_head_upper_bytes(top->tokens, vocab),
+            "lm_head_batch: the sampled step's thresholds, posts or upper keys do not fit their buffers");
+  }
+  const Pipeline& p = head_batch(dim, portable, top ? static_cast<uint32_t>(top->pass) : 0);
+  // (A greedy step binds thr again where the sampled passes bind their upper keys.)
+  const BufferRange r[] = {params,
+                           table_chunk,
+                           h,
+                           logits,
+                           bound.q8,
+                           bound.consts,
+                           planes,
+                           consts,
+                           penalised,
+                           thr,
+                           top ? top->upper_keys : thr};
+  const uint32_t push[] = {rows, row0, vocab, top ? top->group0 : 0, top ? top->groups : 0, top ? top->tokens : 0};
+  if (top && top->pass == BatchHeadTop::Pass::Select)
+    cs.dispatch(p, da.make(p, r), push, sizeof push, max_tokens);  // (a workgroup a token)
+  else
+    cs.dispatch(p, da.make(p, r), push, sizeof push, ceil_div(rows, per_group), ceil_div(max_tokens, tokens));
+}
+
+uint32_t Kernels::batch_head_groups(uint32_t rows, uint32_t dim, bool portable) const {
+  const uint32_t tokens = batch_head_tokens(dim, portable);
+  return tokens ? ceil_div(rows, batch_head_rows(tokens, dim, !portable)) : 0;
 }
 
 std::vector<std::string> Kernels::statistics() const {
@@ -251,13 +277,18 @@ std::vector<std::string> Kernels::statistics() const {
   for (const LmHeadDecode& h : lm_head_decode_)
     h.pipe->statistics_to(out, h.pipe->name() + (h.argmax ? " argmax" : "") + (h.bounded ? " bounded" : "") +
                                    (h.topk ? " topk " + std::to_string(h.topk) : std::string()));
-  for (const HeadBatch& hb : head_batch_)
-    if (hb.pipe) hb.pipe->statistics_to(out, hb.pipe->name());
+  for (const auto& variants : head_batch_)
+    for (size_t m = 0; m < 4; ++m)
+      if (variants[m].pipe)
+        variants[m].pipe->statistics_to(out, variants[m].pipe->name() + (m == 1   ? " top bounds"
+                                                                         : m == 2 ? " top rows"
+                                                                         : m == 3 ? " top select"
+                                                                                  : ""));
   return out;
 }
 
-const Pipeline& Kernels::head_batch(uint32_t dim, bool portable) {
-  HeadBatch& hb = head_batch_[portable ? 1 : 0];
+const Pipeline& Kernels::head_batch(uint32_t dim, bool portable, uint32_t topk) {
+  HeadBatch& hb = head_batch_[portable ? 1 : 0][topk];
   if (!hb.pipe || hb.dim != dim) {
     const uint32_t tokens = batch_head_tokens(dim, portable);
     const std::string stem =
@@ -265,9 +296,9 @@ const Pipeline& Kernels::head_batch(uint32_t dim, bool portable) {
                  : std::string("lm_head_batch_coop") + (f64_ ? "_f64" : "") + (head_coop() == 2 ? "_khr" : "");
     const uint32_t sg = cooperative_subgroup_size(ctx_.info());  // (TRIT_COOP's SG)
     hb.pipe = std::make_unique<Pipeline>(
-        ctx_, stem, 10, 12,
+        ctx_, stem, 11, 24,
         std::vector<uint32_t>{mat_wg_, tpr_, tokens, dim, batch_head_rows(tokens, dim, !portable), kBatchHeadCandidates,
-                              kArgmaxPenalisedMax, kBatchHeadBoundRows, sg},
+                              kArgmaxPenalisedMax, kBatchHeadBoundRows, sg, topk, kTopRowsMax},
         portable ? 0 : required_subgroup_size(ctx_.info(), sg));
     hb.dim = dim;
   }
@@ -496,7 +527,7 @@ void Kernels::prepare(uint32_t group, uint32_t dim, uint32_t vocab, bool bounded
   lm_head_decode(dim, lm_head_rpw(vocab, 0), false);
   lm_head_decode(dim, lm_head_rpw(vocab, 0), true);
   if (bounded_head && lm_head_bounds(dim, vocab)) lm_head_decode(dim, lm_head_rpw(vocab, 0), true, true);
-  if (bounded_head && batch_head_tokens(dim) > 0) head_batch(dim, false);  // batched greedy steps
+  if (bounded_head && batch_head_tokens(dim) > 0) head_batch(dim, false, 0);  // batched greedy steps
   if (bounded_head && lm_head_topk_fits(dim, vocab)) {
     lm_head_decode(dim, lm_head_rpw(vocab, 0), false, true, 1);  // a sampled step's two passes
     lm_head_decode(dim, lm_head_rpw(vocab, 0), false, false, 2);

@@ -198,11 +198,32 @@ class Kernels {
   // lists) are computed in F16, to the block head's bits (Kernels::lm_head with max_tokens > 1); every
   // other row of its logits is written -inf, so argmax_rows finds the block head's token. thr: a word per
   // token, zeroed before each step. Needs batch_head_tokens(dim) > 0.
+  //
+  // top: the head of a batched sampled step instead (Head::Top, lm_head_batch.glsl TOPK), in three passes
+  // with a barrier after each: bounds over every chunk, select (once, any chunk's arguments), rows over
+  // every chunk. The rows that can be among a token's best kTopRowsMax after the penalty (penalised:
+  // top_rows' lists) are computed in F16, every other row -inf, so top_rows finds the block head's lists
+  // wherever k <= kTopRowsMax. thr then holds batch_head_top_words(tokens, groups) words (thresholds,
+  // then posts); tokens: the largest token count of any step using them.
+  struct BatchHeadTop {
+    enum class Pass : uint32_t { Bounds = 1, Rows = 2, Select = 3 } pass;  // (lm_head_batch.glsl's TOPK)
+    BufferRange upper_keys;                                                // batch_head_upper_bytes(tokens, vocab)
+    uint32_t group0;  // this chunk's first workgroup along x (batch_head_groups of the chunks before)
+    uint32_t groups;  // batch_head_groups of every chunk together
+    uint32_t tokens;
+  };
   void lm_head_batch(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                      const BufferRange& table_chunk, const BufferRange& h, const HeadBound& bound,
                      const BufferRange& planes, const BufferRange& consts, const BufferRange& penalised,
                      const BufferRange& thr, const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0,
-                     uint32_t vocab, uint32_t max_tokens, bool portable = false);
+                     uint32_t vocab, uint32_t max_tokens, bool portable = false, const BatchHeadTop* top = nullptr);
+  // lm_head_batch's workgroups along x for a chunk of `rows` rows, and the words of a sampled step's
+  // thresholds, count and posts, and the bytes of its upper keys.
+  uint32_t batch_head_groups(uint32_t rows, uint32_t dim, bool portable = false) const;
+  static uint64_t batch_head_top_words(uint32_t tokens, uint32_t groups) {
+    return uint64_t{tokens} + uint64_t{tokens} * groups;
+  }
+  static uint64_t batch_head_upper_bytes(uint32_t tokens, uint32_t vocab) { return uint64_t{tokens} * vocab * 4; }
   // Tokens a workgroup of lm_head_batch takes for this hidden size; 0: no int8 head for batched steps.
   // It runs where the bounds' integer sums run on the tensor cores (int8 16x16x32 cooperative matrices,
   // 32-lane subgroups: 8 tokens a workgroup, a hidden size a multiple of 256, chunks of at least 16 rows,
@@ -302,8 +323,8 @@ class Kernels {
   struct HeadBatch {
     uint32_t dim = 0;
     std::unique_ptr<Pipeline> pipe;
-  } head_batch_[2];  // [tensor cores, portable]
-  const Pipeline& head_batch(uint32_t dim, bool portable);
+  } head_batch_[2][4];  // [tensor cores, portable][greedy, a sampled step's bounds, rows and select passes]
+  const Pipeline& head_batch(uint32_t dim, bool portable, uint32_t topk);
   uint32_t head_coop() const;  // 0: none, 1: VK_NV_cooperative_matrix, 2: VK_KHR_cooperative_matrix
   // lm_head_batch's rows per workgroup for `tokens` tokens a workgroup and this hidden size (0: none fit).
   uint32_t batch_head_rows(uint32_t tokens, uint32_t dim, bool coop) const;

@@ -190,10 +190,12 @@ struct VulkanForward::Impl {
   // reads its row's whole list, which would otherwise cross PCIe); batch_best and batch_gathered hold
   // the slices' bests and those tokens' logits.
   Buffer batch_best, batch_penalised, batch_penalised_dev, batch_gathered;
-  // Greedy batched steps' head from the int8 table (Kernels::lm_head_batch), where it runs: each row's
-  // int8 planes of h and their constants (the final norm writes them), and a threshold per row (zeroed
-  // at each step's start). Empty otherwise.
-  Buffer batch_planes, batch_plane_consts, batch_head_thr;
+  // Batched steps' head from the int8 table (Kernels::lm_head_batch), where it runs: each row's int8
+  // planes of h and their constants (the final norm writes them), a threshold per row (zeroed at each
+  // greedy step's start); for sampled steps' passes their thresholds and posts, the upper keys, and the
+  // workgroups of all chunks along x. Empty otherwise.
+  Buffer batch_planes, batch_plane_consts, batch_head_thr, batch_head_top, batch_upper;
+  uint32_t batch_head_groups = 0;
   // Sampled steps: each row's slices' best kTopRowsMax and NaN flags (top_rows). The lists (half a MB a
   // step at 8 rows) are written in device memory and reach the host in one copy rather than as the
   // kernel's scattered writes into host memory.
@@ -484,10 +486,10 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   // ending in its rows' argmax or best with their penalised tokens in device memory.
   const bool overlapped = batch_overlap && fused && batched && batch && max_tokens > kFewTokens;
   const bool penalised = head == Head::Argmax || head == Head::Top;
-  const bool int8_head = head == Head::Argmax && batch_head_thr.size() > 0;
+  const bool int8_head = (head == Head::Argmax || head == Head::Top) && batch_head_thr.size() > 0;
   if (overlapped) cs.fill(batch_ready, 0, batch_ready.size(), 0);
   if (penalised) cs.copy(batch_penalised, 0, batch_penalised_dev, 0, batch_penalised.size());
-  if (int8_head) cs.fill(batch_head_thr, 0, batch_head_thr.size(), 0);
+  if (int8_head && head == Head::Argmax) cs.fill(batch_head_thr, 0, batch_head_thr.size(), 0);
   if (overlapped || penalised) cs.barrier(true);
   // Decode on the persistent kernel reads the embedding itself where the table is one binding.
   const bool persistent_decode = persistent_live && max_tokens == 1 && !batch;
@@ -680,7 +682,27 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     vk::HeadArgmax argmax{R(next_token), R(ring), R(greedy_scratch), kChainRing, 0, head_groups};
     const bool fold = normed && head == Head::Greedy;
     const bool fold_bounded = fold && !head_q8.empty();  // (the folded argmax from the int8 table)
-    for (size_t c = 0; c < embd_chunks.size(); ++c) {
+    // A sampled batched step from the int8 table: the bounds pass over every chunk, each token's
+    // threshold, the rows pass over every chunk.
+    const bool int8_top = int8_head && head == Head::Top;
+    using TopPass = vk::Kernels::BatchHeadTop::Pass;
+    for (const TopPass pass : {TopPass::Bounds, TopPass::Select, TopPass::Rows}) {
+      if (!int8_top) break;
+      if (pass != TopPass::Bounds) cs.barrier();
+      uint32_t group0 = 0;
+      for (size_t c = 0; c < (pass == TopPass::Select ? 1 : embd_chunks.size()); ++c) {
+        const vk::RowChunk& ch = embd_chunks[c];
+        const vk::Kernels::BatchHeadTop top{pass, R(batch_upper), group0, batch_head_groups,
+                                            static_cast<uint32_t>(sequences)};
+        kn.lm_head_batch(cs, d, P, R(head_table(c)), H, vk::HeadBound{R(head_q8[c]), R(head_qc[c])}, HP, HC,
+                         R(batch_penalised_dev), R(batch_head_top), R(logits), ch.rows, dim, ch.row0, cfg.vocab,
+                         rows_out, false, &top);
+        group0 += kn.batch_head_groups(ch.rows, dim);
+      }
+      if (pass == TopPass::Bounds) mark("lm_head_top_bounds");
+      if (pass == TopPass::Select) mark("lm_head_top_select");
+    }
+    for (size_t c = 0; !int8_top && c < embd_chunks.size(); ++c) {
       const vk::RowChunk& ch = embd_chunks[c];
       if (normed) {
         const vk::HeadBound bound = head_q8.empty() ? vk::HeadBound{} : vk::HeadBound{R(head_q8[c]), R(head_qc[c])};
@@ -991,6 +1013,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
           Buffer(*m.ctx, vk::Kernels::head_planes_bytes(vk::ceil_div(seqs, tile) * tile, cfg.dim), MemoryUse::Device);
       m.batch_plane_consts = Buffer(*m.ctx, m.kernels->head_plane_consts_bytes(seqs), MemoryUse::Device);
       m.batch_head_thr = Buffer(*m.ctx, uint64_t{seqs} * 4, MemoryUse::Device);
+      for (const vk::RowChunk& ch : m.embd_chunks)
+        m.batch_head_groups += m.kernels->batch_head_groups(ch.rows, cfg.dim);
+      m.batch_head_top =
+          Buffer(*m.ctx, 4 * vk::Kernels::batch_head_top_words(seqs, m.batch_head_groups), MemoryUse::Device);
+      m.batch_upper = Buffer(*m.ctx, vk::Kernels::batch_head_upper_bytes(seqs, cfg.vocab), MemoryUse::Device);
     }
     if (m.batch_overlap) {
       m.batch_ready = Buffer(*m.ctx, uint64_t{4} * 4 * cfg.layers, MemoryUse::Device);
