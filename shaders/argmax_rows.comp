@@ -9,8 +9,10 @@
 // penalise with the sampler's own arithmetic and weigh against the slices' bests. A slice with no other
 // logit leaves (-inf, NONE).
 // K > 1 (the top rows of sampled steps, VulkanForward::decode_batch_top): each slice leaves its best K in
-// the same order, best first, at best[(t * slices + s) * K + r] ((-inf, NONE) past its last), and
-// nan[t * slices + s] says whether the slice holds a NaN (where this order and the sampler's differ).
+// the same order, best first, at best[(t * slices + s) * K + r] ((-inf, NONE) past its last number above
+// -inf: the int8 head writes -inf for the rows it leaves out, most of a slice, so the rounds stop there
+// rather than list them), and nan[t * slices + s] says whether the slice holds a NaN (where this order and
+// the sampler's differ).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "argmax.glsl"
@@ -24,6 +26,7 @@ layout(std430, binding = 3) readonly buffer Pen { uint list[]; };  // per row: c
 layout(std430, binding = 4) writeonly buffer G { float gathered[]; };
 layout(std430, binding = 5) writeonly buffer NaN { uint nan[]; };  // (K > 1)
 shared uvec2 s_win;
+const uint NEG_INF_KEY = 0x007fffffu;  // order_key(-inf)
 shared uint s_nan;
 layout(push_constant) uniform Push { uint vocab; uint slices; } pc;
 
@@ -72,8 +75,8 @@ void main() {
     barrier();
     const uvec2 w = s_win;
     barrier();  // (s_win and workgroup_best's memory are rewritten next round)
-    if (w.y == NONE) {
-      for (uint q = r + 1u + tid; q < K; q += WG) best[out0 + q] = uvec2(0xff800000u, NONE);
+    if (w.y == NONE || w.x <= NEG_INF_KEY) {  // (a winner of -inf or NaN: the rest are no larger)
+      for (uint q = r + (w.y == NONE ? 1u : 0u) + tid; q < K; q += WG) best[out0 + q] = uvec2(0xff800000u, NONE);
       break;
     }
     if (w.y >= lo && (w.y - lo) % WG == tid) taken |= 1u << ((w.y - lo) / WG);

@@ -159,8 +159,25 @@ class Rig {
         group0 += k_->batch_head_groups(c.rows, dim_, portable_);
       }
     }
+    // A sampled step's lists: each slice's best kTopRowsMax of the int8 head's logits (top_rows).
+    const uint32_t slices = k_->argmax_slices(vocab_);
+    Buffer lists(ctx_, uint64_t{max_tokens} * k_->top_row_bytes(vocab_), MemoryUse::Readback);
+    Buffer nans(ctx_, uint64_t{max_tokens} * slices * 4, MemoryUse::Readback);
+    Buffer gathered(ctx_, uint64_t{max_tokens} * kPenMax * 4, MemoryUse::Readback);
+    if (top) {
+      cs.barrier();
+      k_->top_rows(cs, da, P, all(lb), all(lists), all(pen_), all(gathered), all(nans), vocab_, max_tokens);
+    }
     cs.end();
     cs.run();
+    if (top) {
+      top_pairs_.resize(lists.size() / 4);
+      lists.download(top_pairs_.data(), lists.size());
+      top_nan_.resize(nans.size() / 4);
+      nans.download(top_nan_.data(), nans.size());
+      top_gathered_.resize(gathered.size() / 4);
+      gathered.download(top_gathered_.data(), gathered.size());
+    }
     std::vector<float> out(size_t{n_} * vocab_);
     lb.download(out.data(), out.size() * 4);
     if (h_out) {
@@ -178,6 +195,21 @@ class Rig {
   }
   trit::vk::Context ctx_;
   std::unique_ptr<Kernels> k_;
+
+ public:
+  // After run(.., top): token t's best k under its window from the lists top_rows left
+  // (Kernels::top_of_slices, as decode_batch_top takes them); false where a slice holds a NaN.
+  bool top_of(uint32_t t, const std::vector<int32_t>& window, size_t k, std::vector<trit::TopLogit>& out) const {
+    const size_t per_row = k_->top_row_bytes(vocab_) / 4, slices = k_->argmax_slices(vocab_);
+    return Kernels::top_of_slices(std::span<const uint32_t>(top_pairs_).subspan(t * per_row, per_row),
+                                  std::span<const uint32_t>(top_nan_).subspan(t * slices, slices), window,
+                                  std::span<const float>(top_gathered_).subspan(size_t{t} * kPenMax, window.size()),
+                                  kPenalty, k, out);
+  }
+
+ private:
+  std::vector<uint32_t> top_pairs_, top_nan_;
+  std::vector<float> top_gathered_;
   bool portable_ = true;
   bool f64_ = false;
   uint32_t vocab_ = 0, dim_ = 0, n_ = 0;
@@ -264,6 +296,12 @@ size_t expect_same_tops(Rig& rig, uint32_t vocab, const std::vector<std::vector<
           << "token " << t << ": penalised row " << i << " not computed";
     const auto best = best_rows(w, windows[t]);
     EXPECT_EQ(best_rows(g, windows[t]), best) << "token " << t;
+    // What decode_batch_top takes: the first k of top_rows' lists of these logits under the window.
+    std::vector<trit::TopLogit> top;
+    EXPECT_TRUE(rig.top_of(static_cast<uint32_t>(t), windows[t], best.size(), top)) << "token " << t;
+    std::vector<std::pair<int32_t, float>> listed;
+    for (const trit::TopLogit& l : top) listed.emplace_back(l.id, l.logit);
+    EXPECT_EQ(listed, best) << "token " << t << ": top_rows' lists";
     if (picks) picks->push_back(best.front().first);
   }
   return computed;
