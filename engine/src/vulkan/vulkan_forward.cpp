@@ -918,7 +918,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
                       std::to_string(batch_scratch_bytes) +
                       " bytes) exceeds one storage binding; use a shorter "
                       "context or fewer sequences");
-  total += act + scratch_bytes + batch_scratch_bytes;
+  // (With several sequences, the sampled batched steps' upper keys where the int8 head runs: the largest
+  // buffer of a batched step's head, counted whether or not that head ends up running.)
+  const uint64_t batch_upper_bytes = seqs > 1 ? vk::Kernels::batch_head_upper_bytes(seqs, cfg.vocab) : 0;
+  total += act + scratch_bytes + batch_scratch_bytes + batch_upper_bytes;
   if (m.persistent) total += m.persistent->act_bytes() + m.persistent->partial_bytes();
   m.ctx->check_memory(total, "the model " + (cfg.name.empty() ? std::string("(unnamed)") : cfg.name) +
                                  " with a context of " + std::to_string(m.context));
