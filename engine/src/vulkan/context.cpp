@@ -377,6 +377,15 @@ void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) {
   }
 }
 
+std::span<const uint32_t> Buffer::words() const {
+  if (!mapped_) throw VulkanError("words(): the buffer's memory is not host-visible");
+  if (!coherent_) {
+    VkMappedMemoryRange mr{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, memory_, 0, VK_WHOLE_SIZE};
+    check(vkInvalidateMappedMemoryRanges(ctx_->device(), 1, &mr), "vkInvalidateMappedMemoryRanges");
+  }
+  return {static_cast<const uint32_t*>(mapped_), size_ / 4};
+}
+
 void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const {
   if (offset + bytes > size_)
     throw VulkanError("download of " + std::to_string(bytes) + " bytes at " + std::to_string(offset) +

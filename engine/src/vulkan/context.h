@@ -122,6 +122,10 @@ class Buffer {
   void upload(const void* data, uint64_t bytes, uint64_t offset = 0);
   // Copies [offset, offset+bytes) to host memory: directly when mapped, else through a staging buffer.
   void download(void* data, uint64_t bytes, uint64_t offset = 0) const;
+  // The contents as 32-bit words to read in place, once the device's writes are complete (invalidated
+  // first where the memory is not coherent): for results of which the host reads a small part. Throws
+  // where the memory is not host-visible.
+  std::span<const uint32_t> words() const;
 
  private:
   void release();

@@ -1594,17 +1594,17 @@ bool VulkanForward::decode_batch_top(std::span<const BatchToken> batch, std::spa
   m.submit_batch(batch, Head::Top);
   const uint32_t slices = m.kernels->argmax_slices(vocab);
   const size_t per_row = m.kernels->top_row_bytes(vocab) / 4;  // (words)
-  std::vector<uint32_t> pairs(batch.size() * per_row), nan(batch.size() * slices);
-  m.batch_top_read.download(pairs.data(), pairs.size() * 4);
-  m.batch_nan.download(nan.data(), nan.size() * 4);
+  // The lists read in place: a row's merge reads the heads of its slices' lists and as far as it takes
+  // (mostly a few entries a slice), not the 32 KB a row of the 2B4T vocabulary a copy would read.
+  const std::span<const uint32_t> pairs = m.batch_top_read.words().first(batch.size() * per_row),
+                                  nan = m.batch_nan.words().first(batch.size() * slices);
   std::vector<float> gathered(batch.size() * kMax);
   if (!penalties.empty()) m.batch_gathered.download(gathered.data(), gathered.size() * 4);
   tops.assign(batch.size(), {});
   bool ok = true;
   for (size_t i = 0; i < batch.size(); ++i) {
     const size_t n = lists[i * (kMax + 1)];
-    ok = vk::Kernels::top_of_slices(std::span<const uint32_t>(pairs).subspan(i * per_row, per_row),
-                                    std::span<const uint32_t>(nan).subspan(i * slices, slices),
+    ok = vk::Kernels::top_of_slices(pairs.subspan(i * per_row, per_row), nan.subspan(i * slices, slices),
                                     n ? penalties[i].tokens : std::span<const int32_t>{},
                                     std::span<const float>(gathered).subspan(i * kMax, n),
                                     n ? penalties[i].penalty : 1.f, k, tops[i]) &&
