@@ -292,7 +292,8 @@ TEST(GpuSampler, ReadsOnlyTheListedRows) {
         p.seed = rng();
         trit::Sampler cpu(p), gpu_rng(p);
         for (int i = 0; i < 2; ++i) {
-          const auto logits = make_logits(vocab, Dist::Normal, rng);
+          // (Ties: equal logits in the list, which the sampler orders by id.)
+          const auto logits = make_logits(vocab, i == 0 ? Dist::Normal : Dist::Ties, rng);
           auto history = make_history(vocab, rng);
           history.push_back(static_cast<int32_t>(trit::argmax(logits)));  // the penalty meets the top
           const auto pos = static_cast<uint32_t>(history.size() + rng() % 100);
