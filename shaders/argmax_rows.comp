@@ -11,8 +11,9 @@
 // K > 1 (the top rows of sampled steps, VulkanForward::decode_batch_top): each slice leaves its best K in
 // the same order, best first, at best[(t * slices + s) * K + r] ((-inf, NONE) past its last number above
 // -inf: the int8 head writes -inf for the rows it leaves out, most of a slice, so the rounds stop there
-// rather than list them), and nan[t * slices + s] says whether the slice holds a NaN (where this order and
-// the sampler's differ).
+// rather than list them; a slice with at most K such numbers places each by counting those before it,
+// one pass instead of a round each), and nan[t * slices + s] says whether the slice holds a NaN (where
+// this order and the sampler's differ).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "argmax.glsl"
@@ -25,10 +26,24 @@ layout(std430, binding = 2) writeonly buffer B { uvec2 best[]; };
 layout(std430, binding = 3) readonly buffer Pen { uint list[]; };  // per row: count, ids[P_MAX]
 layout(std430, binding = 4) writeonly buffer G { float gathered[]; };
 layout(std430, binding = 5) writeonly buffer NaN { uint nan[]; };  // (K > 1)
-shared uvec2 s_win;
-const uint NEG_INF_KEY = 0x007fffffu;  // order_key(-inf)
-shared uint s_nan;
 layout(push_constant) uniform Push { uint vocab; uint slices; } pc;
+shared uvec2 s_win;
+shared uint s_nan;
+const uint NEG_INF_KEY = 0x007fffffu;  // order_key(-inf)
+shared uint s_count;
+shared uvec2 s_few[K];
+
+// K > 1: whether the slice holds a NaN, to nan[] (every invocation calls it: barriers).
+void write_nan_flag(in float v[PER], uint lo, uint t, uint s) {
+  const uint tid = gl_LocalInvocationID.x, WG = gl_WorkGroupSize.x;
+  bool has_nan = false;
+  for (uint p = 0u; p < PER; ++p) has_nan = has_nan || (lo + p * WG + tid < pc.vocab && isnan(v[p]));
+  if (tid == 0u) s_nan = 0u;
+  barrier();
+  if (has_nan) atomicOr(s_nan, 1u);
+  barrier();
+  if (tid == 0u) nan[t * pc.slices + s] = s_nan;
+}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x, s = gl_WorkGroupID.x, t = gl_WorkGroupID.y;
@@ -49,10 +64,43 @@ void main() {
       gathered[t * P_MAX + j] = logits[row + lo + i];
     }
   }
-  // Each invocation's logits in ascending order, so the first of equals stays. Round r takes the best
-  // of what the rounds before left.
   uint taken = out_of_running;
   const uint out0 = (t * pc.slices + s) * K;
+  if (K > 1u) {
+    // A slice with at most K numbers above -inf (the int8 head's, which writes -inf for the rows it leaves
+    // out): those numbers in shared memory, each placed by the count of those before it. The same list
+    // the rounds below would leave, without a workgroup reduction per entry.
+    if (tid == 0u) s_count = 0u;
+    barrier();
+    for (uint p = 0u; p < PER; ++p) {
+      const uint i = lo + p * WG + tid;
+      if (i >= pc.vocab || (taken & (1u << p)) != 0u) continue;
+      const uint k = order_key(v[p]);
+      if (k > NEG_INF_KEY) {
+        const uint at = atomicAdd(s_count, 1u);
+        if (at < K) s_few[at] = uvec2(k, i);
+      }
+    }
+    barrier();
+    const uint c = s_count;
+    if (c <= K) {
+      for (uint q = tid; q < K; q += WG) {
+        if (q >= c) {
+          best[out0 + q] = uvec2(0xff800000u, NONE);  // -inf
+          continue;
+        }
+        const uvec2 e = s_few[q];
+        uint place = 0u;
+        for (uint j = 0u; j < c; ++j)
+          if (beats(s_few[j].x, s_few[j].y, e.x, e.y)) ++place;
+        best[out0 + place] = uvec2(floatBitsToUint(logits[row + e.y]), e.y);
+      }
+      write_nan_flag(v, lo, t, s);
+      return;
+    }
+  }
+  // Each invocation's logits in ascending order, so the first of equals stays. Round r takes the best
+  // of what the rounds before left.
   for (uint r = 0u; r < K; ++r) {
     uint bk = 0u, bi = NONE;
     for (uint p = 0u; p < PER; ++p) {
@@ -81,13 +129,5 @@ void main() {
     }
     if (w.y >= lo && (w.y - lo) % WG == tid) taken |= 1u << ((w.y - lo) / WG);
   }
-  if (K > 1u) {
-    bool has_nan = false;
-    for (uint p = 0u; p < PER; ++p) has_nan = has_nan || (lo + p * WG + tid < pc.vocab && isnan(v[p]));
-    if (tid == 0u) s_nan = 0u;
-    barrier();
-    if (has_nan) atomicOr(s_nan, 1u);
-    barrier();
-    if (tid == 0u) nan[t * pc.slices + s] = s_nan;
-  }
+  if (K > 1u) write_nan_flag(v, lo, t, s);
 }

@@ -428,6 +428,38 @@ TEST(LmHeadBatch, SampledStepsKeepTheBlockHeadsBestRows) {
   if (!ran) GTEST_SKIP() << "the device runs no int8 head for batched steps";
 }
 
+// Equal rows at the top of a sampled step's lists, across slices, workgroups and the chunks' boundary:
+// top_rows places them by row, as the block head's order has them (a slice's few numbers are placed by
+// count there, its rounds elsewhere).
+TEST(LmHeadBatch, SampledListsOrderTiedRowsByRow) {
+  const uint32_t dim = 64, vocab = 128256, n = 3;
+  for (const bool portable : {false, true}) {
+    Rig rig(false, trit::vk::DotProduct::Auto, 64128 * 128, portable);
+    if (!rig.usable(dim)) continue;
+    SCOPED_TRACE(portable ? "portable" : "tensor cores");
+    const auto w = random_values(dim, 83, 0.2, 3.0);
+    const std::vector<float> wf(w.begin(), w.end());
+    // Every token's x the same signs, so a row of +-1 by those signs is each token's largest.
+    auto x = random_values(size_t{n} * dim, 82, 0.5, 2.0);
+    for (size_t i = 0; i < x.size(); ++i)
+      if (i % dim % 3 == 0) x[i] = -x[i];
+    std::vector<uint16_t> top(dim);
+    for (uint32_t d = 0; d < dim; ++d) top[d] = trit::ref::f32_to_f16(x[d] < 0 ? -1.f : 1.f);
+    auto t = random_table(vocab, dim, 81);
+    for (const uint32_t r : {141u, 130u, 2047u, 2048u, 64127u, 64128u, 100001u})
+      std::copy(top.begin(), top.end(), t.begin() + size_t{r} * dim);
+    rig.load(t, vocab, dim);
+    std::vector<std::vector<int32_t>> windows(n);
+    std::vector<int32_t> picks;
+    rig.set_step(x, wf, windows);
+    expect_same_tops(rig, vocab, windows, &picks);
+    for (const int32_t p : picks) EXPECT_EQ(p, 130);
+    windows[1] = {130, 2048};  // two of the tie penalised: the others keep their order above them
+    rig.set_step(x, wf, windows);
+    expect_same_tops(rig, vocab, windows);
+  }
+}
+
 // Exact ties across workgroups and chunks (the lowest row wins), the same rows a step lower in one element
 // (their logits may round to the maximum's or just under), a tie whose lowest row is penalised, and x = 0
 // (every logit 0, penalised or not: row 0).
