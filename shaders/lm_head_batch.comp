@@ -1,4 +1,4 @@
 #version 450
-// The int8 LM head of a batched greedy step (fp32 activations); the body is lm_head_batch.glsl.
+// The int8 LM head of a batched step, greedy or sampled (fp32 activations); the body is lm_head_batch.glsl.
 #extension GL_GOOGLE_include_directive : require
 #include "lm_head_batch.glsl"

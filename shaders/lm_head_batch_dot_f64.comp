@@ -1,5 +1,5 @@
 #version 450
-// The int8 LM head of a batched greedy step (the packed int8 dot product, fp64 activations); the body is lm_head_batch.glsl.
+// The int8 LM head of a batched step, greedy or sampled (the packed int8 dot product, fp64 activations); the body is lm_head_batch.glsl.
 #extension GL_GOOGLE_include_directive : require
 #define TRIT_DOT 1
 #define TRIT_F64 1

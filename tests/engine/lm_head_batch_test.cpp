@@ -1,10 +1,11 @@
-// The head of a batched greedy step from the int8 table (shaders/lm_head_batch.glsl,
-// Kernels::lm_head_batch), against the block head it stands in for (Kernels::lm_head with a block of
-// tokens, every row in F16): on the same normalized rows (rmsnorm_quant writes h the same with and
-// without its planes) each token's written logits are the block head's to the bit or -inf, every
-// penalised row is written, and each token's argmax under its penalty is the block head's, ties
-// included. Over chunked tables whose chunks end in partial workgroups, steps of 1 to 16 tokens (partial
-// tiles of tokens), both precisions and both int8 dot products.
+// The head of a batched step from the int8 table (shaders/lm_head_batch.glsl, Kernels::lm_head_batch),
+// against the block head it stands in for (Kernels::lm_head with a block of tokens, every row in F16):
+// on the same normalized rows (rmsnorm_quant writes h the same with and without its planes) each token's
+// written logits are the block head's to the bit or -inf, every penalised row is written, and each
+// token's argmax under its penalty (a greedy step) or its best kTopRowsMax, as top_rows lists them (a
+// sampled step's passes), are the block head's, ties included. Over chunked tables whose chunks end in
+// partial workgroups, steps of 1 to 16 tokens (partial tiles of tokens), both precisions and both int8
+// dot products.
 #include <gtest/gtest.h>
 
 #include <algorithm>
