@@ -219,11 +219,35 @@ class Rig {
   Buffer xb_, wb_, pen_, pb_;
 };
 
-// The token the host picks from a row under its penalty window (VulkanForward's decode_batch_argmax).
-int32_t penalised_argmax(std::vector<float> row, const std::vector<int32_t>& window) {
+// A row under its penalty window, as the host penalises it.
+std::vector<float> penalised(std::vector<float> row, const std::vector<int32_t>& window) {
   for (const int32_t i : window)
     row[static_cast<size_t>(i)] = trit::repeat_penalised(row[static_cast<size_t>(i)], kPenalty);
-  return trit::argmax(row);
+  return row;
+}
+
+// The token the host picks from a row under its penalty window (VulkanForward's decode_batch_argmax).
+int32_t penalised_argmax(const std::vector<float>& row, const std::vector<int32_t>& window) {
+  return trit::argmax(penalised(row, window));
+}
+
+// Token t's row from the int8 head (g) against the block head's (w): every written logit the block
+// head's to the bit (-inf: not computed), every penalised row written. Adds the written rows to
+// `computed`; false at the first logit that differs.
+bool expect_written_rows(const std::vector<float>& w, const std::vector<float>& g, size_t t,
+                         const std::vector<int32_t>& window, size_t& computed) {
+  for (uint32_t i = 0; i < g.size(); ++i) {
+    if (std::isinf(g[i]) && g[i] < 0 && !(std::isinf(w[i]) && w[i] < 0)) continue;  // not computed
+    ++computed;
+    if (std::memcmp(&g[i], &w[i], 4) != 0) {
+      ADD_FAILURE() << "token " << t << " row " << i << ": " << g[i] << " against the block head's " << w[i];
+      return false;
+    }
+  }
+  for (const int32_t i : window)
+    EXPECT_EQ(std::memcmp(&g[static_cast<size_t>(i)], &w[static_cast<size_t>(i)], 4), 0)
+        << "token " << t << ": penalised row " << i << " not computed";
+  return true;
 }
 
 // Runs both heads on the rig's step and checks the int8 head against the block head; returns the rows
@@ -238,17 +262,7 @@ size_t expect_same_picks(Rig& rig, uint32_t vocab, const std::vector<std::vector
   for (size_t t = 0; t < windows.size(); ++t) {
     const std::vector<float> w(want.begin() + t * vocab, want.begin() + (t + 1) * vocab);
     const std::vector<float> g(got.begin() + t * vocab, got.begin() + (t + 1) * vocab);
-    for (uint32_t i = 0; i < vocab; ++i) {
-      if (std::isinf(g[i]) && g[i] < 0 && !(std::isinf(w[i]) && w[i] < 0)) continue;  // not computed
-      ++computed;
-      if (std::memcmp(&g[i], &w[i], 4) != 0) {
-        ADD_FAILURE() << "token " << t << " row " << i << ": " << g[i] << " against the block head's " << w[i];
-        return computed;
-      }
-    }
-    for (const int32_t i : windows[t])
-      EXPECT_EQ(std::memcmp(&g[static_cast<size_t>(i)], &w[static_cast<size_t>(i)], 4), 0)
-          << "token " << t << ": penalised row " << i << " not computed";
+    if (!expect_written_rows(w, g, t, windows[t], computed)) return computed;
     const int32_t pick = penalised_argmax(w, windows[t]);
     EXPECT_EQ(penalised_argmax(g, windows[t]), pick) << "token " << t;
     if (picks) picks->push_back(pick);
@@ -258,9 +272,8 @@ size_t expect_same_picks(Rig& rig, uint32_t vocab, const std::vector<std::vector
 
 // A token's best kTopRowsMax rows under its penalty window in the host's order (larger first, then the
 // lower row): (row, value) pairs.
-std::vector<std::pair<int32_t, float>> best_rows(std::vector<float> row, const std::vector<int32_t>& window) {
-  for (const int32_t i : window)
-    row[static_cast<size_t>(i)] = trit::repeat_penalised(row[static_cast<size_t>(i)], kPenalty);
+std::vector<std::pair<int32_t, float>> best_rows(const std::vector<float>& logits, const std::vector<int32_t>& window) {
+  const std::vector<float> row = penalised(logits, window);
   std::vector<int32_t> ids(row.size());
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
   const size_t k = std::min<size_t>(Kernels::kTopRowsMax, ids.size());
@@ -284,17 +297,7 @@ size_t expect_same_tops(Rig& rig, uint32_t vocab, const std::vector<std::vector<
   for (size_t t = 0; t < windows.size(); ++t) {
     const std::vector<float> w(want.begin() + t * vocab, want.begin() + (t + 1) * vocab);
     const std::vector<float> g(got.begin() + t * vocab, got.begin() + (t + 1) * vocab);
-    for (uint32_t i = 0; i < vocab; ++i) {
-      if (std::isinf(g[i]) && g[i] < 0 && !(std::isinf(w[i]) && w[i] < 0)) continue;  // not computed
-      ++computed;
-      if (std::memcmp(&g[i], &w[i], 4) != 0) {
-        ADD_FAILURE() << "token " << t << " row " << i << ": " << g[i] << " against the block head's " << w[i];
-        return computed;
-      }
-    }
-    for (const int32_t i : windows[t])
-      EXPECT_EQ(std::memcmp(&g[static_cast<size_t>(i)], &w[static_cast<size_t>(i)], 4), 0)
-          << "token " << t << ": penalised row " << i << " not computed";
+    if (!expect_written_rows(w, g, t, windows[t], computed)) return computed;
     const auto best = best_rows(w, windows[t]);
     EXPECT_EQ(best_rows(g, windows[t]), best) << "token " << t;
     // What decode_batch_top takes: the first k of top_rows' lists of these logits under the window.

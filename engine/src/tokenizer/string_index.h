@@ -12,6 +12,17 @@
 
 namespace trit {
 
+// The tables below probe linearly over a power of two of slots, at most three quarters full: the slots
+// for `expected` entries, and whether one more entry needs more.
+inline size_t flat_table_slots(size_t expected) {
+  size_t cap = 16;
+  while (3 * cap < 4 * expected) cap *= 2;
+  return cap;
+}
+inline bool flat_table_full(size_t count, size_t slots) {
+  return 4 * (count + 1) > 3 * slots;
+}
+
 // Strings by id (0, 1, ... in the order pushed), their characters in one buffer.
 class StringTable {
  public:
@@ -40,20 +51,15 @@ class StringTable {
   std::vector<uint32_t> at_;  // end of string i
 };
 
-// Ids of a StringTable's strings by content: open addressing with linear probing over a power-of-two
-// table at most three quarters full, each slot the id and its string's hash (most probes that miss never read the
-// string).
+// Ids of a StringTable's strings by content (open addressing), each slot the id and its string's hash
+// (most probes that miss never read the string).
 class StringIdIndex {
  public:
-  explicit StringIdIndex(size_t expected = 0) {
-    size_t cap = 16;
-    while (3 * cap < 4 * expected) cap *= 2;
-    slots_.assign(cap, Slot{0, -1});
-  }
+  explicit StringIdIndex(size_t expected = 0) : slots_(flat_table_slots(expected), Slot{0, -1}) {}
   // Adds id (whose string in `table` is s) unless an equal string is indexed already: the first id
   // kept stays, as std::unordered_map::try_emplace keeps it.
   void insert(std::string_view s, int32_t id, const StringTable& table) {
-    if (4 * (count_ + 1) > 3 * slots_.size()) grow(table);
+    if (flat_table_full(count_, slots_.size())) grow(table);
     const uint32_t h = hash(s);
     for (size_t i = h & mask();; i = (i + 1) & mask()) {
       Slot& slot = slots_[i];
@@ -100,14 +106,10 @@ class MergeTable {
     int32_t rank;
     int32_t result;
   };
-  explicit MergeTable(size_t expected = 0) {
-    size_t cap = 16;
-    while (3 * cap < 4 * expected) cap *= 2;
-    slots_.assign(cap, Slot{kEmpty, {0, 0}});
-  }
+  explicit MergeTable(size_t expected = 0) : slots_(flat_table_slots(expected), Slot{kEmpty, {0, 0}}) {}
   // Adds the merge of (left, right) unless the pair has one already (the lower rank, added first, stays).
   void insert(int32_t left, int32_t right, Merge m) {
-    if (4 * (count_ + 1) > 3 * slots_.size()) grow();
+    if (flat_table_full(count_, slots_.size())) grow();
     const uint64_t k = key(left, right);
     for (size_t i = hash(k) & mask();; i = (i + 1) & mask()) {
       Slot& slot = slots_[i];
