@@ -218,7 +218,7 @@ class Kernels {
                      const BufferRange& thr, const BufferRange& logits, uint32_t rows, uint32_t dim, uint32_t row0,
                      uint32_t vocab, uint32_t max_tokens, bool portable = false, const BatchHeadTop* top = nullptr);
   // lm_head_batch's workgroups along x for a chunk of `rows` rows, and the words of a sampled step's
-  // thresholds, count and posts, and the bytes of its upper keys.
+  // thresholds and posts, and the bytes of its upper keys.
   uint32_t batch_head_groups(uint32_t rows, uint32_t dim, bool portable = false) const;
   static uint64_t batch_head_top_words(uint32_t tokens, uint32_t groups) {
     return uint64_t{tokens} + uint64_t{tokens} * groups;
