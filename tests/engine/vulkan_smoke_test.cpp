@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -248,6 +249,124 @@ TEST(VulkanSmoke, UnknownShaderIsAClearError) {
     FAIL();
   } catch (const trit::VulkanError& e) {
     EXPECT_NE(std::string(e.what()).find("no_such_shader"), std::string::npos);
+  }
+}
+
+// A long chain of dependent dispatches that adds x to y `steps` times (lavapipe takes milliseconds),
+// submitted with `fence`; what y must hold after `runs` such submissions.
+struct AxpyChain {
+  static constexpr uint32_t n = 1u << 18, steps = 48;
+  trit::vk::Context& ctx;
+  trit::vk::Pipeline p{ctx, "smoke_axpy", 2, 8, {64}};
+  trit::vk::Buffer x{ctx, n * 4, trit::vk::MemoryUse::Device}, y{ctx, n * 4, trit::vk::MemoryUse::Device};
+  trit::vk::DescriptorAllocator alloc{ctx};
+  trit::vk::CommandSequence seq{ctx};
+  std::vector<float> hx = std::vector<float>(n);
+
+  explicit AxpyChain(trit::vk::Context& c) : ctx(c) {
+    for (uint32_t i = 0; i < n; ++i) hx[i] = static_cast<float>(i % 7);
+    x.upload(hx.data(), n * 4);
+    const std::vector<float> zero(n, 0.f);
+    y.upload(zero.data(), n * 4);
+    const trit::vk::BufferRange ranges[] = {{&x, 0, 0}, {&y, 0, 0}};
+    VkDescriptorSet set = alloc.make(p, ranges);
+    const struct {
+      float a;
+      uint32_t n;
+    } push{1.f, n};
+    seq.begin();
+    for (uint32_t s = 0; s < steps; ++s) {
+      seq.dispatch(p, set, &push, sizeof push, n / 64);
+      seq.barrier();
+    }
+    seq.end();
+  }
+  // y after `runs` chains: every element x * steps * runs, exact in floats.
+  void expect_runs(uint32_t runs) {
+    std::vector<float> out(n);
+    y.download(out.data(), n * 4);
+    for (uint32_t i = 0; i < n; i += 997) {
+      ASSERT_EQ(out[i], hx[i] * static_cast<float>(steps * runs)) << "at " << i << " after " << runs << " run(s)";
+    }
+    ASSERT_EQ(out[n - 1], hx[n - 1] * static_cast<float>(steps * runs)) << "after " << runs << " run(s)";
+  }
+};
+
+// Fences are polled near a submission's end on GPUs, never on a CPU device (lavapipe's workers need the
+// cores), unless the options say otherwise.
+TEST(FenceWait, PollsOnGpusAndAsTheOptionsSay) {
+  {
+    trit::vk::Context ctx;
+    EXPECT_EQ(ctx.fence_wait().poll, ctx.info().type != "cpu") << ctx.info().type;
+  }
+  trit::vk::ContextOptions o;
+  o.poll_fences = true;
+  EXPECT_TRUE(trit::vk::Context(o).fence_wait().poll);
+  o.poll_fences = false;
+  EXPECT_FALSE(trit::vk::Context(o).fence_wait().poll);
+}
+
+// A wait returns only once the submission is done, whichever way it ends: blocked from the start (no
+// estimate, or one past the longest polled), woken by the fence while it sleeps (an estimate far too
+// long), its sleep timed out and then the fence polled (an estimate of half the duration the first
+// run took: the sleep ends at 3/8 of it, the polling at 3/4), or polling that never starts (an
+// estimate far too short) and a block. Each submission is a chain of milliseconds, so a wait that
+// returned on its timeout or on VK_NOT_READY would leave y short.
+TEST(FenceWait, ReturnsOnlyOnceTheSubmissionIsDone) {
+  trit::vk::ContextOptions o;
+  o.poll_fences = true;
+  trit::vk::Context ctx(o);
+  AxpyChain chain(ctx);
+  VkFenceCreateInfo fci{};
+  fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  VkFence fence = VK_NULL_HANDLE;
+  trit::vk::check(vkCreateFence(ctx.device(), &fci, nullptr, &fence), "vkCreateFence");
+  using std::chrono::nanoseconds;
+  const trit::vk::FenceWaitPolicy polled{true, std::chrono::seconds(100)};
+  struct Case {
+    const char* what;
+    nanoseconds expected;
+    trit::vk::FenceWaitPolicy policy;
+  };
+  std::vector<Case> cases = {
+      {"no estimate", nanoseconds(0), polled},
+      {"not polled", nanoseconds(1000), {false, std::chrono::seconds(100)}},
+      {"longer than the longest polled", std::chrono::seconds(50), {true, std::chrono::milliseconds(1)}},
+      {"an estimate far too long", std::chrono::seconds(60), polled},
+      {"half the first run's duration", nanoseconds(0), polled},  // (set after the first run)
+      {"an estimate far too short", nanoseconds(1000), polled},
+  };
+  uint32_t runs = 0;
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    VkCommandBuffer cb = chain.seq.handle();
+    VkSubmitInfo si{};
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    const auto submitted = std::chrono::steady_clock::now();
+    trit::vk::check(vkQueueSubmit(ctx.queue(), 1, &si, fence), "vkQueueSubmit");
+    const nanoseconds took = trit::vk::wait_for_fence(ctx.device(), fence, submitted, c.expected, c.policy);
+    EXPECT_EQ(vkGetFenceStatus(ctx.device(), fence), VK_SUCCESS);
+    EXPECT_GT(took.count(), 0);
+    if (runs == 0) cases[4].expected = took / 2;
+    trit::vk::check(vkResetFences(ctx.device(), 1, &fence), "vkResetFences");
+    chain.expect_runs(++runs);
+  }
+  vkDestroyFence(ctx.device(), fence, nullptr);
+}
+
+// A replayed sequence learns how long it takes and still returns only once its work is done.
+TEST(FenceWait, ReplayedSequencesRememberTheirDuration) {
+  trit::vk::ContextOptions o;
+  o.poll_fences = true;
+  trit::vk::Context ctx(o);
+  AxpyChain chain(ctx);
+  EXPECT_EQ(chain.seq.last_run().count(), 0);
+  for (uint32_t r = 1; r <= 4; ++r) {
+    chain.seq.run();
+    EXPECT_GT(chain.seq.last_run().count(), 0);
+    chain.expect_runs(r);
   }
 }
 

@@ -144,6 +144,7 @@ Context::Context(const ContextOptions& options) {
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe{};
   fpe.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
   pipeline_statistics_ = options.pipeline_statistics && info_.pipeline_statistics;
+  fence_wait_.poll = options.poll_fences.value_or(info_.type != "cpu");
   if (pipeline_statistics_) {
     fpe.pipelineExecutableInfo = VK_TRUE;
     fpe.pNext = f11.pNext;
@@ -229,14 +230,16 @@ uint32_t Context::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required
   return UINT32_MAX;
 }
 
-void Context::submit_and_wait(VkCommandBuffer cb) const {
+std::chrono::nanoseconds Context::submit_and_wait(VkCommandBuffer cb, std::chrono::nanoseconds expected) const {
   VkSubmitInfo si{};
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
+  const auto submitted = std::chrono::steady_clock::now();
   check(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
-  check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  const std::chrono::nanoseconds took = wait_for_fence(device_, fence_, submitted, expected, fence_wait_);
   check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+  return took;
 }
 
 VkCommandBuffer Context::begin_one_shot() const {
@@ -719,7 +722,7 @@ void CommandSequence::end() {
 void CommandSequence::run() const {
   if (!recorded_) throw VulkanError("command sequence run before it was recorded");
   if (pending_) throw VulkanError("command sequence run while its own submission is pending");
-  ctx_.submit_and_wait(cb_);
+  last_run_ = ctx_.submit_and_wait(cb_, last_run_);
 }
 
 void CommandSequence::submit() {

@@ -5,15 +5,18 @@
 // Nothing here knows about the model; vulkan_forward.cpp builds the forward pass from these parts.
 #include <vulkan/vulkan.h>
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <future>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "trit/devices.h"
+#include "vulkan/fence_wait.h"
 #include "vulkan/instance.h"
 
 namespace trit::vk {
@@ -30,6 +33,9 @@ struct ContextOptions {
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation if present (also TRIT_VK_VALIDATION=1)
   // The device's vendor-specific features treated as absent (vendor_neutral() in trit/devices.h).
   bool vendor_neutral = false;
+  // Whether a wait for a short submission polls its fence near the submission's end (vulkan/fence_wait.h).
+  // Unset: on every device but a CPU one.
+  std::optional<bool> poll_fences;
   // Diagnostics: pipelines keep the driver's statistics (Pipeline::statistics) where the device has
   // VK_KHR_pipeline_executable_properties. Off by default: it may slow compilation or bypass caches.
   bool pipeline_statistics = false;
@@ -68,8 +74,12 @@ class Context {
   // Memory type index for the properties; `required` must all be present, `preferred` are tried first.
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
 
-  // Submits one command buffer and waits for it (fence). The fence is reused.
-  void submit_and_wait(VkCommandBuffer cb) const;
+  // Submits one command buffer and waits for it (fence; the fence is reused). `expected`: how long the
+  // same command buffer took last time (zero: unknown), which lets the wait poll near its end
+  // (vulkan/fence_wait.h). Returns how long this one took, from its submit to its end seen by the host.
+  std::chrono::nanoseconds submit_and_wait(VkCommandBuffer cb,
+                                           std::chrono::nanoseconds expected = std::chrono::nanoseconds(0)) const;
+  const FenceWaitPolicy& fence_wait() const { return fence_wait_; }
 
   // Records a one-off command buffer with `record`, submits it and waits.
   template <typename F>
@@ -93,6 +103,7 @@ class Context {
   DeviceInfo info_;
   bool pipeline_statistics_ = false;
   uint32_t measured_multiprocessors_ = 0;
+  FenceWaitPolicy fence_wait_;
   VkPhysicalDeviceMemoryProperties mem_props_{};
   uint64_t max_binding_range_ = 0;
 };
@@ -233,8 +244,10 @@ class CommandSequence {
   void fill(const Buffer& dst, uint64_t offset, uint64_t bytes, uint32_t value);
   void timestamp(VkQueryPool pool, uint32_t query);
   void end();
-  // Submits and waits.
+  // Submits and waits, polling near the end of the submission where its previous run says when that is.
   void run() const;
+  // How long the last run() took, from its submit to its end seen by the host (zero before the first).
+  std::chrono::nanoseconds last_run() const { return last_run_; }
   // Submits without waiting (its own fence), so several sequences can be queued back to back; wait()
   // blocks until this submission has finished. Queue order plus a barrier at the start of the next
   // sequence orders one submission after the other on the device.
@@ -249,6 +262,7 @@ class CommandSequence {
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;  // made on the first submit()
   bool recording_ = false, recorded_ = false, pending_ = false;
+  mutable std::chrono::nanoseconds last_run_{0};
 };
 
 // Timestamp queries: write with CommandSequence::timestamp, read after the submit finished.

@@ -43,6 +43,7 @@
   X(vkCreateFence)                            \
   X(vkDestroyFence)                           \
   X(vkWaitForFences)                          \
+  X(vkGetFenceStatus)                         \
   X(vkResetFences)                            \
   X(vkCreateCommandPool)                      \
   X(vkDestroyCommandPool)                     \
