@@ -320,6 +320,14 @@ TEST(BatchDecode, AStepWhoseProductGaveUpWaitingIsRedoneWithBarriers) {
     b.eval_sequence(s, prompt, 0, last, false);
     batch.push_back({s, static_cast<int32_t>(ref::argmax(last)), static_cast<int32_t>(prompt.size())});
   }
+  // Each step starts its counts at zero: after two steps of four tokens every count is four.
+  for (int32_t k = 0; k < 2; ++k) {
+    a.decode_batch(batch, la);
+    b.decode_batch(batch, lb);
+  }
+  const std::vector<uint32_t> counts = a.debug_batch_row_counts();
+  ASSERT_EQ(counts.size(), 4u * model->config().layers);
+  for (size_t i = 0; i < counts.size(); ++i) EXPECT_EQ(counts[i], 4u) << "count " << i;
   a.debug_fail_batch_overlap();
   for (int32_t k = 0; k < 3; ++k) {
     a.decode_batch(batch, la);

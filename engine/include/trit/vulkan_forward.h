@@ -179,6 +179,9 @@ class VulkanForward final : public Forward {
   bool overlapped_batch_steps() const;
   // Tests: makes the next such step look as if a product gave up waiting for its rows.
   void debug_fail_batch_overlap();
+  // Tests: the counts of quantized rows the last such step's products waited for, one per BitLinear of
+  // each layer (each should hold the step's token count: the step starts them at zero).
+  std::vector<uint32_t> debug_batch_row_counts() const;
   int32_t cached_positions() const;  // sequence 0's
 
   // With pipeline_statistics: the driver's statistics of the persistent decode kernels, the fused

@@ -1629,6 +1629,11 @@ void VulkanForward::debug_fail_batch_overlap() {
   const uint32_t one = 1;
   if (impl_->batch_overlap) impl_->batch_failed.upload(&one, 4);
 }
+std::vector<uint32_t> VulkanForward::debug_batch_row_counts() const {
+  std::vector<uint32_t> counts(impl_->batch_ready.size() / 4);
+  if (!counts.empty()) impl_->batch_ready.download(counts.data(), counts.size() * 4);
+  return counts;
+}
 bool VulkanForward::bounded_head() const {
   return !impl_->head_q8.empty();
 }
