@@ -603,6 +603,63 @@ TEST(BatchDecode, SequencesDoNotSeeEachOthersCaches) {
   EXPECT_EQ(0, std::memcmp(a.data(), b.data(), vocab * sizeof(float)));
 }
 
+// A batched step's set-up (its counts zeroed, the rows' penalty lists in device memory) is written by
+// the host where it sees the device's buffers (lavapipe, a BAR, an integrated GPU) and by transfers in
+// the step where it does not (a discrete GPU without a host-visible BAR): the same steps either way,
+// argmax and best rows with penalties, over steps that overlap their products and steps that do not.
+TEST(BatchDecode, TheStepsSetUpByTheHostOrByTransfersAreTheSame) {
+  const auto g = test::load_golden("golden-a");
+  auto model = Model::open(g.gguf);
+  VulkanForwardOptions hidden = batch_options(4, Precision::Fp32);
+  hidden.map_device_memory = false;
+  VulkanForward host(*model, batch_options(4, Precision::Fp32)), transfers(*model, hidden);
+  const uint32_t vocab = g.vocab;
+  std::vector<float> last(vocab);
+  std::vector<BatchToken> batch;
+  for (int32_t s = 0; s < 4; ++s) {
+    std::vector<int32_t> prompt(static_cast<size_t>(3 + 2 * s));
+    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
+    host.eval_sequence(s, prompt, 0, last, false);
+    transfers.eval_sequence(s, prompt, 0, last, false);
+    batch.push_back({s, static_cast<int32_t>(ref::argmax(last)), static_cast<int32_t>(prompt.size())});
+  }
+  std::vector<std::vector<int32_t>> windows(4);
+  std::vector<RowPenalty> penalties;
+  for (int32_t s = 0; s < 4; ++s) {
+    for (int32_t k = 0; k < 3 + s; ++k) windows[static_cast<size_t>(s)].push_back(filler(s + 7, k, vocab));
+    std::sort(windows[static_cast<size_t>(s)].begin(), windows[static_cast<size_t>(s)].end());
+    windows[static_cast<size_t>(s)].erase(
+        std::unique(windows[static_cast<size_t>(s)].begin(), windows[static_cast<size_t>(s)].end()),
+        windows[static_cast<size_t>(s)].end());
+    penalties.push_back({windows[static_cast<size_t>(s)], 1.3f});
+  }
+  for (const size_t n : {size_t{4}, size_t{2}, size_t{4}}) {  // (two tokens: the one-token kernels, no counts)
+    SCOPED_TRACE(testing::Message() << "steps of " << n);
+    const std::span<const BatchToken> step = std::span<const BatchToken>(batch).first(n);
+    const std::span<const RowPenalty> pen = std::span<const RowPenalty>(penalties).first(n);
+    std::vector<int32_t> a(n), b(n);
+    host.decode_batch_argmax(step, a, pen);
+    transfers.decode_batch_argmax(step, b, pen);
+    EXPECT_EQ(a, b);
+    if (n == 4) {
+      EXPECT_EQ(host.debug_batch_row_counts(), transfers.debug_batch_row_counts());
+      for (const uint32_t c : transfers.debug_batch_row_counts()) EXPECT_EQ(c, 4u);
+    }
+    std::vector<std::vector<TopLogit>> ta, tb;
+    ASSERT_TRUE(host.decode_batch_top(step, pen, 6, ta));
+    ASSERT_TRUE(transfers.decode_batch_top(step, pen, 6, tb));
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < 6; ++j) {
+        EXPECT_EQ(ta[i][j].id, tb[i][j].id) << "row " << i;
+        EXPECT_EQ(ta[i][j].logit, tb[i][j].logit) << "row " << i;
+      }
+    for (size_t i = 0; i < n; ++i) {
+      batch[i].token = a[i];
+      ++batch[i].pos;
+    }
+  }
+}
+
 // The CPU backend's sequences: one reference pass each, so every row is what that pass gives alone.
 TEST(BatchDecodeCpu, RowsEqualTheReferenceAlone) {
   const auto g = test::load_golden("golden-a");

@@ -48,6 +48,9 @@ struct VulkanForwardOptions {
   // ternary kernels, the shared-memory one-token LM head); false: the portable baseline kernels
   // everywhere, for A/B measurements (trit-cli bench --baseline-kernels).
   bool tuned_kernels = true;
+  // Tests: false leaves device-local buffers unmapped even where the host could see them
+  // (vk::ContextOptions::map_device_memory), as on a discrete GPU without a host-visible BAR.
+  bool map_device_memory = true;
   // Tests: the packed int8 dot product variants even where the device has the instructions but does
   // not call them accelerated (lavapipe), so the variants a GPU runs are also tested on the CPU driver.
   bool force_dot_product = false;

@@ -145,6 +145,7 @@ Context::Context(const ContextOptions& options) {
   fpe.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
   pipeline_statistics_ = options.pipeline_statistics && info_.pipeline_statistics;
   fence_wait_.poll = options.poll_fences.value_or(info_.type != "cpu");
+  map_device_memory_ = options.map_device_memory;
   if (pipeline_statistics_) {
     fpe.pipelineExecutableInfo = VK_TRUE;
     fpe.pNext = f11.pNext;
@@ -319,7 +320,7 @@ Buffer::Buffer(const Context& ctx, uint64_t size, MemoryUse use) : ctx_(&ctx), s
   VkPhysicalDeviceMemoryProperties mp{};
   vkGetPhysicalDeviceMemoryProperties(ctx.physical(), &mp);
   const VkMemoryPropertyFlags flags = mp.memoryTypes[mai.memoryTypeIndex].propertyFlags;
-  if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+  if ((flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (use != MemoryUse::Device || ctx.map_device_memory())) {
     check(vkMapMemory(ctx.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
     coherent_ = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
   }

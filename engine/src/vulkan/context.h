@@ -33,6 +33,9 @@ struct ContextOptions {
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation if present (also TRIT_VK_VALIDATION=1)
   // The device's vendor-specific features treated as absent (vendor_neutral() in trit/devices.h).
   bool vendor_neutral = false;
+  // Tests: false leaves device-local memory unmapped even where the host could see it (as on a discrete
+  // GPU without a host-visible BAR), so what the engine does for such a GPU runs on lavapipe too.
+  bool map_device_memory = true;
   // Whether a wait for a short submission polls its fence near the submission's end (vulkan/fence_wait.h).
   // Unset: on every device but a CPU one.
   std::optional<bool> poll_fences;
@@ -80,6 +83,7 @@ class Context {
   std::chrono::nanoseconds submit_and_wait(VkCommandBuffer cb,
                                            std::chrono::nanoseconds expected = std::chrono::nanoseconds(0)) const;
   const FenceWaitPolicy& fence_wait() const { return fence_wait_; }
+  bool map_device_memory() const { return map_device_memory_; }
 
   // Records a one-off command buffer with `record`, submits it and waits.
   template <typename F>
@@ -104,6 +108,7 @@ class Context {
   bool pipeline_statistics_ = false;
   uint32_t measured_multiprocessors_ = 0;
   FenceWaitPolicy fence_wait_;
+  bool map_device_memory_ = true;
   VkPhysicalDeviceMemoryProperties mem_props_{};
   uint64_t max_binding_range_ = 0;
 };

@@ -215,6 +215,18 @@ struct VulkanForward::Impl {
   // gave up raises. Then the step is redone and the steps are re-recorded with barriers for good.
   bool batch_overlap = false;
   Buffer batch_ready, batch_failed;
+  // The host sees batch_penalised_dev, batch_ready and batch_head_thr (device-local memory it can map:
+  // a BAR, an integrated GPU, lavapipe): it writes a batched step's penalty lists straight to the
+  // device's copy and zeroes its counts itself (setup_step) instead of the step's transfers and their
+  // barrier (~20 us of a step on an H200).
+  bool setup_on_host = false;
+  void setup_step() {
+    if (!setup_on_host) return;
+    static const std::vector<uint32_t> zeros(4096, 0u);
+    for (Buffer* b : {&batch_ready, &batch_head_thr})
+      for (uint64_t at = 0; at < b->size(); at += zeros.size() * 4)
+        b->upload(zeros.data(), std::min<uint64_t>(zeros.size() * 4, b->size() - at), at);
+  }
   bool batch_overlap_failed();
   bool profiling = false;
   SeqProfile prof_decode, prof_none, prof_last, prof_all;
@@ -487,10 +499,13 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   const bool overlapped = batch_overlap && fused && batched && batch && max_tokens > kFewTokens;
   const bool penalised = head == Head::Argmax || head == Head::Top;
   const bool int8_head = (head == Head::Argmax || head == Head::Top) && batch_head_thr.size() > 0;
-  if (overlapped) cs.fill(batch_ready, 0, batch_ready.size(), 0);
-  if (penalised) cs.copy(batch_penalised, 0, batch_penalised_dev, 0, batch_penalised.size());
-  if (int8_head && head == Head::Argmax) cs.fill(batch_head_thr, 0, batch_head_thr.size(), 0);
-  if (overlapped || penalised) cs.barrier(true);
+  // (Where the host sees those buffers it writes them before the submit instead: setup_on_host.)
+  if (!setup_on_host) {
+    if (overlapped) cs.fill(batch_ready, 0, batch_ready.size(), 0);
+    if (penalised) cs.copy(batch_penalised, 0, batch_penalised_dev, 0, batch_penalised.size());
+    if (int8_head && head == Head::Argmax) cs.fill(batch_head_thr, 0, batch_head_thr.size(), 0);
+    if (overlapped || penalised) cs.barrier(true);
+  }
   // Decode on the persistent kernel reads the embedding itself where the table is one binding.
   const bool persistent_decode = persistent_live && max_tokens == 1 && !batch;
   const bool embed_in_layers = persistent_decode && embd_chunks.size() == 1;
@@ -777,6 +792,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
   co.device = options.device;
   co.max_binding_range = options.max_binding_range;
   co.vendor_neutral = options.vendor_neutral;
+  co.map_device_memory = options.map_device_memory;
   co.pipeline_statistics = options.pipeline_statistics;
   m.ctx = std::make_unique<vk::Context>(co);
   const bool f64 = options.precision == Precision::F64;
@@ -1028,6 +1044,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       const uint32_t zero = 0;
       m.batch_failed.upload(&zero, 4);
     }
+    auto seen = [](const Buffer& b) { return b.size() == 0 || b.mapped() != nullptr; };
+    m.setup_on_host = m.batch_penalised_dev.mapped() && seen(m.batch_ready) && seen(m.batch_head_thr);
     m.record_batch_steps();
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
@@ -1525,9 +1543,13 @@ void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, Head h
   tokens.upload(input.data(), n * 4);
   BatchStep& sized = batch_step_for(n);
   vk::CommandSequence& run = *sized.seq[head_index(head)];
+  setup_step();
   run.run();
   // (steps of up to kFewTokens run the one-token kernels, which do not wait)
-  if (sized.max_tokens > kFewTokens && batch_overlap_failed()) run.run();  // redone with barriers (re-recorded)
+  if (sized.max_tokens > kFewTokens && batch_overlap_failed()) {
+    setup_step();
+    run.run();  // redone with barriers (re-recorded)
+  }
   if (profiling) collect(sized.prof[head_index(head)]);
   for (const BatchToken& b : batch) filled[static_cast<size_t>(b.seq)] = b.pos + 1;
 }
@@ -1575,7 +1597,7 @@ std::vector<uint32_t> VulkanForward::Impl::upload_penalties(std::span<const RowP
     lists[i * (kMax + 1)] = static_cast<uint32_t>(p.tokens.size());
     for (size_t j = 0; j < p.tokens.size(); ++j) lists[i * (kMax + 1) + 1 + j] = static_cast<uint32_t>(p.tokens[j]);
   }
-  batch_penalised.upload(lists.data(), lists.size() * 4);
+  (setup_on_host ? batch_penalised_dev : batch_penalised).upload(lists.data(), lists.size() * 4);
   return lists;
 }
 
