@@ -1,11 +1,11 @@
 #pragma once
 // Waiting for a submission so that the host learns of its end soon after it. A thread blocked in
-// vkWaitForFences is woken some time after the fence signals (about 0.12 ms on an H200 with NVIDIA's
-// driver 580: a batched decode step, which the host waits for before it builds the next one, ran 4-8%
-// slower than with the fence polled). Polling the whole time would keep a core busy for as long as the
-// GPU works, so a submission whose duration is known from its previous run sleeps through most of it
-// and polls only near its end (llama.cpp's Vulkan backend does the same with a second fence at 80% of
-// its graph: ggml-org/llama.cpp#12630).
+// vkWaitForFences is woken some time after the fence signals, and a batched decode step, which the host
+// waits for before it builds the next one, pays that delay every step (docs/benchmarks.md has the
+// figures). Polling the whole time would keep a core busy for as long as the GPU works, so a submission
+// whose duration is known from its previous run sleeps through most of it and polls only near its end
+// (llama.cpp's Vulkan backend does the same with a second fence at 80% of its graph:
+// ggml-org/llama.cpp#12630).
 #include <vulkan/vulkan.h>
 
 #include <chrono>

@@ -218,7 +218,7 @@ struct VulkanForward::Impl {
   // The host sees batch_penalised_dev, batch_ready and batch_head_thr (device-local memory it can map:
   // a BAR, an integrated GPU, lavapipe): it writes a batched step's penalty lists straight to the
   // device's copy and zeroes its counts itself (setup_step) instead of the step's transfers and their
-  // barrier (~20 us of a step on an H200).
+  // barrier, which cost a short step a few percent.
   bool setup_on_host = false;
   void setup_step() {
     if (!setup_on_host) return;
