@@ -220,12 +220,10 @@ struct VulkanForward::Impl {
   // device's copy and zeroes its counts itself (setup_step) instead of the step's transfers and their
   // barrier, which cost a short step a few percent.
   bool setup_on_host = false;
+  std::vector<uint32_t> step_zeros;  // (setup_on_host) as many words as the larger of the two counts' buffers
   void setup_step() {
     if (!setup_on_host) return;
-    static const std::vector<uint32_t> zeros(4096, 0u);
-    for (Buffer* b : {&batch_ready, &batch_head_thr})
-      for (uint64_t at = 0; at < b->size(); at += zeros.size() * 4)
-        b->upload(zeros.data(), std::min<uint64_t>(zeros.size() * 4, b->size() - at), at);
+    for (Buffer* b : {&batch_ready, &batch_head_thr}) b->upload(step_zeros.data(), b->size());
   }
   bool batch_overlap_failed();
   bool profiling = false;
@@ -1046,6 +1044,7 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     }
     auto seen = [](const Buffer& b) { return b.size() == 0 || b.mapped() != nullptr; };
     m.setup_on_host = m.batch_penalised_dev.mapped() && seen(m.batch_ready) && seen(m.batch_head_thr);
+    if (m.setup_on_host) m.step_zeros.assign(std::max(m.batch_ready.size(), m.batch_head_thr.size()) / 4, 0u);
     m.record_batch_steps();
   }
   // Device-side decoding: two identical step sequences, so one can be queued while the host reads the
