@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,28 @@ std::span<const float> row(const std::vector<float>& v, size_t i, uint32_t vocab
 // Tokens of a sequence other than the golden one: a fixed walk through the vocabulary.
 int32_t filler(int32_t seq, int32_t pos, uint32_t vocab) {
   return static_cast<int32_t>((97u * static_cast<uint32_t>(seq) + 31u * static_cast<uint32_t>(pos) + 5u) % vocab);
+}
+
+// Sequence seq's prompt of `length` filler tokens.
+std::vector<int32_t> filler_prompt(int32_t seq, size_t length, uint32_t vocab) {
+  std::vector<int32_t> prompt(length);
+  for (size_t i = 0; i < length; ++i) prompt[i] = filler(seq, static_cast<int32_t>(i), vocab);
+  return prompt;
+}
+
+// Sequences 0 .. 3 of two engines prefilled alike (sequence s: `length(s)` filler tokens), and the step
+// that follows: each sequence's argmax after its prompt, at the prompt's end.
+std::vector<BatchToken> prefill_alike(VulkanForward& a, VulkanForward& b, uint32_t vocab,
+                                      const std::function<size_t(int32_t)>& length) {
+  std::vector<float> last(vocab);
+  std::vector<BatchToken> batch;
+  for (int32_t s = 0; s < 4; ++s) {
+    const std::vector<int32_t> prompt = filler_prompt(s, length(s), vocab);
+    a.eval_sequence(s, prompt, 0, last, false);
+    b.eval_sequence(s, prompt, 0, last, false);
+    batch.push_back({s, static_cast<int32_t>(ref::argmax(last)), static_cast<int32_t>(prompt.size())});
+  }
+  return batch;
 }
 
 struct GoldenBatchParam {
@@ -139,8 +162,7 @@ void each_row_equals_its_step_alone(const std::string& name, bool vendor_neutral
   std::vector<int32_t> next(2 * kShared), pos(2 * kShared);
   std::vector<float> last(vocab);
   for (int32_t s = 0; s < kShared; ++s) {
-    std::vector<int32_t> prompt(static_cast<size_t>(lengths[s]));
-    for (int32_t i = 0; i < lengths[s]; ++i) prompt[static_cast<size_t>(i)] = filler(s, i, vocab);
+    const std::vector<int32_t> prompt = filler_prompt(s, static_cast<size_t>(lengths[s]), vocab);
     for (int32_t twin : {s, s + kShared}) {
       fwd.eval_sequence(twin, prompt, 0, last, false);
       next[static_cast<size_t>(twin)] = static_cast<int32_t>(ref::argmax(last));
@@ -248,8 +270,7 @@ TEST_P(BatchDecodeTop, TopRowsEqualTheBestOfTheRows) {
   std::vector<int32_t> next(4), pos(4);
   std::vector<float> last(vocab);
   for (int32_t s = 0; s < 4; ++s) {
-    std::vector<int32_t> prompt(static_cast<size_t>(2 + 3 * s));
-    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
+    const std::vector<int32_t> prompt = filler_prompt(s, static_cast<size_t>(2 + 3 * s), vocab);
     fwd.eval_sequence(s, prompt, 0, last, false);
     next[static_cast<size_t>(s)] = static_cast<int32_t>(ref::argmax(last));
     pos[static_cast<size_t>(s)] = static_cast<int32_t>(prompt.size());
@@ -311,15 +332,8 @@ TEST(BatchDecode, AStepWhoseProductGaveUpWaitingIsRedoneWithBarriers) {
   VulkanForward a(*model, batch_options(4, Precision::Fp32)), b(*model, batch_options(4, Precision::Fp32));
   ASSERT_TRUE(a.overlapped_batch_steps());
   const uint32_t vocab = g.vocab;
-  std::vector<float> la(4 * vocab), lb(4 * vocab), last(vocab);
-  std::vector<BatchToken> batch;
-  for (int32_t s = 0; s < 4; ++s) {
-    std::vector<int32_t> prompt(static_cast<size_t>(2 + 3 * s));
-    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
-    a.eval_sequence(s, prompt, 0, last, false);
-    b.eval_sequence(s, prompt, 0, last, false);
-    batch.push_back({s, static_cast<int32_t>(ref::argmax(last)), static_cast<int32_t>(prompt.size())});
-  }
+  std::vector<float> la(4 * vocab), lb(4 * vocab);
+  std::vector<BatchToken> batch = prefill_alike(a, b, vocab, [](int32_t s) { return static_cast<size_t>(2 + 3 * s); });
   // Each step starts its counts at zero: after two steps of four tokens every count is four.
   for (int32_t k = 0; k < 2; ++k) {
     a.decode_batch(batch, la);
@@ -403,8 +417,7 @@ TEST(BatchDecode, AStepOfOneMatchesAStepOfTwoAtTheFullShape) {
   std::vector<float> last(vocab), two(2 * vocab), alone(vocab);
   std::vector<int32_t> next(4), pos(4);
   for (int32_t s = 0; s < 2; ++s) {
-    std::vector<int32_t> prompt(static_cast<size_t>(5 + 7 * s));
-    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
+    const std::vector<int32_t> prompt = filler_prompt(s, static_cast<size_t>(5 + 7 * s), vocab);
     for (int32_t twin : {s, s + 2}) {
       fwd.eval_sequence(twin, prompt, 0, last, false);
       next[static_cast<size_t>(twin)] = static_cast<int32_t>(ref::argmax(last));
@@ -505,8 +518,7 @@ TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
       std::vector<float> last(vocab), rows;
       std::vector<int32_t> pos(kSeqs);
       for (int32_t s = 0; s < kSeqs; ++s) {
-        std::vector<int32_t> prompt(static_cast<size_t>(s == 3 ? 70 : 2 + s));
-        for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
+        const std::vector<int32_t> prompt = filler_prompt(s, static_cast<size_t>(s == 3 ? 70 : 2 + s), vocab);
         fwd.eval_sequence(s, prompt, 0, last, false);
         pos[static_cast<size_t>(s)] = static_cast<int32_t>(prompt.size());
       }
@@ -614,15 +626,8 @@ TEST(BatchDecode, TheStepsSetUpByTheHostOrByTransfersAreTheSame) {
   hidden.map_device_memory = false;
   VulkanForward host(*model, batch_options(4, Precision::Fp32)), transfers(*model, hidden);
   const uint32_t vocab = g.vocab;
-  std::vector<float> last(vocab);
-  std::vector<BatchToken> batch;
-  for (int32_t s = 0; s < 4; ++s) {
-    std::vector<int32_t> prompt(static_cast<size_t>(3 + 2 * s));
-    for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = filler(s, static_cast<int32_t>(i), vocab);
-    host.eval_sequence(s, prompt, 0, last, false);
-    transfers.eval_sequence(s, prompt, 0, last, false);
-    batch.push_back({s, static_cast<int32_t>(ref::argmax(last)), static_cast<int32_t>(prompt.size())});
-  }
+  std::vector<BatchToken> batch =
+      prefill_alike(host, transfers, vocab, [](int32_t s) { return static_cast<size_t>(3 + 2 * s); });
   std::vector<std::vector<int32_t>> windows(4);
   std::vector<RowPenalty> penalties;
   for (int32_t s = 0; s < 4; ++s) {
