@@ -22,6 +22,7 @@
 
 #include "golden_support.h"
 #include "kernel_statistics_support.h"
+#include "scaled_model_support.h"
 #include "test_support.h"
 #include "trit/devices.h"
 #include "trit/gguf.h"
@@ -535,47 +536,9 @@ TEST(PersistentDecodePlan, RunsOnlyTheShapesWhoseWeightsFitItsRegisters) {
 // README). worst: the largest difference.
 void decode_against_fused(const std::string& name, const std::string& shape, float qk_scale, float& worst,
                           bool f64 = true, float norm_scale = 1.f) {
-  GeneratorOptions go;
-  go.out = test::scratch_dir("persistent_" + name) / (name + ".gguf");
-  go.shape = parse_generator_shape(shape);
-  go.vocab = "bytes:300";
-  go.seed = 5;
-  go.context = 256;
-  generate_model(go);
-  if (qk_scale != 1.f || norm_scale != 1.f) {
-    const auto f = GgufFile::open(go.out);
-    std::vector<std::pair<uint64_t, float>> patches;
-    // Floats [at, at + 4 n) of the file times factor.
-    auto scale_floats = [&](uint64_t at, uint64_t n, float factor) {
-      for (uint64_t i = 0; i < n; ++i) {
-        float v;
-        std::memcpy(&v, f->bytes().data() + at + 4 * i, sizeof v);
-        patches.emplace_back(at + 4 * i, v * factor);
-      }
-    };
-    // Each matrix's I2_S scale, after its codes.
-    for (const std::string role : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
-      const GgufTensorInfo* t = f->find_tensor("blk.0." + role + ".weight");
-      ASSERT_NE(t, nullptr) << role;
-      const float qk = role == "attn_q" || role == "attn_k" ? qk_scale : 1.f;
-      scale_floats(t->offset + t->n_elements() / 4, 1, qk / norm_scale);
-    }
-    if (norm_scale != 1.f)
-      for (const char* tensor : {"blk.0.attn_norm.weight", "blk.0.attn_sub_norm.weight", "blk.0.ffn_norm.weight",
-                                 "blk.0.ffn_sub_norm.weight"}) {
-        const GgufTensorInfo* t = f->find_tensor(tensor);
-        ASSERT_NE(t, nullptr) << tensor;
-        ASSERT_EQ(t->type, GgmlType::F32) << tensor;
-        scale_floats(t->offset, t->n_elements(), norm_scale);
-      }
-    std::fstream out(go.out, std::ios::in | std::ios::out | std::ios::binary);
-    for (const auto& [at, scale] : patches) {
-      out.seekp(static_cast<std::streamoff>(at));
-      out.write(reinterpret_cast<const char*>(&scale), sizeof scale);
-    }
-    ASSERT_TRUE(out.good());
-  }
-  auto model = Model::open(go.out);
+  const auto path = test::scratch_dir("persistent_" + name) / (name + ".gguf");
+  test::write_scaled_model(path, shape, qk_scale, norm_scale);
+  auto model = Model::open(path);
   auto pers = open_persistent(*model, persistent_options(KvPrecision::F16, f64));
   ASSERT_GT(pers->persistent_groups(), 0u);
   VulkanForward fused(*model, fused_options(KvPrecision::F16, f64));

@@ -174,6 +174,10 @@ class VulkanForward final : public Forward {
   // "cooperative-matrix (VK_NV_cooperative_matrix), int8 16x16x32" or "small-matrix kernel"; empty
   // where batched steps run the one-token kernels (one sequence, or a shape they do not serve).
   std::string batched_kernels() const;
+  // What runs batched steps' attention: "grouped by KV head, up to N splits" (vulkan/grouped_attention.h,
+  // the persistent kernel's arithmetic) or "per query head, splits of K keys"; empty where the engine
+  // holds one sequence or batched steps run the unfused kernels.
+  std::string batched_attention() const;
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();

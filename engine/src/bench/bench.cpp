@@ -142,6 +142,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
                       : "F16, every row";
     rep.prefill_kernels = vk->prefill_kernels();
     rep.batched_kernels = vk->batched_kernels();
+    rep.batched_attention = vk->batched_attention();
     if (!rep.batched_kernels.empty())
       rep.batched_head =
           vk->bounded_batch_head()
@@ -316,6 +317,7 @@ std::string to_json(const BenchReport& r) {
   if (!r.prefill_kernels.empty()) j["prefill_kernels"] = r.prefill_kernels;
   if (!r.batched_kernels.empty()) j["batched_kernels"] = r.batched_kernels;
   if (!r.batched_head.empty()) j["batched_head"] = r.batched_head;
+  if (!r.batched_attention.empty()) j["batched_attention"] = r.batched_attention;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
@@ -365,6 +367,7 @@ std::string to_table(const BenchReport& r) {
   if (!r.prefill_kernels.empty()) out += "prefill kernels: " + r.prefill_kernels + "\n";
   if (!r.batched_kernels.empty()) out += "batched steps' products: " + r.batched_kernels + "\n";
   if (!r.batched_head.empty()) out += "batched steps' lm head: " + r.batched_head + "\n";
+  if (!r.batched_attention.empty()) out += "batched steps' attention: " + r.batched_attention + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(
         line, sizeof line,

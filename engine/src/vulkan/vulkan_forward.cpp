@@ -20,6 +20,7 @@
 #include "vulkan/context.h"
 #include "vulkan/fused_decode.h"
 #include "vulkan/gpu_sampler.h"
+#include "vulkan/grouped_attention.h"
 #include "vulkan/kernels.h"
 #include "vulkan/occupancy.h"
 #include "vulkan/persistent_decode.h"
@@ -122,6 +123,9 @@ struct VulkanForward::Impl {
   std::unique_ptr<vk::Kernels> kernels;
   std::unique_ptr<vk::FusedDecode> fused;         // null: decode runs the unfused kernels
   std::unique_ptr<vk::BatchedBitLinear> batched;  // a batched step's BitLinear kernels (with fused)
+  // A batched step's attention (with fused) where the shape and device suit it; else the per-head
+  // kernel (FusedDecode::attention).
+  std::unique_ptr<vk::GroupedAttention> grouped;
   // One dispatch per layer on persistent workgroups (vulkan/persistent_decode.h); null where the device
   // cannot run it, and after it once failed (the fused kernels take over).
   std::unique_ptr<vk::PersistentDecode> persistent;
@@ -540,6 +544,11 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     // class of batched step shares (a row's bits must not depend on the size of its step).
     auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
     auto fused_attention = [&] {
+      if (batch && grouped) {
+        grouped->record(cs, d, P, R(q), kc, vc, R(o), BufferRange{&batch_scratch, 0, 0}, R(batch_arrived), max_tokens,
+                        static_cast<uint32_t>(context));
+        return;
+      }
       fused->attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
                        batch ? R(batch_arrived) : R(arrived), cfg.heads, cfg.kv_heads, cfg.head_dim,
                        static_cast<uint32_t>(context), batch ? batch_attention_wg() : decode_attention_wg(),
@@ -844,6 +853,11 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid =
         options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups) : m.ctx->multiprocessors();
+    // Batched steps' attention with the persistent kernel's arithmetic and splits (its grid's).
+    if (m.fused && m.sequences > 1)
+      if (const auto gl = vk::GroupedAttention::plan(m.ctx->info(), cfg.heads, cfg.kv_heads, cfg.head_dim, f64, grid))
+        m.grouped = std::make_unique<vk::GroupedAttention>(*m.ctx, *gl, cfg.heads, cfg.kv_heads, cfg.head_dim,
+                                                           m.kv == KvPrecision::F16, f64);
     // The double build's full-precision cache (doubles) decodes on the fused kernels: the persistent
     // kernel holds a chunk's keys and values in registers as one or two words a pair and writes floats
     // there (decode_layer.glsl; the verification build, every other cache keeps the kernel).
@@ -923,10 +937,12 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     throw VulkanError("the attention scratch (" + std::to_string(scratch_bytes) +
                       " bytes) exceeds one storage binding; "
                       "use a shorter context or a smaller block");
-  // A batched step's split-K scratch: one token's for each sequence.
+  // A batched step's split-K scratch: one token's for each sequence (of the grouped attention where it
+  // runs).
   const uint64_t batch_scratch_bytes =
-      seqs > 1 ? m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, seqs, static_cast<uint32_t>(m.context))
-               : 0;
+      seqs <= 1   ? 0
+      : m.grouped ? m.grouped->scratch_bytes(seqs)
+                  : m.kernels->attention_scratch_bytes(cfg.heads, cfg.head_dim, seqs, static_cast<uint32_t>(m.context));
   if (batch_scratch_bytes > range)
     throw VulkanError("the attention scratch of " + std::to_string(seqs) + " sequences (" +
                       std::to_string(batch_scratch_bytes) +
@@ -1684,6 +1700,13 @@ std::string VulkanForward::batched_kernels() const {
   return impl_->batched ? impl_->batched->describe() : std::string();
 }
 
+std::string VulkanForward::batched_attention() const {
+  const Impl& m = *impl_;
+  if (m.sequences <= 1 || !m.fused) return {};
+  if (m.grouped) return "grouped by KV head, up to " + std::to_string(m.grouped->layout().max_splits) + " splits";
+  return "per query head, splits of " + std::to_string(m.kernels->split_keys()) + " keys";
+}
+
 std::vector<std::string> VulkanForward::kernel_statistics() {
   impl_->adopt_persistent(true);
   std::vector<std::string> out;
@@ -1693,6 +1716,7 @@ std::vector<std::string> VulkanForward::kernel_statistics() {
   if (impl_->persistent_live) take(impl_->persistent->statistics());
   if (impl_->fused) take(impl_->fused->statistics());
   if (impl_->batched) take(impl_->batched->statistics());
+  if (impl_->grouped) take(impl_->grouped->statistics());
   take(impl_->kernels->statistics());
   if (impl_->sampler) take(impl_->sampler->statistics());
   return out;

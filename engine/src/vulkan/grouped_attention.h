@@ -1,0 +1,58 @@
+#pragma once
+// A batched step's attention on the persistent decode kernel's arithmetic (shaders/attention_gqa.glsl):
+// one workgroup per (KV head, token, split) takes its split's keys for every query head of the KV head,
+// so a key or value row is read once for all of them (the per-head kernel, attention.glsl, reads it
+// once per query head), with its unshifted softmax. Splits: up to two 64-key chunks in one work item
+// (as the persistent kernel), else at most max_splits of a multiple of 16 keys and at least a chunk
+// (the persistent kernel's smaller splits, 16 keys just past 128, spread one token over its grid; a
+// batched step has a work item per token and KV head already, and its merges cost more than they
+// spread). The last split of a (token, KV head) to finish merges the partials.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vulkan/context.h"
+
+namespace trit::vk {
+
+class GroupedAttention {
+ public:
+  struct Layout {
+    uint32_t wg = 0;           // invocations per workgroup: the persistent kernel's
+    uint32_t value_parts = 0;  // the value pass's key groups
+    uint32_t max_splits = 0;   // splits per (token, KV head) at most
+  };
+  // The layout for this shape on this device, or nullopt with the reason. grid: the workgroups the
+  // persistent kernel runs on (or would: the device's multiprocessors), which its splits follow.
+  static std::optional<Layout> plan(const DeviceInfo& d, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, bool f64,
+                                    uint32_t grid, std::string* why = nullptr);
+
+  // Compiles the kernel on its own thread (Pipeline).
+  GroupedAttention(const Context& ctx, const Layout& layout, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+                   bool kv_f16, bool f64);
+
+  // Bytes of partials for steps of up to `tokens` tokens.
+  uint64_t scratch_bytes(uint32_t tokens) const;
+  // Bytes of arrival counters for steps of up to `tokens` tokens (zeroed once; each use leaves them zero).
+  uint64_t counter_bytes(uint32_t tokens) const { return uint64_t{tokens} * kv_heads_ * 4; }
+  const Layout& layout() const { return layout_; }
+  // The driver's statistics of the kernel, "attention_gqa: name: value" lines (Pipeline::statistics).
+  std::vector<std::string> statistics() const;
+
+  // out = attention of the step's q rows (common.glsl's batch mode: token t of its own sequence at
+  // params.tok[t], at most max_context keys) over each token's keys, k_cache and v_cache being the
+  // layer's caches.
+  void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
+              const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
+              const BufferRange& scratch, const BufferRange& counters, uint32_t tokens, uint32_t max_context) const;
+
+ private:
+  Layout layout_;
+  uint32_t heads_, kv_heads_, head_dim_;
+  bool f64_;
+  std::unique_ptr<Pipeline> pipe_;
+};
+
+}  // namespace trit::vk
