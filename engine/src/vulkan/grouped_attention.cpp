@@ -6,11 +6,41 @@
 
 namespace trit::vk {
 
-namespace {
-// The persistent kernel's workgroup, keys a chunk and invocations a key (decode_layer.glsl's WG, CH,
-// TPK): its arithmetic depends on all three.
-constexpr uint32_t kWorkgroup = 512, kChunkKeys = 64, kThreadsPerKey = 8;
-}  // namespace
+std::string GroupedAttention::unsuited_device(const DeviceInfo& d) {
+  const uint32_t min_sg = std::max(1u, d.min_subgroup_size);
+  if (!std::has_single_bit(min_sg) || min_sg < kThreadsPerKey) return "subgroups narrower than 8 invocations";
+  if (d.max_workgroup_invocations < kWorkgroup || kWorkgroup / min_sg > 64) return "workgroups of 512 not possible";
+  return {};
+}
+
+std::string GroupedAttention::unsuited_shape(const DeviceInfo& d, uint32_t heads, uint32_t kv_heads,
+                                             uint32_t head_dim) {
+  const uint32_t max_sg = std::max({1u, d.min_subgroup_size, d.max_subgroup_size});
+  if (kv_heads == 0 || heads % kv_heads) return "the query heads are not a multiple of the KV heads";
+  const uint32_t gq = heads / kv_heads;
+  if (head_dim % 16 || 2 * head_dim > kWorkgroup || gq * head_dim > 8 * kWorkgroup)
+    return "head size " + std::to_string(head_dim) + " does not suit the attention step";
+  if (gq > kWorkgroup / max_sg) return "more query heads per KV head than subgroups per workgroup";
+  return {};
+}
+
+uint32_t GroupedAttention::max_splits(const DeviceInfo& d, uint32_t grid, uint32_t kv_heads) {
+  return std::clamp(grid / kv_heads, 1u, std::max(1u, d.min_subgroup_size));
+}
+
+uint64_t GroupedAttention::shared_bytes(uint32_t gq, uint32_t head_dim, uint32_t value_parts, bool f64) {
+  const uint64_t slots = value_parts > 4 ? value_parts / 2 : value_parts;
+  return (f64 ? 8 : 4) * (uint64_t{gq} * head_dim * (1 + slots) + gq * (2 * kChunkKeys + 3));
+}
+
+uint32_t GroupedAttention::value_parts(const DeviceInfo& d, uint32_t gq, uint32_t head_dim, bool f64,
+                                       uint64_t other_shared) {
+  for (const uint32_t parts : {8u, 4u, 2u})
+    if (parts * head_dim / 2 <= kWorkgroup &&
+        other_shared + shared_bytes(gq, head_dim, parts, f64) <= d.max_shared_memory)
+      return parts;
+  return 0;
+}
 
 std::optional<GroupedAttention::Layout> GroupedAttention::plan(const DeviceInfo& d, uint32_t heads, uint32_t kv_heads,
                                                                uint32_t head_dim, bool f64, uint32_t grid,
@@ -19,30 +49,14 @@ std::optional<GroupedAttention::Layout> GroupedAttention::plan(const DeviceInfo&
     if (why) *why = reason;
     return std::nullopt;
   };
-  const uint32_t min_sg = std::max(1u, d.min_subgroup_size), max_sg = std::max(min_sg, d.max_subgroup_size);
   if (!d.subgroup_shuffle || !d.subgroup_arithmetic) return no("no subgroup shuffles or arithmetic");
-  if (!std::has_single_bit(min_sg) || min_sg < kThreadsPerKey) return no("subgroups narrower than 8 invocations");
-  if (d.max_workgroup_invocations < kWorkgroup || kWorkgroup / min_sg > 64) return no("workgroups of 512 not possible");
-  if (kv_heads == 0 || heads % kv_heads) return no("the query heads are not a multiple of the KV heads");
-  const uint32_t gq = heads / kv_heads;
-  if (head_dim % 16 || 2 * head_dim > kWorkgroup || gq * head_dim > 8 * kWorkgroup)
-    return no("head size " + std::to_string(head_dim) + " does not suit it");
-  if (gq > kWorkgroup / max_sg) return no("more query heads per KV head than subgroups per workgroup");
+  if (std::string r = unsuited_device(d); !r.empty()) return no(r);
+  if (std::string r = unsuited_shape(d, heads, kv_heads, head_dim); !r.empty()) return no(r);
   Layout l;
   l.wg = kWorkgroup;
-  // The merge derives a head's split weights one split per subgroup lane.
-  l.max_splits = std::clamp(grid / kv_heads, 1u, min_sg);
-  // Shared memory: q of a head group, its scores and the score lanes' sums of weights, the value pass's
-  // partial sums (value_slots rows of them), the reductions' partials.
-  const uint64_t rb = f64 ? 8 : 4;
-  auto shared = [&](uint64_t value_slots) {
-    return rb * (uint64_t{gq} * head_dim * (1 + value_slots) + gq * (2 * kChunkKeys + 3) + 64) + 64 * 4 + 16;
-  };
-  for (const uint32_t parts : {8u, 4u, 2u})
-    if (parts * head_dim / 2 <= l.wg && shared(parts > 4 ? parts / 2 : parts) <= d.max_shared_memory) {
-      l.value_parts = parts;
-      break;
-    }
+  l.max_splits = max_splits(d, grid, kv_heads);
+  // Beside the step's arrays: the reductions' partials (common.glsl) and the arrival.
+  l.value_parts = value_parts(d, heads / kv_heads, head_dim, f64, (f64 ? 8 : 4) * 64 + 64 * 4 + 16);
   if (l.value_parts == 0) return no("its shared memory exceeds the device's");
   return l;
 }
@@ -73,7 +87,7 @@ void GroupedAttention::record(CommandSequence& cs, DescriptorAllocator& da, cons
   const uint32_t push[] = {kv_heads_};
   // A split holds a chunk at least: no token of this context has more splits than that allows.
   const uint32_t splits = std::min(layout_.max_splits, (max_context + kChunkKeys - 1) / kChunkKeys);
-  cs.dispatch(*pipe_, da.make(*pipe_, r), push, sizeof push, kv_heads_, tokens, std::max(splits, 1u));
+  cs.dispatch(*pipe_, da.make(*pipe_, r), push, sizeof push, kv_heads_, tokens, splits);
 }
 
 }  // namespace trit::vk

@@ -24,6 +24,27 @@ class GroupedAttention {
     uint32_t value_parts = 0;  // the value pass's key groups
     uint32_t max_splits = 0;   // splits per (token, KV head) at most
   };
+  // The rules of the step both kernels run (shaders/attention_group.glsl: this one and the persistent
+  // decode kernel's step 2, whose plan follows them too): workgroups of 512, 64 keys a chunk, 8
+  // invocations a key.
+  static constexpr uint32_t kWorkgroup = 512, kChunkKeys = 64, kThreadsPerKey = 8;
+  // Why the device cannot run the step's workgroups (empty: it can), given the subgroup operations the
+  // caller checked.
+  static std::string unsuited_device(const DeviceInfo& d);
+  // Why the shape does not suit the step (empty: it does).
+  static std::string unsuited_shape(const DeviceInfo& d, uint32_t heads, uint32_t kv_heads, uint32_t head_dim);
+  // Splits per KV head at most for a grid of `grid` workgroups: the merge derives a head's split
+  // weights one split a subgroup lane.
+  static uint32_t max_splits(const DeviceInfo& d, uint32_t grid, uint32_t kv_heads);
+  // The value pass's key groups: as many groups of head_dim / 2 invocations as the workgroup holds (up
+  // to 8: every invocation then takes its share of a chunk's values, and holds fewer of them in
+  // registers), fewer where the step's shared memory beside the kernel's other `other_shared` bytes
+  // would exceed the device's (more than 4 groups need half as many slots); 0 where none fits.
+  static uint32_t value_parts(const DeviceInfo& d, uint32_t gq, uint32_t head_dim, bool f64, uint64_t other_shared);
+  // The step's shared memory with that many key groups: q of a head group, its scores and the score
+  // lanes' sums of weights, the value pass's partial sums.
+  static uint64_t shared_bytes(uint32_t gq, uint32_t head_dim, uint32_t value_parts, bool f64);
+
   // The layout for this shape on this device, or nullopt with the reason. grid: the workgroups the
   // persistent kernel runs on (or would: the device's multiprocessors), which its splits follow.
   static std::optional<Layout> plan(const DeviceInfo& d, uint32_t heads, uint32_t kv_heads, uint32_t head_dim, bool f64,

@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "vulkan/ceil_div.h"
+#include "vulkan/grouped_attention.h"
 
 namespace trit::vk {
 namespace {
 
-constexpr uint32_t kWorkgroup = 512;
-constexpr uint32_t kChunkKeys = 64, kThreadsPerKey = 8;  // decode_layer.glsl's CH, TPK
+// The attention step's workgroup (decode_layer.glsl's WG; its CH and TPK with it).
+constexpr uint32_t kWorkgroup = GroupedAttention::kWorkgroup;
 // Polls of the barrier generation before a workgroup gives up: seconds on a GPU, where a normal wait
 // is a few microseconds.
 constexpr uint32_t kBarrierSpins = 1u << 24;
@@ -67,12 +68,11 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
     if (why) *why = reason;
     return std::nullopt;
   };
-  const uint32_t min_sg = std::max(1u, d.min_subgroup_size), max_sg = std::max(min_sg, d.max_subgroup_size);
+  const uint32_t min_sg = std::max(1u, d.min_subgroup_size);
   // (Ballot: the grid barrier's subgroup polls as one, subgroupBroadcastFirst.)
   if (!d.subgroup_shuffle || !d.subgroup_arithmetic || !d.subgroup_ballot)
     return no("no subgroup shuffles, arithmetic or ballot");
-  if (!std::has_single_bit(min_sg) || min_sg < kThreadsPerKey) return no("subgroups narrower than 8 invocations");
-  if (d.max_workgroup_invocations < kWorkgroup || kWorkgroup / min_sg > 64) return no("workgroups of 512 not possible");
+  if (std::string r = GroupedAttention::unsuited_device(d); !r.empty()) return no(r);
   Layout l;
   l.wg = kWorkgroup;
   l.tpr = std::min(16u, min_sg);
@@ -88,34 +88,18 @@ std::optional<PersistentDecode::Layout> PersistentDecode::plan(const DeviceInfo&
     return no("the head size and projection widths must be multiples of " + std::to_string(rpw) + " rows");
   if (groups && x.res_rows > l.wg) return no("more than " + std::to_string(l.wg) + " rows of wo per workgroup");
   if (s.dim % 128 || x.qdim % 128 || s.ffn % 128) return no("input widths must be multiples of 128");
-  if (s.head_dim % 16 || 2 * s.head_dim > l.wg || x.gq * s.head_dim > 8 * l.wg)
-    return no("head size " + std::to_string(s.head_dim) + " does not suit the attention step");
-  if (x.gq > l.wg / max_sg) return no("more query heads per KV head than subgroups per workgroup");
-  // The merge derives a head's split weights one split per subgroup lane (decode_layer.glsl merge_head).
-  l.max_splits = std::clamp(groups / s.kv_heads, 1u, min_sg);
+  if (std::string r = GroupedAttention::unsuited_shape(d, s.heads, s.kv_heads, s.head_dim); !r.empty()) return no(r);
+  l.max_splits = GroupedAttention::max_splits(d, groups, s.kv_heads);
   l.prefetch = x.prefetch;
   // A step's weights for one lane sit in registers: 48 uvec4s at most.
   if (groups && l.prefetch > 48)
     return no("a step's weights take more than 48 registers per lane at " + std::to_string(groups) + " workgroups");
-  // Shared memory: the quantized row, reductions, q of a head group, scores and the score lanes'
-  // sums of weights, the value pass's partial sums (value_slots rows of them). (The merge of the
-  // splits keeps its weights in registers.)
+  // Shared memory: the quantized row, reductions, the attention step's arrays.
   const uint64_t rb = f64 ? 8 : 4;
-  auto shared = [&](uint64_t value_slots) {
-    return x.kmax + rpw * rb + 64 * (rb + 4) +
-           rb * (uint64_t{x.gq} * s.head_dim * (1 + value_slots) + x.gq * (2 * kChunkKeys + 3) + 64) + 16;
-  };
-  // The value pass: as many groups of HD / 2 invocations as the workgroup holds (up to 8: every
-  // invocation then takes its share of a chunk's values, and holds fewer of them in registers), fewer
-  // where their partial sums do not fit (more than 4 groups need half as many slots).
-  l.value_parts = 0;
-  for (const uint32_t parts : {8u, 4u, 2u})
-    if (parts * s.head_dim / 2 <= l.wg && shared(parts > 4 ? parts / 2 : parts) <= d.max_shared_memory) {
-      l.value_parts = parts;
-      break;
-    }
+  const uint64_t other = x.kmax + rpw * rb + 64 * (rb + 4) + rb * 64 + 16;
+  l.value_parts = GroupedAttention::value_parts(d, x.gq, s.head_dim, f64, other);
   if (l.value_parts == 0) return no("the kernel's shared memory exceeds the device's");
-  l.shared_bytes = static_cast<uint32_t>(shared(l.value_parts > 4 ? l.value_parts / 2 : l.value_parts));
+  l.shared_bytes = static_cast<uint32_t>(other + GroupedAttention::shared_bytes(x.gq, s.head_dim, l.value_parts, f64));
   return l;
 }
 
