@@ -853,7 +853,8 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
     // the caller's grid; checked with the kernel itself before it is used: adopt_persistent).
     const uint32_t grid =
         options.persistent_groups > 0 ? static_cast<uint32_t>(options.persistent_groups) : m.ctx->multiprocessors();
-    // Batched steps' attention with the persistent kernel's arithmetic and splits (its grid's).
+    // Batched steps' attention with the persistent kernel's arithmetic, its splits a KV head bounded by
+    // that kernel's grid.
     if (m.fused && m.sequences > 1)
       if (const auto gl = vk::GroupedAttention::plan(m.ctx->info(), cfg.heads, cfg.kv_heads, cfg.head_dim, f64, grid))
         m.grouped = std::make_unique<vk::GroupedAttention>(*m.ctx, *gl, cfg.heads, cfg.kv_heads, cfg.head_dim,
