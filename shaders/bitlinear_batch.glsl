@@ -207,13 +207,15 @@ void main() {
     }
     if (MODE == 0) {
       barrier();
-      // One invocation per token and four visiting indices (two neighbouring pairs) of the workgroup.
-      const uint quads = RPW / 4, t = tid / quads, vq = vbase + 4 * (tid % quads);
-      if (tid < quads * TOKENS && t0 + t < n_tok && vq < (gmat == 0 ? pc.rows : pc.rows_kv)) {
-        const uint tk = t0 + t;
+      // Items of a token and four visiting indices (two neighbouring pairs) of the workgroup: RPW / 4
+      // per token, TOKENS tokens, which can outnumber the invocations (one-lane groups: RPW = 2 WG).
+      const uint quads = RPW / 4;
+      for (uint e = tid; e < quads * TOKENS; e += gl_WorkGroupSize.x) {
+        const uint t = e / quads, vq = vbase + 4 * (e % quads);
+        if (t0 + t >= n_tok || vq >= (gmat == 0 ? pc.rows : pc.rows_kv)) continue;
         real val[4];
-        [[unroll]] for (uint s = 0; s < 4; ++s) val[s] = res[t * RPW + 4 * (tid % quads) + s];
-        store_qkv(tk, gmat, vq, val);
+        [[unroll]] for (uint s = 0; s < 4; ++s) val[s] = res[t * RPW + 4 * (e % quads) + s];
+        store_qkv(t0 + t, gmat, vq, val);
       }
     }
     barrier();  // sx and res are rewritten by the next tokens

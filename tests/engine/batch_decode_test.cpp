@@ -489,7 +489,9 @@ TEST(BatchDecode, TheStepsKernelsSpillNoRegisters) {
 // device offers one and the file has no block scales; its subgroups then take 5 and 7 chunks of K): the
 // 2B4T graph (ReLU^2, sub-norms, NeoX RoPE) with per-matrix scales and an
 // F16 cache, LLaMA's (SiLU, normal RoPE) with block scales and a full-precision cache; one sequence past
-// its first 64-key chunk (the grouped attention's second chunk in the same work item).
+// its first 64-key chunk (the grouped attention's second chunk in the same work item). And the 2B4T
+// graph 256 wide, where a lane group is one lane (4 code uvec4s a row) and a workgroup's QKV epilogue
+// has more (token, pair quad) items than invocations.
 // The integer sums are exact and double keeps every float step the same, so the rows are equal bit for
 // bit.
 TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
@@ -498,14 +500,16 @@ TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
     const char* arch;
     WeightFormat format;
     KvPrecision kv;
+    const char* shape;
   };
-  const Variant variants[] = {{"bitnet-25", WeightFormat::I2_S, KvPrecision::F16},
-                              {"llama", WeightFormat::TQ2_0, KvPrecision::F32}};
-  for (const auto& [arch, f, kv] : variants) {
-    SCOPED_TRACE(std::string(arch) + " " + weight_format_name(f));
+  const Variant variants[] = {{"bitnet-25", WeightFormat::I2_S, KvPrecision::F16, "1280,10,2,1792,1"},
+                              {"llama", WeightFormat::TQ2_0, KvPrecision::F32, "1280,10,2,1792,1"},
+                              {"bitnet-25", WeightFormat::I2_S, KvPrecision::F16, "256,2,2,512,1"}};
+  for (const auto& [arch, f, kv, shape] : variants) {
+    SCOPED_TRACE(std::string(arch) + " " + weight_format_name(f) + " " + shape);
     GeneratorOptions go;
-    go.out = dir / (std::string(arch) + "-" + weight_format_name(f) + ".gguf");
-    go.shape = parse_generator_shape("1280,10,2,1792,1");
+    go.out = dir / (std::string(arch) + "-" + weight_format_name(f) + "-" + shape + ".gguf");
+    go.shape = parse_generator_shape(shape);
     go.arch = arch;
     go.format = f;
     go.context = 128;
@@ -553,10 +557,9 @@ TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
 // 16 workgroups over 2 KV heads, up to 8 a token), beside a short one that stays in one item; and
 // the same with q and k scaled until the unshifted softmax weights overflow or underflow, so work
 // items are redone with the running maximum. Four query heads a KV head (the scores' shuffle tree) and
-// one (its plain reductions). (Width 512: at 256, steps of three tokens give a wrong third row on
-// lavapipe whichever attention runs, a defect of the batched steps found here and not fixed yet.) In double every row
-// within 1e-4 of the unfused kernels', in fp32 (where an int8 rounding may flip between two summation orders) within
-// the fp32 contract's cosine; nothing infinite.
+// one (its plain reductions). In double every row within 1e-4 of the unfused kernels', in fp32 (where an
+// int8 rounding may flip between two summation orders) within the fp32 contract's cosine; nothing
+// infinite.
 TEST(BatchDecode, GroupedAttentionMatchesTheUnfusedPastSplitsAndExtremeScores) {
   const auto dir = test::scratch_dir("BatchGrouped");
   // The shapes, and the splits a (token, KV head) gets at most: 16 workgroups over the KV heads.
