@@ -556,10 +556,11 @@ TEST(BatchDecode, BatchedKernelsEqualTheUnfusedOnUnevenShapes) {
 // several work items whose partials the last to finish merges (the splits follow the persistent grid:
 // 16 workgroups over 2 KV heads, up to 8 a token), beside a short one that stays in one item; and
 // the same with q and k scaled until the unshifted softmax weights overflow or underflow, so work
-// items are redone with the running maximum. Four query heads a KV head (the scores' shuffle tree) and
-// one (its plain reductions). In double every row within 1e-4 of the unfused kernels', in fp32 (where an
-// int8 rounding may flip between two summation orders) within the fp32 contract's cosine; nothing
-// infinite.
+// items are redone with the running maximum; steps of all three beside steps of the short one alone, so
+// the launched grid (the step's, GroupedAttention::grid) changes from step to step. Four query heads a
+// KV head (the scores' shuffle tree) and one (its plain reductions). In double every row within 1e-4 of
+// the unfused kernels', in fp32 (where an int8 rounding may flip between two summation orders) within
+// the fp32 contract's cosine; nothing infinite.
 TEST(BatchDecode, GroupedAttentionMatchesTheUnfusedPastSplitsAndExtremeScores) {
   const auto dir = test::scratch_dir("BatchGrouped");
   // The shapes, and the splits a (token, KV head) gets at most: 16 workgroups over the KV heads.
@@ -593,11 +594,14 @@ TEST(BatchDecode, GroupedAttentionMatchesTheUnfusedPastSplitsAndExtremeScores) {
           unfused.eval_sequence(s, prompt, 0, last, false);
           pos[static_cast<size_t>(s)] = static_cast<int32_t>(prompt.size());
         }
-        std::vector<float> a(3 * vocab), b(3 * vocab);
+        // Steps of the three, of the short one alone, of the three, of two: each step's grid is its own
+        // (a lone short sequence needs one split, the three after it up to 8).
+        const std::vector<std::vector<int32_t>> steps = {{2, 1, 0}, {1}, {2, 1, 0}, {1, 0}};
         for (int32_t k = 0; k < 4 && !HasFatalFailure(); ++k) {
           std::vector<BatchToken> batch;
-          for (int32_t s = 2; s >= 0; --s)
+          for (const int32_t s : steps[static_cast<size_t>(k)])
             batch.push_back({s, filler(s, 300 + k, vocab), pos[static_cast<size_t>(s)]++});
+          std::vector<float> a(batch.size() * vocab), b(batch.size() * vocab);
           grouped.decode_batch(batch, a);
           unfused.decode_batch(batch, b);
           for (size_t r = 0; r < batch.size(); ++r) {

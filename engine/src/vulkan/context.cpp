@@ -276,7 +276,8 @@ Buffer::Buffer(const Context& ctx, uint64_t size, MemoryUse use) : ctx_(&ctx), s
   VkBufferCreateInfo bci{};
   bci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   bci.size = size;
-  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+              VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   check(vkCreateBuffer(ctx.device(), &bci, nullptr, &buffer_), "vkCreateBuffer");
   VkMemoryRequirements req{};
@@ -677,6 +678,19 @@ void CommandSequence::dispatch(const Pipeline& p, VkDescriptorSet set, const voi
   vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
   if (push_bytes) vkCmdPushConstants(cb_, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
   vkCmdDispatch(cb_, gx, gy, gz);
+}
+
+void CommandSequence::dispatch_indirect(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes,
+                                        const BufferRange& grid) {
+  if (push_bytes != p.push_bytes())
+    throw VulkanError("shader " + p.name() + " takes " + std::to_string(p.push_bytes()) + " bytes of push constants, " +
+                      std::to_string(push_bytes) + " given");
+  if (!grid.buffer || grid.offset % 4 || grid.offset + 12 > grid.buffer->size())
+    throw VulkanError("shader " + p.name() + ": its indirect grid is not 12 aligned bytes inside its buffer");
+  vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
+  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
+  if (push_bytes) vkCmdPushConstants(cb_, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  vkCmdDispatchIndirect(cb_, grid.buffer->handle(), grid.offset);
 }
 
 void CommandSequence::barrier(bool with_transfer) {

@@ -240,6 +240,11 @@ class CommandSequence {
   void begin();
   void dispatch(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes, uint32_t gx,
                 uint32_t gy = 1, uint32_t gz = 1);
+  // A dispatch whose workgroup counts (x, y, z: three words) the device reads from `grid` when it runs
+  // (vkCmdDispatchIndirect): a recorded sequence whose grid the host writes before each submit, into
+  // device memory it sees (nothing in the sequence writes the grid, so no barrier orders its read).
+  void dispatch_indirect(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes,
+                         const BufferRange& grid);
   // Makes every shader write before visible to every shader read/write after (compute to compute);
   // with_transfer also orders copies (transfer stage) on either side. Compute-only is the default: it
   // is all the forward pass needs between kernels and the narrowest dependency for the driver.

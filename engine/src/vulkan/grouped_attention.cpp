@@ -79,15 +79,22 @@ std::vector<std::string> GroupedAttention::statistics() const {
   return out;
 }
 
+std::array<uint32_t, 3> GroupedAttention::grid(uint32_t tokens, uint32_t longest) const {
+  return {kv_heads_, tokens, std::min(layout_.max_splits, (longest + kChunkKeys - 1) / kChunkKeys)};
+}
+
 void GroupedAttention::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                               const BufferRange& q, const BufferRange& k_cache, const BufferRange& v_cache,
                               const BufferRange& out, const BufferRange& scratch, const BufferRange& counters,
-                              uint32_t tokens, uint32_t max_context) const {
+                              uint32_t tokens, uint32_t max_context, const BufferRange* step_grid) const {
   const BufferRange r[] = {params, q, k_cache, v_cache, out, scratch, counters};
   const uint32_t push[] = {kv_heads_};
-  // A split holds a chunk at least: no token of this context has more splits than that allows.
-  const uint32_t splits = std::min(layout_.max_splits, (max_context + kChunkKeys - 1) / kChunkKeys);
-  cs.dispatch(*pipe_, da.make(*pipe_, r), push, sizeof push, kv_heads_, tokens, splits);
+  if (step_grid) {
+    cs.dispatch_indirect(*pipe_, da.make(*pipe_, r), push, sizeof push, *step_grid);
+    return;
+  }
+  const auto g = grid(tokens, max_context);
+  cs.dispatch(*pipe_, da.make(*pipe_, r), push, sizeof push, g[0], g[1], g[2]);
 }
 
 }  // namespace trit::vk

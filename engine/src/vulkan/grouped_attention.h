@@ -7,6 +7,7 @@
 // (the persistent kernel's smaller splits, 16 keys just past 128, spread one token over its grid; a
 // batched step has a work item per token and KV head already, and its merges cost more than they
 // spread). The last split of a (token, KV head) to finish merges the partials.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -62,12 +63,21 @@ class GroupedAttention {
   // The driver's statistics of the kernel, "attention_gqa: name: value" lines (Pipeline::statistics).
   std::vector<std::string> statistics() const;
 
+  // The workgroups (x KV heads, y tokens, z splits) of a step of `tokens` tokens whose longest context is
+  // `longest` keys: a split holds a chunk at least, so no token has more splits than z (a token's own
+  // splits follow from its context alone: its bits do not depend on the grid).
+  std::array<uint32_t, 3> grid(uint32_t tokens, uint32_t longest) const;
+
   // out = attention of the step's q rows (common.glsl's batch mode: token t of its own sequence at
   // params.tok[t], at most max_context keys) over each token's keys, k_cache and v_cache being the
-  // layer's caches.
+  // layer's caches. With `step_grid`, the dispatch reads its workgroup counts from there when it runs
+  // (grid() of the step, which the host writes before each submit): a recording for steps of up to
+  // `tokens` tokens and max_context keys then launches only the step's tokens and the splits its
+  // longest context needs.
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const BufferRange& q,
               const BufferRange& k_cache, const BufferRange& v_cache, const BufferRange& out,
-              const BufferRange& scratch, const BufferRange& counters, uint32_t tokens, uint32_t max_context) const;
+              const BufferRange& scratch, const BufferRange& counters, uint32_t tokens, uint32_t max_context,
+              const BufferRange* step_grid = nullptr) const;
 
  private:
   Layout layout_;

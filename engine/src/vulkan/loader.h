@@ -80,6 +80,7 @@
   X(vkCmdBindDescriptorSets)                  \
   X(vkCmdPushConstants)                       \
   X(vkCmdDispatch)                            \
+  X(vkCmdDispatchIndirect)                    \
   X(vkCmdPipelineBarrier)                     \
   X(vkCmdCopyBuffer)                          \
   X(vkCmdFillBuffer)                          \

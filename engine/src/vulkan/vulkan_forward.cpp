@@ -214,12 +214,19 @@ struct VulkanForward::Impl {
   std::vector<uint32_t> upload_penalties(std::span<const RowPenalty> penalties, size_t rows);
   static constexpr uint32_t kFewTokens = 2;
   Buffer batch_scratch, batch_arrived;  // (the arrival counters of the fused kernels' attention)
+  // Where the grouped attention runs and the host sets steps up (setup_on_host): its grid for the step
+  // being submitted (GroupedAttention::grid of the step's tokens and longest context), which the
+  // dispatch reads when it runs. A recording for a server's whole context and every sequence would
+  // otherwise launch, say, 26 splits of 16 tokens for 8 tokens that need 10. Elsewhere the recording's
+  // grid stays: the grid copied in by the step, ordered into the indirect read by a barrier
+  // (DRAW_INDIRECT), gave wrong steps on one H200 and right ones on another, and was not kept.
+  Buffer batch_grid;
   // Batched steps of more than a few tokens run each BitLinear's product beside its quantization (no
   // barrier between: vk::BatchOverlap), with a count per BitLinear of the step and the flag a wait that
   // gave up raises. Then the step is redone and the steps are re-recorded with barriers for good.
   bool batch_overlap = false;
   Buffer batch_ready, batch_failed;
-  // The host sees batch_penalised_dev, batch_ready and batch_head_thr (device-local memory it can map:
+  // The host sees batch_penalised_dev, batch_ready, batch_head_thr and batch_grid (device-local memory it can map:
   // a BAR, an integrated GPU, lavapipe): it writes a batched step's penalty lists straight to the
   // device's copy and zeroes its counts itself (setup_step) instead of the step's transfers and their
   // barrier, which cost a short step a few percent.
@@ -501,6 +508,7 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
   const bool overlapped = batch_overlap && fused && batched && batch && max_tokens > kFewTokens;
   const bool penalised = head == Head::Argmax || head == Head::Top;
   const bool int8_head = (head == Head::Argmax || head == Head::Top) && batch_head_thr.size() > 0;
+  const bool step_grid = batch && grouped && setup_on_host;
   // (Where the host sees those buffers it writes them before the submit instead: setup_on_host.)
   if (!setup_on_host) {
     if (overlapped) cs.fill(batch_ready, 0, batch_ready.size(), 0);
@@ -545,8 +553,9 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     auto W = [&](const MatrixSlot& m) { return vk::MatrixRef{M(m), m.scale, D(m)}; };
     auto fused_attention = [&] {
       if (batch && grouped) {
+        const BufferRange g = R(batch_grid);
         grouped->record(cs, d, P, R(q), kc, vc, R(o), BufferRange{&batch_scratch, 0, 0}, R(batch_arrived), max_tokens,
-                        static_cast<uint32_t>(context));
+                        static_cast<uint32_t>(context), step_grid ? &g : nullptr);
         return;
       }
       fused->attention(cs, d, P, R(q), kc, vc, R(o), batch ? BufferRange{&batch_scratch, 0, 0} : scratch,
@@ -1059,8 +1068,10 @@ VulkanForward::VulkanForward(const Model& model, const VulkanForwardOptions& opt
       const uint32_t zero = 0;
       m.batch_failed.upload(&zero, 4);
     }
+    if (m.grouped) m.batch_grid = Buffer(*m.ctx, 12, MemoryUse::Device);
     auto seen = [](const Buffer& b) { return b.size() == 0 || b.mapped() != nullptr; };
-    m.setup_on_host = m.batch_penalised_dev.mapped() && seen(m.batch_ready) && seen(m.batch_head_thr);
+    m.setup_on_host =
+        m.batch_penalised_dev.mapped() && seen(m.batch_ready) && seen(m.batch_head_thr) && seen(m.batch_grid);
     if (m.setup_on_host) m.step_zeros.assign(std::max(m.batch_ready.size(), m.batch_head_thr.size()) / 4, 0u);
     m.record_batch_steps();
   }
@@ -1557,6 +1568,12 @@ void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, Head h
   }
   params.upload(step_params.data(), step_params.size());
   tokens.upload(input.data(), n * 4);
+  if (grouped && setup_on_host) {
+    uint32_t longest = 0;
+    for (const BatchToken& b : batch) longest = std::max(longest, static_cast<uint32_t>(b.pos) + 1);
+    const std::array<uint32_t, 3> g = grouped->grid(n, longest);
+    batch_grid.upload(g.data(), sizeof g);
+  }
   BatchStep& sized = batch_step_for(n);
   vk::CommandSequence& run = *sized.seq[head_index(head)];
   setup_step();
