@@ -69,6 +69,18 @@ layout(constant_id = 17) const bool SILU = false;
 layout(constant_id = 18) const bool NORMAL_ROPE = false;
 layout(constant_id = 19) const bool SUB_NORMS = true;
 layout(constant_id = 20) const bool BLOCK_SCALES = false;
+// STEP_BITS: a batched step of one token (one sequence's token among several sequences' caches: common.glsl's
+// batch mode, params.tok[0]) with the bits a batched step's kernels give that token (bitlinear_decode.glsl,
+// rmsnorm_quant.glsl, attention_gqa.glsl), so a lone stream of a server runs here and still gets the tokens
+// it gets beside others: each quantization is theirs (the sum of squares by add_squares and wg_sum, the
+// absmax of the normalized row, q = round_half_away(h * 127 / absmax)) and so is each epilogue (sum / s *
+// scale, the residual by add_residual); the attention splits a chunk at least (their rule), and the
+// token's position and first cache row come from its slot. Only without block scales (whose float sums
+// over a wo or down row's lanes are ordered otherwise here); the host checks (PersistentDecode::plan).
+layout(constant_id = 21) const bool STEP_BITS = false;
+// STEP_BITS: the one-token kernels' workgroup (at most WG, a multiple of the subgroup size): the first
+// STEP_WG invocations take a row's elements as those kernels' invocations do, the others zeros.
+layout(constant_id = 22) const uint STEP_WG = 512;
 
 // The layer group's buffer (layer L at L * pc.lstride uvec4s): I2_S codes, and the same read as norm weights.
 layout(std430, binding = 1) readonly buffer LW { uvec4 lw[]; };
@@ -120,6 +132,7 @@ layout(push_constant) uniform Push {
 } pc;
 // The current layer: its offset into lw[] / ln[] (uvec4s), into kc[] / vc[] (words), into scl[].
 uint LB = 0u, CB = 0u, SB = 0u;
+uint KV0 = 0u;  // STEP_BITS: the token's sequence's first cache row (else sequence 0's: 0)
 void set_layer(uint l) {
   LB = l * pc.lstride;
   CB = l * pc.cstride;
@@ -229,9 +242,10 @@ void wait_ready(uint g, uint layer, uint bar_base, inout bool gave_up) {
 // Sums over aligned clusters of n lanes (n: TPR or TPK, a power of two within the subgroup): clustered
 // subgroup adds where the device has them (the *_clustered variants), else a butterfly of shuffles. On
 // the H100 the butterfly took ~14k of the ~38k cycles of attention at context 4000, the clustered add
-// almost nothing.
+// almost nothing. STEP_BITS takes the butterfly where it has them too, as attention_gqa.glsl does: the
+// clustered add sums in another order (H200: other scores' last bits with two query heads a KV head).
 #ifdef TRIT_CLUSTERED
-#define CLUSTER_SUM(v, n) subgroupClusteredAdd(v, n)
+#define CLUSTER_SUM(v, n) (STEP_BITS ? butterfly_sum(v, n) : subgroupClusteredAdd(v, n))
 #else
 #define CLUSTER_SUM(v, n) butterfly_sum(v, n)
 #endif
@@ -476,6 +490,86 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
   return m * (real(1) / real(127));
 }
 
+// STEP_BITS: the quantization of bitlinear_decode.glsl (and rmsnorm_quant.glsl's, which the batched
+// products read) in its order of operations, each invocation below STEP_WG on the elements that
+// invocation of theirs takes (the others, and a narrower row's extra elements, add exact zeros to the
+// sums). Returns s = 127 / absmax (a row's value is sum / s * scale); qsum as quantize_input's.
+const uint XPT_S = (KMAX / 4u + STEP_WG - 1u) / STEP_WG;  // (XPT where STEP_WG is WG)
+// The norm weights of the invocation's i-th elements: those prefetched where STEP_WG is WG (the same
+// elements), else read here from the layer's norm at nw4.
+vec4 step_norm(in vec4 nvp[XPT], uint i, uint nw4, uint k4) {
+  if (STEP_WG == WG) return nvp[min(i, XPT - 1u)];
+  const uint e = tid + i * STEP_WG;
+  return tid < STEP_WG && e < k4 ? ln[nw4 + e] : vec4(0);
+}
+real quantize_step_bits(in vec4 nvp[XPT], uint nw4, bool from_x, uint src_off, uint k, bool normed, out int qsum) {
+  const uint k4 = k / 4u;
+  real4 xv[XPT_S];
+  real ss = real(0);
+  for (uint i = 0; i < XPT_S; ++i) {
+    const uint e = tid + i * STEP_WG;
+    xv[i] = tid < STEP_WG && e < k4 ? in4(src_off, from_x, e) : real4(0);
+    ss = add_squares(ss, xv[i]);
+  }
+  real inv = real(1);
+  if (normed) {
+    ss = wg_sum(ss);
+    inv = real(1) / sqrt(ss / real(k) + real(pc.eps));
+  }
+  real amax = real(0);
+  for (uint i = 0; i < XPT_S; ++i) {
+    if (normed) xv[i] = xv[i] * inv * real4(step_norm(nvp, i, nw4, k4));
+    const real4 a = abs(xv[i]);
+    amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
+  }
+  amax = wg_max(amax);
+  const real sc = real(127) / max(amax, real(1e-5));
+  int qs = 0;
+  for (uint i = 0; i < XPT_S; ++i) {
+    const uint e = tid + i * STEP_WG;
+    if (tid >= STEP_WG || e >= k4) break;
+    const real4 qv = xv[i] * sc;
+    uint packed = 0u;
+    for (int b = 0; b < 4; ++b) {
+      const int q = int(clamp(round_half_away(qv[b]), real(-128), real(127)));
+      qs += q;
+      packed |= uint(q & 0xff) << (8 * b);
+    }
+    const uint r = e % 32u, g = r / 8u, j = (e / 32u) * 2u + (r % 8u) / 4u;
+    sq[g * (k / 64u) + j][r % 4u] = packed;
+  }
+  qsum = 0;
+  if (CODES_AS_STORED) {
+    qs = subgroupAdd(qs);
+    if (subgroupElect()) red_i[gl_SubgroupID] = qs;
+  }
+  barrier();
+  if (CODES_AS_STORED)
+    for (uint i = 0; i < gl_NumSubgroups; ++i) qsum += red_i[i];
+  return sc;
+}
+
+// A step's input row quantized (into sq[]; nw4: its norm weights in ln[], which nvp holds prefetched);
+// returns the factor its sums take (dequant).
+real quantize(in vec4 nvp[XPT], uint nw4, bool from_x, uint src_off, uint k, bool normed, out int qsum) {
+  if (STEP_BITS) return quantize_step_bits(nvp, nw4, from_x, src_off, k, normed, qsum);
+  return quantize_input(nvp, from_x, src_off, k, normed, qsum);
+}
+// A row's value from its exact sum (or, BLOCK_SCALES, its scaled float sum) and quantize()'s factor f:
+// sum * f * scale (f the dequantization factor), or STEP_BITS sum / f * scale (f the int8 scale), as the
+// batched steps' kernels compute it.
+real dequant(int acc, real f, float scale) {
+  return STEP_BITS ? real(acc) / f * real(scale) : real(acc) * f * real(scale);
+}
+real dequant_scaled(real sum, real f) { return STEP_BITS ? sum / f : sum * f; }
+// x[row] += v: STEP_BITS rounded as written (common.glsl add_residual), as the batched steps' kernels.
+void add_to_x(uint row, real v) {
+  if (STEP_BITS)
+    xa[row] = add_residual(xa[row], v);
+  else
+    xa[row] += v;
+}
+
 // Row `row` of the matrix at lw[base] (k wide) into pf[at .. at + vpl), tpr lanes per row; only the
 // slots in [lo, hi) (a step's loads issued in two parts).
 void load_row(inout uvec4 pf[PF], uint at, uint vpl, uint base, uint row, uint k, bool live, uint tpr, uint lo,
@@ -578,7 +672,7 @@ uint kv_bits(real v) { return KV_F16 ? to_f16(v) : floatBitsToUint(float(v)); }
 void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
   if (gl_WorkGroupID.x >= QKV_CHUNKS) return;
   int qsum;
-  const real deq = quantize_input(nvp, true, 0u, DIM, true, qsum);
+  const real deq = quantize(nvp, LB + pc.n_attn, true, 0u, DIM, true, qsum);
   const uint half_hd = HD / 2u;
   for (uint it = 0; it < IT_QKV; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
@@ -589,12 +683,12 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
     // and computing the product in every lane spilled 16 bytes.)
     if (BLOCK_SCALES) {
       const uint dm = mat == 0u ? pc.dq : mat == 1u ? pc.dk : pc.dv;
-      const real v = row_dot_scaled(pf, it * VPL_D, VPL_D, DIM, 4u * LB + dm + row * (DIM / 256u), TPR) * deq;
+      const real v = dequant_scaled(row_dot_scaled(pf, it * VPL_D, VPL_D, DIM, 4u * LB + dm + row * (DIM / 256u), TPR), deq);
       if (lane == 0u) res[lr] = v;
     } else {
       const int acc = row_dot(pf, it * VPL_D, VPL_D, DIM, qsum, TPR);
       const float scale = scl[SB + S_WQ + mat];
-      if (lane == 0u) res[lr] = real(acc) * deq * real(scale);
+      if (lane == 0u) res[lr] = dequant(acc, deq, scale);
     }
     barrier();
     if (mat == 0u) {
@@ -613,7 +707,7 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
         const real2 r1 = rotate(res[4u * tid + 2u], res[4u * tid + 3u], cs[pos * half_hd + i + 1u]);
         if (NORMAL_ROPE) {
           // Dimensions 2i .. 2i + 3: the pairs (r0.x, r0.y), (r1.x, r1.y) side by side.
-          const uint dst = pos * KVDIM + h * HD + 2u * i;
+          const uint dst = (KV0 + pos) * KVDIM + h * HD + 2u * i;
           if (KV_F16) {
             kc[CB + dst / 2u] = kv_bits(r0.x) | (kv_bits(r0.y) << 16);
             kc[CB + dst / 2u + 1u] = kv_bits(r1.x) | (kv_bits(r1.y) << 16);
@@ -624,7 +718,7 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
             kc[CB + dst + 3u] = kv_bits(r1.y);
           }
         } else {
-        const uint dst = pos * KVDIM + h * HD + i;  // in elements; CB in words
+        const uint dst = (KV0 + pos) * KVDIM + h * HD + i;  // in elements; CB in words
         if (KV_F16) {
           kc[CB + dst / 2u] = kv_bits(r0.x) | (kv_bits(r1.x) << 16);
           kc[CB + (dst + half_hd) / 2u] = kv_bits(r0.y) | (kv_bits(r1.y) << 16);
@@ -638,7 +732,7 @@ void step_qkv(in uvec4 pf[PF], in vec4 nvp[XPT], uint pos) {
       }
     } else {
       if (tid < RPW / 2u) {
-        const uint dst = pos * KVDIM + first + 2u * tid;
+        const uint dst = (KV0 + pos) * KVDIM + first + 2u * tid;
         if (KV_F16) {
           vc[CB + dst / 2u] = kv_bits(res[2u * tid]) | (kv_bits(res[2u * tid + 1u]) << 16);
         } else {
@@ -659,11 +753,11 @@ shared uint arrival;  // this workgroup's place among its head group's splits (0
 
 // The cache words of dimensions 2w, 2w + 1 of a row (F16: one packed word in .x; F32: two words).
 uvec2 k_word(uint row, uint g, uint w) {
-  const uint b = row * KVDIM + g * HD;
+  const uint b = (KV0 + row) * KVDIM + g * HD;
   return KV_F16 ? uvec2(kc[CB + b / 2u + w], 0u) : uvec2(kc[CB + b + 2u * w], kc[CB + b + 2u * w + 1u]);
 }
 uvec2 v_word(uint row, uint g, uint w) {
-  const uint b = row * KVDIM + g * HD;
+  const uint b = (KV0 + row) * KVDIM + g * HD;
   return KV_F16 ? uvec2(vc[CB + b / 2u + w], 0u) : uvec2(vc[CB + b + 2u * w], vc[CB + b + 2u * w + 1u]);
 }
 real2 att_pair(uvec2 w) {
@@ -672,7 +766,8 @@ real2 att_pair(uvec2 w) {
 
 real group_q(uint g, uint e) { return act[(g * GQ) * HD + e]; }
 #define ATT_WORD uvec2
-const uint ATT_MIN_SPLIT = 16u;
+// (STEP_BITS: a chunk, vk::GroupedAttention::kChunkKeys, as attention_gqa.glsl)
+const uint ATT_MIN_SPLIT = STEP_BITS ? 64u : 16u;
 #include "attention_group.glsl"
 
 // Query head h of KV head g: its splits' partials merged into o.
@@ -731,10 +826,11 @@ void prefetch_gate(inout uvec4 pf[PF], uint lo, uint hi) {
 // RR rows a workgroup, LPR lanes a row.
 shared int rsum[64];
 // d_off: BLOCK_SCALES, where the matrix's block scales start in a layer (floats).
-void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint vpl, uint scale_at, uint d_off) {
+void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint nw4, uint src_off, uint k, uint vpl, uint scale_at,
+                   uint d_off) {
   if (gl_WorkGroupID.x >= RES_WGS) return;
   int qsum;
-  const real deq = quantize_input(nvp, false, src_off, k, SUB_NORMS, qsum);
+  const real deq = quantize(nvp, nw4, false, src_off, k, SUB_NORMS, qsum);
   const uint r = tid / LPR, p = tid % LPR, row = gl_WorkGroupID.x * RR + r;
   const bool live = r < RR && row < DIM;
   if (BLOCK_SCALES) {
@@ -752,7 +848,7 @@ void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint
       if (live && p == 0u)
         for (uint q = 1u; q < RCPR; ++q) f += red_f[r * RCPR + q];
     }
-    if (live && p == 0u) xa[row] += f * deq;
+    if (live && p == 0u) add_to_x(row, dequant_scaled(f, deq));
     return;
   }
   ivec4 a4 = ivec4(0);
@@ -775,7 +871,7 @@ void step_residual(in uvec4 pf[PF], in vec4 nvp[XPT], uint src_off, uint k, uint
     if (live && p == 0u)
       for (uint q = 1u; q < RCPR; ++q) acc += rsum[r * RCPR + q];
   }
-  if (live && p == 0u) xa[row] += real(CODES_AS_STORED ? acc - qsum : acc) * deq * real(scl[SB + scale_at]);
+  if (live && p == 0u) add_to_x(row, dequant(CODES_AS_STORED ? acc - qsum : acc, deq, scl[SB + scale_at]));
 }
 
 // The wo or down step's weights (k wide) into pf[0 .. vpl).
@@ -791,7 +887,7 @@ void prefetch_residual(inout uvec4 pf[PF], uint base, uint k, uint vpl) {
 void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
   if (gl_WorkGroupID.x >= FFN_CHUNKS) return;
   int qsum;
-  const real deq = quantize_input(nvp, true, 0u, DIM, true, qsum);
+  const real deq = quantize(nvp, LB + pc.n_ffn, true, 0u, DIM, true, qsum);
   for (uint it = 0; it < IT_FFN; ++it) {
     const uint c = gl_WorkGroupID.x + it * G;
     if (c >= FFN_CHUNKS) break;
@@ -800,15 +896,15 @@ void step_gate(in uvec4 pf[PF], in vec4 nvp[XPT]) {
     ivec2 a12 = ivec2(0);
     if (BLOCK_SCALES) {
       const uint db = 4u * LB + (c * RPWG + tid / TPRG) * (DIM / 256u);
-      g = row_dot_scaled(pf, (2u * it) * VPL_G, VPL_G, DIM, db + pc.dgate, TPRG) * deq;
-      u = row_dot_scaled(pf, (2u * it + 1u) * VPL_G, VPL_G, DIM, db + pc.dup, TPRG) * deq;
+      g = dequant_scaled(row_dot_scaled(pf, (2u * it) * VPL_G, VPL_G, DIM, db + pc.dgate, TPRG), deq);
+      u = dequant_scaled(row_dot_scaled(pf, (2u * it + 1u) * VPL_G, VPL_G, DIM, db + pc.dup, TPRG), deq);
     } else {
       a12 = row_dot2(pf, (2u * it) * VPL_G, (2u * it + 1u) * VPL_G, VPL_G, DIM, qsum, TPRG);
     }
     if (tid % TPRG == 0u) {
       if (!BLOCK_SCALES) {
-        g = real(a12.x) * deq * real(scl[SB + S_GATE]);
-        u = real(a12.y) * deq * real(scl[SB + S_UP]);
+        g = dequant(a12.x, deq, scl[SB + S_GATE]);
+        u = dequant(a12.y, deq, scl[SB + S_UP]);
       }
       act[A_OFF + c * RPWG + tid / TPRG] = gated_ffn(g, u, SILU);
     }
@@ -837,7 +933,8 @@ void main() {
     return;
   }
   if (params.n_tokens == 0u) return;
-  const uint pos = params.pos0;
+  const uint pos = STEP_BITS ? token_pos(0u, FROM_BATCH) : params.pos0;
+  if (STEP_BITS) KV0 = token_kv(0u, FROM_BATCH);
   uvec4 pf[PF];        // this lane's weights for the current step, loaded a step ahead
   vec4 nvp[XPT];      // the current step's norm weights
   uvec2 kpre[KW], vpre[VK];  // attention: the next chunk's key and value words
@@ -884,7 +981,7 @@ void main() {
     if (SUB_NORMS) prefetch_norm(nvp, LB + pc.n_sub, QDIM);
     else unit_norm(nvp);
     wait_all(bar_base, bar_k, gave_up);
-    step_residual(pf, nvp, O_OFF, QDIM, VPLS_Q, S_WO, pc.dwo);
+    step_residual(pf, nvp, LB + pc.n_sub, O_OFF, QDIM, VPLS_Q, S_WO, pc.dwo);
     arrive(bar_k);
     prefetch_gate(pf, 0u, WO_SLOTS);
     prefetch_norm(nvp, LB + pc.n_ffn, DIM);
@@ -895,7 +992,7 @@ void main() {
     if (SUB_NORMS) prefetch_norm(nvp, LB + pc.n_fsub, FFN);
     else unit_norm(nvp);
     wait_all(bar_base, bar_k, gave_up);
-    step_residual(pf, nvp, A_OFF, FFN, VPLS_F, S_DOWN, pc.ddown);
+    step_residual(pf, nvp, LB + pc.n_fsub, A_OFF, FFN, VPLS_F, S_DOWN, pc.ddown);
     if (++layer == pc.n_layers) break;
     // The next layer's norm weights and QKV rows load while the other workgroups finish the down step.
     arrive(bar_k);

@@ -22,6 +22,7 @@
 #include "test_support.h"
 #include "trit/backend.h"
 #include "trit/cpu_forward.h"
+#include "trit/devices.h"
 #include "trit/model.h"
 #include "trit/model_generator.h"
 #include "trit/reference_ops.h"
@@ -620,6 +621,55 @@ TEST(BatchDecode, GroupedAttentionMatchesTheUnfusedPastSplitsAndExtremeScores) {
         }
       }
     }
+}
+
+// A batched step of one token (a lone stream among several sequences) runs on the persistent kernel's
+// step-bits pipeline once the engine uses that kernel (decode_layer.glsl STEP_BITS): each row equals the
+// one-token kernels' bit for bit (an engine without the persistent kernel), over steps of one beside
+// steps of two (the one-token kernels in both engines) and of four (the batched products), so each path
+// reads cache rows the other wrote; sequences past the first (their own cache rows and positions). The
+// 2B4T graph in fp32 (golden-a: what ships) and LLaMA's with two heads of 256 a KV head in double
+// (golden-c; on an H200 this caught the scores' clustered sums, ordered otherwise than the grouped
+// attention's shuffles, in fp32); both in both precisions pass there. On a CPU device the kernel
+// runs at one workgroup (the grouped attention's splits follow that grid too). (Each configuration
+// compiles two engines' pipelines: about a minute of lavapipe's time without its shader cache.)
+TEST(BatchDecode, ALoneStepOnThePersistentKernelHasTheBatchedStepsBits) {
+  const bool cpu = choose_device(list_vulkan_devices(), {}).type == "cpu";
+  const std::pair<const char*, Precision> configs[] = {{"golden-a", Precision::Fp32}, {"golden-c", Precision::F64}};
+  for (const auto& [name, precision] : configs) {
+    SCOPED_TRACE(std::string(name) + (precision == Precision::F64 ? ", double" : ", fp32"));
+    const auto g = test::load_golden(name);
+    auto model = Model::open(g.gguf);
+    VulkanForwardOptions po = batch_options(4, precision);
+    po.persistent_groups = cpu ? 1 : 0;
+    VulkanForward pers(*model, po);
+    pers.persistent_groups();  // (waits for the kernel, which then takes the steps of one)
+    ASSERT_EQ(pers.batched_lone_steps(), "persistent kernel, the batched steps' bits");
+    VulkanForwardOptions fo = po;
+    fo.persistent_groups = -1;
+    VulkanForward fused(*model, fo);
+    ASSERT_EQ(fused.batched_lone_steps(), "one-token kernels");
+    const uint32_t vocab = g.vocab;
+    std::vector<BatchToken> next =
+        prefill_alike(pers, fused, vocab, [](int32_t s) { return static_cast<size_t>(2 + 3 * s); });
+    // Steps: sequence 2 alone, 0 alone, 1 and 3, all four, 3 alone, 1 alone, all four.
+    const std::vector<std::vector<int32_t>> steps = {{2}, {0}, {1, 3}, {0, 1, 2, 3}, {3}, {1}, {3, 2, 1, 0}};
+    for (size_t k = 0; k < steps.size() && !HasFatalFailure(); ++k) {
+      std::vector<BatchToken> batch;
+      for (const int32_t s : steps[k]) batch.push_back(next[static_cast<size_t>(s)]);
+      std::vector<float> a(batch.size() * vocab), b(a.size());
+      pers.decode_batch(batch, a);
+      fused.decode_batch(batch, b);
+      for (size_t r = 0; r < batch.size(); ++r) {
+        ASSERT_EQ(0, std::memcmp(row(a, r, vocab).data(), row(b, r, vocab).data(), vocab * sizeof(float)))
+            << "step " << k << ", sequence " << batch[r].seq << " at " << batch[r].pos;
+        BatchToken& t = next[static_cast<size_t>(batch[r].seq)];
+        t.token = static_cast<int32_t>(ref::argmax(row(a, r, vocab)));
+        ++t.pos;
+      }
+    }
+    EXPECT_EQ(pers.batched_lone_steps(), "persistent kernel, the batched steps' bits");  // no wait gave up
+  }
 }
 
 // Nothing a bad batch names is touched: each error is specific and the caches keep their positions.

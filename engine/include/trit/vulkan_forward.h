@@ -178,6 +178,10 @@ class VulkanForward final : public Forward {
   // the persistent kernel's arithmetic) or "per query head, splits of K keys"; empty where the engine
   // holds one sequence or batched steps run the unfused kernels.
   std::string batched_attention() const;
+  // What runs a batched step of one token (a lone stream among several sequences): "persistent kernel,
+  // the batched steps' bits" (decode_layer.glsl STEP_BITS, once the persistent kernel is in use) or
+  // "one-token kernels"; empty where the engine holds one sequence or batched steps run the unfused kernels.
+  std::string batched_lone_steps() const;
   // Tests: makes the next one-token submit look as if a grid barrier of the persistent kernel gave up
   // waiting (no effect without it), to exercise the recovery onto the fused kernels.
   void debug_fail_persistent_decode();

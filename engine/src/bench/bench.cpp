@@ -143,6 +143,7 @@ BenchReport run_bench(std::shared_ptr<const Model> model, const BenchOptions& o)
     rep.prefill_kernels = vk->prefill_kernels();
     rep.batched_kernels = vk->batched_kernels();
     rep.batched_attention = vk->batched_attention();
+    rep.batched_lone_steps = vk->batched_lone_steps();
     if (!rep.batched_kernels.empty())
       rep.batched_head =
           vk->bounded_batch_head()
@@ -318,6 +319,7 @@ std::string to_json(const BenchReport& r) {
   if (!r.batched_kernels.empty()) j["batched_kernels"] = r.batched_kernels;
   if (!r.batched_head.empty()) j["batched_head"] = r.batched_head;
   if (!r.batched_attention.empty()) j["batched_attention"] = r.batched_attention;
+  if (!r.batched_lone_steps.empty()) j["batched_lone_steps"] = r.batched_lone_steps;
   j["resident_mb_after_load"] = r.resident_mb;
   j["copy_bandwidth_gbs"] = r.copy_bandwidth_gbs;
   j["dependent_step_us"] = {{"device_params", r.dispatch.device_params_us},
@@ -368,6 +370,7 @@ std::string to_table(const BenchReport& r) {
   if (!r.batched_kernels.empty()) out += "batched steps' products: " + r.batched_kernels + "\n";
   if (!r.batched_head.empty()) out += "batched steps' lm head: " + r.batched_head + "\n";
   if (!r.batched_attention.empty()) out += "batched steps' attention: " + r.batched_attention + "\n";
+  if (!r.batched_lone_steps.empty()) out += "batched steps of one token: " + r.batched_lone_steps + "\n";
   if (r.dispatch.device_params_us > 0) {
     std::snprintf(
         line, sizeof line,

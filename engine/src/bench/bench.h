@@ -86,10 +86,11 @@ struct BenchReport {
   std::string lm_head;            // Vulkan only: which table decode's device-chained steps read
   std::string decode;             // how tg chooses its tokens: "greedy" or "sampled (defaults)"
   int32_t vocab = 0;
-  std::string prefill_kernels;    // Vulkan only: what runs a block's ternary matrices (the GEMM)
-  std::string batched_kernels;    // Vulkan only: what runs batched steps' products (--batch)
-  std::string batched_head;       // Vulkan only, with batched steps: which table their LM head reads
-  std::string batched_attention;  // Vulkan only, with batched steps: VulkanForward::batched_attention()
+  std::string prefill_kernels;     // Vulkan only: what runs a block's ternary matrices (the GEMM)
+  std::string batched_kernels;     // Vulkan only: what runs batched steps' products (--batch)
+  std::string batched_head;        // Vulkan only, with batched steps: which table their LM head reads
+  std::string batched_attention;   // Vulkan only, with batched steps: VulkanForward::batched_attention()
+  std::string batched_lone_steps;  // VulkanForward::batched_lone_steps()
   std::vector<Figure> figures;
   std::vector<std::string> kernel_statistics;  // --pipeline-stats: "kernel: name: value"
 };

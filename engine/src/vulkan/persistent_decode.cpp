@@ -148,8 +148,18 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
                              shape.graph.silu ? 1u : 0u,
                              shape.graph.normal_rope ? 1u : 0u,
                              shape.graph.sub_norms ? 1u : 0u,
-                             shape.graph.block_scales ? 1u : 0u};
-  // The pipeline compiles on its own thread (Pipeline); decode keeps the fused kernels until it is ready.
+                             shape.graph.block_scales ? 1u : 0u,
+                             0u,
+                             layout.step_wg ? layout.step_wg : layout.wg};
+  // The pipelines compile on their own threads (Pipeline); decode keeps the fused kernels until ready.
+  if (layout.step_wg) {
+    if (shape.graph.block_scales || layout.step_wg > layout.wg)
+      throw VulkanError("persistent decode: no step-bits pipeline with block scales or a wider workgroup");
+    std::vector<uint32_t> step_spec = spec;
+    step_spec[21] = 1u;
+    step_pipe_ =
+        std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(LayersPush)), std::move(step_spec));
+  }
   pipe_ = std::make_unique<Pipeline>(ctx, stem, 14, static_cast<uint32_t>(sizeof(LayersPush)), std::move(spec));
   // The split counts of the KV heads, one arrival count per layer group (at most one per layer), then
   // per layer group its KV heads' QKV-ready counts.
@@ -166,13 +176,14 @@ PersistentDecode::PersistentDecode(const Context& ctx, const Layout& layout, con
 PersistentDecode::~PersistentDecode() = default;
 
 bool PersistentDecode::ready() {
-  if (!pipe_->ready()) return false;
+  if (!pipe_->ready() || (step_pipe_ && !step_pipe_->ready())) return false;
   wait();  // throws if a compilation failed
   return true;
 }
 
 void PersistentDecode::wait() {
   pipe_->handle();
+  if (step_pipe_) step_pipe_->handle();
 }
 
 uint64_t PersistentDecode::act_bytes() const {
@@ -187,7 +198,9 @@ uint64_t PersistentDecode::partial_bytes() const {
 void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params,
                               const LayerGroup& layers, uint32_t group, const LayerOffsets& off, float eps,
                               const BufferRange& x, const BufferRange& act, const BufferRange& rope,
-                              const BufferRange& partials, const Embedding& embedding, uint32_t residency_check) {
+                              const BufferRange& partials, const Embedding& embedding, uint32_t residency_check,
+                              bool step_bits) {
+  if (step_bits && !step_pipe_) throw VulkanError("persistent decode: no step-bits pipeline");
   auto vec4s = [&](uint64_t bytes) {
     if (bytes % 16) throw VulkanError("persistent decode: a weight offset or stride is not 16-byte aligned");
     return static_cast<uint32_t>(bytes / 16);
@@ -244,12 +257,14 @@ void PersistentDecode::record(CommandSequence& cs, DescriptorAllocator& da, cons
                            {&scales_, 0, 0},
                            embedding.table,
                            embedding.tokens};
-  cs.dispatch(*pipe_, da.make(*pipe_, r), &push, sizeof push, residency_check ? residency_check : layout_.groups);
+  const Pipeline& p = step_bits ? *step_pipe_ : *pipe_;
+  cs.dispatch(p, da.make(p, r), &push, sizeof push, residency_check ? residency_check : layout_.groups);
 }
 
 std::vector<std::string> PersistentDecode::statistics() const {
   std::vector<std::string> out;
   pipe_->statistics_to(out, pipe_->name());
+  if (step_pipe_) step_pipe_->statistics_to(out, pipe_->name() + " step bits");
   return out;
 }
 

@@ -62,6 +62,10 @@ class PersistentDecode {
     uint32_t prefetch = 0;      // uvec4s per lane for the widest step
     uint32_t value_parts = 4;   // attention's value pass: key groups summed in shared memory
     uint32_t shared_bytes = 0;  // shared memory of a workgroup (the same at any grid)
+    // Where nonzero, a second pipeline (step_bits: decode_layer.glsl STEP_BITS) runs a batched step of
+    // one token with the bits of the batched steps' kernels, whose one-token kernels' workgroup this
+    // is (the caller sets it where those kernels and their attention allow: VulkanForward).
+    uint32_t step_wg = 0;
   };
   // The layout for this shape on this device at `groups` workgroups (one per multiprocessor: the
   // caller's choice), or nullopt with the reason. groups 0: the grid is not known yet; the layout (its
@@ -81,17 +85,22 @@ class PersistentDecode {
                    const std::vector<float>& scales);
   ~PersistentDecode();
 
-  // Whether the kernel is compiled (never blocks); wait() blocks until it is. Both throw VulkanError if
-  // the compilation failed.
+  // Whether the kernel (and its step-bits pipeline, where planned) is compiled (never blocks); wait()
+  // blocks until it is. Both throw VulkanError if the compilation failed.
   bool ready();
   void wait();
+  // Whether the step-bits pipeline is there (Layout::step_wg, and not dropped since).
+  bool step_bits() const { return step_pipe_ != nullptr; }
+  // Stops offering it (its grid was not resident, say); the one-token pipeline stays.
+  void drop_step_bits() { step_pipe_.reset(); }
 
   // Bytes of the buffers record() takes besides the model's: act (q | o | a) and the attention partials.
   uint64_t act_bytes() const;
   uint64_t partial_bytes() const;
 
-  // The layers of one group: reads x and the caches, writes x (and the caches at params.pos0). `group`
-  // numbers the group (each has its own barrier count); `act`, `partials` sized as above.
+  // The layers of one group: reads x and the caches, writes x (and the caches at params.pos0; step_bits:
+  // at the position and cache rows of params' batch slot 0). `group` numbers the group (each has its
+  // own barrier count); `act`, `partials` sized as above.
   // residency_check > 0:
   // instead of the layers, only whether a grid of that many workgroups of this kernel was resident at
   // once (each counts in and waits, bounded, for the others): failed() after the submit says it was
@@ -100,7 +109,7 @@ class PersistentDecode {
   void record(CommandSequence& cs, DescriptorAllocator& da, const BufferRange& params, const LayerGroup& layers,
               uint32_t group, const LayerOffsets& off, float eps, const BufferRange& x, const BufferRange& act,
               const BufferRange& rope, const BufferRange& partials, const Embedding& embedding,
-              uint32_t residency_check = 0);
+              uint32_t residency_check = 0, bool step_bits = false);
 
   // Before each host call that may submit the recorded layers (nothing of theirs in flight): zeroes the
   // grid barriers' arrival and QKV-ready counts, which only grow within a call.
@@ -120,7 +129,7 @@ class PersistentDecode {
   Layout layout_;
   Shape shape_;
   bool f64_;
-  std::unique_ptr<Pipeline> pipe_;
+  std::unique_ptr<Pipeline> pipe_, step_pipe_;
   Buffer sync_, failed_, scales_;
   std::vector<uint32_t> sync_zeros_;  // sync_'s words, zeroed (uploaded before each host call)
 };

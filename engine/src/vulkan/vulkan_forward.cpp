@@ -292,13 +292,18 @@ struct VulkanForward::Impl {
   // A persistent kernel for `groups` workgroups (compiling in the background), where the plan allows.
   // forced: the caller's grid (tests), taken even where its weights would spill registers.
   void make_persistent(uint32_t grid, bool forced);
-  bool persistent_resident(uint32_t grid);
+  bool persistent_resident(uint32_t grid, bool step_bits = false);
   // What make_persistent needs again when adopt_persistent finds a smaller grid resident.
   std::vector<float> persistent_scales;
   vk::PersistentDecode::Shape persistent_shape{};
   bool persistent_regrid = false;  // the grid may still be corrected once
   std::string persistent_why;      // why decode does not run the persistent kernel (empty: it does)
   bool persistent_failed();
+  // The one-token kernels' workgroup where a batched step of one token can run on the persistent kernel
+  // with the batched steps' bits (PersistentDecode::Layout::step_wg), for a kernel of `layout`; else 0.
+  uint32_t step_bits_workgroup(const vk::PersistentDecode::Layout& layout) const;
+  // Whether batched steps of one token run on the persistent kernel (its step-bits pipeline).
+  bool lone_on_persistent() const { return persistent_live && persistent && persistent->step_bits(); }
   // The loop of decode_greedy and decode_sample on `seqs`: before_submit(first, n) runs before the
   // submit of steps first .. first + n - 1, restart(done, outs) before they are redone from step done
   // (outs: the tokens of steps 0 .. done - 1) once the persistent kernel failed.
@@ -517,7 +522,10 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     if (overlapped || penalised) cs.barrier(true);
   }
   // Decode on the persistent kernel reads the embedding itself where the table is one binding.
-  const bool persistent_decode = persistent_live && max_tokens == 1 && !batch;
+  // A batched step of one token (a lone stream among several sequences) runs there too, on the
+  // kernel's step-bits pipeline: the bits its step gives on the batched kernels.
+  const bool lone_step = batch && max_tokens == 1 && lone_on_persistent();
+  const bool persistent_decode = (persistent_live && max_tokens == 1 && !batch) || lone_step;
   const bool embed_in_layers = persistent_decode && embd_chunks.size() == 1;
   if (!embed_in_layers) {
     for (size_t c = 0; c < embd_chunks.size(); ++c)
@@ -530,7 +538,8 @@ void VulkanForward::Impl::record_pass(vk::CommandSequence& cs, uint32_t max_toke
     const LayerGroupBuffers& g = groups[gi];
     const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
     const vk::Embedding emb{R(embd_bufs[0]), R(tokens_buf), embed_in_layers && gi == 0 ? embd_chunks[0].rows : 0};
-    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart), emb);
+    persistent->record(cs, d, P, lg, gi, slots[g.first].offsets(), eps, X, R(pact), R(rope), R(ppart), emb, 0,
+                       lone_step);
     cs.barrier();
     mark("decode_layers");
   }
@@ -1204,14 +1213,18 @@ void VulkanForward::Impl::adopt_persistent(bool wait) {
   }
   persistent_why.clear();
   persistent_live = true;
+  // (Its registers are its own: checked apart, and only dropped if they do not fit the grid.)
+  if (persistent->step_bits() && !persistent_resident(grid, true)) persistent->drop_step_bits();
   record_decoders();
+  if (persistent->step_bits()) record_batch_steps();
 }
 
 void VulkanForward::Impl::make_persistent(uint32_t grid, bool forced) {
   const bool f64 = kernels->f64();
   std::string why;
-  const auto layout = vk::PersistentDecode::plan(ctx->info(), persistent_shape, f64, grid, &why);
+  auto layout = vk::PersistentDecode::plan(ctx->info(), persistent_shape, f64, grid, &why);
   if (layout && (forced || vk::PersistentDecode::fits_registers(*layout, &why))) {
+    layout->step_wg = step_bits_workgroup(*layout);
     persistent = std::make_unique<vk::PersistentDecode>(*ctx, *layout, persistent_shape, kv == KvPrecision::F16, f64,
                                                         kernels->dot_product(), persistent_scales);
     persistent_why = "compiling";
@@ -1220,9 +1233,30 @@ void VulkanForward::Impl::make_persistent(uint32_t grid, bool forced) {
   }
 }
 
+// A batched step's kernels give a token the same bits whatever else the step holds; the persistent
+// kernel's step-bits pipeline gives them to a step of one where it computes what they compute: no block
+// scales (decode_layer.glsl STEP_BITS), every BitLinear's one-token kernel of one workgroup size (the
+// quantizations' reductions) no wider than the persistent kernel's, and the grouped attention's splits
+// and value pass (its arithmetic is the persistent kernel's: vk::GroupedAttention).
+uint32_t VulkanForward::Impl::step_bits_workgroup(const vk::PersistentDecode::Layout& layout) const {
+  if (sequences < 2 || !fused || !grouped || persistent_shape.graph.block_scales) return 0;
+  const uint32_t qdim = cfg.heads * cfg.head_dim, kvdim = cfg.kv_heads * cfg.head_dim;
+  const uint32_t wg = fused->workgroup_for(vk::FusedDecode::kQkv, cfg.dim, qdim + 2 * kvdim);
+  for (const uint32_t w : {fused->workgroup_for(vk::FusedDecode::kResidual, qdim, cfg.dim),
+                           fused->workgroup_for(vk::FusedDecode::kGate, cfg.dim, cfg.ffn),
+                           fused->workgroup_for(vk::FusedDecode::kResidual, cfg.ffn, cfg.dim)})
+    if (w != wg) return 0;
+  // (Whole subgroups of any size the device may choose: the extra invocations add zeros as whole subgroups.)
+  const DeviceInfo& di = ctx->info();
+  if (wg > layout.wg || wg % std::max({1u, di.min_subgroup_size, di.max_subgroup_size})) return 0;
+  const vk::GroupedAttention::Layout& ga = grouped->layout();
+  if (ga.max_splits != layout.max_splits || ga.value_parts != layout.value_parts) return 0;
+  return wg;
+}
+
 // Whether a grid of `groups` workgroups of the persistent kernel is resident at once on this device (its
-// residency check: PersistentDecode::record).
-bool VulkanForward::Impl::persistent_resident(uint32_t grid) {
+// residency check: PersistentDecode::record; step_bits: of its step-bits pipeline).
+bool VulkanForward::Impl::persistent_resident(uint32_t grid, bool step_bits) {
   auto R = [](const Buffer& b) { return BufferRange{&b, 0, 0}; };
   const LayerGroupBuffers& g = groups[0];
   const vk::LayerGroup lg{g.first, g.count, R(g.weights), layer_stride, R(g.k_cache), R(g.v_cache), cache_stride};
@@ -1232,7 +1266,7 @@ bool VulkanForward::Impl::persistent_resident(uint32_t grid) {
   vk::CommandSequence cs(*ctx);
   cs.begin();
   persistent->record(cs, *da, R(params), lg, 0, slots[g.first].offsets(), cfg.rms_eps, R(x), R(pact), R(rope), R(ppart),
-                     emb, /*residency_check=*/grid);
+                     emb, /*residency_check=*/grid, step_bits);
   cs.end();
   cs.run();
   return !persistent->failed();
@@ -1243,10 +1277,12 @@ bool VulkanForward::Impl::persistent_resident(uint32_t grid) {
 // good and the caller recomputes the step. Every submission must have finished.
 bool VulkanForward::Impl::persistent_failed() {
   if (!persistent_live || !persistent->failed()) return false;
+  const bool lone = lone_on_persistent();
   persistent.reset();
   persistent_why = "a wait gave up (a workgroup was not resident)";
   persistent_live = false;
   record_decoders();
+  if (lone) record_batch_steps();
   return true;
 }
 
@@ -1577,7 +1613,15 @@ void VulkanForward::Impl::submit_batch(std::span<const BatchToken> batch, Head h
   BatchStep& sized = batch_step_for(n);
   vk::CommandSequence& run = *sized.seq[head_index(head)];
   setup_step();
+  const bool lone = sized.max_tokens == 1 && lone_on_persistent();
+  if (lone) persistent->begin_call();
   run.run();
+  // A step of one on the persistent kernel whose wait gave up: redone on the one-token kernels, which
+  // give the same bits (re-recorded by persistent_failed).
+  if (lone && persistent_failed()) {
+    setup_step();
+    sized.seq[head_index(head)]->run();
+  }
   // (steps of up to kFewTokens run the one-token kernels, which do not wait)
   if (sized.max_tokens > kFewTokens && batch_overlap_failed()) {
     setup_step();
@@ -1716,6 +1760,12 @@ std::string VulkanForward::prefill_kernels() const {
 
 std::string VulkanForward::batched_kernels() const {
   return impl_->batched ? impl_->batched->describe() : std::string();
+}
+
+std::string VulkanForward::batched_lone_steps() const {
+  const Impl& m = *impl_;
+  if (m.sequences <= 1 || !m.fused) return {};
+  return m.lone_on_persistent() ? "persistent kernel, the batched steps' bits" : "one-token kernels";
 }
 
 std::string VulkanForward::batched_attention() const {
