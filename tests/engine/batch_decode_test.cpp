@@ -631,8 +631,10 @@ TEST(BatchDecode, GroupedAttentionMatchesTheUnfusedPastSplitsAndExtremeScores) {
 // 2B4T graph in fp32 (golden-a: what ships) and LLaMA's with two heads of 256 a KV head in double
 // (golden-c; on an H200 this caught the scores' clustered sums, ordered otherwise than the grouped
 // attention's shuffles, in fp32); both in both precisions pass there. On a CPU device the kernel
-// runs at one workgroup (the grouped attention's splits follow that grid too). (Each configuration
-// compiles two engines' pipelines: about a minute of lavapipe's time without its shader cache.)
+// runs at one workgroup (the grouped attention's splits follow that grid too). Then a lone step whose
+// wait gives up is redone on the one-token kernels, which take the steps of one from then on. (Each
+// configuration compiles two engines' pipelines: about a minute of lavapipe's time without its shader
+// cache.)
 TEST(BatchDecode, ALoneStepOnThePersistentKernelHasTheBatchedStepsBits) {
   const bool cpu = choose_device(list_vulkan_devices(), {}).type == "cpu";
   const std::pair<const char*, Precision> configs[] = {{"golden-a", Precision::Fp32}, {"golden-c", Precision::F64}};
@@ -669,6 +671,15 @@ TEST(BatchDecode, ALoneStepOnThePersistentKernelHasTheBatchedStepsBits) {
       }
     }
     EXPECT_EQ(pers.batched_lone_steps(), "persistent kernel, the batched steps' bits");  // no wait gave up
+    // A lone step whose wait gave up is redone on the one-token kernels, which then take such steps:
+    // the same row either way.
+    pers.debug_fail_persistent_decode();
+    const std::vector<BatchToken> lone = {next[2]};
+    std::vector<float> a(vocab), b(vocab);
+    pers.decode_batch(lone, a);
+    fused.decode_batch(lone, b);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), vocab * sizeof(float))) << "the step redone";
+    EXPECT_EQ(pers.batched_lone_steps(), "one-token kernels");
   }
 }
 
