@@ -69,14 +69,15 @@ layout(constant_id = 17) const bool SILU = false;
 layout(constant_id = 18) const bool NORMAL_ROPE = false;
 layout(constant_id = 19) const bool SUB_NORMS = true;
 layout(constant_id = 20) const bool BLOCK_SCALES = false;
-// STEP_BITS: a batched step of one token (one sequence's token among several sequences' caches: common.glsl's
-// batch mode, params.tok[0]) with the bits a batched step's kernels give that token (bitlinear_decode.glsl,
-// rmsnorm_quant.glsl, attention_gqa.glsl), so a lone stream of a server runs here and still gets the tokens
-// it gets beside others: each quantization is theirs (the sum of squares by add_squares and wg_sum, the
-// absmax of the normalized row, q = round_half_away(h * 127 / absmax)) and so is each epilogue (sum / s *
-// scale, the residual by add_residual); the attention splits a chunk at least (their rule), and the
-// token's position and first cache row come from its slot. Only without block scales (whose float sums
-// over a wo or down row's lanes are ordered otherwise here); the host checks (PersistentDecode::plan).
+// STEP_BITS: a batched step of one token (one sequence's token among several sequences' caches:
+// common.glsl's batch mode, params.tok[0]) with the bits a batched step's kernels give that token
+// (bitlinear_decode.glsl, rmsnorm_quant.glsl, attention_gqa.glsl), so a lone stream of a server runs
+// here and still gets the tokens it gets beside others: each quantization is theirs (the sum of squares
+// by add_squares and wg_sum, the absmax of the normalized row, q = round_half_away(h * 127 / absmax)) and
+// so is each epilogue (sum / s * scale, the residual by add_residual); the attention splits a chunk at
+// least (their rule) and sums the scores by their shuffles, and the token's position and first cache row
+// come from its slot. Only without block scales (whose float sums over a wo or down row's lanes are
+// ordered otherwise here): VulkanForward's step_bits_workgroup decides where it runs.
 layout(constant_id = 21) const bool STEP_BITS = false;
 // STEP_BITS: the one-token kernels' workgroup (at most WG, a multiple of the subgroup size): the first
 // STEP_WG invocations take a row's elements as those kernels' invocations do, the others zeros.
