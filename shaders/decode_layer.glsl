@@ -388,6 +388,31 @@ const double ROUND_NUDGE = 1.0LF + 2.220446049250313e-16LF;
 const float ROUND_NUDGE = 1.0 + 1.1920928955078125e-7;
 #endif
 
+// Both quantizations' tail. Natural word e of a k-wide quantized row into sq[] (group g of its code
+// uvec4 j, as bitlinear_decode.glsl lays it out).
+void store_quantized(uint e, uint k, uint packed) {
+  const uint r = e % 32u, g = r / 8u, j = (e / 32u) * 2u + (r % 8u) / 4u;
+  sq[g * (k / 64u) + j][r % 4u] = packed;
+}
+// The row's sum of its int8 values from each invocation's qs (CODES_AS_STORED; else 0), after the
+// barrier that makes sq[] whole. The partials by one subgroup reduction, not a loop of dependent shared
+// loads (a loop over the 16 partials cost ~400 cycles a step on the H100); integers, so any order.
+int quantized_sum(int qs) {
+  if (CODES_AS_STORED) {
+    qs = subgroupAdd(qs);
+    if (subgroupElect()) red_i[gl_SubgroupID] = qs;
+  }
+  barrier();
+  int qsum = 0;
+  if (CODES_AS_STORED) {
+    if (gl_NumSubgroups <= gl_SubgroupSize)
+      qsum = subgroupAdd(gl_SubgroupInvocationID < gl_NumSubgroups ? red_i[gl_SubgroupInvocationID] : 0);
+    else
+      for (uint i = 0; i < gl_NumSubgroups; ++i) qsum += red_i[i];
+  }
+  return qsum;
+}
+
 // RMSNorm of a k-wide input row (norm weights in nvp) and its int8 quantization into sq[]; returns the
 // dequantization factor (absmax / 127: a row's integer dot product times it and the matrix scale is the
 // output) and, in qsum, the sum of the int8 values. Ends with a barrier: sq[] is ready.
@@ -471,23 +496,9 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
       packed |= (floatBitsToUint(t) & 0xffu) << (8u * b);
     }
 #endif
-    const uint r = e % 32u, g = r / 8u, j = (e / 32u) * 2u + (r % 8u) / 4u;
-    sq[g * (k / 64u) + j][r % 4u] = packed;
+    store_quantized(e, k, packed);
   }
-  qsum = 0;
-  if (CODES_AS_STORED) {
-    qs = subgroupAdd(qs);
-    if (subgroupElect()) red_i[gl_SubgroupID] = qs;
-  }
-  barrier();
-  // The partials as above: one subgroup reduction, not a loop of dependent shared loads (a loop over
-  // the 16 partials cost ~400 cycles a step on the H100).
-  if (CODES_AS_STORED) {
-    if (gl_NumSubgroups <= gl_SubgroupSize)
-      qsum = subgroupAdd(gl_SubgroupInvocationID < gl_NumSubgroups ? red_i[gl_SubgroupInvocationID] : 0);
-    else
-      for (uint i = 0; i < gl_NumSubgroups; ++i) qsum += red_i[i];
-  }
+  qsum = quantized_sum(qs);
   return m * (real(1) / real(127));
 }
 
@@ -536,17 +547,9 @@ real quantize_step_bits(in vec4 nvp[XPT], uint nw4, bool from_x, uint src_off, u
       qs += q;
       packed |= uint(q & 0xff) << (8 * b);
     }
-    const uint r = e % 32u, g = r / 8u, j = (e / 32u) * 2u + (r % 8u) / 4u;
-    sq[g * (k / 64u) + j][r % 4u] = packed;
+    store_quantized(e, k, packed);
   }
-  qsum = 0;
-  if (CODES_AS_STORED) {
-    qs = subgroupAdd(qs);
-    if (subgroupElect()) red_i[gl_SubgroupID] = qs;
-  }
-  barrier();
-  if (CODES_AS_STORED)
-    for (uint i = 0; i < gl_NumSubgroups; ++i) qsum += red_i[i];
+  qsum = quantized_sum(qs);
   return sc;
 }
 

@@ -665,31 +665,35 @@ void CommandSequence::begin() {
   recorded_ = false;
 }
 
-void CommandSequence::dispatch(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes,
-                               uint32_t gx, uint32_t gy, uint32_t gz) {
+void CommandSequence::check_push(const Pipeline& p, uint32_t push_bytes) const {
   if (push_bytes != p.push_bytes())
     throw VulkanError("shader " + p.name() + " takes " + std::to_string(p.push_bytes()) + " bytes of push constants, " +
                       std::to_string(push_bytes) + " given");
+}
+
+void CommandSequence::bind(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes) {
+  vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
+  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
+  if (push_bytes) vkCmdPushConstants(cb_, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+}
+
+void CommandSequence::dispatch(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes,
+                               uint32_t gx, uint32_t gy, uint32_t gz) {
+  check_push(p, push_bytes);
   if (gx == 0 || gy == 0 || gz == 0) return;
   if (gx > ctx_.info().max_workgroup_count_x || gy > 65535 || gz > 65535)
     throw VulkanError("shader " + p.name() + ": dispatch of " + std::to_string(gx) + "x" + std::to_string(gy) +
                       " workgroups exceeds the device limit");
-  vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
-  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
-  if (push_bytes) vkCmdPushConstants(cb_, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  bind(p, set, push, push_bytes);
   vkCmdDispatch(cb_, gx, gy, gz);
 }
 
 void CommandSequence::dispatch_indirect(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes,
                                         const BufferRange& grid) {
-  if (push_bytes != p.push_bytes())
-    throw VulkanError("shader " + p.name() + " takes " + std::to_string(p.push_bytes()) + " bytes of push constants, " +
-                      std::to_string(push_bytes) + " given");
+  check_push(p, push_bytes);
   if (!grid.buffer || grid.offset % 4 || grid.offset + 12 > grid.buffer->size())
     throw VulkanError("shader " + p.name() + ": its indirect grid is not 12 aligned bytes inside its buffer");
-  vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.handle());
-  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
-  if (push_bytes) vkCmdPushConstants(cb_, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  bind(p, set, push, push_bytes);
   vkCmdDispatchIndirect(cb_, grid.buffer->handle(), grid.offset);
 }
 

@@ -268,6 +268,10 @@ class CommandSequence {
   bool recorded() const { return recorded_; }
 
  private:
+  // Both dispatches: the push constants' size against the pipeline's, then the pipeline, its set and
+  // its push constants bound.
+  void check_push(const Pipeline& p, uint32_t push_bytes) const;
+  void bind(const Pipeline& p, VkDescriptorSet set, const void* push, uint32_t push_bytes);
   const Context& ctx_;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;  // made on the first submit()
