@@ -217,7 +217,7 @@ void main() {
         const real4 a = abs(xv[i]);
         amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
       }
-      amax = wg_max(amax);
+      amax = wg_max_nonneg(amax);
       const real sc = real(127) / max(amax, real(1e-5));
       scs[tt] = sc;
       [[unroll]] for (uint i = 0; i < XPT; ++i) {

@@ -71,6 +71,24 @@ real subgroup_max_nonneg(real v) {
 #endif
 }
 
+// wg_max for v >= 0 (absolute values: a quantization's absmax): each subgroup's maximum and then the
+// partials' by one integer reduction each (subgroup_max_nonneg) instead of a tree of shuffles and a loop
+// over the partials; a maximum in any order is the same.
+real wg_max_nonneg(real v) {
+  v = subgroup_max_nonneg(v);
+  if (subgroupElect()) red_f[gl_SubgroupID] = v;
+  barrier();
+  real r = real(0);
+  if (gl_NumSubgroups <= gl_SubgroupSize) {
+    const uint i = gl_SubgroupInvocationID;
+    r = subgroup_max_nonneg(i < gl_NumSubgroups ? red_f[i] : real(0));
+  } else {
+    for (uint i = 0; i < gl_NumSubgroups; ++i) r = max(r, red_f[i]);
+  }
+  barrier();
+  return r;
+}
+
 real wg_max(real v) {
   v = subgroupMax(v);
   if (subgroupElect()) red_f[gl_SubgroupID] = v;

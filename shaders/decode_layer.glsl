@@ -534,7 +534,7 @@ real quantize_step_bits(in vec4 nvp[XPT], uint nw4, bool from_x, uint src_off, u
     const real4 a = abs(xv[i]);
     amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
   }
-  amax = wg_max(amax);
+  amax = wg_max_nonneg(amax);
   const real sc = real(127) / max(amax, real(1e-5));
   int qs = 0;
   for (uint i = 0; i < XPT_S; ++i) {

@@ -113,7 +113,7 @@ void quantize_held(uint k4, uint base, uint obase, uint t) {
     v[c] = apply_norm(v[c], inv, nw[c]);
     amax = max(amax, max_abs(v[c]));
   }
-  const real sc = q_scale(wg_max(amax));
+  const real sc = q_scale(wg_max_nonneg(amax));
   for (uint c = 0u; c < XPT; ++c) {
     const uint i = gl_LocalInvocationID.x + c * gl_WorkGroupSize.x;
     if (i < k4) store_q(obase, i, v[c] * sc);
@@ -151,11 +151,11 @@ void main() {
     if (PLANES) hh += dot(v, v);
   }
   if (PLANES) {
-    write_planes(k4, base, obase, inv, wg_max(amax), wg_sum(hh), t);
+    write_planes(k4, base, obase, inv, wg_max_nonneg(amax), wg_sum(hh), t);
     return;
   }
   if (!WRITE_Q8) return;
-  const real sc = q_scale(wg_max(amax));
+  const real sc = q_scale(wg_max_nonneg(amax));
   for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) store_q(obase, i, normed(base, i, inv) * sc);
   if (gl_LocalInvocationID.x == 0) s[t] = sc;
   if (SIGNAL) signal_row();
