@@ -6,7 +6,7 @@
 #include "kv_cache.glsl"
 // (coherent: with WAIT they are read after the count, from L2, never a stale L1 line)
 layout(std430, binding = 4) coherent readonly buffer XQ { uvec4 xq[]; };  // [token][K / 16], PERMUTED
-layout(std430, binding = 5) coherent readonly buffer XS { real xs[]; };   // [token]: 127 / max|h|
+layout(std430, binding = 5) coherent readonly buffer XS { real xs[]; };   // [token]: 127 / absmax (normed_absmax)
 layout(std430, binding = 6) buffer Y { real y[]; };
 layout(std430, binding = 7) readonly buffer Rope { real2 cs[]; };  // [context][hd/2] (cos, sin)
 layout(std430, binding = 8) writeonly buffer KC { uint kc[]; };

@@ -199,26 +199,21 @@ void main() {
       const uint k4 = K / 4, xb = (t0 + tt) * k4;
       real4 xv[XPT];
       vec4 nv[XPT];
-      real ss = real(0);
+      real ss = real(0), am = real(0);
       [[unroll]] for (uint i = 0; i < XPT; ++i) {
         const uint e = tid + i * gl_WorkGroupSize.x;
         xv[i] = e < k4 ? x[xb + e] : real4(0);
         nv[i] = e < k4 && HAS_NORM ? nw[e] : vec4(1);
         ss = add_squares(ss, xv[i]);
+        am = max(am, max_abs_product(xv[i], nv[i]));
       }
+      const real2 sm = wg_sum_max(ss, am);
       real inv = real(1);
       if (HAS_NORM) {
-        ss = wg_sum(ss);
-        inv = real(1) / sqrt(ss / real(K) + real(pc.eps));
+        inv = real(1) / sqrt(sm.x / real(K) + real(pc.eps));
+        [[unroll]] for (uint i = 0; i < XPT; ++i) xv[i] = xv[i] * inv * real4(nv[i]);
       }
-      real amax = real(0);
-      [[unroll]] for (uint i = 0; i < XPT; ++i) {
-        if (HAS_NORM) xv[i] = xv[i] * inv * real4(nv[i]);
-        const real4 a = abs(xv[i]);
-        amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
-      }
-      amax = wg_max_nonneg(amax);
-      const real sc = real(127) / max(amax, real(1e-5));
+      const real sc = real(127) / max(normed_absmax(sm.y, inv), real(1e-5));
       scs[tt] = sc;
       [[unroll]] for (uint i = 0; i < XPT; ++i) {
         const uint e = tid + i * gl_WorkGroupSize.x;

@@ -89,6 +89,44 @@ real wg_max_nonneg(real v) {
   return r;
 }
 
+// The absmax by which a BitLinear's input row is scaled to int8 (the fused one-token kernels,
+// rmsnorm_quant.glsl for batched steps and prefill, the persistent kernel's step-bits pipeline: a
+// batched row's bits must not depend on which of them quantizes it): the row's largest |x nw| times the
+// norm's 1 / rms, not the largest |x inv nw| reduced again after the norm, so one reduction serves both
+// (wg_sum_max). |x inv nw| exceeds it by an ulp or two at most, which still rounds to 127; it differs
+// from the reference's max |h| by as little, so q differs only where h * s lies within a few ulps of a
+// rounding boundary. (The persistent kernel's own quantization takes the same absmax in its own order.)
+// The second reduction, after the norm, took ~65 us a token of a lone batched step on an H200.
+real max_abs_product(real4 x, vec4 nw) {
+  const real4 a = abs(x * real4(nw));
+  return max(max(a.x, a.y), max(a.z, a.w));
+}
+real normed_absmax(real am, real inv) { return am * inv; }
+
+shared real red_am[64];
+
+// A row's sum of squares (wg_sum's order: each subgroup's subgroupAdd, then the partials in turn) and
+// its largest |x nw| (am >= 0; a maximum in any order is the same) from one reduction: (sum, maximum).
+real2 wg_sum_max(real ss, real am) {
+  ss = subgroupAdd(ss);
+  am = subgroup_max_nonneg(am);
+  if (subgroupElect()) {
+    red_f[gl_SubgroupID] = ss;
+    red_am[gl_SubgroupID] = am;
+  }
+  barrier();
+  real r = real(0), m = real(0);
+  for (uint i = 0; i < gl_NumSubgroups; ++i) r += red_f[i];
+  if (gl_NumSubgroups <= gl_SubgroupSize) {
+    const uint i = gl_SubgroupInvocationID;
+    m = subgroup_max_nonneg(i < gl_NumSubgroups ? red_am[i] : real(0));
+  } else {
+    for (uint i = 0; i < gl_NumSubgroups; ++i) m = max(m, red_am[i]);
+  }
+  barrier();
+  return real2(r, m);
+}
+
 real wg_max(real v) {
   v = subgroupMax(v);
   if (subgroupElect()) red_f[gl_SubgroupID] = v;

@@ -73,7 +73,7 @@ layout(constant_id = 20) const bool BLOCK_SCALES = false;
 // common.glsl's batch mode, params.tok[0]) with the bits a batched step's kernels give that token
 // (bitlinear_decode.glsl, rmsnorm_quant.glsl, attention_gqa.glsl), so a lone stream of a server runs
 // here and still gets the tokens it gets beside others: each quantization is theirs (the sum of squares
-// by add_squares and wg_sum, the absmax of the normalized row, q = round_half_away(h * 127 / absmax)) and
+// by add_squares in wg_sum's order, the absmax by normed_absmax, q = round_half_away(h * 127 / absmax)) and
 // so is each epilogue (sum / s * scale, the residual by add_residual); the attention splits a chunk at
 // least (their rule) and sums the scores by their shuffles, and the token's position and first cache row
 // come from its slot. Only without block scales (whose float sums over a wo or down row's lanes are
@@ -517,25 +517,20 @@ vec4 step_norm(in vec4 nvp[XPT], uint i, uint nw4, uint k4) {
 real quantize_step_bits(in vec4 nvp[XPT], uint nw4, bool from_x, uint src_off, uint k, bool normed, out int qsum) {
   const uint k4 = k / 4u;
   real4 xv[XPT_S];
-  real ss = real(0);
+  real ss = real(0), am = real(0);
   for (uint i = 0; i < XPT_S; ++i) {
     const uint e = tid + i * STEP_WG;
     xv[i] = tid < STEP_WG && e < k4 ? in4(src_off, from_x, e) : real4(0);
     ss = add_squares(ss, xv[i]);
+    am = max(am, max_abs_product(xv[i], normed ? step_norm(nvp, i, nw4, k4) : vec4(1)));
   }
+  const real2 sm = wg_sum_max(ss, am);
   real inv = real(1);
   if (normed) {
-    ss = wg_sum(ss);
-    inv = real(1) / sqrt(ss / real(k) + real(pc.eps));
+    inv = real(1) / sqrt(sm.x / real(k) + real(pc.eps));
+    for (uint i = 0; i < XPT_S; ++i) xv[i] = xv[i] * inv * real4(step_norm(nvp, i, nw4, k4));
   }
-  real amax = real(0);
-  for (uint i = 0; i < XPT_S; ++i) {
-    if (normed) xv[i] = xv[i] * inv * real4(step_norm(nvp, i, nw4, k4));
-    const real4 a = abs(xv[i]);
-    amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
-  }
-  amax = wg_max_nonneg(amax);
-  const real sc = real(127) / max(amax, real(1e-5));
+  const real sc = real(127) / max(normed_absmax(sm.y, inv), real(1e-5));
   int qs = 0;
   for (uint i = 0; i < XPT_S; ++i) {
     const uint e = tid + i * STEP_WG;

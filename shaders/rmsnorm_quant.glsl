@@ -1,5 +1,6 @@
 // Per-token RMSNorm fused with the int8 quantization of its output (the input of a bitlinear), one
-// workgroup per token:  h = x / sqrt(mean(x^2) + eps) * w;  s = 127 / max(max|h|, 1e-5);
+// workgroup per token:  h = x / sqrt(mean(x^2) + eps) * w;  s = 127 / max(absmax, 1e-5) (absmax: max|x w|
+// / rms, common.glsl normed_absmax);
 // q = clamp(round_half_away(h * s), -128, 127), packed 4 per uint (element 4i+b in byte b).
 // Specialization: HAS_NORM = 0 quantizes x itself; WRITE_F32 stores h (the final norm feeding the
 // LM head); WRITE_Q8 stores q and s. With last_only, one workgroup normalizes the last submitted
@@ -100,20 +101,16 @@ void quantize_held(uint k4, uint base, uint obase, uint t) {
     v[c] = i < k4 ? x[base + i] : real4(0);
     nw[c] = HAS_NORM && i < k4 ? w[i] : vec4(0);
   }
-  real inv = real(1);
-  if (HAS_NORM) {
-    real ss = real(0);
-    for (uint c = 0u; c < XPT; ++c)
-      if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x < k4) ss = add_squares(ss, v[c]);
-    inv = inv_rms(wg_sum(ss));
-  }
-  real amax = real(0);
-  for (uint c = 0u; c < XPT; ++c) {
-    if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x >= k4) break;
-    v[c] = apply_norm(v[c], inv, nw[c]);
-    amax = max(amax, max_abs(v[c]));
-  }
-  const real sc = q_scale(wg_max_nonneg(amax));
+  real ss = real(0), am = real(0);
+  for (uint c = 0u; c < XPT; ++c)
+    if (gl_LocalInvocationID.x + c * gl_WorkGroupSize.x < k4) {
+      ss = add_squares(ss, v[c]);
+      am = max(am, max_abs_product(v[c], HAS_NORM ? nw[c] : vec4(1)));
+    }
+  const real2 sm = wg_sum_max(ss, am);
+  const real inv = HAS_NORM ? inv_rms(sm.x) : real(1);
+  for (uint c = 0u; c < XPT; ++c) v[c] = apply_norm(v[c], inv, nw[c]);
+  const real sc = q_scale(normed_absmax(sm.y, inv));
   for (uint c = 0u; c < XPT; ++c) {
     const uint i = gl_LocalInvocationID.x + c * gl_WorkGroupSize.x;
     if (i < k4) store_q(obase, i, v[c] * sc);
@@ -135,27 +132,30 @@ void main() {
     quantize_held(k4, base, obase, t);
     return;
   }
-  real inv = real(1);
-  if (HAS_NORM) {
-    real ss = real(0);
-    for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
-      ss = add_squares(ss, x[base + i]);
-    }
-    inv = inv_rms(wg_sum(ss));
+  real ss = real(0), am = real(0);
+  for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
+    const real4 v = x[base + i];
+    ss = add_squares(ss, v);
+    am = max(am, max_abs_product(v, HAS_NORM ? w[i] : vec4(1)));
   }
+  const real2 sm = wg_sum_max(ss, am);
+  const real inv = HAS_NORM ? inv_rms(sm.x) : real(1);
   real amax = real(0), hh = real(0);
   for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) {
     const real4 v = normed(base, i, inv);
-    amax = max(amax, max_abs(v));
     if (WRITE_F32) h[obase + i] = v;
-    if (PLANES) hh += dot(v, v);
+    if (PLANES) {
+      amax = max(amax, max_abs(v));
+      hh += dot(v, v);
+    }
   }
   if (PLANES) {
+    // (the planes' own scale: max |h| itself)
     write_planes(k4, base, obase, inv, wg_max_nonneg(amax), wg_sum(hh), t);
     return;
   }
   if (!WRITE_Q8) return;
-  const real sc = q_scale(wg_max_nonneg(amax));
+  const real sc = q_scale(normed_absmax(sm.y, inv));
   for (uint i = gl_LocalInvocationID.x; i < k4; i += gl_WorkGroupSize.x) store_q(obase, i, normed(base, i, inv) * sc);
   if (gl_LocalInvocationID.x == 0) s[t] = sc;
   if (SIGNAL) signal_row();
