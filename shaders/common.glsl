@@ -71,22 +71,33 @@ real subgroup_max_nonneg(real v) {
 #endif
 }
 
-// wg_max for v >= 0 (absolute values: a quantization's absmax): each subgroup's maximum and then the
-// partials' by one integer reduction each (subgroup_max_nonneg) instead of a tree of shuffles and a loop
-// over the partials; a maximum in any order is the same.
-real wg_max_nonneg(real v) {
-  v = subgroup_max_nonneg(v);
-  if (subgroupElect()) red_f[gl_SubgroupID] = v;
-  barrier();
-  real r = real(0);
+// The subgroups' maxima (>= 0) in red_am[] reduced: by one integer reduction (subgroup_max_nonneg)
+// where a subgroup holds them all; a maximum in any order is the same. After the barrier that wrote them.
+shared real red_am[64];
+real max_of_partials() {
   if (gl_NumSubgroups <= gl_SubgroupSize) {
     const uint i = gl_SubgroupInvocationID;
-    r = subgroup_max_nonneg(i < gl_NumSubgroups ? red_f[i] : real(0));
-  } else {
-    for (uint i = 0; i < gl_NumSubgroups; ++i) r = max(r, red_f[i]);
+    return subgroup_max_nonneg(i < gl_NumSubgroups ? red_am[i] : real(0));
   }
+  real r = real(0);
+  for (uint i = 0; i < gl_NumSubgroups; ++i) r = max(r, red_am[i]);
+  return r;
+}
+
+// wg_max for v >= 0 (absolute values: a quantization's absmax): each subgroup's maximum and then the
+// partials' by integer reductions instead of a tree of shuffles and a loop over the partials.
+real wg_max_nonneg(real v) {
+  v = subgroup_max_nonneg(v);
+  if (subgroupElect()) red_am[gl_SubgroupID] = v;
+  barrier();
+  const real r = max_of_partials();
   barrier();
   return r;
+}
+
+real max_abs(real4 v) {
+  const real4 a = abs(v);
+  return max(max(a.x, a.y), max(a.z, a.w));
 }
 
 // The absmax by which a BitLinear's input row is scaled to int8 (the fused one-token kernels,
@@ -97,13 +108,8 @@ real wg_max_nonneg(real v) {
 // from the reference's max |h| by as little, so q differs only where h * s lies within a few ulps of a
 // rounding boundary. (The persistent kernel's own quantization takes the same absmax in its own order.)
 // The second reduction, after the norm, took ~65 us a token of a lone batched step on an H200.
-real max_abs_product(real4 x, vec4 nw) {
-  const real4 a = abs(x * real4(nw));
-  return max(max(a.x, a.y), max(a.z, a.w));
-}
+real max_abs_product(real4 x, vec4 nw) { return max_abs(x * real4(nw)); }
 real normed_absmax(real am, real inv) { return am * inv; }
-
-shared real red_am[64];
 
 // A row's sum of squares (wg_sum's order: each subgroup's subgroupAdd, then the partials in turn) and
 // its largest |x nw| (am >= 0; a maximum in any order is the same) from one reduction: (sum, maximum).
@@ -115,14 +121,9 @@ real2 wg_sum_max(real ss, real am) {
     red_am[gl_SubgroupID] = am;
   }
   barrier();
-  real r = real(0), m = real(0);
+  real r = real(0);
   for (uint i = 0; i < gl_NumSubgroups; ++i) r += red_f[i];
-  if (gl_NumSubgroups <= gl_SubgroupSize) {
-    const uint i = gl_SubgroupInvocationID;
-    m = subgroup_max_nonneg(i < gl_NumSubgroups ? red_am[i] : real(0));
-  } else {
-    for (uint i = 0; i < gl_NumSubgroups; ++i) m = max(m, red_am[i]);
-  }
+  const real m = max_of_partials();
   barrier();
   return real2(r, m);
 }

@@ -342,8 +342,6 @@ real4 in4(uint src_off, bool from_x, uint e) {
 #endif
 }
 
-shared real red_max[64];
-
 // 1 / sqrt(v) and 1 / v. In double, Newton steps from the float approximation (a double sqrt or
 // division is a long software sequence, and every invocation of every workgroup runs these): each
 // step doubles the correct bits, so two take the float seed's 22 past double's 53. Outside float's
@@ -431,27 +429,26 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
   }
   for (uint i = 0; i < XPT; ++i) {
     ss += dot(xv[i], xv[i]);
-    const real4 a = abs(xv[i] * real4(nvp[i]));
-    am = max(am, max(max(a.x, a.y), max(a.z, a.w)));
+    am = max(am, max_abs_product(xv[i], nvp[i]));
   }
   ss = subgroupAdd(ss);
   am = subgroup_max_nonneg(am);
   if (subgroupElect()) {
     red_f[gl_SubgroupID] = ss;
-    red_max[gl_SubgroupID] = am;
+    red_am[gl_SubgroupID] = am;
   }
   barrier();
   if (gl_NumSubgroups <= gl_SubgroupSize) {
     // Every subgroup sums the partials itself: no second barrier, no serial loop.
     const bool has = gl_SubgroupInvocationID < gl_NumSubgroups;
     ss = subgroupAdd(has ? red_f[gl_SubgroupInvocationID] : real(0));
-    am = subgroup_max_nonneg(has ? red_max[gl_SubgroupInvocationID] : real(0));
+    am = subgroup_max_nonneg(has ? red_am[gl_SubgroupInvocationID] : real(0));
   } else {
     ss = real(0);
     am = real(0);
     for (uint i = 0; i < gl_NumSubgroups; ++i) {
       ss += red_f[i];
-      am = max(am, red_max[i]);
+      am = max(am, red_am[i]);
     }
   }
   // Every workgroup runs this chain between its two barriers, so its length is on the critical path of

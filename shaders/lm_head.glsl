@@ -193,8 +193,7 @@ real stage_x(uint xb, out real am, out real hh) {
     xs[(p + 1) * RV + j] = vw.zw;
     if (BOUNDED) {
       hh += dot(vw, vw);
-      const real4 a = abs(vw);
-      am = max(am, max(max(a.x, a.y), max(a.z, a.w)));
+      am = max(am, max_abs(vw));
     }
   }
   ss = subgroupAdd(ss);

@@ -35,13 +35,9 @@ layout(std430, binding = 6) coherent buffer Ready { uint ready[]; };
 layout(push_constant) uniform Push { uint k; float eps; uint last_only; uint slot; } pc;
 
 // The rules both ways of reading the row share: 1 / rms from the sum of squares, the normalized value,
-// a value's largest magnitude, the int8 scale from the row's largest.
+// the int8 scale from the row's largest.
 real inv_rms(real ss) { return real(1) / sqrt(ss / real(pc.k) + real(pc.eps)); }
 real4 apply_norm(real4 v, real inv, vec4 nw) { return HAS_NORM ? v * inv * real4(nw) : v; }
-real max_abs(real4 v) {
-  const real4 a = abs(v);
-  return max(max(a.x, a.y), max(a.z, a.w));
-}
 real q_scale(real amax) { return real(127) / max(amax, real(1e-5)); }  // real(1e-5): the float 1e-5f widened, as the reference
 
 real4 normed(uint base, uint i, real inv) { return apply_norm(x[base + i], inv, HAS_NORM ? w[i] : vec4(0)); }
