@@ -122,12 +122,25 @@ struct Rig {
   }
 };
 
-Rig& rig(bool f64 = true) {
+std::unique_ptr<Rig>& rig_slot(bool f64) {
   static std::unique_ptr<Rig> r64, r32;
-  auto& r = f64 ? r64 : r32;
+  return f64 ? r64 : r32;
+}
+Rig& rig(bool f64 = true) {
+  auto& r = rig_slot(f64);
   if (!r) r = std::make_unique<Rig>(f64);
   return *r;
 }
+// The rigs go when the tests end, not among the statics at exit: these statics exist before the first
+// rig loads the driver, so a driver that registers its own teardown at exit then (NVIDIA's does) is torn
+// down before them, and their vkDestroy calls crashed the run after every test had passed.
+struct RigTeardown : testing::Environment {
+  void TearDown() override {
+    rig_slot(true).reset();
+    rig_slot(false).reset();
+  }
+};
+testing::Environment* const kRigTeardown = testing::AddGlobalTestEnvironment(new RigTeardown);
 
 enum class Dist { Normal, Ties, Dominant, NegInf, Flat };
 const char* name(Dist d) {
