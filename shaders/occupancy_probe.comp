@@ -1,9 +1,9 @@
 #version 450
 // How many workgroups of a persistent kernel's size can be resident at once, for devices that do not
 // report their multiprocessors (vulkan/occupancy.h). Every workgroup takes the kernel's invocations,
-// its shared memory and about its registers (REGS uvec4s per invocation, loaded before the wait and
-// used after it: from a `volatile` buffer, whose loads the compiler may not repeat, so it must keep
-// the values), counts itself in, and waits, bounded,
+// its shared memory and about its registers (REGS uvec4s per invocation, loaded and used before the
+// wait and each used again after it, non-linearly: from a `volatile` buffer, whose loads the compiler
+// may not repeat, so it must keep the values), counts itself in, and waits, bounded,
 // until all `groups` have counted in. (With the buffer readonly the H100's compiler reloaded them and
 // fit two workgroups a multiprocessor where the decode kernel, at its 128-register cap, fits one: the
 // fp32 decode kernel was then never used.) If they are not all resident at once, the first wave's workgroups wait in
@@ -23,7 +23,10 @@ void main() {
   const uint tid = gl_LocalInvocationID.x;
   uvec4 r[REGS];
   for (uint i = 0; i < REGS; ++i) r[i] = src[(gl_WorkGroupID.x * 131u + tid * REGS + i) % pc.src_vec4s];
-  for (uint i = tid; i < SHARED_WORDS; i += gl_WorkGroupSize.x) pad[i] = r[i % REGS].x;
+  // Every value is used before the wait (so its load happens there) and again after it.
+  uvec4 pre = r[0];
+  for (uint i = 1; i < REGS; ++i) pre = pre * 5u + r[i];
+  for (uint i = tid; i < SHARED_WORDS; i += gl_WorkGroupSize.x) pad[i] = pre.x + i;
   barrier();
   if (tid == 0u) atomicAdd(s.arrived, 1u);
   // Subgroup 0 polls as one, as the persistent kernel's waits do.
@@ -38,7 +41,10 @@ void main() {
   }
   barrier();
   uvec4 acc = uvec4(pad[(tid * 7u) % SHARED_WORDS]);
-  for (uint i = 0; i < REGS; ++i) acc = acc * 3u + r[i];
+  // Each value meets one read after the wait, non-linearly: a linear combination (acc * 3 + r[i]) could
+  // be summed before the wait, and was (H200, driver 580: the fp32 probe held a few registers across the
+  // wait and measured two workgroups a multiprocessor, 264, where the kernel at 124 registers fits one).
+  for (uint i = 0; i < REGS; ++i) acc = (acc ^ r[i]) * 3u;
   // Never true for the source the host writes (all zero): keeps the loads and the shared array alive.
   if (acc.x == 0xffffffffu && acc.y == 0xfffffffeu) s.sink = acc.z;
 }

@@ -13,7 +13,9 @@
 #include "trit/model.h"
 #include "trit/vulkan_forward.h"
 #include "vulkan/context.h"
+#include "vulkan/decode_graph.h"
 #include "vulkan/occupancy.h"
+#include "vulkan/persistent_decode.h"
 
 namespace {
 
@@ -69,13 +71,23 @@ namespace {
 
 // On a GPU that reports its multiprocessors, the vendor-neutral path (the extension ignored: grid
 // measured with the probe, then checked and if need be corrected with the kernel itself) must arrive at
-// the same grid: one workgroup per multiprocessor. Skipped on CPU devices (never a persistent grid) and
-// where no extension reports the count to compare with.
+// the same grid: one workgroup per multiprocessor. So must the probe alone, with the kernel's workgroup
+// for the shape: its count also sizes, at load, the batched steps' products and attention splits,
+// which the kernel's own check does not correct (a probe that counted two a multiprocessor, 264 on an
+// H200, gave the batched attention other splits than the kernel's, so a lone batched step lost the
+// persistent kernel: 752 against 1,059-1,091 tokens/s). Skipped on CPU devices (never a persistent grid)
+// and where no extension reports the count to compare with.
 TEST(Occupancy, TheMeasuredGridIsOneWorkgroupPerMultiprocessor) {
   const auto dev = choose_device(list_vulkan_devices(), {});
   if (dev.type == "cpu" || dev.multiprocessors == 0 || dev.multiprocessors_from != "VK_NV_shader_sm_builtins")
     GTEST_SKIP() << "needs a GPU whose NVIDIA extension reports its multiprocessors, to compare with";
   auto model = Model::open(test::shared_dir() / "golden" / "golden-b.gguf");
+  const ModelConfig& cfg = model->config();
+  const vk::PersistentDecode::Shape shape{
+      cfg.dim, cfg.ffn, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.layers, vk::DecodeGraph::of(cfg)};
+  vk::ContextOptions co;
+  co.vendor_neutral = true;
+  vk::Context ctx(co);
   for (const Precision precision : {Precision::Fp32, Precision::F64}) {
     VulkanForwardOptions o;
     o.precision = precision;
@@ -83,9 +95,14 @@ TEST(Occupancy, TheMeasuredGridIsOneWorkgroupPerMultiprocessor) {
     o.vendor_neutral = true;
     VulkanForward neutral(*model, o);
     const uint32_t measured = neutral.persistent_groups();
-    std::printf("[ measured ] %s: reported grid %u, vendor-neutral grid %u (%s)\n", to_string(precision), reported,
-                measured, neutral.decode_kernels().c_str());
+    const auto wg = vk::PersistentDecode::plan(ctx.info(), shape, precision == Precision::F64, 0);
+    ASSERT_TRUE(wg.has_value());
+    const uint32_t probed = vk::resident_workgroups(ctx, wg->wg, wg->shared_bytes);
+    std::printf("[ measured ] %s: reported grid %u, vendor-neutral grid %u (%s), probe %u\n", to_string(precision),
+                reported, measured, neutral.decode_kernels().c_str(), probed);
     EXPECT_EQ(measured, reported) << neutral.decode_kernels();
+    EXPECT_EQ(probed, dev.multiprocessors)
+        << wg->wg << " invocations, " << wg->shared_bytes << " bytes of shared memory";
   }
 }
 
