@@ -111,9 +111,10 @@ real max_abs(real4 v) {
 real max_abs_product(real4 x, vec4 nw) { return max_abs(x * real4(nw)); }
 real normed_absmax(real am, real inv) { return am * inv; }
 
-// A row's sum of squares (wg_sum's order: each subgroup's subgroupAdd, then the partials in turn) and
-// its largest |x nw| (am >= 0; a maximum in any order is the same) from one reduction: (sum, maximum).
-real2 wg_sum_max(real ss, real am) {
+// Each subgroup's sum of ss and maximum of am (>= 0) to red_f / red_am, then the barrier after which
+// every invocation reads them: the first half of wg_sum_max, and of the persistent kernel's own
+// quantization (decode_layer.glsl quantize_input), which sums the partials in its own order.
+void publish_sum_max(real ss, real am) {
   ss = subgroupAdd(ss);
   am = subgroup_max_nonneg(am);
   if (subgroupElect()) {
@@ -121,6 +122,12 @@ real2 wg_sum_max(real ss, real am) {
     red_am[gl_SubgroupID] = am;
   }
   barrier();
+}
+
+// A row's sum of squares (wg_sum's order: each subgroup's subgroupAdd, then the partials in turn) and
+// its largest |x nw| (am >= 0; a maximum in any order is the same) from one reduction: (sum, maximum).
+real2 wg_sum_max(real ss, real am) {
+  publish_sum_max(ss, am);
   real r = real(0);
   for (uint i = 0; i < gl_NumSubgroups; ++i) r += red_f[i];
   const real m = max_of_partials();

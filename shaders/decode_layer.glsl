@@ -431,25 +431,15 @@ real quantize_input(in vec4 nvp[XPT], bool from_x, uint src_off, uint k, bool no
     ss += dot(xv[i], xv[i]);
     am = max(am, max_abs_product(xv[i], nvp[i]));
   }
-  ss = subgroupAdd(ss);
-  am = subgroup_max_nonneg(am);
-  if (subgroupElect()) {
-    red_f[gl_SubgroupID] = ss;
-    red_am[gl_SubgroupID] = am;
-  }
-  barrier();
+  publish_sum_max(ss, am);
+  // Every subgroup reduces the partials itself: no second barrier, no serial loop where a subgroup
+  // holds them all.
+  am = max_of_partials();
   if (gl_NumSubgroups <= gl_SubgroupSize) {
-    // Every subgroup sums the partials itself: no second barrier, no serial loop.
-    const bool has = gl_SubgroupInvocationID < gl_NumSubgroups;
-    ss = subgroupAdd(has ? red_f[gl_SubgroupInvocationID] : real(0));
-    am = subgroup_max_nonneg(has ? red_am[gl_SubgroupInvocationID] : real(0));
+    ss = subgroupAdd(gl_SubgroupInvocationID < gl_NumSubgroups ? red_f[gl_SubgroupInvocationID] : real(0));
   } else {
     ss = real(0);
-    am = real(0);
-    for (uint i = 0; i < gl_NumSubgroups; ++i) {
-      ss += red_f[i];
-      am = max(am, red_am[i]);
-    }
+    for (uint i = 0; i < gl_NumSubgroups; ++i) ss += red_f[i];
   }
   // Every workgroup runs this chain between its two barriers, so its length is on the critical path of
   // every step: 1/k is a constant, and 1/absmax is computed beside 1/sqrt rather than after it. With
