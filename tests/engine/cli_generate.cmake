@@ -79,3 +79,10 @@ add_test(NAME cli_generate_chat_on_base_model
                  $<TARGET_FILE:trit-cli> "${TRIT_SHARED_DIR}/golden/golden-c.gguf")
 set_tests_properties(cli_generate_chat_on_base_model PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}" LABELS "engine;cli"
   PASS_REGULAR_EXPRESSION "is a base model: it has no chat format.*--prompt TEXT or --stdin instead\n.*exit=[12]")
+# A sampling setting out of range is named with its value: the message is formatted by a C++ stream
+# (SamplingParams::validate), which failed at its first number while trit-cli carried a second, static
+# copy of the C++ runtime beside cpp-httplib's ("top-p must be in (0, 1] (got ").
+add_test(NAME cli_generate_rejects_bad_sampling_with_its_value
+         COMMAND trit-cli generate ${_golden_a} --backend cpu --prompt x --top-p 2)
+set_tests_properties(cli_generate_rejects_bad_sampling_with_its_value PROPERTIES ENVIRONMENT "${TRIT_TEST_ENV}"
+  LABELS engine PASS_REGULAR_EXPRESSION "top-p must be in \\(0, 1\\] \\(got 2\\)")
