@@ -172,6 +172,11 @@ test('errors have OpenAI\'s shape and status', async () => {
   assertError(await post(main, chatRoute, '{"model":'), 400);
   assertError(await post(main, chatRoute, chatOf('x', { n: 2 })), 400, 'unsupported_parameter', 'n');
   assertError(await post(main, chatRoute, chatOf('x', { temperature: 'hot' })), 400, null, 'temperature');
+  // The engine's own rule, named with the value (formatted by a C++ stream, which stopped at the number
+  // while trit-cli carried a second, static C++ runtime).
+  const badTopP = await post(main, chatRoute, chatOf('x', { top_p: 2 }));
+  assertError(badTopP, 400, null, 'top_p');
+  assert.equal(badTopP.body.error.message, 'top-p must be in (0, 1] (got 2)');
   assertError(await post(main, chatRoute, chatOf('x'), { 'Content-Type': 'application/json' }), 401, 'invalid_api_key');
   assertError(await post(main, chatRoute, chatOf('x'), authed({ Authorization: 'Bearer wrong' })), 401, 'invalid_api_key');
   await assert.rejects(new OpenAI({ baseURL: `${main.url}/v1`, apiKey: 'wrong', maxRetries: 0 }).models.list(),
